@@ -1,0 +1,40 @@
+# The two commands in the README. Everything else is set up by them.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+TEST_STAMP := $(VENV)/.installed-test
+
+.PHONY: run test lint fmt clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(TEST_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@ $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/commonplace run --sample-if-unset
+
+test: $(TEST_STAMP)
+	$(BIN)/ruff check daemon tests eval_suite
+	$(BIN)/ruff format --check daemon tests eval_suite
+	$(BIN)/mypy
+	$(BIN)/python -m pytest
+
+lint: $(TEST_STAMP)
+	$(BIN)/ruff check daemon tests eval_suite
+	$(BIN)/mypy
+
+fmt: $(TEST_STAMP)
+	$(BIN)/ruff format daemon tests eval_suite
+	$(BIN)/ruff check --fix daemon tests eval_suite
+
+clean:
+	rm -rf $(VENV) build dist .pytest_cache .mypy_cache .ruff_cache

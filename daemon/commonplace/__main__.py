@@ -1,0 +1,3 @@
+from commonplace.cli.main import main
+
+main()

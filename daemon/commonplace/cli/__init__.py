@@ -1,0 +1,1 @@
+"""The `commonplace` command line: one module per command group."""

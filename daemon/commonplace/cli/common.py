@@ -1,0 +1,42 @@
+"""What every command shares: the settings on the context, logging, user-grade errors."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+import click
+
+from commonplace.config import ConfigError, Settings, load_settings
+from commonplace.llm import LLMError
+
+T = TypeVar("T")
+
+
+def settings_from(ctx: click.Context) -> Settings:
+    """Load the settings once per invocation; a bad config is one clear line, not a traceback."""
+    obj = ctx.ensure_object(dict)
+    if "settings" not in obj:
+        try:
+            obj["settings"] = load_settings(obj.get("config_path"))
+        except ConfigError as exc:
+            raise click.ClickException(str(exc)) from None
+    settings: Settings = obj["settings"]
+    return settings
+
+
+def run_async(coro: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine for a command; model errors become a message, not a traceback."""
+    try:
+        return asyncio.run(coro)
+    except LLMError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+def setup_logging(verbose: int) -> None:
+    level = logging.WARNING if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    for noisy in ("httpx", "httpcore", "aiohttp.access"):
+        logging.getLogger(noisy).setLevel(max(level, logging.WARNING))

@@ -1,0 +1,20 @@
+"""`commonplace doctor`: is everything in place?"""
+
+from __future__ import annotations
+
+import click
+
+from commonplace.cli.common import run_async, settings_from
+from commonplace.doctor import run_checks
+
+
+@click.command()
+@click.pass_context
+def doctor(ctx: click.Context) -> None:
+    """Check the config, the vault, Ollama and its models; one line per check."""
+    settings = settings_from(ctx)
+    checks = run_async(run_checks(settings))
+    for check in checks:
+        click.echo(check.line())
+    if any(c.level == "fail" for c in checks):
+        ctx.exit(1)

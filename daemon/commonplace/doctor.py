@@ -1,0 +1,72 @@
+"""The health checks behind `commonplace doctor`: one line per check, each says what to do."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Literal
+
+from commonplace.config import Settings
+from commonplace.llm import LLM, OllamaStatus
+from commonplace.vault import iter_note_paths
+
+Level = Literal["ok", "warn", "fail"]
+
+
+@dataclass(frozen=True)
+class Check:
+    level: Level
+    name: str
+    message: str
+
+    def line(self) -> str:
+        mark = {"ok": "ok  ", "warn": "warn", "fail": "FAIL"}[self.level]
+        return f"{mark} {self.name}: {self.message}"
+
+
+def config_checks(settings: Settings) -> list[Check]:
+    where = str(settings.config_path) if settings.config_path else "no config file, defaults used"
+    checks = [Check("ok", "config", where)]
+    vault = settings.vault
+    if not vault.is_dir():
+        checks.append(
+            Check("fail", "vault", f"{vault} is not a folder; set 'vault' or COMMONPLACE_VAULT")
+        )
+    elif not os.access(vault, os.W_OK):
+        checks.append(Check("fail", "vault", f"{vault} is not writable by this user"))
+    else:
+        count = sum(1 for _ in iter_note_paths(vault))
+        checks.append(Check("ok", "vault", f"{vault} ({settings.flavor}, {count} notes)"))
+    data = settings.data_path
+    try:
+        data.mkdir(parents=True, exist_ok=True)
+        writable = os.access(data, os.W_OK)
+    except OSError:
+        writable = False
+    checks.append(
+        Check("ok", "data folder", str(data))
+        if writable
+        else Check("fail", "data folder", f"{data} cannot be created or written; set data_dir")
+    )
+    checks.append(Check("ok", "timezone", settings.tz.key))
+    return checks
+
+
+def ollama_checks(settings: Settings, status: OllamaStatus) -> list[Check]:
+    if not status.reachable:
+        return [Check("fail", "ollama", status.error)]
+    checks = [Check("ok", "ollama", f"{status.host} (version {status.version or 'unknown'})")]
+    for role, model in (
+        ("chat model", settings.ollama.chat_model),
+        ("embedding model", settings.ollama.embed_model),
+    ):
+        if status.has_model(model):
+            checks.append(Check("ok", role, f"{model} is pulled"))
+        else:
+            checks.append(Check("fail", role, f"{model} is not pulled; run: ollama pull {model}"))
+    return checks
+
+
+async def run_checks(settings: Settings) -> list[Check]:
+    status = await LLM(settings.ollama).status()
+    return config_checks(settings) + ollama_checks(settings, status)

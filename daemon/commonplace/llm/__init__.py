@@ -1,0 +1,28 @@
+"""Ollama access: chat with a schema, tool calls, embeddings, and leaked-draft removal."""
+
+from commonplace.llm.client import LLM, ChatReply, OllamaStatus, ToolCall, same_model
+from commonplace.llm.errors import (
+    BadAnswer,
+    LLMError,
+    LLMTimeout,
+    ModelMissing,
+    OllamaFailed,
+    OllamaUnavailable,
+)
+from commonplace.llm.think import ThinkFilter, strip_think
+
+__all__ = [
+    "LLM",
+    "BadAnswer",
+    "ChatReply",
+    "LLMError",
+    "LLMTimeout",
+    "ModelMissing",
+    "OllamaFailed",
+    "OllamaStatus",
+    "OllamaUnavailable",
+    "ThinkFilter",
+    "ToolCall",
+    "same_model",
+    "strip_think",
+]

@@ -1,0 +1,313 @@
+"""The one place that talks to Ollama.
+
+Every call is bounded (a timeout around the whole call), retried with backoff when waiting may
+help, and every failure leaves as one of the `LLMError`s in errors.py, whose message says what
+to do. Nothing else in the program catches `ollama` or `httpx` exceptions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import math
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import httpx
+import ollama
+import pydantic
+
+from commonplace.config import OllamaSettings
+from commonplace.llm.errors import (
+    BadAnswer,
+    LLMError,
+    LLMTimeout,
+    ModelMissing,
+    OllamaFailed,
+    OllamaUnavailable,
+)
+from commonplace.llm.think import ThinkFilter, strip_code_fence, strip_think
+
+log = logging.getLogger(__name__)
+
+M = TypeVar("M", bound=pydantic.BaseModel)
+T = TypeVar("T")
+Message = Mapping[str, Any]
+Recorder = Callable[[dict[str, Any]], None]
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    name: str
+    arguments: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ChatReply:
+    content: str  # drafts removed
+    tool_calls: tuple[ToolCall, ...] = ()
+    raw: str = ""  # the content exactly as the model sent it
+
+
+@dataclass(frozen=True)
+class OllamaStatus:
+    reachable: bool
+    host: str
+    version: str = ""
+    models: tuple[str, ...] = ()
+    error: str = ""
+
+    def has_model(self, name: str) -> bool:
+        return same_model(name, self.models)
+
+
+@dataclass
+class LLM:
+    """Async access to Ollama's chat and embedding APIs, with this program's error rules."""
+
+    settings: OllamaSettings
+    recorder: Recorder | None = None  # the eval suite keeps every request and reply
+    _chat_client: ollama.AsyncClient = field(init=False, repr=False)
+    _embed_client: ollama.AsyncClient = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        s = self.settings
+        self._chat_client = ollama.AsyncClient(host=s.host, timeout=s.timeout_s)
+        self._embed_client = ollama.AsyncClient(host=s.host, timeout=s.embed_timeout_s)
+
+    # -- chat ---------------------------------------------------------------------------------
+
+    async def chat_json(
+        self,
+        messages: Sequence[Message],
+        output: type[M],
+        *,
+        schema: Mapping[str, Any] | None = None,
+        model: str | None = None,
+        options: Mapping[str, Any] | None = None,
+    ) -> M:
+        """Ask for JSON in `schema` (default: `output`'s schema) and parse it into `output`.
+
+        Ollama constrains the answer to the schema; the parse here still checks it, because a
+        model (or an older Ollama) can return something else, and the caller then decides.
+        """
+        model = model or self.settings.chat_model
+        fmt = dict(schema) if schema is not None else output.model_json_schema()
+        response = await self._call(
+            "answer",
+            model,
+            self.settings.timeout_s,
+            lambda: self._chat_client.chat(
+                model=model,
+                messages=list(messages),
+                format=fmt,
+                options=self._options(options),
+                keep_alive=self.settings.keep_alive,
+                stream=False,
+            ),
+        )
+        raw = response.message.content or ""
+        self._record("chat_json", model, {"messages": list(messages), "format": fmt}, raw)
+        text = strip_code_fence(strip_think(raw))
+        if not text:
+            raise BadAnswer("the answer was empty", raw)
+        try:
+            return output.model_validate_json(text)
+        except pydantic.ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or "answer"
+            if first["type"] == "json_invalid":
+                raise BadAnswer("it was not JSON", raw) from None
+            raise BadAnswer(f"{where}: {first['msg']}", raw) from None
+
+    async def chat(
+        self,
+        messages: Sequence[Message],
+        *,
+        tools: Sequence[Mapping[str, Any]] | None = None,
+        model: str | None = None,
+        options: Mapping[str, Any] | None = None,
+    ) -> ChatReply:
+        """A plain or tool-using chat turn; garbled tool arguments are repaired."""
+        model = model or self.settings.chat_model
+        response = await self._call(
+            "answer",
+            model,
+            self.settings.timeout_s,
+            lambda: self._chat_client.chat(
+                model=model,
+                messages=list(messages),
+                tools=list(tools) if tools else None,
+                options=self._options(options),
+                keep_alive=self.settings.keep_alive,
+                stream=False,
+            ),
+        )
+        raw = response.message.content or ""
+        calls = tuple(
+            ToolCall(call.function.name, _tool_arguments(call.function.arguments))
+            for call in response.message.tool_calls or ()
+        )
+        self._record("chat", model, {"messages": list(messages), "tools": tools}, raw, calls)
+        return ChatReply(content=strip_think(raw), tool_calls=calls, raw=raw)
+
+    async def chat_stream(
+        self,
+        messages: Sequence[Message],
+        *,
+        model: str | None = None,
+        options: Mapping[str, Any] | None = None,
+    ) -> AsyncIterator[str]:
+        """Yield the answer's text as it arrives, drafts held back; bounded by timeout_s."""
+        model = model or self.settings.chat_model
+        timeout = self.settings.timeout_s
+        flt = ThinkFilter()
+        parts: list[str] = []
+        try:
+            async with asyncio.timeout(timeout):
+                stream = await self._chat_client.chat(
+                    model=model,
+                    messages=list(messages),
+                    options=self._options(options),
+                    keep_alive=self.settings.keep_alive,
+                    stream=True,
+                )
+                async for chunk in stream:
+                    piece = chunk.message.content or ""
+                    parts.append(piece)
+                    out = flt.feed(piece)
+                    if out:
+                        yield out
+        except Exception as exc:
+            raise self._translate(exc, "answer", model, timeout) from exc
+        rest = flt.flush()
+        if rest:
+            yield rest
+        self._record("chat_stream", model, {"messages": list(messages)}, "".join(parts))
+
+    def _options(self, extra: Mapping[str, Any] | None) -> dict[str, Any]:
+        return {"temperature": 0, "num_ctx": self.settings.num_ctx, **(extra or {})}
+
+    # -- embeddings ---------------------------------------------------------------------------
+
+    async def embed(self, texts: Sequence[str], *, model: str | None = None) -> list[list[float]]:
+        """Embed texts in batches of `embed_batch`; every vector is checked for shape."""
+        model = model or self.settings.embed_model
+        vectors: list[list[float]] = []
+        size = self.settings.embed_batch
+        for start in range(0, len(texts), size):
+            batch = [t if t.strip() else " " for t in texts[start : start + size]]
+            response = await self._call(
+                "embed text",
+                model,
+                self.settings.embed_timeout_s,
+                lambda batch=batch: self._embed_client.embed(  # type: ignore[misc]
+                    model=model, input=batch, truncate=True, keep_alive=self.settings.keep_alive
+                ),
+            )
+            got = [list(v) for v in response.embeddings]
+            if len(got) != len(batch):
+                raise BadAnswer(f"asked for {len(batch)} embeddings, got {len(got)}")
+            vectors.extend(got)
+        if vectors:
+            dim = len(vectors[0])
+            if dim == 0 or any(len(v) != dim or not all(map(math.isfinite, v)) for v in vectors):
+                raise BadAnswer("the embeddings had mixed sizes or were not numbers")
+        return vectors
+
+    # -- status -------------------------------------------------------------------------------
+
+    async def status(self) -> OllamaStatus:
+        """Is Ollama there, which version, which models: for `doctor` and /api/state."""
+        host = self.settings.host
+        try:
+            async with httpx.AsyncClient(base_url=host, timeout=5) as http:
+                version = (await http.get("/api/version")).json().get("version", "")
+            listed = await asyncio.wait_for(self._chat_client.list(), 10)
+        except Exception as exc:  # any failure here means "not usable now"
+            error = self._translate(exc, "list its models", "", 10)
+            return OllamaStatus(reachable=False, host=host, error=str(error))
+        names = tuple(m.model or "" for m in listed.models)
+        return OllamaStatus(reachable=True, host=host, version=str(version), models=names)
+
+    # -- the error boundary -------------------------------------------------------------------
+
+    async def _call(
+        self, what: str, model: str, limit_s: float, make: Callable[[], Awaitable[T]]
+    ) -> T:
+        delay = self.settings.backoff_s
+        for attempt in range(self.settings.retries + 1):
+            try:
+                async with asyncio.timeout(limit_s):
+                    return await make()
+            except Exception as exc:
+                error = self._translate(exc, what, model, limit_s)
+                if not error.retryable or attempt == self.settings.retries:
+                    raise error from exc
+                log.info("%s; trying again in %.1f s", error, delay)
+                await asyncio.sleep(delay)
+                delay *= 2
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _translate(self, exc: BaseException, what: str, model: str, timeout: float) -> LLMError:
+        if isinstance(exc, LLMError):
+            return exc
+        if isinstance(exc, TimeoutError | httpx.TimeoutException):
+            return LLMTimeout(what, timeout)
+        if isinstance(exc, ConnectionError | httpx.TransportError):
+            return OllamaUnavailable(self.settings.host)
+        if isinstance(exc, ollama.ResponseError):
+            message = str(exc.error)
+            if exc.status_code == 404 and "not found" in message and model:
+                return ModelMissing(model)
+            return OllamaFailed(exc.status_code, message)
+        if isinstance(exc, json.JSONDecodeError | pydantic.ValidationError | KeyError):
+            return BadAnswer("Ollama's reply was not in the expected format")
+        if isinstance(exc, ollama.RequestError):
+            return OllamaFailed(400, str(exc))
+        raise exc
+
+    def _record(
+        self,
+        kind: str,
+        model: str,
+        request: Mapping[str, Any],
+        reply: str,
+        calls: Sequence[ToolCall] = (),
+    ) -> None:
+        if self.recorder is not None:
+            self.recorder(
+                {
+                    "kind": kind,
+                    "model": model,
+                    "time": time.time(),
+                    "request": dict(request),
+                    "reply": reply,
+                    "tool_calls": [{"name": c.name, "arguments": c.arguments} for c in calls],
+                }
+            )
+
+
+def same_model(name: str, available: Sequence[str]) -> bool:
+    """'nomic-embed-text' is the same model as 'nomic-embed-text:latest'."""
+
+    def norm(n: str) -> str:
+        return n if ":" in n.rsplit("/", 1)[-1] else f"{n}:latest"
+
+    return norm(name) in {norm(a) for a in available}
+
+
+def _tool_arguments(raw: Any) -> dict[str, Any]:
+    """Small models sometimes send arguments as a JSON string, or nothing at all."""
+    if isinstance(raw, Mapping):
+        return dict(raw)
+    if isinstance(raw, str):
+        try:
+            parsed = json.loads(raw)
+        except json.JSONDecodeError:
+            return {}
+        return dict(parsed) if isinstance(parsed, Mapping) else {}
+    return {}

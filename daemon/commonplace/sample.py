@@ -1,0 +1,25 @@
+"""The sample vault: a fresh copy of vault_fixture/ for `make run` and for trying things out."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from commonplace.resources import resource_dir
+
+# vault_fixture/captures/ holds the test week's captures; they are not part of the vault itself.
+_NOT_VAULT = ("captures",)
+
+
+def make_sample_vault(dest: Path) -> Path:
+    """Replace `dest` with a fresh copy of the sample vault and return it."""
+    if dest.exists():
+        shutil.rmtree(dest)
+    shutil.copytree(resource_dir("vault_fixture"), dest, ignore=shutil.ignore_patterns(*_NOT_VAULT))
+    return dest
+
+
+def sample_captures() -> list[Path]:
+    """The fixture week's captures, in the order they arrived."""
+    folder = resource_dir("vault_fixture") / "captures"
+    return sorted(folder.glob("*.md"))

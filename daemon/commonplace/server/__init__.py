@@ -1,0 +1,5 @@
+"""The daemon's aiohttp server: JSON API and the phone page."""
+
+from commonplace.server.app import create_app
+
+__all__ = ["create_app"]

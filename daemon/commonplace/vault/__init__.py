@@ -1,0 +1,25 @@
+"""The vault as files: notes, their parts, chunks, and safe writes."""
+
+from commonplace.vault.atomic import FileChanged, atomic_write, file_hash
+from commonplace.vault.chunks import Chunk, estimate_tokens, split_into_chunks
+from commonplace.vault.layout import in_folder, is_ignored, iter_note_paths
+from commonplace.vault.markdown import Todo
+from commonplace.vault.notes import Note, NoteSkipped, content_hash, parse_note, read_note
+
+__all__ = [
+    "Chunk",
+    "FileChanged",
+    "Note",
+    "NoteSkipped",
+    "Todo",
+    "atomic_write",
+    "content_hash",
+    "estimate_tokens",
+    "file_hash",
+    "in_folder",
+    "is_ignored",
+    "iter_note_paths",
+    "parse_note",
+    "read_note",
+    "split_into_chunks",
+]

@@ -1,0 +1,142 @@
+"""Cut a note into chunks along its headings, small enough for the embedding model.
+
+A chunk is the unit that is searched and cited, so it keeps where it came from (note, heading
+path, lines). Sections longer than the model takes are split at paragraph boundaries, then at
+sentences, then (a last resort for one enormous line) at a character count, so no part of a long
+note is silently cut off by the embedding model.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+from commonplace.vault import markdown
+from commonplace.vault.notes import Note
+
+_SENTENCE_END = re.compile(r"(?<=[.!?。])\s+")
+CHARS_PER_TOKEN = 3.0  # conservative: English averages ~4 chars a token, numbers and names fewer
+
+
+@dataclass(frozen=True)
+class Chunk:
+    path: str
+    title: str
+    heading_path: tuple[str, ...]
+    text: str
+    ordinal: int  # position within the note, from 0
+    start_line: int  # 0-based, in the note's full text
+    end_line: int  # exclusive
+
+    @property
+    def heading(self) -> str:
+        return " > ".join(self.heading_path)
+
+
+def estimate_tokens(text: str) -> int:
+    """An over-estimate of the embedding model's token count, so chunks stay under its limit."""
+    return math.ceil(len(text) / CHARS_PER_TOKEN)
+
+
+def split_into_chunks(note: Note, max_tokens: int = 400) -> list[Chunk]:
+    """Chunks of the note's body (frontmatter excluded), in order, none over `max_tokens`."""
+    lines = note.body.splitlines()
+    heads = {h.line: h for h in markdown.headings(note.body)}
+    sections: list[tuple[tuple[str, ...], int, int]] = []
+    stack: list[tuple[int, str]] = []
+    start = 0
+    path: tuple[str, ...] = ()
+    for i in range(len(lines) + 1):
+        if i < len(lines) and i not in heads:
+            continue
+        sections.append((path, start, i))
+        if i < len(lines):
+            head = heads[i]
+            stack = [(lvl, txt) for lvl, txt in stack if lvl < head.level] + [
+                (head.level, head.text)
+            ]
+            path = tuple(txt for _, txt in stack)
+            start = i + 1
+    chunks: list[Chunk] = []
+    for heading_path, begin, end in sections:
+        for piece_start, piece_end, text in _split_section(lines, begin, end, max_tokens):
+            chunks.append(
+                Chunk(
+                    path=note.path,
+                    title=note.title,
+                    heading_path=heading_path,
+                    text=text,
+                    ordinal=len(chunks),
+                    start_line=note.body_line + piece_start,
+                    end_line=note.body_line + piece_end,
+                )
+            )
+    return chunks
+
+
+def _split_section(
+    lines: list[str], begin: int, end: int, max_tokens: int
+) -> list[tuple[int, int, str]]:
+    """Group a section's paragraphs into pieces of at most max_tokens; drop empty sections."""
+    max_chars = max(1, int(max_tokens * CHARS_PER_TOKEN))
+    paragraphs = _paragraphs(lines, begin, end)
+    pieces: list[tuple[int, int, str]] = []
+    cur: list[tuple[int, int, str]] = []
+
+    def flush() -> None:
+        if cur:
+            pieces.append((cur[0][0], cur[-1][1], "\n\n".join(p[2] for p in cur)))
+            cur.clear()
+
+    for p_start, p_end, text in paragraphs:
+        if len(text) > max_chars:
+            flush()
+            pieces.extend((p_start, p_end, part) for part in _split_long(text, max_chars))
+            continue
+        size = sum(len(p[2]) + 2 for p in cur) + len(text)
+        if cur and size > max_chars:
+            flush()
+        cur.append((p_start, p_end, text))
+    flush()
+    return pieces
+
+
+def _paragraphs(lines: list[str], begin: int, end: int) -> list[tuple[int, int, str]]:
+    """Paragraphs split at blank lines; a fenced code block stays in one paragraph."""
+    mask = markdown.code_mask(lines[begin:end])
+    out: list[tuple[int, int, str]] = []
+    start: int | None = None
+    for offset, line in enumerate(lines[begin:end]):
+        i = begin + offset
+        blank = not line.strip() and not mask[offset]
+        if blank and start is not None:
+            out.append((start, i, "\n".join(lines[start:i]).strip()))
+            start = None
+        elif not blank and start is None:
+            start = i
+    if start is not None:
+        out.append((start, end, "\n".join(lines[start:end]).strip()))
+    return [p for p in out if p[2]]
+
+
+def _split_long(text: str, max_chars: int) -> list[str]:
+    """Split one over-long paragraph at sentences, and a sentence too long at max_chars."""
+    parts: list[str] = []
+    cur = ""
+    for sentence in _SENTENCE_END.split(text):
+        while len(sentence) > max_chars:
+            cut = sentence.rfind(" ", 0, max_chars)
+            cut = cut if cut > max_chars // 2 else max_chars
+            if cur:
+                parts.append(cur)
+                cur = ""
+            parts.append(sentence[:cut].strip())
+            sentence = sentence[cut:].strip()
+        if cur and len(cur) + 1 + len(sentence) > max_chars:
+            parts.append(cur)
+            cur = ""
+        cur = f"{cur} {sentence}".strip() if cur else sentence
+    if cur:
+        parts.append(cur)
+    return [p for p in parts if p]

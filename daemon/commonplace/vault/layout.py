@@ -1,0 +1,83 @@
+"""Which files in the vault are notes, and which folder each belongs to.
+
+One rule set, used by the start-up scan and by the watcher, so that the two never disagree
+about what is a note: editor temp files, app folders (`.obsidian/`, `.trash/`, `logseq/bak/`),
+version control and sync-tool leftovers are never notes.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path, PurePosixPath
+
+from commonplace.vault.notes import NOTE_SUFFIXES
+
+# Our own temp files (see atomic.py) start with '.' and end with this.
+TEMP_SUFFIX = ".cptmp"
+
+_IGNORED_DIRS = {
+    "node_modules",
+    "@eaDir",
+    "__pycache__",
+    ".stversions",
+    ".stfolder",
+}
+_IGNORED_DIR_PATHS = {"logseq/bak", "logseq/.recycle", "logseq/version-files"}
+_CONFLICT = re.compile(
+    r"(\.sync-conflict-|conflicted copy|\(conflict|\bconflict-\d|\.orig$|\.bak$)", re.IGNORECASE
+)
+
+
+def is_ignored(rel_path: str) -> bool:
+    """True for files that are never notes; `rel_path` is vault-relative with '/' separators."""
+    parts = PurePosixPath(rel_path).parts
+    if not parts:
+        return True
+    for i, part in enumerate(parts[:-1]):
+        if part.startswith(".") or part in _IGNORED_DIRS:
+            return True
+        if "/".join(parts[: i + 1]) in _IGNORED_DIR_PATHS:
+            return True
+    name = parts[-1]
+    if name.startswith((".", "~", "#")) or name.endswith(("~", TEMP_SUFFIX, ".tmp", ".swp")):
+        return True
+    if not name.lower().endswith(NOTE_SUFFIXES):
+        return True
+    return bool(_CONFLICT.search(name))
+
+
+def iter_note_paths(vault: Path) -> Iterator[str]:
+    """Vault-relative paths of every note, found with os.scandir (fast on large vaults)."""
+    stack = [("", str(vault))]
+    while stack:
+        rel_dir, abs_dir = stack.pop()
+        try:
+            entries = list(os.scandir(abs_dir))
+        except OSError:
+            continue
+        for entry in sorted(entries, key=lambda e: e.name):
+            rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if not is_ignored(f"{rel}/x.md"):
+                        stack.append((rel, entry.path))
+                elif entry.is_file() and not is_ignored(rel):
+                    yield rel
+            except OSError:
+                continue
+
+
+def in_folder(rel_path: str, folder: str) -> bool:
+    """True if the note is inside `folder` (vault-relative), at any depth."""
+    folder = folder.strip("/")
+    return not folder or rel_path == folder or rel_path.startswith(folder + "/")
+
+
+def relative(vault: Path, path: Path) -> str | None:
+    """The vault-relative '/' path of `path`, or None if it is outside the vault."""
+    try:
+        return path.resolve().relative_to(vault.resolve()).as_posix()
+    except ValueError:
+        return None

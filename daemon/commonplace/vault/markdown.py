@@ -1,0 +1,208 @@
+"""Pure Markdown reading: frontmatter split, headings, wikilinks, tags and to-dos.
+
+These work on text only, so every rule can be tested without files. Lines inside fenced code
+blocks are never headings, links, tags or to-dos: a pasted shell script is not a task list.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+import yaml
+from frontmatter.default_handlers import YAMLHandler
+
+_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+_HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
+_WIKILINK = re.compile(r"!?\[\[([^\[\]\n|#^]*)(?:#[^\[\]\n|]*)?(?:\|[^\[\]\n]*)?\]\]")
+_INLINE_CODE = re.compile(r"`[^`\n]*`")
+_TAG = re.compile(r"(?<![\w/&#])#(\w[\w/-]*)")
+_TODO_MD = re.compile(r"^(\s*)[-*+] \[([ xX\-/])\] (.*)$")
+_TODO_LOGSEQ = re.compile(r"^(\s*)- (TODO|DOING|LATER|NOW|WAITING|DONE|CANCELED|CANCELLED) (.*)$")
+_DUE_PATTERNS = (
+    re.compile(r"\s*\(due (\d{4}-\d{2}-\d{2})\)"),
+    re.compile(r"\s*📅\s*(\d{4}-\d{2}-\d{2})"),
+    re.compile(r"\s*\[due:: *(\d{4}-\d{2}-\d{2})\]"),
+    re.compile(r"\s*due:: *(\d{4}-\d{2}-\d{2})"),
+    re.compile(r"\s*(?:DEADLINE|SCHEDULED): *<(\d{4}-\d{2}-\d{2})[^>]*>"),
+)
+_LOGSEQ_PROPERTY = re.compile(r"^\s*(?:- )?([A-Za-z][\w-]*):: ?(.*)$")
+_YAML = YAMLHandler()
+
+
+@dataclass(frozen=True)
+class Heading:
+    level: int
+    text: str
+    line: int  # 0-based line number in the text it was found in
+
+
+@dataclass(frozen=True)
+class Todo:
+    text: str  # without the checkbox and the due marker
+    due: date | None
+    done: bool
+    line: int  # 0-based line number in the note's full text
+
+
+class FrontmatterError(ValueError):
+    """The note opens with a frontmatter block that is not valid YAML mapping."""
+
+
+def split_frontmatter(text: str) -> tuple[str | None, str, int]:
+    """Return (frontmatter source or None, body, body's first line number).
+
+    Only a block that opens on the very first line with '---' and closes with '---' or '...'
+    counts, as in Obsidian; anything else is body.
+    """
+    lines = text.splitlines(keepends=True)
+    if not lines or lines[0].rstrip("\r\n").rstrip() != "---":
+        return None, text, 0
+    for i in range(1, len(lines)):
+        if lines[i].rstrip("\r\n").rstrip() in ("---", "..."):
+            return "".join(lines[1:i]), "".join(lines[i + 1 :]), i + 1
+    return None, text, 0
+
+
+def parse_frontmatter(source: str) -> dict[str, Any]:
+    """Parse YAML frontmatter safely; raise FrontmatterError when it is not a mapping."""
+    if not source.strip():
+        return {}
+    try:
+        data = _YAML.load(source)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 2}" if mark is not None else ""
+        raise FrontmatterError(f"frontmatter is not valid YAML{where}") from exc
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise FrontmatterError("frontmatter is not a list of 'key: value' lines")
+    return {str(k): v for k, v in data.items()}
+
+
+def parse_logseq_properties(body: str) -> dict[str, str]:
+    """Logseq page properties: the leading 'key:: value' lines of the first block."""
+    props: dict[str, str] = {}
+    for line in body.splitlines():
+        if not line.strip():
+            if props:
+                break
+            continue
+        match = _LOGSEQ_PROPERTY.match(line)
+        if not match:
+            break
+        props[match.group(1).lower()] = match.group(2).strip()
+    return props
+
+
+def code_mask(lines: list[str]) -> list[bool]:
+    """True for each line that is inside (or delimits) a fenced code block."""
+    mask: list[bool] = []
+    fence: str | None = None
+    for line in lines:
+        match = _FENCE.match(line)
+        if fence is None and match:
+            fence = match.group(1)[0] * 3
+            mask.append(True)
+        elif fence is not None:
+            mask.append(True)
+            if match and match.group(1).startswith(fence):
+                fence = None
+        else:
+            mask.append(False)
+    return mask
+
+
+def prose_lines(text: str) -> Iterator[tuple[int, str]]:
+    """(line number, line) for every line outside fenced code, inline code removed."""
+    lines = text.splitlines()
+    for i, (line, in_code) in enumerate(zip(lines, code_mask(lines), strict=True)):
+        if not in_code:
+            yield i, _INLINE_CODE.sub("", line)
+
+
+def headings(text: str) -> list[Heading]:
+    found = []
+    for i, line in prose_lines(text):
+        match = _HEADING.match(line)
+        if match and match.group(2):
+            found.append(Heading(len(match.group(1)), match.group(2).strip(), i))
+    return found
+
+
+def wikilinks(text: str) -> list[str]:
+    """Link targets (note titles or paths, without heading or alias), in order, unique."""
+    seen: dict[str, None] = {}
+    for _, line in prose_lines(text):
+        for match in _WIKILINK.finditer(line):
+            target = match.group(1).strip()
+            if target:
+                seen.setdefault(target, None)
+    return list(seen)
+
+
+def inline_tags(text: str) -> list[str]:
+    seen: dict[str, None] = {}
+    for _, line in prose_lines(text):
+        for match in _TAG.finditer(line):
+            tag = match.group(1).rstrip("/-")
+            if tag and not tag.replace("_", "").isdigit():
+                seen.setdefault(tag, None)
+    return list(seen)
+
+
+def frontmatter_tags(meta: Mapping[str, Any]) -> list[str]:
+    """Tags from 'tags' or 'tag' as a YAML list or a comma/space separated string."""
+    raw = meta.get("tags", meta.get("tag"))
+    if raw is None:
+        return []
+    items = raw if isinstance(raw, list) else re.split(r"[,\s]+", str(raw))
+    tags: dict[str, None] = {}
+    for item in items:
+        if item is None:
+            continue
+        tag = str(item).strip().lstrip("#").strip()
+        if tag:
+            tags.setdefault(tag, None)
+    return list(tags)
+
+
+def todos(text: str, first_line: int = 0) -> list[Todo]:
+    """Markdown checkboxes and Logseq TODO/DONE blocks, with their due dates if any."""
+    found: list[Todo] = []
+    lines = text.splitlines()
+    prose = dict(prose_lines(text))
+    for i, line in enumerate(lines):
+        if i not in prose:
+            continue
+        md = _TODO_MD.match(line)
+        lq = None if md else _TODO_LOGSEQ.match(line)
+        if md:
+            done, rest = md.group(2) in "xX-", md.group(3)
+        elif lq:
+            done, rest = lq.group(2) in ("DONE", "CANCELED", "CANCELLED"), lq.group(3)
+            # Logseq puts DEADLINE/SCHEDULED on the next line of the block.
+            if i + 1 < len(lines) and re.match(r"^\s+(DEADLINE|SCHEDULED):", lines[i + 1]):
+                rest = f"{rest} {lines[i + 1].strip()}"
+        else:
+            continue
+        text_part, due = _extract_due(rest)
+        found.append(Todo(text=text_part, due=due, done=done, line=first_line + i))
+    return found
+
+
+def _extract_due(rest: str) -> tuple[str, date | None]:
+    for pattern in _DUE_PATTERNS:
+        match = pattern.search(rest)
+        if match:
+            try:
+                due: date | None = date.fromisoformat(match.group(1))
+            except ValueError:
+                due = None
+            cleaned = (rest[: match.start()] + rest[match.end() :]).strip()
+            return cleaned, due
+    return rest.strip(), None

@@ -1,0 +1,136 @@
+"""A note as the daemon sees it: parsed once from its bytes, never written back.
+
+`parse_note` is pure (text in, Note out); `read_note` is the I/O edge that adds the file's size,
+modified time and content hash, and turns unreadable files into a `NoteSkipped` with a reason
+instead of an exception that could stop the watcher.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import logging
+import urllib.parse
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from commonplace.vault import markdown
+from commonplace.vault.markdown import Todo
+
+log = logging.getLogger(__name__)
+
+NOTE_SUFFIXES = (".md", ".markdown")
+
+
+class NoteSkipped(Exception):
+    """A file that is not indexed or read, with the reason shown in logs and `doctor`."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{path}: skipped: {reason}")
+        self.path = path
+        self.reason = reason
+
+
+@dataclass(frozen=True, eq=False)
+class Note:
+    path: str  # vault-relative, '/'-separated
+    title: str
+    text: str  # the whole file as decoded, exactly
+    body: str  # the text after the frontmatter (or Logseq page properties stay in it)
+    body_line: int  # the line number where body starts in text
+    frontmatter: dict[str, Any] = field(default_factory=dict)
+    frontmatter_error: str | None = None
+    links: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    todos: tuple[Todo, ...] = ()
+    content_hash: str = ""
+    mtime: float = 0.0
+    size: int = 0
+
+    @property
+    def folder(self) -> str:
+        parent = PurePosixPath(self.path).parent.as_posix()
+        return "" if parent == "." else parent
+
+
+def content_hash(data: bytes) -> str:
+    """SHA-256 of the file's bytes: what 'unchanged since it was read' is checked against."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def title_from_path(path: str, flavor: str = "obsidian") -> str:
+    stem = PurePosixPath(path).stem
+    if flavor == "logseq":
+        # Logseq writes namespaces as '___' (new format) or '%2F' (old format) in file names.
+        stem = urllib.parse.unquote(stem.replace("___", "/"))
+    return stem
+
+
+def parse_note(path: str, text: str, flavor: str = "obsidian") -> Note:
+    """Parse a note's text. A broken frontmatter block is kept as body and reported, not fatal."""
+    clean = text.removeprefix("\ufeff")
+    fm_source, body, body_line = markdown.split_frontmatter(clean)
+    meta: dict[str, Any] = {}
+    error = None
+    if fm_source is not None:
+        try:
+            meta = markdown.parse_frontmatter(fm_source)
+        except markdown.FrontmatterError as exc:
+            error = str(exc)
+            body, body_line = clean, 0
+            log.warning("%s: %s; reading it as plain text", path, error)
+    title = title_from_path(path, flavor)
+    if flavor == "logseq":
+        props = markdown.parse_logseq_properties(body)
+        if props.get("title"):
+            title = props["title"]
+        for key, value in props.items():
+            meta.setdefault(key, value)
+    tags = dict.fromkeys(markdown.frontmatter_tags(meta) + markdown.inline_tags(body))
+    return Note(
+        path=path,
+        title=title,
+        text=text,
+        body=body,
+        body_line=body_line,
+        frontmatter=meta,
+        frontmatter_error=error,
+        links=tuple(markdown.wikilinks(body)),
+        tags=tuple(tags),
+        todos=tuple(markdown.todos(body, first_line=body_line)),
+    )
+
+
+def read_note(
+    vault: Path, path: str, flavor: str = "obsidian", max_bytes: int = 2 * 1024 * 1024
+) -> Note:
+    """Read and parse one note; raise NoteSkipped (never anything else) when it can't be used."""
+    full = vault / path
+    if not path.lower().endswith(NOTE_SUFFIXES):
+        raise NoteSkipped(path, "not a Markdown file")
+    try:
+        stat = full.stat()
+        if stat.st_size > max_bytes:
+            raise NoteSkipped(
+                path, f"{stat.st_size // 1024} KB is over the {max_bytes // 1024} KB limit"
+            )
+        data = full.read_bytes()
+    except FileNotFoundError:
+        raise NoteSkipped(path, "no longer exists") from None
+    except IsADirectoryError:
+        raise NoteSkipped(path, "is a folder") from None
+    except OSError as exc:
+        raise NoteSkipped(path, f"cannot be read ({exc.strerror or exc})") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise NoteSkipped(path, f"is not UTF-8 text (bad byte at {exc.start})") from None
+    if "\x00" in text:
+        raise NoteSkipped(path, "contains NUL bytes (a binary file?)")
+    return dataclasses.replace(
+        parse_note(path, text, flavor),
+        content_hash=content_hash(data),
+        mtime=stat.st_mtime,
+        size=len(data),
+    )

@@ -1,0 +1,49 @@
+"""Shared fixtures: isolated settings, a fresh copy of the sample vault, the fake Ollama."""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+from pathlib import Path
+
+import pytest
+
+from commonplace.config import Settings, load_settings
+
+pytest_plugins = ["tests.fakes.pytest_plugin"]
+
+REPO = Path(__file__).resolve().parents[1]
+FIXTURE = REPO / "vault_fixture"
+
+
+@pytest.fixture(autouse=True)
+def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No test reads the developer's own config, vault or data folder."""
+    for var in list(__import__("os").environ):
+        if var.startswith("COMMONPLACE_") or var == "OLLAMA_HOST":
+            monkeypatch.delenv(var)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
+    monkeypatch.setenv("COMMONPLACE_DATA", str(tmp_path / "data"))
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    """A fresh copy of the sample vault (without the week's captures)."""
+    dest = tmp_path / "vault"
+    shutil.copytree(FIXTURE, dest, ignore=shutil.ignore_patterns("captures"))
+    return dest
+
+
+@pytest.fixture
+def settings(vault: Path, tmp_path: Path) -> Settings:
+    """Settings for the sample vault, with fast retries and the fake Ollama's host if set."""
+    base = load_settings(
+        env={
+            "COMMONPLACE_VAULT": str(vault),
+            "COMMONPLACE_DATA": str(tmp_path / "data"),
+            "COMMONPLACE_TIMEZONE": "Europe/London",
+        }
+    )
+    return dataclasses.replace(
+        base, ollama=dataclasses.replace(base.ollama, retries=1, backoff_s=0.01, timeout_s=5)
+    )
