@@ -46,10 +46,6 @@ class Folders:
     ask: str = "Ask"
     digests: str = "Digests"
 
-    def daemon_folders(self) -> tuple[str, ...]:
-        """Folders the daemon writes into; candidate links and the tidy step skip them."""
-        return (self.inbox, self.filed, self.ask, self.digests)
-
 
 @dataclass(frozen=True)
 class OllamaSettings:
@@ -95,6 +91,21 @@ class Settings:
     # Not settable from the file: where the settings came from.
     config_path: Path | None = field(default=None, metadata={"internal": True})
     vault_configured: bool = field(default=False, metadata={"internal": True})
+
+    def folder(self, key: str) -> str:
+        """Vault-relative path of a daemon folder ('inbox', 'filed', 'ask', 'digests').
+
+        Logseq only shows pages kept under pages/, so there a plain name like 'Inbox' means
+        'pages/Inbox'; a name with a '/' is taken as given in both flavours.
+        """
+        name: str = getattr(self.folders, key).strip("/")
+        if self.flavor == "logseq" and "/" not in name:
+            return f"pages/{name}"
+        return name
+
+    def daemon_folders(self) -> tuple[str, ...]:
+        """Vault-relative paths of the folders the daemon writes into."""
+        return tuple(self.folder(k) for k in ("inbox", "filed", "ask", "digests"))
 
     @property
     def tz(self) -> ZoneInfo:
