@@ -79,6 +79,26 @@ class IndexSettings:
 
 
 @dataclass(frozen=True)
+class AskSettings:
+    passages: int = field(default=8, metadata=_range(1, 50))  # passages given to the model
+    quiet_s: float = field(default=5.0, metadata=_range(0, 600))  # Ask note unchanged this long
+    max_inserts: int = field(default=3, metadata=_range(1, 100))  # re-inserts after reverts
+    source_chars: int = field(default=240, metadata=_range(40, 4000))  # passage text under answers
+    retry_s: float = field(default=60.0, metadata=_range(1, 86400))  # wait after a failed answer
+
+
+@dataclass(frozen=True)
+class TidySettings:
+    """How captures in the inbox become filed notes (tidy/)."""
+
+    after_filing: str = field(default="archive", metadata=_choices("archive", "delete"))
+    stable_s: float = field(default=2.0, metadata=_range(0, 600))  # unchanged this long: ready
+    max_attempts: int = field(default=3, metadata=_range(1, 100))  # garbage answers, then marked
+    retry_s: float = field(default=30.0, metadata=_range(0, 3600))  # first wait after a failure
+    retry_max_s: float = field(default=900.0, metadata=_range(0, 86400))  # waits double to this
+
+
+@dataclass(frozen=True)
 class Settings:
     vault: Path = Path("~/Notes")
     flavor: str = field(default="obsidian", metadata=_choices("obsidian", "logseq"))
@@ -88,6 +108,8 @@ class Settings:
     ollama: OllamaSettings = field(default_factory=OllamaSettings)
     web: WebSettings = field(default_factory=WebSettings)
     index: IndexSettings = field(default_factory=IndexSettings)
+    tidy: TidySettings = field(default_factory=TidySettings)
+    ask: AskSettings = field(default_factory=AskSettings)
     # Not settable from the file: where the settings came from.
     config_path: Path | None = field(default=None, metadata={"internal": True})
     vault_configured: bool = field(default=False, metadata={"internal": True})
@@ -167,15 +189,18 @@ def default_config_path(env: Mapping[str, str]) -> Path:
 
 
 def normalize_ollama_host(value: str) -> str:
-    """Accept what OLLAMA_HOST accepts ('0.0.0.0', 'host:port', a URL) and return a URL."""
+    """Read OLLAMA_HOST the way the ollama client does: no scheme means port 11434,
+    an explicit http:// or https:// without a port means 80 or 443."""
     value = value.strip().rstrip("/")
-    if "://" not in value:
-        value = "http://" + value
-    scheme, rest = value.split("://", 1)
-    if ":" not in rest.split("/", 1)[0].rsplit("]", 1)[-1]:
-        host, _, path = rest.partition("/")
-        rest = f"{host}:11434" + (f"/{path}" if path else "")
-    return f"{scheme}://{rest}"
+    scheme, sep, rest = value.partition("://")
+    if not sep:
+        scheme, rest, default_port = "http", value, 11434
+    else:
+        default_port = 443 if scheme == "https" else 80
+    host, slash, path = rest.partition("/")
+    if ":" not in host.rsplit("]", 1)[-1]:
+        host = f"{host}:{default_port}"
+    return f"{scheme}://{host}{slash}{path}"
 
 
 def load_settings(path: Path | None = None, env: Mapping[str, str] | None = None) -> Settings:

@@ -1,0 +1,202 @@
+"""The LLM layer against the fake Ollama: the real `ollama` client, real HTTP."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import pydantic
+import pytest
+
+from commonplace.config import OllamaSettings
+from commonplace.llm import (
+    LLM,
+    BadAnswer,
+    LLMTimeout,
+    ModelMissing,
+    OllamaFailed,
+    OllamaUnavailable,
+    ThinkFilter,
+    strip_think,
+)
+from tests.fakes.ollama import FakeError, FakeOllama, Raw, Stall, StreamError
+
+
+class Proposal(pydantic.BaseModel):
+    title: str
+    tags: list[str]
+
+
+def make_llm(url: str, **changes: object) -> LLM:
+    base = OllamaSettings(host=url, retries=1, backoff_s=0.01, timeout_s=2, embed_batch=3)
+    return LLM(dataclasses.replace(base, **changes))  # type: ignore[arg-type]
+
+
+async def test_schema_answer_is_parsed_and_schema_sent(fake_ollama: FakeOllama) -> None:
+    fake_ollama.enqueue_chat(json.dumps({"title": "Pears", "tags": ["fruit"]}))
+    got = await make_llm(fake_ollama.url).chat_json([{"role": "user", "content": "hi"}], Proposal)
+    assert got == Proposal(title="Pears", tags=["fruit"])
+    (request,) = fake_ollama.chat_requests()
+    assert request["model"] == "qwen3.5:9b"
+    assert request["format"]["properties"]["tags"]["type"] == "array"
+    assert request["options"]["temperature"] == 0
+    assert request["stream"] is False
+
+
+async def test_custom_schema_is_sent_but_parsed_with_the_model(fake_ollama: FakeOllama) -> None:
+    schema = {"type": "object", "properties": {"title": {"type": "string", "maxLength": 5}}}
+    fake_ollama.enqueue_chat('{"title": "Long title", "tags": []}')
+    got = await make_llm(fake_ollama.url).chat_json([], Proposal, schema=schema)
+    assert got.title == "Long title"  # the program, not the schema, decides what to keep
+    assert fake_ollama.chat_requests()[0]["format"] == schema
+
+
+@pytest.mark.parametrize(
+    ("reply", "reason"),
+    [
+        ("not json at all", "not JSON"),
+        ("", "empty"),
+        ('{"title": "x"}', "tags"),
+        ('{"title": 3, "tags": []}', "title"),
+        ("<think>let me think", "empty"),
+    ],
+)
+async def test_garbage_answers_raise_bad_answer_with_the_raw_text(
+    fake_ollama: FakeOllama, reply: str, reason: str
+) -> None:
+    fake_ollama.enqueue_chat(reply)
+    with pytest.raises(BadAnswer) as err:
+        await make_llm(fake_ollama.url).chat_json([], Proposal)
+    assert reason in err.value.reason
+    assert err.value.raw == reply
+    assert len(fake_ollama.chat_requests()) == 1  # garbage is not retried here: the caller decides
+
+
+async def test_think_leak_and_code_fence_are_removed(fake_ollama: FakeOllama) -> None:
+    fake_ollama.enqueue_chat(
+        '<think>{"title": "draft"}</think>\n```json\n{"title": "Final", "tags": []}\n```'
+    )
+    got = await make_llm(fake_ollama.url).chat_json([], Proposal)
+    assert got.title == "Final"
+
+
+async def test_timeout_is_retried_then_reported(fake_ollama: FakeOllama) -> None:
+    fake_ollama.enqueue_chat(Stall(5), Stall(5))
+    with pytest.raises(LLMTimeout, match=r"longer than 0\.3 s"):
+        await make_llm(fake_ollama.url, timeout_s=0.3).chat_json([], Proposal)
+    assert len(fake_ollama.chat_requests()) == 2  # one retry
+
+
+async def test_a_retry_can_succeed(fake_ollama: FakeOllama) -> None:
+    fake_ollama.enqueue_chat(FakeError(503, "loading"), '{"title": "ok", "tags": []}')
+    got = await make_llm(fake_ollama.url).chat_json([], Proposal)
+    assert got.title == "ok"
+
+
+async def test_model_missing_tells_what_to_pull(fake_ollama: FakeOllama) -> None:
+    with pytest.raises(ModelMissing, match=r"ollama pull qwen3\.8:27b"):
+        await make_llm(fake_ollama.url, chat_model="qwen3.8:27b").chat_json([], Proposal)
+    assert len(fake_ollama.chat_requests()) == 1  # not worth retrying
+
+
+async def test_ollama_error_status(fake_ollama: FakeOllama) -> None:
+    fake_ollama.enqueue_chat(FakeError(400, "invalid format"))
+    with pytest.raises(OllamaFailed, match="invalid format"):
+        await make_llm(fake_ollama.url).chat([])
+
+
+async def test_malformed_http_body_is_a_bad_answer(fake_ollama: FakeOllama) -> None:
+    fake_ollama.enqueue_chat(Raw("{not json"), Raw("{not json"))
+    with pytest.raises(BadAnswer):
+        await make_llm(fake_ollama.url).chat([])
+
+
+async def test_ollama_down_says_how_to_start_it(dead_ollama_url: str) -> None:
+    llm = make_llm(dead_ollama_url)
+    with pytest.raises(OllamaUnavailable, match="ollama serve"):
+        await llm.embed(["x"])
+    status = await llm.status()
+    assert not status.reachable
+    assert "ollama serve" in status.error
+
+
+async def test_embeddings_in_batches(fake_ollama: FakeOllama) -> None:
+    texts = [f"note number {i}" for i in range(7)] + [""]
+    vectors = await make_llm(fake_ollama.url).embed(texts)
+    assert len(vectors) == 8
+    assert {len(v) for v in vectors} == {384}
+    batches = [r["input"] for r in fake_ollama.embed_requests()]
+    assert [len(b) for b in batches] == [3, 3, 2]
+    assert batches[-1][-1] == " "  # an empty text is sent as a space, not refused
+    assert fake_ollama.embed_requests()[0]["model"] == "nomic-embed-text"
+
+
+async def test_embedding_model_missing(fake_ollama: FakeOllama) -> None:
+    with pytest.raises(ModelMissing, match="ollama pull mxbai-embed-large"):
+        await make_llm(fake_ollama.url, embed_model="mxbai-embed-large").embed(["x"])
+
+
+async def test_tool_calls_are_returned_and_string_arguments_repaired(
+    fake_ollama: FakeOllama,
+) -> None:
+    fake_ollama.enqueue_chat(
+        {"content": "", "tool_calls": [{"function": {"name": "weather", "arguments": {}}}]}
+    )
+    reply = await make_llm(fake_ollama.url).chat(
+        [{"role": "user", "content": "weather?"}],
+        tools=[{"type": "function", "function": {"name": "weather", "parameters": {}}}],
+    )
+    assert [c.name for c in reply.tool_calls] == ["weather"]
+    assert fake_ollama.chat_requests()[0]["tools"][0]["function"]["name"] == "weather"
+
+
+async def test_stream_yields_text_without_drafts(fake_ollama: FakeOllama) -> None:
+    fake_ollama.enqueue_chat("<think>hmm, the user</think>The answer is [1].")
+    parts = [p async for p in make_llm(fake_ollama.url).chat_stream([])]
+    assert "".join(parts) == "The answer is [1]."
+    assert len(parts) > 1
+
+
+async def test_stream_error_is_reported(fake_ollama: FakeOllama) -> None:
+    fake_ollama.enqueue_chat(StreamError(after_chunks=2, message="out of memory"))
+    with pytest.raises(OllamaFailed, match="out of memory"):
+        async for _ in make_llm(fake_ollama.url).chat_stream([]):
+            pass
+
+
+async def test_status_lists_models(fake_ollama: FakeOllama) -> None:
+    status = await make_llm(fake_ollama.url).status()
+    assert status.reachable
+    assert status.version
+    assert status.has_model("nomic-embed-text")  # ':latest' is implied
+    assert status.has_model("qwen3.5:9b")
+    assert not status.has_model("qwen3.5:4b")
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("plain answer", "plain answer"),
+        ("<think>draft</think>answer", "answer"),
+        ("<think>a</think>b</think> c", "c"),
+        ("  <think>never closed", ""),
+        ("no open tag</think>answer", "answer"),
+    ],
+)
+def test_strip_think(text: str, kept: str) -> None:
+    assert strip_think(text) == kept
+
+
+@pytest.mark.parametrize(
+    "pieces",
+    [
+        ["<th", "ink>dra", "ft</th", "ink>  Hello", " world"],
+        ["Hel", "lo", " world"],
+        ["<", "b>Hello world"],
+    ],
+)
+def test_think_filter_streams_the_same_as_strip_think(pieces: list[str]) -> None:
+    flt = ThinkFilter()
+    out = "".join(flt.feed(p) for p in pieces) + flt.flush()
+    whole = "".join(pieces)
+    assert out.strip() == (strip_think(whole) if "<think>" in whole else whole).strip()

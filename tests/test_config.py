@@ -1,0 +1,128 @@
+"""Config: defaults, file, environment overrides, and one clear line for every mistake."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from commonplace.config import ConfigError, load_settings, normalize_ollama_host
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "commonplace.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_defaults_without_a_file(tmp_path: Path) -> None:
+    s = load_settings(env={"XDG_CONFIG_HOME": str(tmp_path)})
+    assert s.flavor == "obsidian"
+    assert s.ollama.chat_model == "qwen3.5:9b"
+    assert s.ollama.embed_model == "nomic-embed-text"
+    assert s.ollama.host == "http://127.0.0.1:11434"
+    assert (s.web.host, s.web.port) == ("127.0.0.1", 8765)
+    assert s.folder("inbox") == "Inbox"
+    assert not s.vault_configured
+    assert s.config_path is None
+
+
+def test_file_is_read_from_the_user_config_folder(tmp_path: Path) -> None:
+    folder = tmp_path / "commonplace"
+    folder.mkdir()
+    (folder / "commonplace.toml").write_text(
+        'vault = "/srv/notes"\nflavor = "logseq"\ntimezone = "Europe/London"\n'
+        '[ollama]\nchat_model = "qwen3.5:4b"\n[folders]\ninbox = "Capture"\n'
+        '[web]\nts_name = "laptop.tail1234.ts.net"\nowner_login = "me@example.com"\n'
+    )
+    s = load_settings(env={"XDG_CONFIG_HOME": str(tmp_path)})
+    assert s.vault == Path("/srv/notes")
+    assert s.vault_configured
+    assert s.flavor == "logseq"
+    assert s.tz.key == "Europe/London"
+    assert s.ollama.chat_model == "qwen3.5:4b"
+    assert s.folder("inbox") == "pages/Capture"  # Logseq shows pages under pages/
+    assert s.folder("filed") == "pages/Filed"
+    assert s.web.ts_name == "laptop.tail1234.ts.net"
+
+
+def test_environment_overrides_the_file(tmp_path: Path) -> None:
+    path = write(tmp_path, 'vault = "/a"\n[ollama]\nhost = "http://example:1"\n')
+    s = load_settings(
+        path,
+        env={
+            "COMMONPLACE_VAULT": "/b",
+            "COMMONPLACE_DATA": "/data",
+            "OLLAMA_HOST": "0.0.0.0",
+            "COMMONPLACE_WEB_PORT": "9000",
+        },
+    )
+    assert s.vault == Path("/b")
+    assert s.data_dir == Path("/data")
+    assert s.ollama.host == "http://0.0.0.0:11434"
+    assert s.web.port == 9000
+
+
+def test_config_path_from_environment(tmp_path: Path) -> None:
+    path = write(tmp_path, 'flavor = "logseq"\n')
+    assert load_settings(env={"COMMONPLACE_CONFIG": str(path)}).flavor == "logseq"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('flavor = "roam"\n', "flavor = 'roam' is not allowed; use 'obsidian' or 'logseq'"),
+        ("[web]\nport = 99999\n", "web.port = 99999 is out of range"),
+        ('[web]\nport = "eighty"\n', "web.port = 'eighty' is not valid; expected a whole number"),
+        ('[ollama]\nchat_modle = "x"\n', "unknown key 'ollama.chat_modle'"),
+        ('vaults = "/x"\n', "unknown key 'vaults'"),
+        ('timezone = "Mars/Olympus"\n', "timezone = 'Mars/Olympus' is not a known zone"),
+        ("ollama = 3\n", "[ollama] must be a table"),
+        ('[folders]\ninbox = "../outside"\n', "folders.inbox = '../outside' must be a folder"),
+        ('[folders]\ninbox = "Same"\nfiled = "Same"\n', "names must all differ"),
+        ("flavor = \n", "not valid TOML"),
+    ],
+)
+def test_bad_config_gets_one_clear_line(tmp_path: Path, text: str, message: str) -> None:
+    path = write(tmp_path, text)
+    with pytest.raises(ConfigError) as err:
+        load_settings(path, env={})
+    assert message in str(err.value)
+    assert str(path) in str(err.value)
+    assert "\n" not in str(err.value)
+
+
+def test_explicit_missing_file_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="no such config file"):
+        load_settings(tmp_path / "nope.toml", env={})
+
+
+def test_data_folder_must_be_outside_the_vault(tmp_path: Path) -> None:
+    env = {"COMMONPLACE_VAULT": str(tmp_path / "v"), "COMMONPLACE_DATA": str(tmp_path / "v/.cp")}
+    with pytest.raises(ConfigError, match="inside the vault"):
+        load_settings(env=env)
+
+
+def test_one_data_folder_per_vault(tmp_path: Path) -> None:
+    a = load_settings(env={"COMMONPLACE_VAULT": str(tmp_path / "Notes"), "COMMONPLACE_DATA": "/d"})
+    b = load_settings(
+        env={"COMMONPLACE_VAULT": str(tmp_path / "x/Notes"), "COMMONPLACE_DATA": "/d"}
+    )
+    assert a.data_path != b.data_path
+    assert a.data_path.parent == Path("/d")
+    assert a.data_path.name.startswith("Notes-")
+
+
+@pytest.mark.parametrize(
+    ("raw", "url"),
+    [
+        ("127.0.0.1", "http://127.0.0.1:11434"),
+        ("localhost:1234", "http://localhost:1234"),
+        ("http://box:11434/", "http://box:11434"),
+        ("https://ollama.example", "https://ollama.example:443"),
+        ("http://box", "http://box:80"),
+        ("[::1]", "http://[::1]:11434"),
+    ],
+)
+def test_ollama_host_forms(raw: str, url: str) -> None:
+    assert normalize_ollama_host(raw) == url

@@ -1,0 +1,83 @@
+"""Atomic writes: exact bytes, no clobbering, no temp files left behind."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from commonplace.vault import FileChanged, atomic_write, content_hash, file_hash
+
+
+def test_new_file_is_written_exactly(tmp_path: Path) -> None:
+    path = tmp_path / "Filed" / "2026-10-19 0812 Lunch.md"
+    atomic_write(path, "line one\r\nline two\n", expect=None)
+    assert path.read_bytes() == b"line one\r\nline two\n"  # no newline translation
+    assert list(path.parent.iterdir()) == [path]  # no temp file left
+
+
+def test_new_file_never_overwrites_an_existing_one(tmp_path: Path) -> None:
+    path = tmp_path / "note.md"
+    path.write_text("the user's words")
+    with pytest.raises(FileChanged, match="already exists"):
+        atomic_write(path, "ours", expect=None)
+    assert path.read_text() == "the user's words"
+    assert list(tmp_path.iterdir()) == [path]
+
+
+def test_replace_when_unchanged(tmp_path: Path) -> None:
+    path = tmp_path / "Ask" / "q.md"
+    path.parent.mkdir()
+    path.write_text("?? question\n")
+    seen = file_hash(path)
+    assert seen == content_hash(b"?? question\n")
+    atomic_write(path, "?? question\n> answer\n", expect=seen)
+    assert path.read_text() == "?? question\n> answer\n"
+
+
+def test_a_file_changed_since_it_was_read_is_not_overwritten(tmp_path: Path) -> None:
+    path = tmp_path / "q.md"
+    path.write_text("?? question\n")
+    seen = file_hash(path)
+    path.write_text("?? question\nthe user kept typing\n")  # between our read and our write
+    with pytest.raises(FileChanged, match="changed since it was read"):
+        atomic_write(path, "?? question\n> answer\n", expect=seen)
+    assert path.read_text() == "?? question\nthe user kept typing\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["q.md"]
+
+
+def test_a_deleted_file_is_not_recreated(tmp_path: Path) -> None:
+    path = tmp_path / "q.md"
+    path.write_text("x")
+    seen = file_hash(path)
+    path.unlink()
+    with pytest.raises(FileChanged, match="deleted"):
+        atomic_write(path, "y", expect=seen)
+    assert not path.exists()
+
+
+def test_falls_back_when_hard_links_are_not_supported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_link(src: object, dst: object) -> None:
+        raise PermissionError("no hard links here")
+
+    monkeypatch.setattr(os, "link", no_link)
+    path = tmp_path / "n.md"
+    atomic_write(path, "first", expect=None)
+    assert path.read_text() == "first"
+    with pytest.raises(FileChanged):
+        atomic_write(path, "second", expect=None)
+
+
+@given(st.text())
+def test_any_text_round_trips_byte_for_byte(text: str) -> None:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "n.md"
+        atomic_write(path, text, expect=None)
+        assert path.read_bytes() == text.encode("utf-8")

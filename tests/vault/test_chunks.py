@@ -1,0 +1,76 @@
+"""Chunks follow headings, exclude frontmatter, stay under the size limit and cover the text."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from commonplace.vault import estimate_tokens, parse_note, split_into_chunks
+
+
+def test_chunks_follow_headings_with_their_path() -> None:
+    text = (
+        "---\ntags: [x]\n---\nIntro line.\n\n# Trip\nOverview.\n\n## Flights\nBA123 at 09:40.\n\n"
+        "### Return\nBA124.\n\n## Hotel\nHotel Sol.\n\n# Packing\n```\n# not a heading\n```\n"
+    )
+    chunks = split_into_chunks(parse_note("Travel/Lisbon.md", text))
+    assert [(c.heading_path, c.text) for c in chunks] == [
+        ((), "Intro line."),
+        (("Trip",), "Overview."),
+        (("Trip", "Flights"), "BA123 at 09:40."),
+        (("Trip", "Flights", "Return"), "BA124."),
+        (("Trip", "Hotel"), "Hotel Sol."),
+        (("Packing",), "```\n# not a heading\n```"),
+    ]
+    assert chunks[2].heading == "Trip > Flights"
+    assert all("tags" not in c.text for c in chunks)  # frontmatter is not a chunk
+    assert [c.ordinal for c in chunks] == list(range(len(chunks)))
+    lines = text.splitlines()
+    assert lines[chunks[2].start_line] == "BA123 at 09:40."
+
+
+def test_empty_sections_make_no_chunks() -> None:
+    chunks = split_into_chunks(parse_note("n.md", "# A\n\n## B\ntext\n# C\n"))
+    assert [(c.heading_path, c.text) for c in chunks] == [(("A", "B"), "text")]
+
+
+def test_long_section_is_split_at_paragraphs_under_the_limit() -> None:
+    paragraphs = [f"Paragraph {i} " + "word " * 60 for i in range(20)]
+    note = parse_note("long.md", "# Long\n" + "\n\n".join(paragraphs) + "\n")
+    chunks = split_into_chunks(note, max_tokens=200)
+    assert len(chunks) > 3
+    assert all(estimate_tokens(c.text) <= 200 for c in chunks)
+    assert all(c.heading_path == ("Long",) for c in chunks)
+    joined = " ".join(c.text for c in chunks)
+    for i in range(20):
+        assert f"Paragraph {i} " in joined  # nothing is dropped
+
+
+def test_one_enormous_line_is_still_covered() -> None:
+    words = [f"w{i}" for i in range(3000)]
+    chunks = split_into_chunks(parse_note("x.md", " ".join(words)), max_tokens=100)
+    assert all(estimate_tokens(c.text) <= 100 for c in chunks)
+    assert " ".join(c.text for c in chunks).split() == words
+
+
+def test_unicode_text_and_headings() -> None:
+    note = parse_note("Recipes/Crème brûlée.md", "# Préparation\nFaire chauffer la crème 🍮\n")
+    (chunk,) = split_into_chunks(note)
+    assert chunk.title == "Crème brûlée"
+    assert chunk.heading_path == ("Préparation",)
+    assert "🍮" in chunk.text
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=2000))
+def test_every_word_of_the_body_is_in_some_chunk(text: str) -> None:
+    note = parse_note("p.md", text)
+    chunks = split_into_chunks(note, max_tokens=64)
+    chunk_words = " ".join(c.text for c in chunks).split()
+    heading_words = " ".join(" ".join(c.heading_path) for c in chunks).split()
+    body_words = note.body.split()
+    # Every word survives, either in a chunk's text or as (part of) a heading.
+    pool = chunk_words + heading_words
+    for word in body_words:
+        stripped = word.strip("#")
+        assert not stripped or any(stripped in w for w in pool) or word in pool

@@ -1,0 +1,53 @@
+"""Which files are notes: one rule for the scan and the watcher."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from commonplace.vault import in_folder, is_ignored, iter_note_paths
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        ".obsidian/workspace.md",
+        ".trash/old.md",
+        ".git/x.md",
+        "logseq/bak/pages/a.md",
+        "logseq/.recycle/a.md",
+        "Notes/.hidden.md",
+        "Notes/.n.md.ab12cd34.cptmp",
+        "Notes/draft.md~",
+        "Notes/.#lock.md",
+        "Notes/a.sync-conflict-20261019-101010-ABC.md",
+        "Notes/a (conflicted copy 2026-10-19).md",
+        "Notes/photo.png",
+        "Notes/data.json",
+        "node_modules/x/readme.md",
+    ],
+)
+def test_ignored(path: str) -> None:
+    assert is_ignored(path)
+
+
+@pytest.mark.parametrize(
+    "path", ["Home.md", "People/Zoë Martín.md", "Inbox/2026-10-19 0812.md", "a/b/c/d.markdown"]
+)
+def test_notes(path: str) -> None:
+    assert not is_ignored(path)
+
+
+def test_iter_note_paths(tmp_path: Path) -> None:
+    for rel in ["A.md", "Sub/B.md", ".obsidian/C.md", "Sub/img.png", "Sub/.D.md.x.cptmp"]:
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("x")
+    assert sorted(iter_note_paths(tmp_path)) == ["A.md", "Sub/B.md"]
+
+
+def test_in_folder() -> None:
+    assert in_folder("Inbox/a.md", "Inbox")
+    assert in_folder("Inbox/sub/a.md", "Inbox/")
+    assert not in_folder("Inboxes/a.md", "Inbox")
+    assert in_folder("anything.md", "")
