@@ -67,6 +67,20 @@ class WebSettings:
     port: int = field(default=8765, metadata=_range(1, 65535))
     ts_name: str = ""  # the computer's name.tailnet.ts.net, for the phone page
     owner_login: str = ""  # the Tailscale login allowed in
+    extra_hosts: tuple[str, ...] = ()  # more Host names treated like localhost (use with care)
+    max_json_kb: int = field(default=256, metadata=_range(1, 65536))  # one JSON request body
+
+
+@dataclass(frozen=True)
+class SpeechSettings:
+    """Dictation: whisper.cpp on this computer, never a cloud service."""
+
+    whisper_model: str = ""  # path to a ggml model file, e.g. ~/models/ggml-base.en.bin
+    language: str = "en"  # whisper language code, or "auto"
+    threads: int = field(default=4, metadata=_range(1, 64))
+    max_upload_mb: float = field(default=20.0, metadata=_range(0.1, 500))  # one recording
+    max_seconds: float = field(default=300.0, metadata=_range(1, 3600))  # one recording
+    hint_names: int = field(default=60, metadata=_range(0, 500))  # names in the hint prompt
 
 
 @dataclass(frozen=True)
@@ -76,6 +90,9 @@ class IndexSettings:
     chunk_tokens: int = field(default=400, metadata=_range(32, 8192))  # max tokens per chunk
     reconcile_minutes: float = field(default=10.0, metadata=_range(0.1, 1440))
     max_note_kb: int = field(default=2048, metadata=_range(1, 1_000_000))  # larger files skipped
+    embed_titles: bool = True  # embed "title > heading" with each chunk's text
+    compact_every: int = field(default=64, metadata=_range(1, 100_000))  # LanceDB writes
+    vector_index_rows: int = field(default=5000, metadata=_range(256, 100_000_000))  # ANN past it
 
 
 @dataclass(frozen=True)
@@ -98,6 +115,47 @@ class TidySettings:
     retry_max_s: float = field(default=900.0, metadata=_range(0, 86400))  # waits double to this
 
 
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+
+
+@dataclass(frozen=True)
+class DigestSettings:
+    """The weekly Digest note (digest/) and when the scheduler writes it."""
+
+    enabled: bool = True
+    day: str = field(default="sunday", metadata=_choices(*WEEKDAYS))
+    time: str = "18:00"  # HH:MM in the configured timezone
+    summary: bool = True  # ask the model for a few sentences above the lists
+
+    def __post_init__(self) -> None:
+        if not re.fullmatch(r"([01]?\d|2[0-3]):[0-5]\d", self.time):
+            raise ConfigError(f"digest.time = {self.time!r} is not a time; use HH:MM, e.g. '18:00'")
+
+
+@dataclass(frozen=True)
+class PushSettings:
+    """Web push (push/): who the push services may contact, and how hard to try."""
+
+    # The VAPID 'sub' claim. Apple rejects '@localhost' addresses; use your own email if you like.
+    contact: str = "mailto:commonplace@example.com"
+    retries: int = field(default=3, metadata=_range(0, 10))  # extra tries after a failure
+    backoff_s: float = field(default=2.0, metadata=_range(0, 600))  # first retry wait, doubles
+    timeout_s: float = field(default=10.0, metadata=_range(1, 120))  # one request to a service
+    # Tests run a push service on plain http://127.0.0.1; real ones are always https.
+    allow_http_loopback: bool = field(default=False, metadata={"internal": True})
+
+    def __post_init__(self) -> None:
+        if not re.fullmatch(r"mailto:[^@\s]+@[^@\s]+|https://\S+", self.contact):
+            raise ConfigError(
+                f"push.contact = {self.contact!r} must be 'mailto:you@example.com' or an https URL"
+            )
+        if self.contact.lower().endswith(("@localhost", "://localhost")):
+            raise ConfigError(
+                f"push.contact = {self.contact!r}: Apple's push service rejects localhost; "
+                "use a real email domain"
+            )
+
+
 @dataclass(frozen=True)
 class Settings:
     vault: Path = Path("~/Notes")
@@ -108,8 +166,11 @@ class Settings:
     ollama: OllamaSettings = field(default_factory=OllamaSettings)
     web: WebSettings = field(default_factory=WebSettings)
     index: IndexSettings = field(default_factory=IndexSettings)
+    speech: SpeechSettings = field(default_factory=SpeechSettings)
     tidy: TidySettings = field(default_factory=TidySettings)
     ask: AskSettings = field(default_factory=AskSettings)
+    digest: DigestSettings = field(default_factory=DigestSettings)
+    push: PushSettings = field(default_factory=PushSettings)
     # Not settable from the file: where the settings came from.
     config_path: Path | None = field(default=None, metadata={"internal": True})
     vault_configured: bool = field(default=False, metadata={"internal": True})
@@ -152,6 +213,7 @@ ENV_OVERRIDES: dict[str, tuple[str, ...]] = {
     "COMMONPLACE_EMBED_MODEL": ("ollama", "embed_model"),
     "COMMONPLACE_WEB_HOST": ("web", "host"),
     "COMMONPLACE_WEB_PORT": ("web", "port"),
+    "COMMONPLACE_WHISPER_MODEL": ("speech", "whisper_model"),
 }
 
 

@@ -1,36 +1,198 @@
-"""`commonplace run`: one process that serves the phone page and runs the vault's jobs."""
+"""`commonplace run`: one process that serves the phone page and runs the vault's jobs.
+
+The flow is watcher -> job queue -> stage -> atomic write. The server starts first, so the page
+answers (and captures are saved) while the start-up catch-up runs as ordinary jobs. Nothing
+here needs Ollama to be up: stages wait and retry, search falls back to keywords.
+
+Shutdown (SIGINT/SIGTERM) runs in reverse: the watcher stops (no new work), the job in hand
+finishes or is abandoned after a grace period (writes are atomic, so nothing is half-written),
+the stages and the server close, and the lock is released last.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import errno
+import ipaddress
 import logging
 import signal
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 from aiohttp import web
 
+from commonplace.ask.service import AskService
+from commonplace.changes import Change
 from commonplace.config import Settings
+from commonplace.digest.service import digest_job
+from commonplace.index import Index, IndexBusy, IndexService
+from commonplace.jobs import Job, JobQueue, Stage, describe, route_changes
 from commonplace.llm import LLM
+from commonplace.lock import LockHeld, VaultLock
+from commonplace.scheduler import Scheduler
 from commonplace.server import create_app
+from commonplace.server.context import Services, StatusSource
+from commonplace.speech import SpeechUnavailable, WhisperTranscriber, model_path
+from commonplace.tidy.service import TidyService
+from commonplace.watcher import VaultWatcher
 
 log = logging.getLogger(__name__)
+
+WATCH_DEBOUNCE_S = 1.0
 
 
 class DaemonError(Exception):
     """The daemon cannot start; the message says why and what to do."""
 
 
-async def run_daemon(settings: Settings, *, ready: asyncio.Event | None = None) -> None:
-    """Serve until SIGINT/SIGTERM (or cancellation), then shut down cleanly."""
+@dataclass
+class Parts:
+    """Everything the daemon started, so shutdown can stop each in turn."""
+
+    settings: Settings
+    stages: dict[str, Stage] = field(default_factory=dict)  # get startup() and changes
+    status: dict[str, StatusSource] = field(default_factory=dict)  # shown in /api/state
+    closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
+    tasks: list[asyncio.Task[Any]] = field(default_factory=list)
+    periodic: list[Callable[[], Awaitable[object]]] = field(default_factory=list)
+    index: Index | None = None
+    watcher: VaultWatcher | None = None
+
+
+async def run_daemon(
+    settings: Settings, *, ready: asyncio.Event | None = None, stop: asyncio.Event | None = None
+) -> None:
+    """Serve until SIGINT/SIGTERM (or `stop` is set), then shut down cleanly."""
     if not settings.vault.is_dir():
         raise DaemonError(
             f"the vault folder {settings.vault} does not exist; "
             "set 'vault' in commonplace.toml or COMMONPLACE_VAULT"
         )
-    settings.data_path.mkdir(parents=True, exist_ok=True)
+    try:
+        lock = VaultLock.acquire(settings.data_path)
+    except LockHeld as exc:
+        raise DaemonError(str(exc)) from None
+    try:
+        await _run_locked(settings, ready, stop or asyncio.Event())
+    finally:
+        lock.release()
+
+
+async def _run_locked(settings: Settings, ready: asyncio.Event | None, stop: asyncio.Event) -> None:
     llm = LLM(settings.ollama)
-    runner = web.AppRunner(create_app(settings, llm), access_log=None)
+    jobs = JobQueue()
+    parts = await build_parts(settings, llm)
+    services = Services(
+        index=parts.index,
+        jobs=jobs,
+        transcriber=WhisperTranscriber(settings.speech),
+        stages=dict(parts.status),
+        notes=start_notes(settings),
+    )
+    runner = await start_server(settings, create_app(settings, llm, services))
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, stop.set)
+    try:
+        jobs.start()
+        for name, stage in parts.stages.items():
+            jobs.put(Job(name, "catch up with the vault", stage.startup))
+        parts.watcher = await start_watcher(settings, jobs, parts)
+        parts.tasks.extend(start_background(settings, llm, parts))
+        if ready is not None:
+            ready.set()
+        await stop.wait()
+        log.info("stopping")
+    finally:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.remove_signal_handler(sig)
+        await shutdown(parts, jobs, runner)
+
+
+def queue_changes(jobs: JobQueue, parts: Parts, changes: Sequence[Change]) -> None:
+    """One job per stage that the batch concerns, index first (tidy's links read the index)."""
+    for name, batch in route_changes(changes, parts.settings).items():
+        stage = parts.stages.get(name)
+        if stage is not None:
+            jobs.put(Job(name, describe(batch), _changes_call(stage, batch)))
+
+
+def _changes_call(stage: Stage, batch: list[Change]) -> Callable[[], Awaitable[None]]:
+    async def run() -> None:
+        await stage.on_changes(batch)
+
+    return run
+
+
+async def build_parts(settings: Settings, llm: LLM) -> Parts:
+    """Open the index and make the stage services (they start working in their startup job)."""
+    parts = Parts(settings=settings)
+    try:
+        index = await asyncio.to_thread(Index.open, settings, llm)
+    except IndexBusy:
+        raise DaemonError(
+            f"the search index in {settings.data_path} is being written by another program "
+            "(a 'commonplace index' run?); wait for it to finish, then start again"
+        ) from None
+    parts.index = index
+    parts.closers.append(_to_async(index.close))
+    service = IndexService(index, settings)
+    tidy = TidyService(settings, llm, index)
+    ask = AskService(settings, llm, index)
+    parts.stages.update(index=service, tidy=tidy, ask=ask)
+    parts.status.update(index=index, tidy=tidy, ask=ask)
+    parts.periodic.append(service.periodic)
+    parts.closers.extend([tidy.close, ask.close])
+    return parts
+
+
+async def start_watcher(settings: Settings, jobs: JobQueue, parts: Parts) -> VaultWatcher:
+    async def on_changes(changes: list[Change]) -> None:
+        queue_changes(jobs, parts, changes)
+
+    watcher = VaultWatcher(settings.vault, on_changes, debounce_s=WATCH_DEBOUNCE_S)
+    await watcher.start()
+    return watcher
+
+
+def start_background(settings: Settings, llm: LLM, parts: Parts) -> list[asyncio.Task[Any]]:
+    """The scheduler (weekly digest) and the index's periodic reconcile."""
+    tasks = [asyncio.create_task(_guarded("index check", fn)) for fn in parts.periodic]
+    scheduler = Scheduler([digest_job(settings, llm)], settings.data_path)
+    tasks.append(asyncio.create_task(_guarded("scheduler", scheduler.run_forever)))
+    return tasks
+
+
+async def _guarded(name: str, fn: Callable[[], Awaitable[object]]) -> None:
+    """A background loop that fails is logged, not allowed to take the daemon down."""
+    try:
+        await fn()
+    except asyncio.CancelledError:
+        raise
+    except Exception:
+        log.exception("%s stopped after an error; restart commonplace to run it again", name)
+
+
+def start_notes(settings: Settings) -> list[str]:
+    notes = []
+    try:
+        model_path(settings.speech)
+    except SpeechUnavailable as exc:
+        notes.append(f"Dictation is off: {exc}")
+    if not _is_loopback(settings.web.host):
+        notes.append(
+            f"The server listens on {settings.web.host}, not only on this computer; "
+            "the Host, identity and origin checks still apply"
+        )
+    return notes
+
+
+async def start_server(settings: Settings, app: web.Application) -> web.AppRunner:
+    runner = web.AppRunner(app, access_log=None, shutdown_timeout=5.0)
     await runner.setup()
     site = web.TCPSite(runner, settings.web.host, settings.web.port)
     try:
@@ -45,19 +207,46 @@ async def run_daemon(settings: Settings, *, ready: asyncio.Event | None = None) 
         raise DaemonError(
             f"cannot listen on {settings.web.host}:{settings.web.port}: {exc}"
         ) from None
+    if not _is_loopback(settings.web.host):
+        log.warning("listening on %s, reachable from other computers", settings.web.host)
     log.info("serving the phone page at http://%s:%d/", settings.web.host, settings.web.port)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(sig, stop.set)
-    if ready is not None:
-        ready.set()
+    return runner
+
+
+async def shutdown(parts: Parts, jobs: JobQueue, runner: web.AppRunner) -> None:
+    """Reverse order of start; each step is guarded so one failure cannot skip the rest."""
+    steps: list[tuple[str, Callable[[], Awaitable[None]]]] = []
+    if parts.watcher is not None:
+        steps.append(("watcher", parts.watcher.stop))
+    steps.append(("jobs", jobs.stop))
+    steps.append(("background tasks", lambda: _cancel(parts.tasks)))
+    steps.extend(("stage", closer) for closer in reversed(parts.closers))
+    steps.append(("server", runner.cleanup))
+    for name, step in steps:
+        try:
+            await step()
+        except Exception:
+            log.exception("while stopping the %s", name)
+    log.info("stopped")
+
+
+def _to_async(fn: Callable[[], object]) -> Callable[[], Awaitable[None]]:
+    async def call() -> None:
+        await asyncio.to_thread(fn)
+
+    return call
+
+
+async def _cancel(tasks: list[asyncio.Task[Any]]) -> None:
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
     try:
-        await stop.wait()
-        log.info("stopping")
-    finally:
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            with contextlib.suppress(NotImplementedError, RuntimeError):
-                loop.remove_signal_handler(sig)
-        await runner.cleanup()
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False

@@ -7,9 +7,15 @@ from pathlib import Path
 import click
 
 from commonplace import __version__
+from commonplace.cli.ask import ask
 from commonplace.cli.common import setup_logging
+from commonplace.cli.digest import digest
 from commonplace.cli.doctor import doctor
+from commonplace.cli.evals import eval_group
+from commonplace.cli.index import index_command, search_command
+from commonplace.cli.push import push
 from commonplace.cli.run import run
+from commonplace.cli.tidy import tidy
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -29,7 +35,14 @@ def cli(ctx: click.Context, config_path: Path | None, verbose: int) -> None:
 
 
 cli.add_command(run)
+cli.add_command(ask)
 cli.add_command(doctor)
+cli.add_command(eval_group)
+cli.add_command(digest)
+cli.add_command(push)
+cli.add_command(tidy)
+cli.add_command(index_command)
+cli.add_command(search_command)
 
 
 def main() -> None:

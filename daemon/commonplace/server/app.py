@@ -1,57 +1,57 @@
-"""The aiohttp application: built by one factory from settings and services, thin handlers."""
+"""The aiohttp application: built by one factory from settings and services, thin handlers.
+
+Middleware order, outermost first: the security checks (a refused request never reaches a
+handler, nor the error handler's logging of its body), then the error boundary that turns every
+failure into the one JSON error shape. Security headers are added to every response as it is
+prepared, streamed answers and errors included.
+"""
 
 from __future__ import annotations
 
 import logging
-from typing import Any
+from pathlib import Path
 
 from aiohttp import web
 
-from commonplace import __version__
 from commonplace.config import Settings
 from commonplace.llm import LLM
 from commonplace.resources import resource_dir
+from commonplace.server import api_ask, api_capture, api_search, api_state
+from commonplace.server.context import LLM_KEY, SERVICES, SETTINGS, Services
+from commonplace.server.errors import error_middleware
+from commonplace.server.page import add_page_routes
+from commonplace.server.push_api import add_push_routes
+from commonplace.server.security import Policy, add_security_headers, security_middleware
 
 log = logging.getLogger(__name__)
 
-SETTINGS = web.AppKey("settings", Settings)
-LLM_KEY = web.AppKey("llm", LLM)
+__all__ = ["LLM_KEY", "SERVICES", "SETTINGS", "create_app"]
 
 
-def error_response(status: int, code: str, message: str) -> web.Response:
-    """Every API error has this one shape, so the page and the plugin can show `message`."""
-    return web.json_response({"error": {"code": code, "message": message}}, status=status)
-
-
-async def index(request: web.Request) -> web.FileResponse:
-    return web.FileResponse(resource_dir("web") / "index.html")
-
-
-async def state(request: web.Request) -> web.Response:
-    settings = request.app[SETTINGS]
-    status = await request.app[LLM_KEY].status()
-    body: dict[str, Any] = {
-        "daemon": {"version": __version__, "vault": settings.vault.name, "flavor": settings.flavor},
-        "ollama": {
-            "reachable": status.reachable,
-            "version": status.version,
-            "error": status.error,
-            "models": {
-                name: status.has_model(name)
-                for name in (settings.ollama.chat_model, settings.ollama.embed_model)
-            }
-            if status.reachable
-            else {},
-        },
-    }
-    return web.json_response(body)
-
-
-def create_app(settings: Settings, llm: LLM) -> web.Application:
-    app = web.Application(client_max_size=1024 * 1024)
+def create_app(
+    settings: Settings,
+    llm: LLM,
+    services: Services | None = None,
+    *,
+    web_root: Path | None = None,
+) -> web.Application:
+    """The whole server. `services` holds what the daemon runs (index, jobs, transcriber...);
+    a test passes only what it needs, and the API says 503 for a part that is missing."""
+    upload_limit = int(settings.speech.max_upload_mb * 1024 * 1024)
+    app = web.Application(
+        middlewares=[security_middleware(Policy.from_settings(settings.web)), error_middleware],
+        client_max_size=max(upload_limit, settings.web.max_json_kb * 1024),
+    )
     app[SETTINGS] = settings
     app[LLM_KEY] = llm
-    app.router.add_get("/", index)
-    app.router.add_get("/api/state", state)
-    app.router.add_static("/static/", resource_dir("web"), follow_symlinks=False)
+    app[SERVICES] = services or Services()
+    app.on_response_prepare.append(add_security_headers)
+    app.router.add_get("/api/state", api_state.state)
+    app.router.add_post("/api/capture", api_capture.capture)
+    app.router.add_post("/api/transcribe", api_capture.transcribe)
+    app.router.add_get("/api/search", api_search.search)
+    app.router.add_get("/api/note", api_search.note)
+    app.router.add_post("/api/ask", api_ask.ask)
+    add_push_routes(app)  # GET /api/push/key, POST /api/push/subscribe, /unsubscribe
+    add_page_routes(app, web_root or resource_dir("web"))
     return app

@@ -1,0 +1,144 @@
+"""Ask one question: retrieve passages, ask the model, check what it said.
+
+Each question is a fresh conversation (system rules + one user message); nothing from an
+earlier question reaches the model. `answer_question` returns the checked Answer;
+`stream_answer` yields safe preview text as it arrives and then the same checked Answer, which
+is authoritative: a client replaces the preview with `Answer.answer` when it arrives.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+from datetime import date, datetime
+from typing import Any
+
+from commonplace import prompts
+from commonplace.ask.citations import check_answer, sanitize
+from commonplace.ask.models import REFUSAL, Answer, Passage
+from commonplace.ask.passages import SearchIndex, format_passages, retrieve, today_line
+from commonplace.config import Settings
+from commonplace.llm import LLM
+
+MAX_QUESTION_CHARS = 2000
+NO_PASSAGES = "Search found no passages in your notes for this question."
+
+
+class AskError(ValueError):
+    """The question cannot be asked as given; the message says why."""
+
+
+def build_messages(question: str, passages: list[Passage], today: date) -> list[dict[str, Any]]:
+    """The whole conversation for one question: the rules, then passages, date and question."""
+    user = prompts.render(
+        "ask_user",
+        today=today_line(today),
+        passages=format_passages(passages),
+        question=" ".join(question.split()),
+    )
+    return [
+        {"role": "system", "content": prompts.render("ask_system").strip()},
+        {"role": "user", "content": user},
+    ]
+
+
+def clean_question(question: str) -> str:
+    text = " ".join(question.split())
+    if not text:
+        raise AskError("The question is empty; type what you want to know.")
+    if len(text) > MAX_QUESTION_CHARS:
+        raise AskError(
+            f"The question is {len(text)} characters; keep it under {MAX_QUESTION_CHARS}."
+        )
+    return text
+
+
+def local_today(settings: Settings) -> date:
+    """Today in the user's timezone: 'this Thursday' means the user's Thursday."""
+    return datetime.now(settings.tz).date()
+
+
+async def _prepare(
+    question: str, index: SearchIndex, settings: Settings, today: date | None
+) -> tuple[str, list[Passage], list[str], date]:
+    question = clean_question(question)
+    passages, notice = await retrieve(
+        question, index, limit=settings.ask.passages, exclude_folder=settings.folder("ask")
+    )
+    notes = [f"Search: {notice}"] if notice else []
+    return question, passages, notes, today or local_today(settings)
+
+
+async def answer_question(
+    question: str,
+    *,
+    index: SearchIndex,
+    llm: LLM,
+    settings: Settings,
+    today: date | None = None,
+) -> Answer:
+    """Answer from the notes, with the program's checks. Raises LLMError if the model fails."""
+    question, passages, notes, day = await _prepare(question, index, settings, today)
+    if not passages:
+        return check_answer(question, REFUSAL, passages, notes=[*notes, NO_PASSAGES])
+    reply = await llm.chat(build_messages(question, passages, day))
+    return check_answer(
+        question, reply.raw, passages, source_chars=settings.ask.source_chars, notes=notes
+    )
+
+
+async def stream_answer(
+    question: str,
+    *,
+    index: SearchIndex,
+    llm: LLM,
+    settings: Settings,
+    today: date | None = None,
+) -> AsyncIterator[str | Answer]:
+    """Yield preview text pieces (already safe to render), then the checked Answer last."""
+    question, passages, notes, day = await _prepare(question, index, settings, today)
+    if not passages:
+        yield REFUSAL
+        yield check_answer(question, REFUSAL, passages, notes=[*notes, NO_PASSAGES])
+        return
+    safe = SafeStream()
+    parts: list[str] = []
+    async for piece in llm.chat_stream(build_messages(question, passages, day)):
+        parts.append(piece)
+        if out := safe.feed(piece):
+            yield out
+    if out := safe.flush():
+        yield out
+    yield check_answer(
+        question, "".join(parts), passages, source_chars=settings.ask.source_chars, notes=notes
+    )
+
+
+_RISKY_LINE = re.compile(r"!\[|\{\{|<|^\s*(?:>\s*)*[`~]")
+
+
+class SafeStream:
+    """Release streamed text only in pieces that `sanitize` can judge on their own.
+
+    The current line is held back while it may hold the start of an image, embed, macro, tag
+    or code fence, and released (sanitized) when it ends; other text passes at once. Each
+    released piece is safe by itself, and no construct can be completed across two pieces,
+    because a line with a risky start is never split.
+    """
+
+    def __init__(self) -> None:
+        self._pending = ""
+
+    def feed(self, piece: str) -> str:
+        self._pending += piece
+        last_break = self._pending.rfind("\n") + 1
+        line = self._pending[last_break:]
+        cut = len(self._pending)
+        if _RISKY_LINE.search(line) or line.endswith(("!", "{")):
+            cut = last_break
+        out, self._pending = self._pending[:cut], self._pending[cut:]
+        return sanitize(out)[0] if out else ""
+
+    def flush(self) -> str:
+        out, self._pending = self._pending, ""
+        return sanitize(out)[0] if out else ""

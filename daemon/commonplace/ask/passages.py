@@ -1,0 +1,131 @@
+"""Retrieve passages for a question and lay them out, numbered and fenced, for the model.
+
+Retrieval is the only I/O here; numbering and formatting are pure so a prompt change shows up
+in a test diff. Passages from the Ask folder are left out: they hold earlier questions and the
+model's own answers, and an answer that cites an answer is not a source.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from collections.abc import Iterable, Sequence
+from datetime import date
+from typing import Any, Protocol
+
+from commonplace.ask.models import Passage
+from commonplace.vault import in_folder
+
+MAX_PASSAGE_CHARS = 4000  # a chunk is ~400 tokens; this only guards against a huge one
+_FENCE_TAG = re.compile(r"<(/?)\s*(passages?)\b", re.IGNORECASE)
+
+
+class SearchHit(Protocol):
+    """What the index returns per result (commonplace.index.SearchResult)."""
+
+    @property
+    def path(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def heading(self) -> str: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def note_date(self) -> Any: ...
+    @property
+    def start_line(self) -> int: ...
+
+
+class SearchResponse(Protocol):
+    @property
+    def results(self) -> Sequence[SearchHit]: ...
+    @property
+    def notice(self) -> str | None: ...
+
+
+class SearchIndex(Protocol):
+    """commonplace.index.Index, as far as Ask uses it."""
+
+    async def search(
+        self, query: str, *, limit: int, mode: str, exclude_folders: Sequence[str]
+    ) -> SearchResponse: ...
+
+
+async def retrieve(
+    question: str, index: SearchIndex, *, limit: int, exclude_folder: str = ""
+) -> tuple[list[Passage], str]:
+    """The `limit` best passages by hybrid search, numbered from 1, and the index's notice."""
+    excluded = (exclude_folder,) if exclude_folder else ()
+    response = await index.search(question, limit=limit, mode="hybrid", exclude_folders=excluded)
+    # The index filters already; checked again because citing an earlier answer is circular.
+    hits = [
+        h for h in response.results if not (exclude_folder and in_folder(h.path, exclude_folder))
+    ]
+    return number_passages(hits, limit), str(response.notice or "")
+
+
+def number_passages(hits: Iterable[SearchHit], limit: int) -> list[Passage]:
+    """Number hits [1]..[n] in rank order, dropping exact duplicates of a chunk."""
+    passages: list[Passage] = []
+    seen: set[tuple[str, int, str]] = set()
+    for hit in hits:
+        key = (hit.path, hit.start_line, hit.text)
+        if key in seen or not hit.text.strip():
+            continue
+        seen.add(key)
+        passages.append(
+            Passage(
+                n=len(passages) + 1,
+                path=hit.path,
+                title=hit.title or hit.path,
+                heading=hit.heading or "",
+                text=hit.text.strip()[:MAX_PASSAGE_CHARS],
+                note_date=iso_date(hit.note_date),
+                start_line=hit.start_line,
+            )
+        )
+        if len(passages) == limit:
+            break
+    return passages
+
+
+def iso_date(value: Any) -> str:
+    """The index may give a date, a datetime or an ISO string; the model sees YYYY-MM-DD."""
+    if not value:
+        return ""
+    if isinstance(value, date):
+        return value.isoformat()[:10]
+    text = str(value).strip()
+    return text[:10] if re.match(r"\d{4}-\d{2}-\d{2}", text) else ""
+
+
+def format_passages(passages: Sequence[Passage]) -> str:
+    """Each passage fenced as data, labelled with its number, note title, date and section.
+
+    The note text is untrusted: it cannot close the fence (a '</passage>' inside it is
+    defused), and the rules tell the model that the fence holds data, not instructions.
+    """
+    blocks = []
+    for p in passages:
+        attrs = f'n="{p.n}" note="{_attr(p.title)}" date="{p.note_date or "unknown"}"'
+        if p.heading:
+            attrs += f' section="{_attr(p.heading)}"'
+        blocks.append(f"<passage {attrs}>\n{defuse(p.text)}\n</passage>")
+    return "\n\n".join(blocks)
+
+
+def defuse(text: str) -> str:
+    """Make passage text unable to open or close a passage fence."""
+    return _FENCE_TAG.sub(lambda m: f"‹{m.group(1)}{m.group(2)}", text)
+
+
+def _attr(value: str) -> str:
+    return " ".join(value.replace('"', "'").replace("<", "‹").replace(">", "›").split())
+
+
+def today_line(today: date) -> str:
+    """'Sunday 29 November 2026 (2026-11-29)': the weekday lets "this Thursday" work."""
+    weekday = calendar.day_name[today.weekday()]
+    month = calendar.month_name[today.month]
+    return f"{weekday} {today.day} {month} {today.year} ({today.isoformat()})"

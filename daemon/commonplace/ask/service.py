@@ -1,0 +1,217 @@
+"""The daemon's Ask-notes job: answer new `?? ` questions in the Ask folder, once each.
+
+A note is handled only after it has been quiet for `quiet_s` (the user may still be typing).
+The answer is computed first (slow), then inserted with read -> insert -> atomic_write(expect=
+hash read); if the user typed in between, the write is refused and redone on the new text, so
+nothing they wrote is lost or reordered. The answer's id marker in the note is what says
+"answered"; the record in the data folder counts inserts, so an answer that a stale editor
+buffer keeps reverting is re-inserted at most `max_inserts` times.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Iterable
+from typing import Any
+
+from commonplace.ask.answer import AskError, answer_question
+from commonplace.ask.asknote import Question, insert_answer, pending_questions
+from commonplace.ask.models import Answer
+from commonplace.ask.passages import SearchIndex
+from commonplace.ask.record import AnswerRecord
+from commonplace.changes import Change
+from commonplace.config import Settings
+from commonplace.llm import LLM, LLMError
+from commonplace.vault import (
+    FileChanged,
+    NoteSkipped,
+    atomic_write,
+    in_folder,
+    is_ignored,
+    iter_note_paths,
+    read_note,
+)
+
+log = logging.getLogger(__name__)
+
+WRITE_TRIES = 5  # read-insert-write rounds before waiting for the note to be quiet again
+
+
+class AskService:
+    """Owns the Ask folder's questions for one vault; driven by the daemon's change batches."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        llm: LLM,
+        index: SearchIndex,
+        *,
+        quiet_s: float | None = None,
+        retry_s: float | None = None,
+    ) -> None:
+        self.settings = settings
+        self.llm = llm
+        self.index = index
+        self.folder = settings.folder("ask")
+        self.quiet_s = settings.ask.quiet_s if quiet_s is None else quiet_s
+        self.retry_s = settings.ask.retry_s if retry_s is None else retry_s
+        self.record = AnswerRecord(settings.data_path / "ask" / "answers.json")
+        self._due: dict[str, float] = {}
+        self._workers: dict[str, asyncio.Task[None]] = {}
+        self._model = asyncio.Lock()  # one question at a time: the model is one GPU
+        self._last_error = ""
+        self._closed = False
+
+    # -- the daemon's interface -----------------------------------------------------------------
+
+    async def startup(self) -> None:
+        """Look at every Ask note once: questions asked while the daemon was off get answered."""
+        root = self.settings.vault / self.folder
+        if not root.is_dir():
+            return
+        for path in iter_note_paths(self.settings.vault):
+            if in_folder(path, self.folder):
+                self._schedule(path, self.quiet_s)
+
+    async def on_changes(self, changes: Iterable[Change]) -> None:
+        """Called with every batch of vault changes; only notes in the Ask folder matter."""
+        for change in changes:
+            if not in_folder(change.path, self.folder) or is_ignored(change.path):
+                continue
+            if change.kind == "deleted":
+                self._due.pop(change.path, None)
+            else:
+                self._schedule(change.path, self.quiet_s)
+
+    def status(self) -> dict[str, Any]:
+        return {
+            "folder": self.folder,
+            "waiting": sorted(self._due),
+            "answers_inserted": self.record.total_inserts(),
+            "gave_up": self.record.gave_up(),
+            "last_error": self._last_error,
+        }
+
+    async def idle(self) -> None:
+        """Wait until no note is waiting or being answered (tests, and a clean shutdown)."""
+        while self._workers:
+            await asyncio.gather(*self._workers.values(), return_exceptions=True)
+
+    async def close(self) -> None:
+        self._closed = True
+        tasks = list(self._workers.values())
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        self._due.clear()
+
+    # -- scheduling: one worker per note, started when a note changes ---------------------------
+
+    def _schedule(self, path: str, delay: float) -> None:
+        if self._closed:
+            return
+        loop = asyncio.get_running_loop()
+        self._due[path] = max(self._due.get(path, 0.0), loop.time() + delay)
+        if path not in self._workers:
+            self._workers[path] = asyncio.create_task(self._worker(path), name=f"ask:{path}")
+
+    async def _worker(self, path: str) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            while path in self._due:
+                wait = self._due[path] - loop.time()
+                if wait > 0:
+                    await asyncio.sleep(wait)
+                    continue
+                del self._due[path]
+                try:
+                    await self._handle(path)
+                except Exception:  # the watcher must outlive any one note
+                    log.exception("Ask: could not handle %s", path)
+        finally:
+            self._workers.pop(path, None)
+
+    # -- one note -------------------------------------------------------------------------------
+
+    async def _handle(self, path: str) -> None:
+        text = self._read(path)
+        if text is None:
+            return
+        for question in pending_questions(text[0]):
+            if not self._may_insert(path, question):
+                continue
+            async with self._model:
+                try:
+                    answer = await answer_question(
+                        question.text, index=self.index, llm=self.llm, settings=self.settings
+                    )
+                except AskError as exc:
+                    log.warning("Ask: %s: %s", path, exc)
+                    continue
+                except LLMError as exc:
+                    self._last_error = str(exc)
+                    log.warning("Ask: %s: not answered yet: %s", path, exc)
+                    self._schedule(path, self.retry_s)
+                    return
+            self._last_error = ""
+            await self._insert(path, question, answer)
+
+    def _may_insert(self, path: str, q: Question) -> bool:
+        tries = self.record.inserts(path, q.qid)
+        if tries >= self.settings.ask.max_inserts:
+            if self.record.give_up(path, q.qid):
+                log.warning(
+                    "Ask: %s: the answer to %r was removed %d times (an editor with an old copy "
+                    "of the note?); not inserting it again. Reword the question to ask again.",
+                    path,
+                    q.text,
+                    tries,
+                )
+            return False
+        if tries:
+            log.info("Ask: %s: the answer to %r is gone; inserting it again", path, q.text)
+        return True
+
+    async def _insert(self, path: str, question: Question, answer: Answer) -> bool:
+        full = self.settings.vault / path
+        for attempt in range(WRITE_TRIES):
+            current = self._read(path)
+            if current is None:
+                return False
+            text, expect = current
+            new_text = insert_answer(text, question.qid, answer, self.settings.flavor)
+            if new_text is None:
+                return False  # the question was edited, deleted or answered meanwhile
+            try:
+                atomic_write(full, new_text, expect=expect)
+            except FileChanged:
+                await asyncio.sleep(0.05 * (attempt + 1))
+                continue
+            self.record.inserted(path, question.qid)
+            log.info("Ask: answered %r in %s", question.text, path)
+            self._tell_index(path)
+            return True
+        log.warning("Ask: %s kept changing while the answer was written; will retry", path)
+        self._schedule(path, self.quiet_s)
+        return False
+
+    def _read(self, path: str) -> tuple[str, str] | None:
+        try:
+            note = read_note(
+                self.settings.vault,
+                path,
+                self.settings.flavor,
+                max_bytes=self.settings.index.max_note_kb * 1024,
+            )
+        except NoteSkipped as exc:
+            log.info("Ask: %s", exc)
+            return None
+        return note.text, note.content_hash
+
+    def _tell_index(self, path: str) -> None:
+        mark = getattr(self.index, "mark_dirty", None)
+        if callable(mark):
+            with contextlib.suppress(Exception):
+                mark([path])

@@ -1,0 +1,112 @@
+"""`commonplace index` and `commonplace search`: the search index from the command line."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import click
+
+from commonplace.cli.common import run_async, settings_from
+from commonplace.config import Settings
+from commonplace.index import SEARCH_MODES, Index, IndexBusy, IndexUnavailable, RefreshStats
+from commonplace.llm import LLM
+
+
+def _check_vault(settings: Settings) -> None:
+    if not settings.vault.is_dir():
+        raise click.ClickException(
+            f"the vault folder {settings.vault} does not exist; "
+            "set 'vault' in commonplace.toml or COMMONPLACE_VAULT"
+        )
+
+
+@click.command("index")
+@click.option(
+    "--full", is_flag=True, help="Read every note again (unchanged chunks keep their vectors)."
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
+@click.pass_context
+def index_command(ctx: click.Context, full: bool, as_json: bool) -> None:
+    """Bring the search index up to date with the vault."""
+    settings = settings_from(ctx)
+    _check_vault(settings)
+
+    async def go() -> RefreshStats:
+        try:
+            index = Index.open(settings, LLM(settings.ollama))
+        except IndexBusy:
+            raise click.ClickException(
+                "another commonplace process (the daemon?) is updating the index; it keeps the "
+                "index up to date by itself, or stop it and run this again"
+            ) from None
+        try:
+            return await index.refresh(full=full)
+        finally:
+            index.close()
+
+    stats = run_async(go())
+    if as_json:
+        click.echo(json.dumps(stats.to_json(), indent=2))
+        return
+    click.echo(
+        f"{stats.notes} notes, {stats.chunks} chunks; {stats.embedded} chunks embedded now, "
+        f"{stats.reused} reused; {stats.indexed} notes indexed, {stats.deleted} removed, "
+        f"{stats.skipped} skipped; {stats.seconds:.2f} s"
+    )
+    for error in dict.fromkeys(stats.errors):
+        click.echo(f"warning: {error}", err=True)
+    if stats.vectors_pending:
+        click.echo(
+            f"warning: {stats.vectors_pending} note(s) wait for embeddings; keyword search "
+            "finds them already, run this again when Ollama is up",
+            err=True,
+        )
+
+
+@click.command("search")
+@click.argument("query", nargs=-1, required=True)
+@click.option("--limit", "-n", type=click.IntRange(1, 1000), default=10, show_default=True)
+@click.option("--mode", "-m", type=click.Choice(SEARCH_MODES), default="hybrid", show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print results as a JSON list.")
+@click.pass_context
+def search_command(
+    ctx: click.Context, query: tuple[str, ...], limit: int, mode: str, as_json: bool
+) -> None:
+    """Search the vault by meaning and keywords; "quoted phrases" match exactly."""
+    settings = settings_from(ctx)
+    _check_vault(settings)
+    text = " ".join(query)
+
+    async def go() -> tuple[list[dict[str, Any]], str, str | None]:
+        llm = LLM(settings.ollama)
+        try:
+            index = Index.open(settings, llm)
+            fresh = True
+        except IndexBusy:  # the daemon writes the index and keeps it fresh
+            index = Index.open(settings, llm, read_only=True)
+            fresh = False
+        try:
+            if fresh:
+                await index.refresh()
+            resp = await index.search(text, limit=limit, mode=mode)
+            return [r.to_json() for r in resp.results], resp.mode, resp.notice
+        finally:
+            index.close()
+
+    try:
+        results, used, notice = run_async(go())
+    except IndexUnavailable as exc:
+        raise click.ClickException(str(exc)) from None
+    if notice:
+        click.echo(f"note: {notice}", err=True)
+    if as_json:
+        click.echo(json.dumps(results, indent=2, ensure_ascii=False))
+        return
+    if not results:
+        click.echo("No matches.")
+        return
+    for n, r in enumerate(results, start=1):
+        where = r["path"] + (f" > {r['heading']}" if r["heading"] else "")
+        snippet = " ".join(r["text"].split())[:200]
+        click.echo(f"{n}. {where}  ({r['score']:.3f}, {used})\n   {snippet}")

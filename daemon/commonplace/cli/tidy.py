@@ -1,0 +1,181 @@
+"""`commonplace tidy`: file the captures in the inbox, showing what the model proposed and what
+the program kept, dropped (with the reason) and where each note went."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+
+import click
+
+from commonplace.capture import capture_order_key
+from commonplace.changes import Change
+from commonplace.cli.common import run_async, settings_from
+from commonplace.config import Settings
+from commonplace.index import Index, IndexBusy, IndexUnavailable
+from commonplace.llm import LLM, BadAnswer
+from commonplace.tidy.models import Outcome
+from commonplace.tidy.pipeline import CaptureEdited, FiledNoteBroken, TidyContext, tidy_capture
+from commonplace.tidy.service import TidyService
+from commonplace.tidy.state import TidyState
+from commonplace.vault import in_folder, iter_note_paths
+from commonplace.vault.layout import relative
+
+log = logging.getLogger(__name__)
+POLL_S = 2.0
+
+
+@click.command()
+@click.option("--once", is_flag=True, help="Tidy what is in the inbox now, then exit.")
+@click.option("--dry-run", is_flag=True, help="Show what would be filed; write nothing.")
+@click.argument("path", required=False, type=click.Path(path_type=Path))
+@click.pass_context
+def tidy(ctx: click.Context, once: bool, dry_run: bool, path: Path | None) -> None:
+    """File captures from the inbox (or just PATH) as notes in the filed folder.
+
+    Without --once, --dry-run or PATH it keeps watching the inbox until Ctrl-C.
+    """
+    settings = settings_from(ctx)
+    if not settings.vault.is_dir():
+        raise click.ClickException(
+            f"the vault folder {settings.vault} does not exist; set 'vault' in commonplace.toml"
+        )
+    targets = [_capture_path(settings, path)] if path else None
+    if targets is None and not once and not dry_run:
+        run_async(_watch(settings))
+        return
+    failed = run_async(_tidy_now(settings, targets, dry_run=dry_run))
+    if failed:
+        raise click.ClickException(f"{failed} capture(s) could not be tidied; see above")
+
+
+def _capture_path(settings: Settings, path: Path) -> str:
+    """PATH as given (vault-relative or not), checked to be a capture in the inbox."""
+    inbox = settings.folder("inbox")
+    candidates = [path] if path.is_absolute() else [Path.cwd() / path, settings.vault / path]
+    for full in candidates:
+        rel = relative(settings.vault, full)
+        if rel is not None and full.is_file():
+            if not in_folder(rel, inbox):
+                raise click.ClickException(f"{path} is not in the inbox folder '{inbox}/'")
+            return rel
+    raise click.ClickException(f"{path}: no such capture in {settings.vault / inbox}")
+
+
+def inbox_captures(settings: Settings) -> list[str]:
+    """Captures waiting in the inbox, oldest first."""
+    inbox = settings.folder("inbox")
+    paths = [p for p in iter_note_paths(settings.vault) if in_folder(p, inbox)]
+
+    mtimes = _mtimes(settings, paths)
+    found = [p for p in paths if p in mtimes]
+    return sorted(found, key=lambda p: capture_order_key(p, settings.tz, mtimes[p] / 1e9))
+
+
+def _mtimes(settings: Settings, paths: list[str]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for p in paths:
+        try:
+            out[p] = (settings.vault / p).stat().st_mtime_ns
+        except OSError:
+            continue
+    return out
+
+
+async def open_index(settings: Settings, llm: LLM) -> Index | None:
+    """The search index brought up to date, or None (then there are no candidate links)."""
+    try:
+        index = Index.open(settings, llm)
+    except IndexBusy:
+        # The daemon keeps the index up to date; read it as it is.
+        return Index.open(settings, llm, read_only=True)
+    except IndexUnavailable as exc:
+        click.echo(f"(search index unavailable, no links will be proposed: {exc})", err=True)
+        return None
+    await index.refresh()
+    return index
+
+
+async def _tidy_now(settings: Settings, targets: list[str] | None, *, dry_run: bool) -> int:
+    llm = LLM(settings.ollama)
+    index = await open_index(settings, llm)
+    try:
+        context = TidyContext(settings, llm, index)
+        state = TidyState(settings.data_path)
+        paths = targets if targets is not None else inbox_captures(settings)
+        if not paths:
+            click.echo(f"Nothing to tidy in {settings.folder('inbox')}/.")
+        failed = 0
+        for rel in paths:
+            if targets is not None and not dry_run:
+                state.clear(rel)  # an explicit PATH is tried again even if it was marked
+            try:
+                outcome = await tidy_capture(context, rel, dry_run=dry_run)
+            except (BadAnswer, CaptureEdited, FiledNoteBroken, UnicodeDecodeError) as exc:
+                click.echo(f"{rel}: not tidied: {exc}")
+                failed += 1
+                continue
+            click.echo(describe(outcome))
+        return failed
+    finally:
+        if index is not None:
+            index.close()
+
+
+def describe(outcome: Outcome) -> str:
+    """The report for one capture: proposal, kept, dropped with reasons, where it went."""
+    lines = [f"== {outcome.capture}"]
+    if outcome.candidates:
+        lines.append("candidates: " + ", ".join(c.title for c in outcome.candidates))
+    if outcome.proposal is not None:
+        lines.append("proposed:   " + outcome.proposal.model_dump_json())
+    d = outcome.decision
+    if d is not None:
+        lines.append(f"kept:       title {d.title!r}")
+        lines.append("            tags " + (", ".join(d.tags) or "(none)"))
+        lines.append("            links " + (", ".join(f"[[{t}]]" for t in d.links) or "(none)"))
+        for todo in d.todos:
+            due = f" (due {todo.due.isoformat()})" if todo.due else ""
+            lines.append(f"            to-do {todo.text}{due}")
+        for dropped in d.dropped:
+            lines.append(f"dropped:    {dropped}")
+    where = {
+        "filed": f"filed as {outcome.filed}",
+        "finished": f"was already filed as {outcome.filed}; removed from the inbox",
+        "dry-run": (
+            f"dry run: already filed as {outcome.filed}"
+            if outcome.filed
+            else "dry run: nothing written"
+        ),
+        "empty": "empty capture: left in the inbox",
+        "gone": "no longer in the inbox",
+        "edited": "changed while being tidied: left in the inbox",
+    }[outcome.status]
+    lines.append(f"->          {where}")
+    return "\n".join(lines)
+
+
+async def _watch(settings: Settings) -> None:
+    """Watch the inbox by polling (the daemon uses the real watcher) until interrupted."""
+    if logging.getLogger().level > logging.INFO:
+        logging.getLogger("commonplace").setLevel(logging.INFO)
+    llm = LLM(settings.ollama)
+    index = await open_index(settings, llm)
+    service = TidyService(settings, llm, index)
+    await service.startup()
+    click.echo(f"Watching {settings.vault / settings.folder('inbox')} (Ctrl-C to stop)")
+    known = _mtimes(settings, inbox_captures(settings))
+    try:
+        while True:
+            await asyncio.sleep(POLL_S)
+            now = _mtimes(settings, inbox_captures(settings))
+            changes = [Change(p, "modified") for p, m in now.items() if known.get(p) != m]
+            changes += [Change(p, "deleted") for p in known.keys() - now.keys()]
+            known = now
+            if changes:
+                await service.on_changes(changes)
+    finally:
+        await service.close()
+        if index is not None:
+            index.close()

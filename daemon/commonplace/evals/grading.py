@@ -1,0 +1,469 @@
+"""The program's grades: plain rules applied to outputs, pure functions of values.
+
+These rules are deliberately independent of the code they grade (tidy's own word matching is
+not reused here), and they are a first guess, never the truth: "the answer contains '26
+November'" is not "the answer is right", and two to-dos that share words may not mean the
+same. The grading sheet puts a person's grade next to every one of these.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+# -- retrieval (search) ---------------------------------------------------------------------
+
+KS = (5, 10)
+MRR_AT = 10
+
+
+def distinct_notes(paths: Iterable[str]) -> list[str]:
+    """Chunk results -> notes, in the rank of each note's best chunk."""
+    return list(dict.fromkeys(paths))
+
+
+def grade_ranking(ranked: Sequence[str], answers: Sequence[str]) -> dict[str, Any]:
+    """Where each answer note ranks (1-based, None if absent) and the per-question figures."""
+    position = {path: i + 1 for i, path in enumerate(ranked)}
+    ranks = {a: position.get(a) for a in answers}
+    found = [r for r in ranks.values() if r is not None]
+    first = min(found, default=None)
+    grade: dict[str, Any] = {
+        "ranks": ranks,
+        "rr": 1.0 / first if first is not None and first <= MRR_AT else 0.0,
+    }
+    for k in KS:
+        hits = sum(1 for r in found if r <= k)
+        grade[f"recall@{k}"] = hits / len(answers) if answers else 0.0
+    top = max(KS)
+    grade["found"] = sum(1 for r in found if r <= top)
+    grade["all_found"] = bool(answers) and grade["found"] == len(answers)
+    return grade
+
+
+def retrieval_figures(grades: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Mean figures over questions: notes found (top 10), questions with all found, MRR, recall."""
+    n = len(grades)
+    expected = sum(len(g["ranks"]) for g in grades)
+    out: dict[str, Any] = {
+        "questions": n,
+        "notes_expected": expected,
+        "notes_found": sum(int(g["found"]) for g in grades),
+        "all_found": sum(1 for g in grades if g["all_found"]),
+        f"mrr@{MRR_AT}": _mean(g["rr"] for g in grades),
+    }
+    for k in KS:
+        out[f"recall@{k}"] = _mean(g[f"recall@{k}"] for g in grades)
+    return out
+
+
+# -- facts in answers (ask) -----------------------------------------------------------------
+
+_MONTHS = {
+    "january": 1, "jan": 1, "february": 2, "feb": 2, "march": 3, "mar": 3, "april": 4, "apr": 4,
+    "may": 5, "june": 6, "jun": 6, "july": 7, "jul": 7, "august": 8, "aug": 8, "september": 9,
+    "sept": 9, "sep": 9, "october": 10, "oct": 10, "november": 11, "nov": 11, "december": 12,
+    "dec": 12,
+}  # fmt: skip
+_MONTH = "(" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\b\.?"
+_ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+_DAY_MONTH = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?(?:\s+of)?\s+" + _MONTH + r"(?:,?\s+(\d{4}))?")
+_MONTH_DAY = re.compile(r"\b" + _MONTH + r"\s+(\d{1,2})(?:st|nd|rd|th)?(?!\d)(?:,?\s+(\d{4}))?")
+_SLASH_DATE = re.compile(r"(?<![\d/])(\d{1,2})/(\d{1,2})(?:/(\d{4}))?(?![\d/])")
+_AMPM = re.compile(r"\b(\d{1,2})(?:[:.](\d{2}))?\s*([ap])\.?m\b\.?")
+_CLOCK = re.compile(r"(?<![\d:.])(\d{1,2}):(\d{2})(?![\d:])")
+_ORDINAL = re.compile(r"(?<=\d)(?:st|nd|rd|th)\b")
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
+_UNIT_GAP = re.compile(r"(?<=\d)(?=[a-z£$€])")
+_MARKUP = re.compile(r"[*_`]+")
+
+
+def _date_token(month: int, day: int, year: str | None) -> str:
+    if not (1 <= month <= 12 and 1 <= day <= 31):
+        return ""
+    return f"date:{month:02d}-{day:02d}" + (f" {year}" if year else "")
+
+
+def _fold(text: str) -> str:
+    """Lower case, accents and typographic quotes and dashes plain, markup stars gone."""
+    text = unicodedata.normalize("NFKD", text)
+    text = "".join(c for c in text if not unicodedata.combining(c))
+    text = text.replace("’", "'").replace("‘", "'").replace("“", '"').replace("”", '"')
+    text = text.replace("–", "-").replace("—", "-").replace("\u00a0", " ")
+    return _MARKUP.sub("", text.lower())
+
+
+def normalise(text: str) -> str:
+    """One spelling for dates, times and numbers, as fixture_guide.md asks:
+    '26 NOV' = '26 November' = 'November 26th' -> 'date:11-26'; 2026-11-26 -> 'date:11-26 2026';
+    '9am' = '09:00' = '9:00 a.m.' -> 'time:09:00'; '80g' = '80 g'; '2,000' = '2000'."""
+    text = _fold(text)
+    text = _THOUSANDS.sub("", text)
+
+    def iso(m: re.Match[str]) -> str:
+        return _date_token(int(m[2]), int(m[3]), m[1]) or m[0]
+
+    def day_month(m: re.Match[str]) -> str:
+        return _date_token(_MONTHS[m[2]], int(m[1]), m[3]) or m[0]
+
+    def month_day(m: re.Match[str]) -> str:
+        return _date_token(_MONTHS[m[1]], int(m[2]), m[3]) or m[0]
+
+    def slash(m: re.Match[str]) -> str:  # the fixture's owner writes dates the British way
+        return _date_token(int(m[2]), int(m[1]), m[3]) or m[0]
+
+    def ampm(m: re.Match[str]) -> str:
+        hour, minute = int(m[1]), int(m[2] or 0)
+        if not 1 <= hour <= 12 or minute > 59:
+            return m[0]
+        hour = hour % 12 + (12 if m[3] == "p" else 0)
+        return f"time:{hour:02d}:{minute:02d}"
+
+    def clock(m: re.Match[str]) -> str:
+        hour, minute = int(m[1]), int(m[2])
+        return f"time:{hour:02d}:{minute:02d}" if hour < 24 and minute < 60 else m[0]
+
+    for pattern, repl in (
+        (_ISO_DATE, iso),
+        (_DAY_MONTH, day_month),
+        (_MONTH_DAY, month_day),
+        (_SLASH_DATE, slash),
+        (_AMPM, ampm),
+        (_CLOCK, clock),
+    ):
+        text = pattern.sub(repl, text)
+    text = _ORDINAL.sub("", text)
+    text = _UNIT_GAP.sub(" ", text)
+    return " ".join(text.split())
+
+
+def fact_present(fact: str, answer: str) -> bool:
+    """Is the fact in the answer, after both are normalised? A word may go on ('Wednesday'
+    is in 'Wednesdays'); a number may not ('40' is not in '400')."""
+    want = normalise(fact)
+    if not want:
+        return False
+    end = r"(?!\d|\.\d)" if want[-1].isdigit() else ""
+    pattern = r"(?<![a-z0-9])(?<!\d\.)" + re.escape(want) + end
+    return re.search(pattern, normalise(answer)) is not None
+
+
+def grade_answer(
+    item: Mapping[str, Any], answer: str, refused: bool, cited_paths: Sequence[str]
+) -> dict[str, Any]:
+    """Facts found, expected notes cited, refusal right; 'right' needs the facts or the refusal.
+
+    Citing is reported but not required for 'right': an answer can be correct from a
+    passage the dataset did not list, which only a person can judge.
+    """
+    facts = list(item.get("facts") or [])
+    expected = list(item.get("expected_notes") or [])
+    answerable = bool(item.get("answerable", True))
+    found = [f for f in facts if fact_present(f, answer)] if not refused else []
+    cited = sorted(set(expected) & set(cited_paths))
+    refusal_right = refused != answerable
+    right = refused if not answerable else (not refused and len(found) == len(facts))
+    return {
+        "answerable": answerable,
+        "refused": refused,
+        "refusal_right": refusal_right,
+        "facts_found": found,
+        "facts_missing": [f for f in facts if f not in found],
+        "expected_cited": cited,
+        "expected_not_cited": [p for p in expected if p not in cited],
+        "all_expected_cited": bool(expected) and len(cited) == len(expected),
+        "right": right,
+    }
+
+
+def ask_verdict(grade: Mapping[str, Any]) -> str:
+    word = "right" if grade["right"] else "wrong"
+    if not grade["answerable"]:
+        return f"{word} (no answer in the notes; {'refused' if grade['refused'] else 'answered'})"
+    if grade["refused"]:
+        return f"{word} (refused, but the notes hold the answer)"
+    facts = len(grade["facts_found"]) + len(grade["facts_missing"])
+    notes = len(grade["expected_cited"]) + len(grade["expected_not_cited"])
+    return (
+        f"{word} (facts {len(grade['facts_found'])}/{facts}, "
+        f"expected notes cited {len(grade['expected_cited'])}/{notes})"
+    )
+
+
+def ask_figures(grades: Sequence[Mapping[str, Any]], errors: int) -> dict[str, Any]:
+    answerable = [g for g in grades if g["answerable"]]
+    unanswerable = [g for g in grades if not g["answerable"]]
+    return {
+        "questions": len(grades) + errors,
+        "right": sum(1 for g in grades if g["right"]),
+        "facts_all_found": sum(
+            1 for g in answerable if not g["refused"] and not g["facts_missing"]
+        ),
+        "answerable": len(answerable),
+        "expected_all_cited": sum(1 for g in answerable if g["all_expected_cited"]),
+        "false_refusals": sum(1 for g in answerable if g["refused"]),
+        "unanswerable": len(unanswerable),
+        "refused_right": sum(1 for g in unanswerable if g["refused"]),
+        "errors": errors,
+    }
+
+
+# -- filings (tidy) -------------------------------------------------------------------------
+
+_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
+_STOP_TEXT = """a an and the to of for from in on at by with about my me i it its is be this that
+    all some any up out off do get into them her his their our your so as or"""
+_STOP = frozenset(_STOP_TEXT.split())
+TODO_MATCH = 0.5  # share of the shorter to-do's words the two must share
+
+
+def _stem(word: str) -> str:
+    for suffix in ("ing", "es", "ed", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
+def todo_words(text: str) -> set[str]:
+    return {_stem(w) for w in _WORD.findall(_fold(text)) if w not in _STOP}
+
+
+def todo_similarity(a: str, b: str) -> float:
+    """Shared content words over the shorter to-do's words (0..1)."""
+    wa, wb = todo_words(a), todo_words(b)
+    if not wa or not wb:
+        return 0.0
+    return len(wa & wb) / min(len(wa), len(wb))
+
+
+def match_todos(
+    expected: Sequence[Mapping[str, Any]], got: Sequence[Mapping[str, Any]]
+) -> list[tuple[int, int]]:
+    """Pairs (expected index, got index), best similarity first, each used once."""
+    scored = sorted(
+        (
+            (todo_similarity(str(e.get("text", "")), str(g.get("text", ""))), i, j)
+            for i, e in enumerate(expected)
+            for j, g in enumerate(got)
+        ),
+        reverse=True,
+    )
+    used_e: set[int] = set()
+    used_g: set[int] = set()
+    pairs: list[tuple[int, int]] = []
+    for score, i, j in scored:
+        if score < TODO_MATCH or i in used_e or j in used_g:
+            continue
+        used_e.add(i)
+        used_g.add(j)
+        pairs.append((i, j))
+    return sorted(pairs)
+
+
+def acceptable_links(row: Mapping[str, Any], known_titles: Iterable[str]) -> set[str]:
+    """The required links plus every vault title the row's `notes` names (fixture_guide.md:
+    'notes names any further titles that are acceptable but not required')."""
+    notes = _fold(str(row.get("notes") or ""))
+    extra = {t for t in known_titles if _fold(t) in notes}
+    return {_fold(t) for t in row.get("links") or []} | {_fold(t) for t in extra}
+
+
+def grade_filing(
+    row: Mapping[str, Any],
+    *,
+    links: Sequence[str],
+    tags: Sequence[str],
+    todos: Sequence[Mapping[str, Any]],
+    proposed_tags: Sequence[str] = (),
+    proposed_todos: Sequence[Mapping[str, Any]] = (),
+    known_titles: Iterable[str] = (),
+    words_kept: bool = True,
+) -> dict[str, Any]:
+    """Grade what was kept (the filing), and note what the model proposed that was dropped."""
+    required = [str(t) for t in row.get("links") or []]
+    got = {_fold(t) for t in links}
+    ok = acceptable_links(row, known_titles)
+    expected_todos = list(row.get("todos") or [])
+    pairs = match_todos(expected_todos, todos)
+    due_right = [
+        i
+        for i, j in pairs
+        if (expected_todos[i].get("due") or None) == (todos[j].get("due") or None)
+    ]
+    matched = {j for _, j in pairs}
+    forbidden = {_fold(t) for t in row.get("forbidden_tags") or []}
+    grade: dict[str, Any] = {
+        "links_required": len(required),
+        "links_found": [t for t in required if _fold(t) in got],
+        "links_missing": [t for t in required if _fold(t) not in got],
+        "links_extra": [t for t in links if _fold(t) not in ok],
+        "todos_expected": len(expected_todos),
+        "todos_found": [str(expected_todos[i].get("text")) for i, _ in pairs],
+        "todos_due_right": len(due_right),
+        "todos_missing": [
+            str(e.get("text"))
+            for i, e in enumerate(expected_todos)
+            if i not in {p for p, _ in pairs}
+        ],
+        "todos_spurious": [str(t.get("text")) for j, t in enumerate(todos) if j not in matched],
+        "todos_spurious_proposed": len(proposed_todos)
+        - len(match_todos(expected_todos, proposed_todos)),
+        "forbidden_tags_kept": sorted({t for t in tags if _fold(t) in forbidden}),
+        "forbidden_tags_proposed": sorted(
+            {t for t in proposed_tags if _fold(t).lstrip("#").strip() in forbidden}
+        ),
+        "words_kept": words_kept,
+    }
+    grade["right"] = (
+        not grade["links_missing"]
+        and not grade["links_extra"]
+        and len(due_right) == len(expected_todos) == len(pairs)
+        and not grade["todos_spurious"]
+        and not grade["forbidden_tags_kept"]
+        and words_kept
+    )
+    return grade
+
+
+def tidy_verdict(grade: Mapping[str, Any]) -> str:
+    parts = [
+        f"links {len(grade['links_found'])}/{grade['links_required']}",
+        f"extra {len(grade['links_extra'])}",
+        f"to-dos {len(grade['todos_found'])}/{grade['todos_expected']}",
+        f"due right {grade['todos_due_right']}",
+        f"spurious {len(grade['todos_spurious'])}",
+    ]
+    if grade["forbidden_tags_kept"]:
+        parts.append("forbidden tag " + ", ".join(grade["forbidden_tags_kept"]))
+    if not grade["words_kept"]:
+        parts.append("WORDS CHANGED")
+    return ("right" if grade["right"] else "wrong") + " (" + ", ".join(parts) + ")"
+
+
+def tidy_figures(grades: Sequence[Mapping[str, Any]], errors: int) -> dict[str, Any]:
+    return {
+        "captures": len(grades) + errors,
+        "right": sum(1 for g in grades if g["right"]),
+        "links_required": sum(g["links_required"] for g in grades),
+        "links_found": sum(len(g["links_found"]) for g in grades),
+        "links_extra": sum(len(g["links_extra"]) for g in grades),
+        "todos_expected": sum(g["todos_expected"] for g in grades),
+        "todos_found": sum(len(g["todos_found"]) for g in grades),
+        "todos_due_right": sum(g["todos_due_right"] for g in grades),
+        "todos_spurious": sum(len(g["todos_spurious"]) for g in grades),
+        "todos_spurious_proposed": sum(g["todos_spurious_proposed"] for g in grades),
+        "forbidden_tags_kept": sum(len(g["forbidden_tags_kept"]) for g in grades),
+        "forbidden_tags_proposed": sum(len(g["forbidden_tags_proposed"]) for g in grades),
+        "words_changed": sum(1 for g in grades if not g["words_kept"]),
+        "errors": errors,
+    }
+
+
+# -- digest sentences -----------------------------------------------------------------------
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])")
+_NUMBER = re.compile(r"\d+(?:[.:]\d+)?")
+_NAME = re.compile(r"\b[A-Z][\w'’-]*")
+_COMMON_TEXT = """i you your this that these those the a an it its on in at by for with and but
+    so also monday tuesday wednesday thursday friday saturday sunday mon tue wed thu fri sat sun
+    week weekend today tomorrow yesterday next last"""
+_COMMON = frozenset(_COMMON_TEXT.split())
+
+
+def split_sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE.split(text.strip()) if s.strip()]
+
+
+def unsupported_specifics(sentence: str, data_text: str, counts: Iterable[int] = ()) -> list[str]:
+    """Numbers and names in a sentence that the data the model was given does not contain.
+
+    A crude screen for invented details: a sentence with none can still be wrong, and a
+    named thing can be fine (a paraphrase), which is why a person marks every sentence.
+    """
+    data = _fold(data_text)
+    known_numbers = {str(n) for n in counts} | set(_NUMBER.findall(data))
+    odd = [n for n in _NUMBER.findall(sentence) if n not in known_numbers]
+    words = sentence.split()
+    for name in _NAME.findall(" ".join(words[1:])):  # the first word is capitalised anyway
+        folded = _fold(name).strip("'-")
+        if folded and folded not in _COMMON and not re.search(rf"\b{re.escape(folded)}", data):
+            odd.append(name)
+    return list(dict.fromkeys(odd))
+
+
+LEAK_WORDS = 8  # longer than any title made from a capture's first words
+
+
+def words_leaked(
+    source: str, prompt: str, allowed: Iterable[str] = (), n: int = LEAK_WORDS
+) -> bool:
+    """Does the prompt hold a run of `n` words of the source (a capture's words), once the
+    `allowed` texts (titles, link titles, kept to-dos: the digest's inputs) are taken out?"""
+
+    def words(text: str) -> str:
+        return " " + " ".join(_WORD.findall(_fold(text))) + " "
+
+    rest = words(prompt)
+    for text in sorted(allowed, key=len, reverse=True):
+        if text.strip():
+            rest = rest.replace(words(text), " | ")
+    src = _WORD.findall(_fold(source))
+    return any(f" {' '.join(src[i : i + n])} " in rest for i in range(len(src) - n + 1))
+
+
+def digest_verdict(odd: Sequence[str]) -> str:
+    if not odd:
+        return "supported (every number and name is in the data)"
+    return "unsupported (not in the data: " + ", ".join(odd) + ")"
+
+
+# -- people's grades ------------------------------------------------------------------------
+
+GRADE_WORDS: dict[str, float] = {
+    "1": 1.0, "0": 0.0, "0.5": 0.5, ".5": 0.5, "y": 1.0, "n": 0.0, "yes": 1.0, "no": 0.0,
+    "right": 1.0, "wrong": 0.0, "ok": 1.0, "partly": 0.5, "partial": 0.5, "half": 0.5,
+    "s": 1.0, "u": 0.0, "supported": 1.0, "unsupported": 0.0, "✓": 1.0, "✗": 0.0, "x": 0.0,
+    "pass": 1.0, "fail": 0.0,
+}  # fmt: skip
+
+
+def parse_grade(value: str) -> float | None:
+    """A grade cell -> 0..1; None when empty. ValueError names what is allowed."""
+    word = value.strip().lower()
+    if not word:
+        return None
+    first = re.split(r"[\s(,;]+", word, maxsplit=1)[0]
+    for key in (word, first):
+        if key in GRADE_WORDS:
+            return GRADE_WORDS[key]
+    raise ValueError(
+        f"{value.strip()!r} is not a grade; use 1 / 0 / 0.5, right / wrong / partly, "
+        "or supported / unsupported"
+    )
+
+
+# -- across runs ----------------------------------------------------------------------------
+
+
+def _mean(values: Iterable[float]) -> float:
+    items = list(values)
+    return sum(items) / len(items) if items else 0.0
+
+
+def mean_figures(runs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The mean of every number over runs (nested tables too); other values from run 1."""
+    if not runs:
+        return {}
+    out: dict[str, Any] = {}
+    for key, first in runs[0].items():
+        values = [r.get(key) for r in runs]
+        if isinstance(first, bool) or not all(isinstance(v, int | float) for v in values):
+            if isinstance(first, Mapping) and all(isinstance(v, Mapping) for v in values):
+                out[key] = mean_figures([v for v in values if isinstance(v, Mapping)])
+            else:
+                out[key] = first
+            continue
+        out[key] = round(_mean(float(v) for v in values if isinstance(v, int | float)), 4)
+    return out

@@ -1,0 +1,111 @@
+"""Ask: each question answered from the sample vault and the week's captures.
+
+One fresh conversation per question (answer_question builds it from nothing). A question with
+`asked_on` is asked on that day; the others on Monday 26 October 2026, the day after the
+fixture's week, so a run gives the same prompt whatever day it is made.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from commonplace.ask import answer_question
+from commonplace.evals import grading
+from commonplace.evals.fixture import copy_vault, load_jsonl
+from commonplace.evals.indexing import build_index, close_index
+from commonplace.evals.sheets import SheetRow
+from commonplace.evals.suite import Item, ItemResult, Suite, SuiteEnv
+
+DEFAULT_DAY = date(2026, 10, 26)
+
+
+def load(datasets: Path) -> list[Item]:
+    return load_jsonl(datasets / "ask.jsonl", ("id", "question", "facts", "expected_notes"))
+
+
+async def prepare(env: SuiteEnv) -> None:
+    copy_vault(env.settings.vault, "keep")
+    await build_index(env)
+
+
+async def run_item(env: SuiteEnv, item: Item) -> ItemResult:
+    asked_on = item.get("asked_on")
+    today = date.fromisoformat(str(asked_on)) if asked_on else DEFAULT_DAY
+    question = str(item["question"])
+    answer = await answer_question(
+        question, index=env.state["index"], llm=env.llm, settings=env.settings, today=today
+    )
+    cited_paths = [s.path for s in answer.sources]
+    grade = grading.grade_answer(item, answer.answer, answer.refused, cited_paths)
+    record = {
+        "question": question,
+        "today": today.isoformat(),
+        "answer": answer.to_json(),
+        "cited": list(answer.cited),
+        "passages": [
+            {"n": p.n, "path": p.path, "heading": p.heading, "note_date": p.note_date}
+            for p in answer.passages
+        ],
+        "grade": grade,
+    }
+    when = f"\n(asked on {today:%A %d %B %Y})" if asked_on else ""
+    sources = "\n".join(f"[{s.n}] {s.path} › {s.heading}: {s.text}" for s in answer.sources)
+    row = SheetRow(
+        str(item["id"]),
+        {
+            "question": question + when,
+            "expected": _expected(item),
+            "answer": answer.answer
+            + ("\n— " + " ".join(answer.findings) if answer.findings else ""),
+            "sources": sources,
+        },
+        grading.ask_verdict(grade),
+    )
+    return ItemResult(str(item["id"]), record, rows=(row,))
+
+
+def _expected(item: Mapping[str, Any]) -> str:
+    if not item.get("answerable", True):
+        return "no answer in the notes: the fixed refusal"
+    facts = "; ".join(str(f) for f in item.get("facts") or [])
+    notes = ", ".join(str(n) for n in item.get("expected_notes") or [])
+    return f"facts: {facts}\nnotes: {notes}"
+
+
+def figures(results: Sequence[ItemResult]) -> dict[str, Any]:
+    grades = [r.record["grade"] for r in results if r.error is None]
+    return grading.ask_figures(grades, errors=sum(1 for r in results if r.error))
+
+
+def report(f: Mapping[str, Any]) -> list[str]:
+    return [
+        f"right (program): {f['right']:g}/{f['questions']:g}",
+        f"answerable: all facts found {f['facts_all_found']:g}/{f['answerable']:g}, "
+        f"expected notes all cited {f['expected_all_cited']:g}/{f['answerable']:g}, "
+        f"refused wrongly {f['false_refusals']:g}",
+        f"unanswerable: refused {f['refused_right']:g}/{f['unanswerable']:g}; "
+        f"model failures {f['errors']:g}",
+    ]
+
+
+SUITE = Suite(
+    name="ask",
+    about="answers: expected facts present, expected notes cited, refusal when notes are silent",
+    needs_chat=True,
+    needs_embed=True,
+    load=load,
+    prepare=prepare,
+    run_item=run_item,
+    figures=figures,
+    report=report,
+    cleanup=close_index,
+    sheet_columns=("question", "expected", "answer", "sources"),
+    how_to_grade=(
+        "Each row is one answer with the passages it cites. Grade it as the owner of the notes "
+        "would: is it right for the day it was asked, and do the cited sources back it? Write "
+        "`1` right, `0` wrong or `0.5` partly in the grade column; leave it empty to skip."
+    ),
+)

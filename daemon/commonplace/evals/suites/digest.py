@@ -1,0 +1,175 @@
+"""Digest: the fixture week's digest (2026-W43), and every sentence the model wrote in it.
+
+The week's captures are filed by code from tidy.jsonl's expected links and to-dos, with the
+titles below (written with the suite, before any measurement, as a good tidy would title
+them), so this suite measures the digest alone, not a model's tidying. Each run
+writes the digest once; its sentences go to the sheet, one row each, for a person to mark
+supported or unsupported against that run's lists (kept as digest-run-N.md). The program
+flags numbers and names that are not in the data the model was given, and checks that no
+captured words reached the prompt.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+
+from commonplace.capture import parse_capture
+from commonplace.digest.collect import collect
+from commonplace.digest.render import render_digest
+from commonplace.digest.summary import summary_data, summary_messages, write_summary
+from commonplace.digest.week import parse_week
+from commonplace.evals import grading
+from commonplace.evals.fixture import capture_files, copy_vault, load_jsonl
+from commonplace.evals.sheets import SheetRow
+from commonplace.evals.suite import EvalError, Item, ItemResult, Suite, SuiteEnv
+from commonplace.tidy import filed_note
+from commonplace.tidy.models import Decision, Todo
+from commonplace.tidy.validate import fallback_title
+from commonplace.vault import atomic_write
+
+WEEK = "2026-W43"
+TITLES = {
+    "2026-10-19 0742.md": "Chess moves to Wednesdays",
+    "2026-10-19 1315.md": "Prices shown as a weather forecast",
+    "2026-10-19 2104.md": "Less sugar in the plum crumble",
+    "2026-10-20 0805.md": "Shed roof timber and ringing Mum",
+    "2026-10-20 1248.md": "Lunch with Zoë",
+    "2026-10-20 1251.md": "Switchboard launch slips to 19 Nov",
+    "2026-10-20 1830.md": "Easy 6.2 km run",
+    "2026-10-21 0915.md": "Physio appointment moved",
+    "2026-10-21 1120.md": "Research slides for Maya",
+    "2026-10-21 2237.md": "Bristol Grower garlic newsletter",
+    "2026-10-22 0730.md": "Lost to Sam at chess",
+    "2026-10-22 1405.md": "Book the dentist",
+    "2026-10-22 1950.md": "Overheard on the bus",
+    "2026-10-23 0840.md": "Switchboard launch now 26 Nov",
+    "2026-10-23 1712.md": "Surprise fado night for Tobi",
+    "2026-10-24 0952.md": "New parkrun PB",
+    "2026-10-24 1430.md": "Shed timber delivery and Dave's visit",
+    "2026-10-25 0815.md": "Long run of 12.4 km",
+    "2026-10-25 1105.md": "Garlic planted",
+    "2026-10-25 1920.md": "Passport renewal applied for",
+}
+
+
+def load(datasets: Path) -> list[Item]:
+    filings = load_jsonl(datasets / "tidy.jsonl", ("capture", "links", "todos"))
+    return [{"id": WEEK, "week": WEEK, "filings": filings}]
+
+
+async def prepare(env: SuiteEnv) -> None:
+    copy_vault(env.settings.vault, "none")
+    env.info["filed"] = len(file_expected(env, env.datasets))
+
+
+def file_expected(env: SuiteEnv, datasets: Path) -> list[str]:
+    """Write each capture as tidying should have filed it; return the filed paths."""
+    s = env.settings
+    files = capture_files()
+    written = []
+    for row in load_jsonl(datasets / "tidy.jsonl", ("capture", "links", "todos")):
+        name = str(row["capture"])
+        if name not in files:
+            raise EvalError(f"tidy.jsonl names {name}, which is not a capture")
+        capture = parse_capture(f"{s.folder('inbox')}/{name}", files[name], s.tz)
+        todos = tuple(
+            Todo(str(t["text"]), date.fromisoformat(t["due"]) if t.get("due") else None)
+            for t in row["todos"]
+        )
+        title = TITLES.get(name) or fallback_title(capture.body)
+        decision = Decision(title=title, links=tuple(row["links"]), todos=todos)
+        rel = f"{s.folder('filed')}/{filed_note.filed_name(capture, title)}"
+        atomic_write(s.vault / rel, filed_note.render(capture, decision, s.flavor), expect=None)
+        written.append(rel)
+    return written
+
+
+async def run_item(env: SuiteEnv, item: Item) -> ItemResult:
+    s = env.settings
+    week = parse_week(str(item["week"]))
+    data = collect(s, week)
+    given = summary_data(data)
+    prompt = "\n".join(m["content"] for m in summary_messages(data))
+    allowed = [c.title for c in data.captures] + [
+        t.text for c in data.captures for t in c.kept_todos
+    ]
+    leaked = [
+        name
+        for name, raw in capture_files().items()
+        if grading.words_leaked(parse_capture(name, raw, s.tz).body, prompt, allowed)
+    ]
+    summary = await write_summary(env.llm, data)
+    written = datetime.combine(week.sunday, datetime.min.time().replace(hour=18), tzinfo=s.tz)
+    note = render_digest(data, summary, s.flavor, written)
+    (env.folder / f"digest-run-{env.run}.md").write_text(note, encoding="utf-8")
+    counts = [len(data.captures), len(given["open_todos"]), len(data.groups)]
+    counts += [len(items) for _, items in data.groups]
+    data_text = json.dumps(given, ensure_ascii=False)
+    sentences: list[dict[str, Any]] = []
+    for text in grading.split_sentences(summary.text or ""):
+        odd = grading.unsupported_specifics(text, data_text, counts)
+        sentences.append({"text": text, "not_in_data": odd, "program": grading.digest_verdict(odd)})
+    record = {
+        "week": week.label,
+        "data": given,
+        "summary": summary.text,
+        "problem": summary.problem,
+        "sentences": sentences,
+        "captured_words_in_prompt": leaked,
+        "note": note,
+    }
+    rows = tuple(
+        SheetRow(f"s{n}", {"sentence": str(x["text"])}, str(x["program"]))
+        for n, x in enumerate(sentences, start=1)
+    )
+    if summary.text is None:
+        row = SheetRow("s0", {"sentence": ""}, f"unsupported (no sentences: {summary.problem})")
+        return ItemResult(week.label, record, rows=(row,), error=summary.problem)
+    line = f"{len(sentences)} sentences, {sum(1 for x in sentences if not x['not_in_data'])} "
+    return ItemResult(week.label, record, rows=rows, line=line + "with no unknown number or name")
+
+
+def figures(results: Sequence[ItemResult]) -> dict[str, Any]:
+    sentences = [x for r in results for x in r.record.get("sentences", [])]
+    return {
+        "digests": len(results),
+        "no_summary": sum(1 for r in results if r.error),
+        "sentences": len(sentences),
+        "supported_by_program": sum(1 for x in sentences if not x["not_in_data"]),
+        "captured_words_in_prompt": sum(
+            len(r.record.get("captured_words_in_prompt", [])) for r in results
+        ),
+    }
+
+
+def report(f: Mapping[str, Any]) -> list[str]:
+    return [
+        f"sentences {f['sentences']:g}; with every number and name in the data (program) "
+        f"{f['supported_by_program']:g}/{f['sentences']:g}",
+        f"digests without sentences {f['no_summary']:g}/{f['digests']:g}; captures whose "
+        f"words reached the prompt {f['captured_words_in_prompt']:g} (must be 0)",
+    ]
+
+
+SUITE = Suite(
+    name="digest",
+    about="the week's digest sentences: each one supported by the lists, or not",
+    needs_chat=True,
+    needs_embed=False,
+    load=load,
+    prepare=prepare,
+    run_item=run_item,
+    figures=figures,
+    report=report,
+    sheet_columns=("sentence",),
+    how_to_grade=(
+        "Each row is one sentence the model wrote above the digest's lists. Open "
+        "digest-run-N.md (N = the row's run) next to this sheet and mark the sentence "
+        "`supported` (or `s`) if the lists back every claim in it, `unsupported` (`u`) if any "
+        "part is invented, wrong or says an open to-do was done."
+    ),
+)

@@ -1,0 +1,25 @@
+"""Search: an incremental hybrid index (LanceDB vectors + Tantivy BM25, fused by RRF) that
+follows the vault. Everything lives in the data folder, never in the vault."""
+
+from commonplace.index.filters import SearchFilter
+from commonplace.index.hybrid import group_by_note, rrf
+from commonplace.index.indexer import Index
+from commonplace.index.keywords import IndexBusy, keyword_query
+from commonplace.index.models import SEARCH_MODES, RefreshStats, SearchResponse, SearchResult
+from commonplace.index.service import IndexService
+from commonplace.index.store import IndexUnavailable
+
+__all__ = [
+    "SEARCH_MODES",
+    "Index",
+    "IndexBusy",
+    "IndexService",
+    "IndexUnavailable",
+    "RefreshStats",
+    "SearchFilter",
+    "SearchResponse",
+    "SearchResult",
+    "group_by_note",
+    "keyword_query",
+    "rrf",
+]

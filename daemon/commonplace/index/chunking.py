@@ -1,0 +1,131 @@
+"""From a parsed note to the rows both indexes store: chunks, embedded text, fingerprints.
+
+Pure functions of their inputs. A chunk's fingerprint is SHA-256 of the embedding model's name
+and the exact text sent to the model, so a vector is reused exactly when it would come out the
+same, and changing the model makes every fingerprint new.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from commonplace.vault import Chunk, Note, split_into_chunks
+from commonplace.vault.chunks import CHARS_PER_TOKEN
+
+# Context sizes (tokens) of common Ollama embedding models as Ollama runs them. A chunk plus its
+# title/heading line must fit, or Ollama cuts the end off and that part becomes unsearchable.
+MODEL_TOKENS = {
+    "all-minilm": 256,
+    "nomic-embed-text": 2048,
+    "mxbai-embed-large": 512,
+    "snowflake-arctic-embed": 512,
+    "snowflake-arctic-embed2": 8192,
+    "bge-m3": 8192,
+    "bge-large": 512,
+    "granite-embedding": 512,
+    "paraphrase-multilingual": 128,
+    "embeddinggemma": 2048,
+    "qwen3-embedding": 8192,
+}
+PREFIX_CHARS = 160  # title + heading line kept in the embedded text, at most
+DATE_KEYS = ("captured", "date", "created")
+
+
+@dataclass(frozen=True)
+class IndexedChunk:
+    """A chunk as stored in LanceDB and Tantivy."""
+
+    path: str
+    title: str
+    heading: str
+    text: str
+    ordinal: int
+    start_line: int
+    note_date: str
+    mtime: float
+    embed_text: str  # what the embedding model sees
+    fingerprint: str
+
+    @property
+    def folders(self) -> list[str]:
+        return ancestor_folders(self.path)
+
+
+def model_token_limit(model: str) -> int | None:
+    """The known context size of an embedding model ('all-minilm:latest' -> 256), if known."""
+    base = model.rsplit("/", 1)[-1].split(":", 1)[0]
+    return MODEL_TOKENS.get(base)
+
+
+def chunk_budget(model: str, chunk_tokens: int) -> int:
+    """Tokens left for the chunk text itself, after the title/heading prefix."""
+    limit = min(chunk_tokens, model_token_limit(model) or chunk_tokens)
+    prefix_tokens = int(PREFIX_CHARS / CHARS_PER_TOKEN) + 2
+    return max(16, limit - prefix_tokens)
+
+
+def embed_text(title: str, heading: str, text: str, *, with_context: bool = True) -> str:
+    """The text the embedding model sees: the note's title and heading path give a chunk the
+    context a reader has ("Dentist > Next appointment"), which short chunks lack on their own."""
+    if not with_context:
+        return text
+    prefix = " > ".join(p for p in (title, heading) if p)[:PREFIX_CHARS]
+    return f"{prefix}\n\n{text}" if prefix else text
+
+
+def fingerprint(model: str, text: str) -> str:
+    return hashlib.sha256(f"{model}\x00{text}".encode()).hexdigest()
+
+
+def note_date(frontmatter: dict[str, Any], mtime: float, tz: ZoneInfo) -> str:
+    """The date a note is 'from', so a newer note can win: captured, date, created, else mtime."""
+    for key in DATE_KEYS:
+        value = frontmatter.get(key)
+        if isinstance(value, dt.datetime):
+            return value.date().isoformat()
+        if isinstance(value, dt.date):
+            return value.isoformat()
+        if isinstance(value, str):
+            try:
+                return dt.date.fromisoformat(value.strip()[:10]).isoformat()
+            except ValueError:
+                continue
+    return dt.datetime.fromtimestamp(mtime, tz).date().isoformat()
+
+
+def ancestor_folders(path: str) -> list[str]:
+    """'Areas/Health/Dentist.md' -> ['Areas', 'Areas/Health']; a note at the root -> []."""
+    parts = PurePosixPath(path).parts[:-1]
+    return ["/".join(parts[: i + 1]) for i in range(len(parts))]
+
+
+def index_chunks(
+    note: Note, *, model: str, chunk_tokens: int, tz: ZoneInfo, with_context: bool = True
+) -> list[IndexedChunk]:
+    """Every chunk of the note, ready to store; the frontmatter is never a chunk."""
+    date = note_date(note.frontmatter, note.mtime, tz)
+    out: list[IndexedChunk] = []
+    chunks: list[Chunk] = split_into_chunks(note, chunk_budget(model, chunk_tokens))
+    for chunk in chunks:
+        heading = chunk.heading
+        text = embed_text(note.title, heading, chunk.text, with_context=with_context)
+        out.append(
+            IndexedChunk(
+                path=note.path,
+                title=note.title,
+                heading=heading,
+                text=chunk.text,
+                ordinal=chunk.ordinal,
+                start_line=chunk.start_line,
+                note_date=date,
+                mtime=note.mtime,
+                embed_text=text,
+                fingerprint=fingerprint(model, text),
+            )
+        )
+    return out

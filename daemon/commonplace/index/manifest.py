@@ -1,0 +1,152 @@
+"""What was indexed, per file: size, mtime, content hash, chunk count, whether vectors exist.
+
+A start-up scan compares the vault's (size, mtime) with this table and reads only the files that
+differ; a file whose bytes hash the same is not re-indexed. SQLite, because a single edit must
+update one row, not rewrite a 50,000-entry file.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+INDEX_SCHEMA = 3  # bump when the stored layout or chunking changes: the index is then rebuilt
+
+
+class ManifestError(Exception):
+    """The manifest cannot be read: the index is rebuilt from the vault."""
+
+
+@dataclass(frozen=True)
+class FileEntry:
+    path: str
+    size: int
+    mtime: float
+    hash: str
+    chunks: int
+    vectors_ok: bool  # False: the keyword index has it, the vectors wait for Ollama
+    skipped: str = ""  # why the file is not indexed ("too big", ...), or ""
+
+
+class Manifest:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        try:
+            self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.executescript(
+                """
+                CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+                CREATE TABLE IF NOT EXISTS files (
+                    path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime REAL NOT NULL,
+                    hash TEXT NOT NULL, chunks INTEGER NOT NULL, vectors_ok INTEGER NOT NULL,
+                    skipped TEXT NOT NULL DEFAULT ''
+                );
+                """
+            )
+        except sqlite3.DatabaseError as exc:
+            raise ManifestError(f"{path}: {exc}") from exc
+
+    def close(self) -> None:
+        self._db.close()
+
+    # -- meta -------------------------------------------------------------------------------
+
+    def get_meta(self, key: str) -> str | None:
+        try:
+            row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise ManifestError(f"{self.path}: {exc}") from exc
+        return None if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str) -> None:
+        self._db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+
+    # -- files ------------------------------------------------------------------------------
+
+    def all(self) -> dict[str, FileEntry]:
+        rows = self._db.execute(
+            "SELECT path, size, mtime, hash, chunks, vectors_ok, skipped FROM files"
+        )
+        return {r[0]: _entry(r) for r in rows}
+
+    def get(self, path: str) -> FileEntry | None:
+        row = self._db.execute(
+            "SELECT path, size, mtime, hash, chunks, vectors_ok, skipped FROM files WHERE path = ?",
+            (path,),
+        ).fetchone()
+        return None if row is None else _entry(row)
+
+    def under(self, folder: str) -> list[str]:
+        """Paths of indexed files inside `folder` (for a folder that was deleted or moved)."""
+        prefix = folder.strip("/") + "/"
+        rows = self._db.execute(
+            "SELECT path FROM files WHERE substr(path, 1, ?) = ?", (len(prefix), prefix)
+        )
+        return [r[0] for r in rows]
+
+    def pending_vectors(self) -> list[str]:
+        rows = self._db.execute("SELECT path FROM files WHERE vectors_ok = 0 AND skipped = ''")
+        return [r[0] for r in rows]
+
+    def count_pending_vectors(self) -> int:
+        row = self._db.execute(
+            "SELECT count(*) FROM files WHERE vectors_ok = 0 AND skipped = ''"
+        ).fetchone()
+        return int(row[0])
+
+    def write(self, entries: Iterable[FileEntry], deleted: Iterable[str]) -> None:
+        """Record one batch in a single transaction."""
+        with _transaction(self._db):
+            self._db.executemany("DELETE FROM files WHERE path = ?", ((p,) for p in deleted))
+            self._db.executemany(
+                "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    (e.path, e.size, e.mtime, e.hash, e.chunks, int(e.vectors_ok), e.skipped)
+                    for e in entries
+                ),
+            )
+
+    def clear(self) -> None:
+        self._db.execute("DELETE FROM files")
+
+    def mark_all_pending(self) -> None:
+        """Every file needs its vectors again (they were dropped)."""
+        self._db.execute("UPDATE files SET vectors_ok = 0 WHERE skipped = ''")
+
+    def touch(self, path: str, size: int, mtime: float) -> None:
+        """The file's mtime moved but its bytes did not: remember that, so it is not re-read."""
+        self._db.execute("UPDATE files SET size = ?, mtime = ? WHERE path = ?", (size, mtime, path))
+
+    def embedded_chunks(self) -> int:
+        row = self._db.execute(
+            "SELECT coalesce(sum(chunks), 0) FROM files WHERE skipped = '' AND vectors_ok = 1"
+        ).fetchone()
+        return int(row[0])
+
+    def counts(self) -> tuple[int, int]:
+        """(notes, chunks) in the index."""
+        row = self._db.execute(
+            "SELECT count(*), coalesce(sum(chunks), 0) FROM files WHERE skipped = ''"
+        ).fetchone()
+        return int(row[0]), int(row[1])
+
+
+def _entry(row: Any) -> FileEntry:
+    path, size, mtime, digest, chunks, ok, skipped = row
+    return FileEntry(path, int(size), float(mtime), digest, int(chunks), bool(ok), skipped)
+
+
+class _transaction:
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+    def __enter__(self) -> None:
+        self.db.execute("BEGIN")
+
+    def __exit__(self, kind: object, exc: object, tb: object) -> None:
+        self.db.execute("COMMIT" if kind is None else "ROLLBACK")

@@ -1,0 +1,67 @@
+"""What the index hands out: search results, responses and refresh counts (plain data)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+SearchMode = Literal["hybrid", "vector", "keyword"]
+SEARCH_MODES: tuple[SearchMode, ...] = ("hybrid", "vector", "keyword")
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """One chunk that matched, with enough context to show it and cite it."""
+
+    path: str  # vault-relative
+    title: str
+    heading: str  # " > "-joined heading path; "" for the part above the first heading
+    text: str  # the chunk's text
+    score: float  # RRF score (hybrid), cosine similarity (vector) or BM25 (keyword)
+    note_date: str  # ISO date: frontmatter captured/date/created, else the file's mtime date
+    modified: float  # the file's mtime when it was indexed
+    start_line: int  # 0-based line in the note's full text
+    ordinal: int  # the chunk's position in the note
+
+    @property
+    def key(self) -> tuple[str, int]:
+        return (self.path, self.ordinal)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class SearchResponse:
+    results: list[SearchResult]
+    mode: str  # the mode actually used (hybrid falls back to keyword when Ollama is down)
+    notice: str | None = None  # a sentence for the user when the answer is partial
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "results": [r.to_json() for r in self.results],
+            "mode": self.mode,
+            "notice": self.notice,
+        }
+
+
+@dataclass
+class RefreshStats:
+    """What one refresh did; the CLI prints it and the benchmark reads it."""
+
+    notes: int = 0  # notes in the index after the run
+    chunks: int = 0  # chunks in the index after the run
+    checked: int = 0  # files compared with the manifest
+    indexed: int = 0  # files (re)read and (re)indexed
+    unchanged: int = 0  # files whose mtime moved but whose content did not
+    deleted: int = 0  # files dropped from the index
+    skipped: int = 0  # files that are not usable notes (too big, not UTF-8, ...)
+    embedded: int = 0  # chunks embedded now
+    reused: int = 0  # chunks whose vector was reused (fingerprint unchanged)
+    vectors_pending: int = 0  # files waiting for embeddings (Ollama was down)
+    seconds: float = 0.0
+    embed_seconds: float = 0.0  # time spent waiting for Ollama's embeddings
+    errors: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)

@@ -1,0 +1,87 @@
+"""Which files a refresh must look at: a comparison of the vault with the manifest.
+
+A reconciliation lists the vault (os.scandir + one stat per file) and reads only files whose
+size or mtime differ from what was indexed; a targeted refresh (paths from the watcher) looks at
+just those paths, and a path that is now a folder, or a folder that is gone, covers every note
+under it.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from commonplace.index.manifest import FileEntry, Manifest
+from commonplace.vault import is_ignored, iter_note_paths
+
+
+@dataclass
+class Plan:
+    read: list[str] = field(default_factory=list)  # read, hash, re-index if the hash differs
+    delete: list[str] = field(default_factory=list)  # gone from the vault
+    checked: int = 0
+
+    @property
+    def empty(self) -> bool:
+        return not self.read and not self.delete
+
+
+def normalize(path: str) -> str:
+    """'/Projects//X.md' -> 'Projects/X.md' (vault-relative, '/'-separated)."""
+    rel = PurePosixPath(path.replace("\\", "/").strip("/")).as_posix()
+    return "" if rel == "." else rel
+
+
+def plan_reconcile(
+    vault: Path, entries: dict[str, FileEntry], stale: set[str], *, retry_vectors: bool
+) -> Plan:
+    """Everything that differs between the vault and the manifest."""
+    plan = Plan()
+    on_disk: set[str] = set()
+    root = str(vault)
+    for rel in iter_note_paths(vault):
+        on_disk.add(rel)
+        try:
+            st = os.stat(f"{root}/{rel}")  # noqa: PTH116 - no Path object per file on big vaults
+        except OSError:
+            continue
+        entry = entries.get(rel)
+        if (
+            entry is None
+            or entry.size != st.st_size
+            or entry.mtime != st.st_mtime
+            or (retry_vectors and not entry.vectors_ok and not entry.skipped)
+        ):
+            plan.read.append(rel)
+    plan.checked = len(on_disk)
+    plan.delete = [p for p in entries if p not in on_disk]
+    plan.delete += sorted(p for p in stale if p not in on_disk and p not in entries)
+    return plan
+
+
+def plan_paths(vault: Path, paths: list[str], manifest: Manifest, stale: set[str]) -> Plan:
+    """Just these paths, as they are on disk now (a folder stands for every note under it)."""
+    read: dict[str, None] = {}
+    delete: dict[str, None] = {}
+    for raw in paths:
+        rel = normalize(raw)
+        if not rel:
+            continue
+        full = vault / rel
+        if full.is_dir():
+            if is_ignored(f"{rel}/x.md"):
+                continue
+            present = {f"{rel}/{sub}" for sub in iter_note_paths(full)}
+            read.update(dict.fromkeys(sorted(present)))
+            gone = [p for p in manifest.under(rel) if p not in present]
+            delete.update(dict.fromkeys(gone))
+            continue
+        known = rel in stale or manifest.get(rel) is not None
+        if full.is_file() and not is_ignored(rel):
+            read[rel] = None
+        elif known:
+            delete[rel] = None
+        if not full.exists():
+            delete.update(dict.fromkeys(manifest.under(rel)))  # a folder that is gone
+    return Plan(read=list(read), delete=list(delete), checked=len(read) + len(delete))

@@ -1,0 +1,111 @@
+"""Search over both indexes: vector, keyword, or both fused by RRF.
+
+Only the query embedding talks to Ollama; the rest is local and takes milliseconds. A failed
+query embedding never fails the search: hybrid (and vector) fall back to keywords and say so.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import logging
+from collections import OrderedDict
+from typing import TYPE_CHECKING
+
+from commonplace.index.filters import SearchFilter
+from commonplace.index.hybrid import group_by_note as group_hits
+from commonplace.index.hybrid import rrf
+from commonplace.index.models import SEARCH_MODES, SearchResponse, SearchResult
+from commonplace.llm import LLM, LLMError
+
+if TYPE_CHECKING:
+    from commonplace.index.indexer import Index
+
+log = logging.getLogger(__name__)
+
+VECTOR_POOL = 60  # meaning hits fetched for fusion, so keyword hits find their vector rank
+QUERY_CACHE = 256
+
+
+class Searcher:
+    def __init__(self, index: Index) -> None:
+        self.index = index
+        llm = index.llm
+        # A search must not wait through retries and backoff when Ollama is down: one try.
+        self._llm = LLM(dataclasses.replace(llm.settings, retries=0), recorder=llm.recorder)
+        self._cache: OrderedDict[str, list[float]] = OrderedDict()
+
+    async def query_vector(self, text: str) -> list[float]:
+        """The query's embedding (cached: people repeat searches, and the Ask stage re-asks)."""
+        cached = self._cache.get(text)
+        if cached is not None:
+            self._cache.move_to_end(text)
+            return cached
+        if self.index.embeddings_down:
+            raise LLMError(self.index.down_error or "the embedding model did not answer")
+        try:
+            [vector] = await self._llm.embed([text], model=self.index.model)
+        except LLMError as exc:
+            self.index.embedding_failed(exc)
+            raise
+        self._cache[text] = vector
+        if len(self._cache) > QUERY_CACHE:
+            self._cache.popitem(last=False)
+        return vector
+
+    async def search(
+        self,
+        query: str,
+        *,
+        limit: int,
+        mode: str,
+        include_folders: tuple[str, ...],
+        exclude_folders: tuple[str, ...],
+        modified_after: float | dt.datetime | dt.date | None,
+        group_by_note: bool,
+    ) -> SearchResponse:
+        if mode not in SEARCH_MODES:
+            raise ValueError(f"unknown search mode {mode!r}; use one of {', '.join(SEARCH_MODES)}")
+        flt = SearchFilter.make(include_folders, exclude_folders, modified_after)
+        used, notice = mode, None
+        vector: list[float] | None = None
+        if mode != "keyword" and query.strip():
+            try:
+                vector = await self.query_vector(query)
+            except LLMError as exc:
+                used = "keyword"
+                notice = f"Showing keyword matches only: {exc}"
+        results = self.run(query, vector, used, limit, flt, group_by_note=group_by_note)
+        pending = self.index.status()["vectors_pending"]
+        if used != "keyword" and pending and notice is None:
+            notice = (
+                f"{pending} note(s) are not yet searchable by meaning (waiting for Ollama's "
+                "embeddings); keyword search finds them."
+            )
+        return SearchResponse(results=results, mode=used, notice=notice)
+
+    def run(
+        self,
+        query: str,
+        vector: list[float] | None,
+        mode: str,
+        limit: int,
+        flt: SearchFilter,
+        *,
+        group_by_note: bool = False,
+    ) -> list[SearchResult]:
+        """The local part of a search (no Ollama): what the benchmark times."""
+        st = self.index.stores
+        cfg = self.index.settings.index
+        fetch = limit * 4 if group_by_note else limit
+        if mode == "keyword" or vector is None:
+            hits = st.keywords.search(query, fetch, flt)
+        elif mode == "vector":
+            hits = st.vectors.search(vector, fetch, flt)
+        else:
+            meaning = st.vectors.search(vector, max(fetch, VECTOR_POOL), flt)
+            words = st.keywords.search(query, cfg.keyword_candidates, flt)
+            hits = rrf(meaning, words, k=cfg.rrf_k, keyword_candidates=cfg.keyword_candidates)
+        if group_by_note:
+            hits = group_hits(hits)
+        return hits[:limit]

@@ -1,0 +1,129 @@
+"""Open the three parts of the index (manifest, LanceDB, Tantivy), rebuilding what is unusable.
+
+The vault is the only source of truth, so a missing, corrupt or outdated part is never an error
+for the user: it is rebuilt from the vault, with one log line that says why. Vectors are the
+expensive part, so a LanceDB table that is still readable is kept as a cache even when the
+manifest or Tantivy is rebuilt: chunks whose fingerprint matches are not embedded again.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from commonplace.index.keywords import KeywordIndex, KeywordIndexError
+from commonplace.index.manifest import INDEX_SCHEMA, Manifest, ManifestError
+from commonplace.index.vectors import VectorStore, VectorStoreError
+
+log = logging.getLogger(__name__)
+
+MANIFEST = "manifest.sqlite"
+
+
+class IndexUnavailable(Exception):
+    """The index cannot be opened read-only; the message says what to do."""
+
+
+@dataclass
+class Stores:
+    folder: Path
+    manifest: Manifest
+    vectors: VectorStore
+    keywords: KeywordIndex
+    stale: set[str] = field(default_factory=set)  # paths LanceDB may hold that the manifest lacks
+    rebuilt: str = ""  # why the index was rebuilt on open, or ""
+
+    def close(self) -> None:
+        self.keywords.close()
+        self.manifest.close()
+
+
+def open_stores(
+    folder: Path,
+    *,
+    model: str,
+    writable: bool = True,
+    compact_every: int = 64,
+    ann_rows: int = 5000,
+) -> Stores:
+    folder.mkdir(parents=True, exist_ok=True)
+    reasons: list[str] = []
+
+    def rebuild(why: str) -> None:
+        if not writable:
+            raise IndexUnavailable(
+                f"the search index in {folder} cannot be used ({why}); run 'commonplace index' "
+                "or start the daemon to rebuild it"
+            )
+        reasons.append(why)
+
+    manifest = _open_manifest(folder / MANIFEST, rebuild)
+    schema = manifest.get_meta("schema")
+    if schema is not None and schema != str(INDEX_SCHEMA):
+        rebuild(f"it was made by another version (layout {schema}, this one uses {INDEX_SCHEMA})")
+        manifest.close()
+        for child in folder.iterdir():
+            shutil.rmtree(child) if child.is_dir() else child.unlink()
+        manifest = Manifest(folder / MANIFEST)
+    reset = manifest.get_meta("schema") is None  # a new manifest knows nothing of the others
+
+    vectors = _open_vectors(folder / "vectors", rebuild, compact_every, ann_rows)
+    try:
+        keywords = KeywordIndex(folder / "keywords", writable=writable)
+    except KeywordIndexError as exc:
+        rebuild(f"the keyword index is unreadable: {exc}")
+        shutil.rmtree(folder / "keywords", ignore_errors=True)
+        keywords = KeywordIndex(folder / "keywords", writable=writable)
+
+    stored_model = manifest.get_meta("embed_model")
+    if stored_model and stored_model != model:
+        rebuild(f"the embedding model changed from {stored_model} to {model}")
+        vectors.drop()
+    elif vectors.rows == 0 and manifest.embedded_chunks() > 0:
+        rebuild("the vector table is missing")
+    reset = reset or bool(reasons)
+    stores = Stores(folder, manifest, vectors, keywords, rebuilt="; ".join(reasons))
+    if not writable:
+        return stores
+    if reset:
+        manifest.clear()
+        if keywords.count():
+            keywords.clear()
+    if reset or manifest.get_meta("writing") == "1":
+        # Rows the manifest does not list (a reset, or a run that was cut off): they are
+        # deleted when their note is indexed again, and their vectors are reused.
+        stores.stale = vectors.paths()
+    manifest.set_meta("schema", str(INDEX_SCHEMA))
+    manifest.set_meta("embed_model", model)
+    if reasons:
+        log.warning("rebuilding the search index from the vault: %s", stores.rebuilt)
+    return stores
+
+
+def _open_manifest(path: Path, rebuild: Callable[[str], None]) -> Manifest:
+    try:
+        manifest = Manifest(path)
+        manifest.get_meta("schema")
+        manifest.counts()
+        return manifest
+    except ManifestError as exc:
+        rebuild(f"the manifest is unreadable: {exc}")
+    except Exception as exc:  # sqlite3 errors other than DatabaseError, e.g. a wrong table
+        rebuild(f"the manifest is unreadable: {exc}")
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    return Manifest(path)
+
+
+def _open_vectors(
+    folder: Path, rebuild: Callable[[str], None], compact_every: int, ann_rows: int
+) -> VectorStore:
+    try:
+        return VectorStore(folder, compact_every=compact_every, ann_rows=ann_rows)
+    except VectorStoreError as exc:
+        rebuild(f"the vector table is unreadable: {exc}")
+    shutil.rmtree(folder, ignore_errors=True)
+    return VectorStore(folder, compact_every=compact_every, ann_rows=ann_rows)

@@ -1,0 +1,215 @@
+"""LanceDB: each chunk's vector next to its text and metadata, in the data folder.
+
+Writes are batched (one delete and one add per refresh batch). Every write makes a table version
+and usually a small fragment, so the table is compacted and old versions removed every
+`compact_every` writes: a note edited a thousand times must not leave a thousand versions on
+disk. Past `ann_rows` rows a vector index is built, since a flat scan grows with the vault.
+"""
+
+from __future__ import annotations
+
+import logging
+import warnings
+from collections.abc import Sequence
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import lancedb
+import numpy as np
+import pyarrow as pa
+
+from commonplace.index.chunking import IndexedChunk
+from commonplace.index.filters import SearchFilter
+from commonplace.index.models import SearchResult
+
+log = logging.getLogger(__name__)
+
+TABLE = "chunks"
+RESULT_COLUMNS = ["path", "title", "heading", "text", "ordinal", "start_line", "note_date", "mtime"]
+
+
+class VectorStoreError(Exception):
+    """The LanceDB table cannot be used; the caller rebuilds it."""
+
+
+def _schema(dim: int) -> pa.Schema:
+    return pa.schema(
+        [
+            pa.field("path", pa.string()),
+            pa.field("title", pa.string()),
+            pa.field("heading", pa.string()),
+            pa.field("text", pa.string()),
+            pa.field("ordinal", pa.int32()),
+            pa.field("start_line", pa.int32()),
+            pa.field("note_date", pa.string()),
+            pa.field("mtime", pa.float64()),
+            pa.field("fingerprint", pa.string()),
+            pa.field("vector", pa.list_(pa.float32(), dim)),
+        ]
+    )
+
+
+class VectorStore:
+    def __init__(self, folder: Path, *, compact_every: int = 64, ann_rows: int = 5000) -> None:
+        self.folder = folder
+        self.compact_every = compact_every
+        self.ann_rows = ann_rows
+        self._writes = 0
+        self._has_ann = False
+        try:
+            self._db = lancedb.connect(folder)
+            self._table: Any = (
+                self._db.open_table(TABLE) if TABLE in _table_names(self._db) else None
+            )
+            if self._table is not None:
+                self._rows = self._table.count_rows()
+                self._has_ann = any(i.index_type != "BTree" for i in self._table.list_indices())
+            else:
+                self._rows = 0
+        except Exception as exc:  # lance raises plain OSError/RuntimeError/ValueError
+            raise VectorStoreError(f"{folder}: {exc}") from exc
+
+    @property
+    def dim(self) -> int | None:
+        if self._table is None:
+            return None
+        size: int = self._table.schema.field("vector").type.list_size
+        return size
+
+    @property
+    def rows(self) -> int:
+        return self._rows
+
+    def drop(self) -> None:
+        """Remove every vector (a model change with a new dimension, or a corrupt table)."""
+        if self._table is not None:
+            self._db.drop_table(TABLE)
+        self._table = None
+        self._rows = 0
+        self._has_ann = False
+
+    def paths(self) -> set[str]:
+        if self._table is None or not self._rows:
+            return set()
+        data = self._table.search().select(["path"]).limit(None).to_arrow()
+        return set(data.column("path").to_pylist())
+
+    def vectors_for(self, paths: Sequence[str]) -> dict[str, np.ndarray]:
+        """fingerprint -> vector for every chunk stored under these paths (for reuse)."""
+        if self._table is None or not paths or not self._rows:
+            return {}
+        where = "path IN (" + ", ".join(_quote(p) for p in paths) + ")"
+        data = (
+            self._table.search().where(where).select(["fingerprint", "vector"]).limit(None)
+        ).to_arrow()
+        prints = data.column("fingerprint").to_pylist()
+        vectors = _matrix(data.column("vector"))
+        return dict(zip(prints, vectors, strict=True))
+
+    def replace(
+        self, delete_paths: Sequence[str], chunks: Sequence[IndexedChunk], vectors: np.ndarray
+    ) -> None:
+        """Drop every row of `delete_paths`, then add `chunks` with their `vectors`."""
+        if delete_paths and self._table is not None and self._rows:
+            for start in range(0, len(delete_paths), 500):
+                part = delete_paths[start : start + 500]
+                self._table.delete("path IN (" + ", ".join(_quote(p) for p in part) + ")")
+            self._writes += 1
+        if chunks:
+            batch = _batch(chunks, vectors)
+            if self._table is None:
+                self._table = self._db.create_table(TABLE, schema=_schema(vectors.shape[1]))
+            self._table.add(batch)
+            self._writes += 1
+        self._rows = self._table.count_rows() if self._table is not None else 0
+
+    def search(self, vector: Sequence[float], limit: int, flt: SearchFilter) -> list[SearchResult]:
+        if self._table is None or not self._rows or limit <= 0:
+            return []
+        query = self._table.search(
+            np.asarray(vector, dtype=np.float32), vector_column_name="vector"
+        )
+        query = query.distance_type("cosine").limit(limit)
+        if self._has_ann:
+            query = query.ef(max(64, limit * 2))
+        where = flt.to_sql()
+        if where:
+            query = query.where(where, prefilter=True)
+        data = query.select([*RESULT_COLUMNS, "_distance"]).to_arrow()
+        rows = data.to_pylist()
+        return [
+            SearchResult(
+                path=r["path"],
+                title=r["title"],
+                heading=r["heading"],
+                text=r["text"],
+                score=1.0 - float(r["_distance"]),
+                note_date=r["note_date"],
+                modified=r["mtime"],
+                start_line=r["start_line"],
+                ordinal=r["ordinal"],
+            )
+            for r in rows
+        ]
+
+    def maintain(self, *, force: bool = False) -> None:
+        """Compact and clean up old versions every `compact_every` writes (or now, if forced),
+        and build the vector index once the table is large enough."""
+        if self._table is None or (not force and self._writes < self.compact_every):
+            return
+        if self._writes == 0 and not force:
+            return
+        with warnings.catch_warnings():
+            # We are the only writer (the Tantivy writer lock makes sure), so removing every
+            # old version at once is safe.
+            warnings.simplefilter("ignore")
+            self._table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
+        self._writes = 0
+        if not self._has_ann and self._rows >= self.ann_rows:
+            log.info("building the vector index over %d chunks", self._rows)
+            self._table.create_index(metric="cosine", index_type="IVF_HNSW_SQ")
+            self._has_ann = True
+
+    def size_bytes(self) -> int:
+        return sum(p.stat().st_size for p in self.folder.rglob("*") if p.is_file())
+
+
+def _quote(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+def _matrix(column: pa.ChunkedArray) -> np.ndarray:
+    flat = column.combine_chunks()
+    if len(flat) == 0:
+        return np.zeros((0, 0), dtype=np.float32)
+    dim = flat.type.list_size
+    values: np.ndarray = flat.flatten().to_numpy(zero_copy_only=False)
+    return values.reshape(-1, dim)
+
+
+def _batch(chunks: Sequence[IndexedChunk], vectors: np.ndarray) -> pa.Table:
+    dim = vectors.shape[1]
+    return pa.table(
+        {
+            "path": [c.path for c in chunks],
+            "title": [c.title for c in chunks],
+            "heading": [c.heading for c in chunks],
+            "text": [c.text for c in chunks],
+            "ordinal": pa.array([c.ordinal for c in chunks], pa.int32()),
+            "start_line": pa.array([c.start_line for c in chunks], pa.int32()),
+            "note_date": [c.note_date for c in chunks],
+            "mtime": pa.array([c.mtime for c in chunks], pa.float64()),
+            "fingerprint": [c.fingerprint for c in chunks],
+            "vector": pa.FixedSizeListArray.from_arrays(
+                pa.array(vectors.astype(np.float32, copy=False).ravel()), dim
+            ),
+        },
+        schema=_schema(dim),
+    )
+
+
+def _table_names(db: Any) -> list[str]:
+    listed = db.list_tables()
+    names = getattr(listed, "tables", listed)
+    return [str(n) for n in names]

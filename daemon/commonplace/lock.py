@@ -1,0 +1,122 @@
+"""One daemon per vault: a lock file in the vault's data folder holding host and pid.
+
+Two daemons on one vault would file the same capture twice and fight over the index. The lock
+file is created with O_EXCL, so two starts at the same moment cannot both win. A lock left by
+a crash is recognised when it names this computer and a process that is no longer alive; a lock
+from another computer (a data folder on a shared drive) is never taken over, because from here
+we cannot tell whether that daemon still runs: the message says how to remove it by hand.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import socket
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+LOCK_NAME = "daemon.lock"
+
+
+class LockHeld(Exception):
+    """Another daemon holds the vault; the message says which and what to do."""
+
+
+@dataclass(frozen=True)
+class LockInfo:
+    host: str
+    pid: int
+    started: float = 0.0
+
+    def describe(self) -> str:
+        when = (
+            time.strftime("%Y-%m-%d %H:%M", time.localtime(self.started)) if self.started else "?"
+        )
+        return f"pid {self.pid} on {self.host}, started {when}"
+
+
+def pid_alive(pid: int) -> bool:
+    """True if a process with this pid exists on this computer (signal 0 checks, sends nothing)."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # it exists, it is just not ours
+    return True
+
+
+def read_lock(path: Path) -> LockInfo | None:
+    """The lock's content, or None when it is missing or unreadable (a torn write)."""
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        return LockInfo(host=str(raw["host"]), pid=int(raw["pid"]), started=float(raw["started"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+@dataclass
+class VaultLock:
+    """Held for the life of `commonplace run`; `release()` removes the file only if it is ours."""
+
+    path: Path
+    info: LockInfo
+
+    @classmethod
+    def acquire(
+        cls, data_path: Path, *, host: str | None = None, pid: int | None = None
+    ) -> VaultLock:
+        data_path.mkdir(parents=True, exist_ok=True)
+        path = data_path / LOCK_NAME
+        me = LockInfo(
+            host=host or socket.gethostname(), pid=pid or os.getpid(), started=time.time()
+        )
+        for _ in range(3):
+            try:
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            except FileExistsError:
+                _check_stale(path, me)
+                continue  # the stale lock was removed: try again
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump({"host": me.host, "pid": me.pid, "started": me.started}, handle)
+                handle.flush()
+                os.fsync(handle.fileno())
+            return cls(path=path, info=me)
+        raise LockHeld(f"could not take the lock {path}; another commonplace is starting right now")
+
+    def release(self) -> None:
+        current = read_lock(self.path)
+        if current is not None and (current.host, current.pid) == (self.info.host, self.info.pid):
+            with contextlib.suppress(FileNotFoundError):
+                self.path.unlink()
+
+
+def _check_stale(path: Path, me: LockInfo) -> None:
+    """Remove the lock if it is provably stale; otherwise raise LockHeld with what to do."""
+    held = read_lock(path)
+    if held is None:
+        # Unreadable: a start that died between create and write, or one writing right now.
+        try:
+            age = time.time() - path.stat().st_mtime
+        except FileNotFoundError:
+            return
+        if age < 5:
+            raise LockHeld(f"another commonplace is starting on this vault (lock {path})")
+        path.unlink(missing_ok=True)
+        return
+    if held.host != me.host:
+        raise LockHeld(
+            f"this vault is in use by commonplace {held.describe()}. If that daemon is not "
+            f"running any more, delete {path} and start again"
+        )
+    if held.pid != me.pid and pid_alive(held.pid):
+        raise LockHeld(
+            f"commonplace is already running on this vault ({held.describe()}); "
+            "stop it first (Ctrl-C in its terminal, or kill "
+            f"{held.pid})"
+        )
+    path.unlink(missing_ok=True)  # same host, process gone: left by a crash

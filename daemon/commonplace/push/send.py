@@ -1,0 +1,153 @@
+"""Sending one message to every subscribed phone, with pywebpush.
+
+Each push service answers for its own phone: 201 is delivered, 404/410 means the subscription
+is gone for good (removed here), 429 and 5xx are worth another try, anything else is logged
+with the service's reason. A slow or failing service never holds up the others.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from dataclasses import asdict, dataclass, replace
+from typing import Any
+
+import aiohttp
+from pywebpush import WebPushException, webpush_async
+
+from commonplace.config import Settings
+from commonplace.push.keys import load_or_create_keys
+from commonplace.push.store import Subscription, SubscriptionStore, push_folder
+
+log = logging.getLogger(__name__)
+
+# Push services must accept 4096 bytes of encrypted record (RFC 8030 §7.2); aes128gcm adds
+# 86 bytes of header, 16 of tag and 1 of padding. 3000 bytes of JSON leaves a safe margin.
+MAX_PAYLOAD_BYTES = 3000
+TTL_S = 24 * 3600  # a phone that is off for a day still gets the digest
+
+
+@dataclass(frozen=True)
+class PushMessage:
+    """What the service worker shows: it reads these four keys from the JSON payload."""
+
+    title: str
+    body: str
+    tag: str = "commonplace"  # a newer message with the same tag replaces the older one
+    url: str = "/"
+
+
+@dataclass(frozen=True)
+class Delivery:
+    endpoint: str
+    status: str  # "sent" | "gone" (removed) | "failed"
+    detail: str = ""
+
+    @property
+    def service(self) -> str:
+        return _host(self.endpoint)
+
+
+def _host(endpoint: str) -> str:
+    """Logs name the push service, not the endpoint: its path identifies the phone."""
+    return endpoint.split("/")[2] if endpoint.count("/") >= 2 else "?"
+
+
+def encode_payload(message: PushMessage, limit: int = MAX_PAYLOAD_BYTES) -> bytes:
+    """The message as UTF-8 JSON of at most `limit` bytes: the body is cut first, then the
+    title, always on a character boundary and marked with '…'."""
+    current = message
+    for field in ("body", "title"):
+        while len(data := _json(current)) > limit and getattr(current, field):
+            text: str = getattr(current, field)
+            keep = max(0, len(text.encode()) - (len(data) - limit) - len("…".encode()) - 1)
+            cut = text.encode()[:keep].decode("utf-8", errors="ignore").rstrip()
+            current = replace(current, **{field: f"{cut}…" if cut else ""})
+    data = _json(current)
+    if len(data) > limit:
+        data = _json(replace(current, url="/", tag="commonplace"))
+    return data
+
+
+def _json(message: PushMessage) -> bytes:
+    return json.dumps(asdict(message), ensure_ascii=False, separators=(",", ":")).encode()
+
+
+async def send_to_all(
+    settings: Settings, message: PushMessage, *, session: aiohttp.ClientSession | None = None
+) -> list[Delivery]:
+    """Send to every subscription at once; remove the ones the services say are gone."""
+    folder = push_folder(settings)
+    store = SubscriptionStore(folder)
+    subs = store.all()
+    if not subs:
+        return []
+    keys = load_or_create_keys(folder)
+    payload = encode_payload(message).decode()
+    own = session is None
+    client = session or aiohttp.ClientSession()
+    try:
+        deliveries = await asyncio.gather(
+            *(_send_one(settings, client, sub, payload, keys.private_key) for sub in subs)
+        )
+    finally:
+        if own:
+            await client.close()
+    for delivery in deliveries:
+        if delivery.status == "gone":
+            store.remove(delivery.endpoint)
+            log.info("push: %s says the subscription is gone; removed it", delivery.service)
+    return list(deliveries)
+
+
+async def _send_one(
+    settings: Settings,
+    session: aiohttp.ClientSession,
+    sub: Subscription,
+    payload: str,
+    private_key: Any,
+) -> Delivery:
+    from py_vapid import Vapid  # pywebpush's own dependency; imported here to keep startup light
+
+    push = settings.push
+    vapid = Vapid(private_key)
+    delay = push.backoff_s
+    detail = ""
+    for attempt in range(push.retries + 1):
+        try:
+            await webpush_async(
+                subscription_info=sub.info(),
+                data=payload,
+                vapid_private_key=vapid,
+                vapid_claims={"sub": push.contact},  # pywebpush adds aud and exp
+                ttl=TTL_S,
+                timeout=aiohttp.ClientTimeout(total=push.timeout_s),
+                headers={"Urgency": "normal"},
+                aiohttp_session=session,
+            )
+            return Delivery(sub.endpoint, "sent")
+        except WebPushException as exc:
+            status = exc.status_code
+            if status in (404, 410):
+                return Delivery(sub.endpoint, "gone", f"HTTP {status}")
+            detail = f"HTTP {status}: {_reason(exc)}" if status else str(exc.message)
+            retry = status is None or status == 429 or status >= 500
+        except (aiohttp.ClientError, TimeoutError, OSError) as exc:
+            detail, retry = f"{type(exc).__name__}: {exc}".rstrip(": "), True
+        if not retry or attempt == push.retries:
+            break
+        log.info("push to %s failed (%s); again in %.1f s", _host(sub.endpoint), detail, delay)
+        await asyncio.sleep(delay)
+        delay *= 2
+    delivery = Delivery(sub.endpoint, "failed", detail)
+    log.warning("push to %s failed after %d tries: %s", delivery.service, attempt + 1, detail)
+    return delivery
+
+
+def _reason(exc: WebPushException) -> str:
+    """The service's reason, shortened; 403 is most often a 'sub' Apple does not accept."""
+    text = str(exc.message).split("Response body:", 1)[-1].strip()[:200]
+    if exc.status_code in (401, 403):
+        text += " (check [push] contact in commonplace.toml: a real mailto: address)"
+    return text

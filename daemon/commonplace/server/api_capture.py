@@ -1,0 +1,147 @@
+"""POST /api/capture (save words to the inbox) and POST /api/transcribe (audio -> text).
+
+A capture is saved word for word by `write_capture`; the watcher then sees the new file and
+queues tidy, exactly as for a file dropped into Inbox/ by hand. The page sends an `id` with
+every capture and may send it again after a lost connection, so an id already saved returns
+the same file instead of a second copy. A capture kept on the phone while offline carries the
+time it was written (`captured`), which is used if it is plausible (the past 30 days).
+
+Transcription only returns text: the user edits it and sends it as a capture (`via: dictation`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import time
+from datetime import datetime, timedelta
+from typing import Any
+
+from aiohttp import BodyPartReader, web
+
+from commonplace.capture import CaptureError, write_capture
+from commonplace.config import Settings
+from commonplace.server.context import SERVICES, SETTINGS, Services
+from commonplace.server.errors import ApiError, read_body, read_json, text_field
+from commonplace.speech import (
+    AudioError,
+    AudioTooLong,
+    SpeechUnavailable,
+    decode_audio,
+    duration_s,
+    name_hint,
+)
+
+log = logging.getLogger(__name__)
+
+MAX_CAPTURE_CHARS = 100_000
+VIA_CHOICES = ("phone", "dictation", "web", "plugin", "api")
+MAX_BACKDATE = timedelta(days=30)
+HINT_CACHE_S = 600.0
+_ID = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
+_RECENT_IDS = 500
+
+
+async def capture(request: web.Request) -> web.Response:
+    settings, services = request.app[SETTINGS], request.app[SERVICES]
+    body = await read_json(request, settings.web.max_json_kb * 1024)
+    text = text_field(body, "text")
+    via = text_field(body, "via", required=False) or "phone"
+    capture_id = text_field(body, "id", required=False)
+    if via not in VIA_CHOICES:
+        raise ApiError(400, "bad_field", f"'via' must be one of {', '.join(VIA_CHOICES)}")
+    if capture_id and not _ID.match(capture_id):
+        raise ApiError(400, "bad_field", "'id' must be 8-64 letters, digits, '-' or '_'")
+    if len(text) > MAX_CAPTURE_CHARS:
+        raise ApiError(413, "too_large", f"a capture is limited to {MAX_CAPTURE_CHARS} characters")
+    if capture_id and capture_id in services.recent_captures:
+        return web.json_response({"path": services.recent_captures[capture_id], "repeat": True})
+    when = _captured_time(body.get("captured"), settings)
+    try:
+        path = await asyncio.to_thread(write_capture, settings, text, via, when)
+    except CaptureError as exc:
+        raise ApiError(400, "bad_capture", str(exc)) from None
+    log.info("capture saved: %s (via %s, %d characters)", path, via, len(text))
+    if capture_id:
+        _remember(services, capture_id, path)
+    return web.json_response({"path": path}, status=201)
+
+
+def _captured_time(value: Any, settings: Settings) -> datetime:
+    """The phone's time for an offline capture, if given and plausible; otherwise now."""
+    now = datetime.now(settings.tz)
+    if not isinstance(value, str) or not value:
+        return now
+    try:
+        when = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return now
+    if when.tzinfo is None:
+        return now  # the phone always sends a zone; without one the time is ambiguous
+    when = when.astimezone(settings.tz)
+    return when if now - MAX_BACKDATE <= when <= now + timedelta(minutes=5) else now
+
+
+def _remember(services: Services, capture_id: str, path: str) -> None:
+    recent = services.recent_captures
+    recent[capture_id] = path
+    while len(recent) > _RECENT_IDS:
+        del recent[next(iter(recent))]
+
+
+async def transcribe(request: web.Request) -> web.Response:
+    settings, services = request.app[SETTINGS], request.app[SERVICES]
+    speech = settings.speech
+    if services.transcriber is None:
+        raise ApiError(503, "speech_unavailable", "dictation is not running in this daemon")
+    data = await _audio_bytes(request, int(speech.max_upload_mb * 1024 * 1024))
+    try:
+        audio = await asyncio.to_thread(decode_audio, data, max_seconds=speech.max_seconds)
+    except AudioTooLong as exc:
+        raise ApiError(413, "too_long", str(exc)) from None
+    except AudioError as exc:
+        raise ApiError(422, "bad_audio", str(exc)) from None
+    prompt = await _hint(services, settings)
+    started = time.monotonic()
+    try:
+        text = await asyncio.to_thread(services.transcriber, audio, prompt)
+    except SpeechUnavailable as exc:
+        raise ApiError(503, "speech_unavailable", str(exc)) from None
+    seconds = duration_s(audio)
+    log.info("transcribed %.1f s of audio in %.1f s", seconds, time.monotonic() - started)
+    return web.json_response({"text": text.strip(), "seconds": round(seconds, 2)})
+
+
+async def _audio_bytes(request: web.Request, max_bytes: int) -> bytes:
+    """A raw audio body (what the page sends), or the first file in a multipart form."""
+    if request.content_type != "multipart/form-data":
+        return await read_body(request, max_bytes)
+    declared = request.content_length
+    if declared is not None and declared > max_bytes:
+        raise ApiError(413, "too_large", f"the recording is over {max_bytes // (1024 * 1024)} MB")
+    reader = await request.multipart()
+    async for part in reader:
+        if isinstance(part, BodyPartReader) and part.filename is not None:
+            chunks: list[bytes] = []
+            size = 0
+            while chunk := await part.read_chunk(64 * 1024):
+                size += len(chunk)
+                if size > max_bytes:
+                    raise ApiError(
+                        413, "too_large", f"the recording is over {max_bytes // (1024 * 1024)} MB"
+                    )
+                chunks.append(chunk)
+            return b"".join(chunks)
+    raise ApiError(400, "no_audio", "the form has no audio file in it")
+
+
+async def _hint(services: Services, settings: Settings) -> str:
+    cached = services.hint_cache
+    if cached is not None and time.monotonic() - cached[0] < HINT_CACHE_S:
+        return cached[1]
+    hint = await asyncio.to_thread(
+        name_hint, settings.vault, flavor=settings.flavor, limit=settings.speech.hint_names
+    )
+    services.hint_cache = (time.monotonic(), hint)
+    return hint

@@ -1,0 +1,80 @@
+"""GET /api/search and GET /api/note: what the index finds, and a note's text for a source.
+
+`/api/search` returns exactly what `commonplace search --json` prints (the index's
+SearchResponse.to_json()), including its `notice` when Ollama is down and search fell back to
+keywords. `/api/note` opens a cited note; its path comes from the client, so it is checked to
+name a note inside the vault before anything is read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path, PurePosixPath
+
+from aiohttp import web
+
+from commonplace.server.context import SERVICES, SETTINGS
+from commonplace.server.errors import ApiError
+from commonplace.vault import NoteSkipped, is_ignored, read_note
+
+SEARCH_MODES = ("hybrid", "vector", "keyword")
+MAX_QUERY_CHARS = 1000
+MAX_LIMIT = 50
+
+
+async def search(request: web.Request) -> web.Response:
+    index = request.app[SERVICES].index
+    query = request.query.get("q", "").strip()
+    mode = request.query.get("mode", "hybrid")
+    if not query:
+        raise ApiError(400, "bad_query", "give a search with ?q=...")
+    if len(query) > MAX_QUERY_CHARS:
+        raise ApiError(400, "bad_query", f"a search is limited to {MAX_QUERY_CHARS} characters")
+    if mode not in SEARCH_MODES:
+        raise ApiError(400, "bad_mode", f"mode must be one of {', '.join(SEARCH_MODES)}")
+    limit = _int_param(request.query.get("limit", "10"), "limit", 1, MAX_LIMIT)
+    if index is None:
+        raise ApiError(503, "index_unavailable", "the index is not open yet; try again shortly")
+    response = await index.search(query, limit=limit, mode=mode)
+    return web.json_response(response.to_json())
+
+
+async def note(request: web.Request) -> web.Response:
+    settings = request.app[SETTINGS]
+    rel = safe_note_path(settings.vault, request.query.get("path", ""))
+    try:
+        found = await asyncio.to_thread(
+            read_note, settings.vault, rel, settings.flavor, settings.index.max_note_kb * 1024
+        )
+    except NoteSkipped as exc:
+        status = 404 if exc.reason == "no longer exists" else 422
+        raise ApiError(status, "note_unavailable", str(exc)) from None
+    return web.json_response({"path": found.path, "title": found.title, "text": found.text})
+
+
+def safe_note_path(vault: Path, raw: str) -> str:
+    """A vault-relative note path, or ApiError: no '..', no absolute path, no way out of the
+    vault through a symlink, and only files that are notes (not .obsidian/ config, say)."""
+    if not raw or "\x00" in raw or "\\" in raw or len(raw) > 1024:
+        raise ApiError(400, "bad_path", "give a note's path inside the vault")
+    pure = PurePosixPath(raw)
+    if pure.is_absolute() or ".." in pure.parts or raw.startswith("~"):
+        raise ApiError(400, "bad_path", "the path must stay inside the vault")
+    rel = pure.as_posix()
+    if is_ignored(rel):
+        raise ApiError(404, "not_found", "no such note")
+    root = vault.resolve()
+    full = (root / rel).resolve()
+    if not full.is_relative_to(root):
+        raise ApiError(400, "bad_path", "the path must stay inside the vault")
+    return rel
+
+
+def _int_param(value: str, name: str, lo: int, hi: int) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise ApiError(400, "bad_param", f"{name} must be a whole number") from None
+    if not lo <= number <= hi:
+        raise ApiError(400, "bad_param", f"{name} must be between {lo} and {hi}")
+    return number

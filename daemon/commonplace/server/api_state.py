@@ -1,0 +1,85 @@
+"""GET /api/state: is the daemon well, can it reach Ollama, what is waiting."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from aiohttp import web
+
+from commonplace import __version__
+from commonplace.config import Settings
+from commonplace.llm import OllamaStatus
+from commonplace.server.context import LLM_KEY, SERVICES, SETTINGS
+from commonplace.speech import SpeechUnavailable, model_path
+from commonplace.vault import iter_note_paths
+
+OLLAMA_CACHE_S = 5.0  # the page polls; Ollama is asked at most this often
+
+
+async def state(request: web.Request) -> web.Response:
+    app = request.app
+    settings, services = app[SETTINGS], app[SERVICES]
+    ollama = await _ollama_status(request)
+    stages = {name: dict(source.status()) for name, source in services.stages.items()}
+    jobs = services.jobs
+    body: dict[str, Any] = {
+        "daemon": {
+            "version": __version__,
+            "vault": settings.vault.name,
+            "flavor": settings.flavor,
+            "uptime_s": round(time.time() - services.started),
+            "jobs": {
+                "pending": jobs.pending if jobs else 0,
+                "running": jobs.stats.running if jobs else "",
+                "last": jobs.stats.last if jobs else "",
+                "done": jobs.stats.done if jobs else 0,
+                "failed": jobs.stats.failed if jobs else 0,
+            },
+            "notes": list(services.notes),
+        },
+        "ollama": {
+            "reachable": ollama.reachable,
+            "host": ollama.host,
+            "version": ollama.version,
+            "error": ollama.error,
+            "models": {
+                name: ollama.has_model(name)
+                for name in (settings.ollama.chat_model, settings.ollama.embed_model)
+            }
+            if ollama.reachable
+            else {},
+        },
+        "captures_waiting": await asyncio.to_thread(captures_waiting, settings),
+        "index": stages.pop("index", {}),
+        "stages": stages,
+        "search": services.index is not None,
+        "speech": _speech_state(settings),
+        "server_time": time.time(),
+    }
+    return web.json_response(body)
+
+
+def captures_waiting(settings: Settings) -> int:
+    """Captures still in the inbox: saved, not yet filed (e.g. while Ollama is down)."""
+    inbox = settings.vault / settings.folder("inbox")
+    return sum(1 for _ in iter_note_paths(inbox)) if inbox.is_dir() else 0
+
+
+def _speech_state(settings: Settings) -> dict[str, Any]:
+    try:
+        model_path(settings.speech)
+    except SpeechUnavailable as exc:
+        return {"available": False, "message": str(exc)}
+    return {"available": True, "message": ""}
+
+
+async def _ollama_status(request: web.Request) -> OllamaStatus:
+    services = request.app[SERVICES]
+    hit = services.ollama_cache
+    if hit is not None and time.monotonic() - hit[0] < OLLAMA_CACHE_S:
+        return hit[1]
+    status = await request.app[LLM_KEY].status()
+    services.ollama_cache = (time.monotonic(), status)
+    return status

@@ -1,0 +1,45 @@
+"""What the handlers get from the daemon: settings, the model client and the running services.
+
+Handlers reach these through typed app keys (`request.app[SERVICES]`), never through globals,
+so a test builds an app with exactly the services it wants.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from aiohttp import web
+
+from commonplace.config import Settings
+from commonplace.index import Index
+from commonplace.jobs import JobQueue
+from commonplace.llm import LLM, OllamaStatus
+from commonplace.speech import Transcriber
+
+
+class StatusSource(Protocol):
+    def status(self) -> Mapping[str, Any]: ...
+
+
+@dataclass
+class Services:
+    """The daemon's parts the API uses; any may be missing (the API then says so)."""
+
+    index: Index | None = None
+    jobs: JobQueue | None = None
+    transcriber: Transcriber | None = None
+    stages: Mapping[str, StatusSource] = field(default_factory=dict)  # name -> status()
+    started: float = field(default_factory=time.time)
+    notes: Sequence[str] = ()  # start-up remarks shown in /api/state ("no whisper model", ...)
+    ollama_cache: tuple[float, OllamaStatus] | None = None  # (monotonic time, status)
+    hint_cache: tuple[float, str] | None = None  # (monotonic time, dictation name hint)
+    # capture id sent by the page -> the file it became, so a resent capture is saved once
+    recent_captures: dict[str, str] = field(default_factory=dict)
+
+
+SETTINGS = web.AppKey("settings", Settings)
+LLM_KEY = web.AppKey("llm", LLM)
+SERVICES = web.AppKey("services", Services)

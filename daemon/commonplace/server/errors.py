@@ -1,0 +1,126 @@
+"""One error shape for the whole API, and bounded request bodies.
+
+Every error is `{"error": {"code": ..., "message": ...}}` with the right status, so the page and
+the Obsidian plugin show `message` and branch on `code`. An unexpected exception is logged with
+its traceback here, on the computer, and the client gets a plain sentence: a stack trace tells
+an attacker more than it tells the user.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from aiohttp import web
+
+from commonplace.llm import LLMError, LLMTimeout, ModelMissing, OllamaUnavailable
+
+log = logging.getLogger(__name__)
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+class ApiError(Exception):
+    """Raised by handlers; becomes the JSON error response."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+
+
+def error_response(status: int, code: str, message: str) -> web.Response:
+    return web.json_response({"error": {"code": code, "message": message}}, status=status)
+
+
+def llm_error(exc: LLMError) -> ApiError:
+    """Model failures, with their own sentence (which says what to do) and a fitting status."""
+    if isinstance(exc, OllamaUnavailable):
+        return ApiError(503, "ollama_unavailable", str(exc))
+    if isinstance(exc, ModelMissing):
+        return ApiError(503, "model_missing", str(exc))
+    if isinstance(exc, LLMTimeout):
+        return ApiError(504, "model_timeout", str(exc))
+    return ApiError(502, "model_failed", str(exc))
+
+
+_HTTP_CODES = {
+    400: "bad_request",
+    404: "not_found",
+    405: "method_not_allowed",
+    413: "too_large",
+    415: "unsupported_media_type",
+}
+
+
+@web.middleware
+async def error_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    try:
+        return await handler(request)
+    except ApiError as exc:
+        if exc.status >= 500:
+            log.warning("%s %s: %s", request.method, request.path[:100], exc.message)
+        return error_response(exc.status, exc.code, exc.message)
+    except LLMError as exc:
+        api = llm_error(exc)
+        log.warning("%s %s: %s", request.method, request.path[:100], api.message)
+        return error_response(api.status, api.code, api.message)
+    except web.HTTPException as exc:
+        if exc.status < 400:
+            raise
+        code = _HTTP_CODES.get(exc.status, "http_error")
+        return error_response(exc.status, code, exc.reason)
+    except Exception:
+        log.exception("unexpected error in %s %s", request.method, request.path[:100])
+        return error_response(
+            500, "internal", "Something went wrong in the daemon; its log has the details."
+        )
+
+
+async def read_body(request: web.Request, max_bytes: int) -> bytes:
+    """The body, refused with 413 as soon as it passes `max_bytes` (declared or actually sent)."""
+    declared = request.content_length
+    if declared is not None and declared > max_bytes:
+        raise ApiError(413, "too_large", _too_large(declared, max_bytes))
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        chunk = await request.content.read(64 * 1024)
+        if not chunk:
+            break
+        size += len(chunk)
+        if size > max_bytes:
+            raise ApiError(413, "too_large", _too_large(size, max_bytes))
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+async def read_json(request: web.Request, max_bytes: int) -> dict[str, Any]:
+    data = await read_body(request, max_bytes)
+    try:
+        value = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise ApiError(400, "bad_json", "the request body is not valid JSON") from None
+    if not isinstance(value, dict):
+        raise ApiError(400, "bad_json", "the request body must be a JSON object")
+    return value
+
+
+def text_field(body: dict[str, Any], name: str, *, required: bool = True) -> str:
+    value = body.get(name)
+    if value is None and not required:
+        return ""
+    if not isinstance(value, str):
+        raise ApiError(400, "bad_field", f"'{name}' must be a string")
+    return value
+
+
+def _too_large(size: int, limit: int) -> str:
+    return f"the request is {_kb(size)}; the limit here is {_kb(limit)}"
+
+
+def _kb(n: int) -> str:
+    return f"{n / (1024 * 1024):.1f} MB" if n >= 1024 * 1024 else f"{max(1, n // 1024)} KB"

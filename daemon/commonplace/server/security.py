@@ -1,0 +1,217 @@
+"""The four checks on every request, and the headers on every response.
+
+The page is reached through `tailscale serve`, which proxies https://<name>.ts.net to the
+loopback port and adds the caller's identity as `Tailscale-User-Login`. That header is worth
+something only because nothing else can reach the loopback port and `tailscale serve` sets it
+(and strips a forged one) on requests it proxies. So:
+
+(a) the server listens on loopback unless configured otherwise (see daemon.py);
+(b) the Host header must be the ts.net name or a local name with our port: a website that
+    points its own name at 127.0.0.1 (DNS rebinding) sends its own name and is refused;
+(c) on the ts.net name the identity header must be there and be the owner, and the request must
+    come from loopback (tailscale serve); on local names the header must be absent, because
+    nothing legitimate sets it there;
+(d) a state-changing request must say it comes from our own page (Origin, or Referer when a
+    browser sends no Origin) and carry JSON (audio only where audio is uploaded), which a
+    cross-site form can never do.
+
+`check_request` is a pure function of the request's facts, so every rule is tested directly.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from aiohttp import web
+from aiohttp.typedefs import Middleware
+
+from commonplace.config import WebSettings
+
+log = logging.getLogger(__name__)
+
+IDENTITY_HEADER = "Tailscale-User-Login"
+LOCAL_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
+UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+UPLOAD_PATHS = frozenset({"/api/transcribe"})
+UPLOAD_TYPES = ("audio/", "video/webm", "video/mp4", "multipart/form-data")
+
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; "
+    "connect-src 'self'; media-src 'self' blob:; worker-src 'self'; manifest-src 'self'; "
+    "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+)
+SECURITY_HEADERS = {
+    "Content-Security-Policy": CSP,
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "same-origin",
+    "Cross-Origin-Opener-Policy": "same-origin",
+    "Cross-Origin-Resource-Policy": "same-origin",
+    "Permissions-Policy": "microphone=(self), camera=(), geolocation=(), payment=(), usb=()",
+}
+
+
+@dataclass(frozen=True)
+class RequestFacts:
+    """What the checks look at, taken from the request by `facts_from`."""
+
+    method: str
+    path: str
+    host: str  # the Host header as sent, "" when missing
+    port: int  # the local port the request arrived on
+    peer_loopback: bool  # the TCP peer is 127.0.0.0/8 or ::1
+    identity: str | None = None  # Tailscale-User-Login
+    origin: str | None = None
+    referer: str | None = None
+    content_type: str = ""  # media type only, lower case
+
+
+@dataclass(frozen=True)
+class Policy:
+    ts_name: str = ""
+    owner_login: str = ""
+    extra_hosts: tuple[str, ...] = ()
+
+    @classmethod
+    def from_settings(cls, web_settings: WebSettings) -> Policy:
+        return cls(
+            ts_name=_clean_name(web_settings.ts_name),
+            owner_login=web_settings.owner_login.strip(),
+            extra_hosts=tuple(_clean_name(h) for h in web_settings.extra_hosts if h.strip()),
+        )
+
+
+@dataclass(frozen=True)
+class Refusal:
+    code: str  # bad_host, not_owner, cross_origin, content_type
+    reason: str  # one line for the log and the client; never request data beyond names
+
+
+def split_host(host: str) -> tuple[str, int | None]:
+    """'Name.ts.net' -> ('name.ts.net', None); '[::1]:8765' -> ('::1', 8765)."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        name, _, rest = host[1:].partition("]")
+        port_text = rest[1:] if rest.startswith(":") else ""
+    elif host.count(":") == 1:
+        name, _, port_text = host.partition(":")
+    else:
+        name, port_text = host, ""
+    port = int(port_text) if port_text.isdigit() and len(port_text) <= 5 else None
+    if port_text and port is None:
+        return "", None  # "host:abc": not a host we know
+    return name.rstrip("."), port
+
+
+def check_request(facts: RequestFacts, policy: Policy) -> Refusal | None:
+    """None if the request may proceed, else why not. Order: host, identity, origin, type."""
+    name, port = split_host(facts.host)
+    on_tailnet = bool(policy.ts_name) and name == policy.ts_name
+    local = name in LOCAL_NAMES or name in policy.extra_hosts
+    if not on_tailnet and not local:
+        return Refusal("bad_host", f"Host {facts.host[:80]!r} is not one of this daemon's names")
+    if local and port != facts.port:
+        return Refusal("bad_host", f"Host {facts.host[:80]!r} does not name this daemon's port")
+    if on_tailnet:
+        refusal = _check_owner(facts, policy)
+        if refusal:
+            return refusal
+    elif facts.identity is not None:
+        return Refusal(
+            "not_owner",
+            f"{IDENTITY_HEADER} is only accepted on {policy.ts_name or 'the ts.net name'}",
+        )
+    if facts.method.upper() in UNSAFE_METHODS:
+        return _check_write(facts)
+    return None
+
+
+def _check_owner(facts: RequestFacts, policy: Policy) -> Refusal | None:
+    if not facts.peer_loopback:
+        return Refusal("not_owner", "the ts.net name is only served through tailscale serve")
+    if not policy.owner_login:
+        return Refusal("not_owner", "set [web] owner_login to your Tailscale login to allow it")
+    if not facts.identity:
+        return Refusal("not_owner", f"no {IDENTITY_HEADER}: not proxied by tailscale serve")
+    if facts.identity.strip().casefold() != policy.owner_login.casefold():
+        return Refusal("not_owner", f"Tailscale user {facts.identity[:80]!r} is not the owner")
+    return None
+
+
+def _check_write(facts: RequestFacts) -> Refusal | None:
+    source = facts.origin if facts.origin and facts.origin != "null" else facts.referer
+    if not source:
+        return Refusal("cross_origin", "a change needs an Origin or Referer header")
+    parts = urlsplit(source)
+    if parts.scheme not in ("http", "https") or not _same_host(parts.netloc, parts.scheme, facts):
+        return Refusal("cross_origin", f"Origin {source[:80]!r} is not this page")
+    ctype = facts.content_type
+    if ctype == "application/json":
+        return None
+    if facts.path in UPLOAD_PATHS and ctype.startswith(UPLOAD_TYPES):
+        return None
+    allowed = "application/json" + (" or audio" if facts.path in UPLOAD_PATHS else "")
+    return Refusal("content_type", f"content type {ctype[:60] or 'none'!r} is not {allowed}")
+
+
+def _same_host(netloc: str, scheme: str, facts: RequestFacts) -> bool:
+    default = 443 if scheme == "https" else 80
+    o_name, o_port = split_host(netloc)
+    h_name, h_port = split_host(facts.host)
+    return bool(o_name) and (o_name, o_port or default) == (h_name, h_port or default)
+
+
+def _clean_name(name: str) -> str:
+    return name.strip().lower().rstrip(".")
+
+
+def facts_from(request: web.Request) -> RequestFacts:
+    sockname = request.transport.get_extra_info("sockname") if request.transport else None
+    port = int(sockname[1]) if isinstance(sockname, tuple) and len(sockname) >= 2 else 0
+    return RequestFacts(
+        method=request.method,
+        path=request.path,
+        host=request.headers.get("Host", ""),
+        port=port,
+        peer_loopback=_is_loopback(request.remote),
+        identity=request.headers.get(IDENTITY_HEADER),
+        origin=request.headers.get("Origin"),
+        referer=request.headers.get("Referer"),
+        content_type=request.content_type.lower() if "Content-Type" in request.headers else "",
+    )
+
+
+def _is_loopback(remote: str | None) -> bool:
+    try:
+        return remote is not None and ipaddress.ip_address(remote).is_loopback
+    except ValueError:
+        return False
+
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+def security_middleware(policy: Policy) -> Middleware:
+    @web.middleware
+    async def checks(request: web.Request, handler: Handler) -> web.StreamResponse:
+        refusal = check_request(facts_from(request), policy)
+        if refusal is not None:
+            log.warning("refused %s %s: %s", request.method, request.path[:100], refusal.reason)
+            return web.json_response(
+                {"error": {"code": refusal.code, "message": refusal.reason}}, status=403
+            )
+        return await handler(request)
+
+    return checks
+
+
+async def add_security_headers(request: web.Request, response: web.StreamResponse) -> None:
+    """on_response_prepare: runs for every response, streamed ones and errors included."""
+    for name, value in SECURITY_HEADERS.items():
+        response.headers.setdefault(name, value)
+    if request.path.startswith("/api/"):
+        response.headers["Cache-Control"] = "no-store"

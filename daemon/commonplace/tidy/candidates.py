@@ -1,0 +1,64 @@
+"""Candidate links: the notes closest to the capture, never the daemon's own folders.
+
+The daemon folders are excluded inside the search (so a month of filed captures cannot fill the
+30 results and push the user's notes out) and once more here, in case an index ignores the
+filter. The first 8 distinct titles become the schema's enum of allowed links.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, Protocol
+
+from commonplace.tidy.models import Candidate
+from commonplace.vault import in_folder
+
+SEARCH_LIMIT = 30
+MAX_CANDIDATES = 8
+
+
+class SearchHit(Protocol):
+    @property
+    def path(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+
+
+class SearchIndex(Protocol):
+    """What tidy needs from commonplace.index.Index."""
+
+    async def search(
+        self, query: str, limit: int = ..., mode: str = ..., *, exclude_folders: Sequence[str] = ...
+    ) -> Any: ...
+
+    def mark_dirty(self, paths: Iterable[str]) -> None: ...
+
+
+def pick_candidates(
+    hits: Sequence[SearchHit], exclude_folders: Sequence[str], limit: int = MAX_CANDIDATES
+) -> list[Candidate]:
+    """First `limit` distinct titles (case-insensitive), in rank order, outside the folders."""
+    seen: set[str] = set()
+    out: list[Candidate] = []
+    for hit in hits:
+        if any(in_folder(hit.path, folder) for folder in exclude_folders):
+            continue
+        key = hit.title.casefold()
+        if not hit.title.strip() or key in seen:
+            continue
+        seen.add(key)
+        out.append(Candidate(title=hit.title, path=hit.path))
+        if len(out) == limit:
+            break
+    return out
+
+
+async def find_candidates(
+    index: SearchIndex | None, query: str, exclude_folders: Sequence[str]
+) -> list[Candidate]:
+    if index is None or not query.strip():
+        return []
+    response = await index.search(
+        query, limit=SEARCH_LIMIT, mode="hybrid", exclude_folders=tuple(exclude_folders)
+    )
+    return pick_candidates(list(response.results), exclude_folders)

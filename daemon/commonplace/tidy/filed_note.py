@@ -1,0 +1,124 @@
+"""The filed note's text, in the Obsidian or Logseq flavour. Pure functions.
+
+Layout (DESIGN.md "Vault conventions"): properties, then the capture's words exactly as they
+are in the capture file (byte for byte: never re-wrapped, re-indented or trimmed), then
+`Related: [[...]]`, then the to-dos. `capture_id` ties the note to its capture so a restart can
+tell that a capture was already filed.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+from typing import Any
+
+import yaml
+
+from commonplace.capture import Capture, capture_stamp
+from commonplace.tidy.models import Decision
+from commonplace.vault.markdown import frontmatter_tags
+
+# Keys the filed note writes itself; the capture's values for these are not carried over.
+OWN_KEYS = frozenset(
+    {"captured", "via", "tags", "tag", "related", "capture_id", "capture-id", "title"}
+)
+
+
+def filed_name(capture: Capture, title: str, n: int = 1) -> str:
+    """'2026-10-20 0805 Order shed timber.md', with ' 2', ' 3' when the name is taken."""
+    base = f"{capture.captured.strftime('%Y-%m-%d %H%M')} {title}".strip()
+    return f"{base}.md" if n == 1 else f"{base} {n}.md"
+
+
+def render(capture: Capture, decision: Decision, flavor: str) -> str:
+    if flavor == "logseq":
+        return render_logseq(capture, decision)
+    return render_obsidian(capture, decision)
+
+
+def _words_then(body: str) -> str:
+    """The body, then a line break if it lacks one, so what follows starts on its own line."""
+    if not body:
+        return ""
+    return body if body.endswith(("\n", "\r")) else body + "\n"
+
+
+def own_tags(capture: Capture) -> list[str]:
+    """Tags the capture's own frontmatter gives (a web clipper's, the user's): kept as they are."""
+    return [t for t in frontmatter_tags(capture.meta) if "\n" not in t]
+
+
+def carried_meta(capture: Capture) -> dict[str, Any]:
+    """The capture's other frontmatter (a clipper's `source:`, say): the filed note keeps it."""
+    return {k: v for k, v in capture.meta.items() if k not in OWN_KEYS}
+
+
+def all_tags(capture: Capture, decision: Decision) -> list[str]:
+    tags = own_tags(capture)
+    return tags + [t for t in decision.tags if t not in tags]
+
+
+def render_obsidian(capture: Capture, decision: Decision) -> str:
+    meta: dict[str, object] = {
+        "captured": capture_stamp(capture.captured),
+        "via": capture.via,
+        "tags": all_tags(capture, decision),
+        "related": [f"[[{t}]]" for t in decision.links],
+        "capture_id": capture.capture_id,
+        **carried_meta(capture),
+    }
+    head = yaml.safe_dump(meta, sort_keys=False, allow_unicode=True, default_flow_style=False)
+    tail: list[str] = []
+    if decision.links:
+        tail.append("Related: " + ", ".join(f"[[{t}]]" for t in decision.links))
+    if decision.todos:
+        lines = [
+            f"- [ ] {t.text}" + (f" (due {t.due.isoformat()})" if t.due else "")
+            for t in decision.todos
+        ]
+        tail.append("\n".join(lines))
+    end = ("\n" + "\n\n".join(tail) + "\n") if tail else ""
+    return f"---\n{head}---\n{_words_then(capture.body)}{end}"
+
+
+def _deadline(day: date) -> str:
+    return f"DEADLINE: <{day.isoformat()} {day.strftime('%a')}>"
+
+
+def render_logseq(capture: Capture, decision: Decision) -> str:
+    """Page properties as `key:: value`, the words as they are, then Logseq blocks."""
+    props = [
+        f"captured:: {capture_stamp(capture.captured)}",
+        f"via:: {capture.via}",
+    ]
+    tags = all_tags(capture, decision)
+    if tags:
+        props.append("tags:: " + ", ".join(tags))
+    if decision.links:
+        props.append("related:: " + ", ".join(f"[[{t}]]" for t in decision.links))
+    props.append(f"capture-id:: {capture.capture_id}")
+    for key, value in carried_meta(capture).items():
+        text = str(value)
+        if "\n" not in text and re.fullmatch(r"[A-Za-z][\w-]*", key):
+            props.append(f"{key}:: {text}")
+    blocks: list[str] = []
+    if decision.links:
+        blocks.append("- Related: " + ", ".join(f"[[{t}]]" for t in decision.links))
+    for todo in decision.todos:
+        block = f"- TODO {todo.text}"
+        if todo.due:
+            block += f"\n  {_deadline(todo.due)}"
+        blocks.append(block)
+    end = ("\n" + "\n".join(blocks) + "\n") if blocks else ""
+    return "\n".join(props) + "\n\n" + _words_then(capture.body) + end
+
+
+def words_of(filed_text: str, capture: Capture, flavor: str) -> bool:
+    """True if the filed note carries the capture's words exactly, where the layout puts them."""
+    if flavor == "logseq":
+        _, sep, rest = filed_text.partition("\n\n")
+        return bool(sep) and rest.startswith(capture.body)
+    if not filed_text.startswith("---\n"):
+        return False
+    end = filed_text.find("\n---\n", 3)
+    return end >= 0 and filed_text[end + 5 :].startswith(capture.body)

@@ -1,0 +1,122 @@
+"""The values that pass between tidy's stages: what the model proposed, what the program kept.
+
+The proposal model is deliberately lenient (wrong types are coerced, unknown fields ignored):
+a reply that Ollama's schema should have prevented but an older Ollama let through is still
+read, and the program's checks in validate.py decide what survives. Only an answer that is not
+JSON at all, or not an object, is garbage.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any, Literal
+
+import pydantic
+
+
+def _as_list(value: Any) -> Any:
+    """'a, b' or 'a' where a list was asked for: split, rather than fail the whole answer."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [p.strip() for p in re.split(r"[,\n]+", value) if p.strip()]
+    return value
+
+
+class TodoProposal(pydantic.BaseModel):
+    model_config = pydantic.ConfigDict(extra="ignore")
+
+    text: str = ""
+    due: str | None = None
+
+    @pydantic.model_validator(mode="before")
+    @classmethod
+    def _from_string(cls, value: Any) -> Any:
+        return {"text": value} if isinstance(value, str) else value
+
+    @pydantic.field_validator("text", "due", mode="before")
+    @classmethod
+    def _to_str(cls, value: Any) -> Any:
+        return None if value is None else str(value)
+
+
+class Proposal(pydantic.BaseModel):
+    """The model's answer, parsed but not yet trusted."""
+
+    model_config = pydantic.ConfigDict(extra="ignore")
+
+    title: str = ""
+    tags: list[str] = pydantic.Field(default_factory=list)
+    links: list[str] = pydantic.Field(default_factory=list)
+    todos: list[TodoProposal] = pydantic.Field(default_factory=list)
+
+    @pydantic.field_validator("title", mode="before")
+    @classmethod
+    def _title(cls, value: Any) -> Any:
+        return "" if value is None else str(value)
+
+    @pydantic.field_validator("tags", "links", mode="before")
+    @classmethod
+    def _strings(cls, value: Any) -> Any:
+        value = _as_list(value)
+        return [str(v) for v in value if v is not None] if isinstance(value, list) else value
+
+    @pydantic.field_validator("todos", mode="before")
+    @classmethod
+    def _todos(cls, value: Any) -> Any:
+        value = _as_list(value)
+        return [v for v in value if v is not None] if isinstance(value, list) else value
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A note the capture may link to: a real title, found by search."""
+
+    title: str
+    path: str
+
+
+@dataclass(frozen=True)
+class Todo:
+    text: str
+    due: date | None = None
+
+
+@dataclass(frozen=True)
+class Dropped:
+    """A proposed value the program did not keep, and why; logged and shown by the CLI."""
+
+    field: str
+    value: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.field} {self.value!r}: {self.reason}"
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What the program kept from a proposal; the only thing the filed note is written from."""
+
+    title: str
+    tags: tuple[str, ...] = ()
+    links: tuple[str, ...] = ()
+    todos: tuple[Todo, ...] = ()
+    dropped: tuple[Dropped, ...] = field(default=())
+
+
+Status = Literal["filed", "finished", "edited", "dry-run", "empty", "gone"]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What happened to one capture, for logs, the CLI and tests."""
+
+    capture: str
+    status: Status
+    filed: str | None = None  # vault-relative path of the filed note
+    proposal: Proposal | None = None
+    decision: Decision | None = None
+    candidates: tuple[Candidate, ...] = ()

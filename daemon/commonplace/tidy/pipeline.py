@@ -1,0 +1,200 @@
+"""One capture, end to end: read -> candidates -> proposal -> decision -> filed note -> done.
+
+The steps are ordered so that a crash at any point loses nothing and doubles nothing:
+
+1. the filed note is written atomically, as a new file, only if the capture is still what was
+   read (your edit wins);
+2. it is re-read and compared with what was written;
+3. a copy of the capture goes to the archive in the data folder (unless after_filing="delete");
+4. the capture leaves the inbox, only if it is still unchanged.
+
+Before any of that, a capture whose filed note already exists (found by the `capture_id` in its
+frontmatter, with the capture's words in it) is not tidied again: steps 3-4 finish it. A filed
+note left with older words (the capture was edited after step 1) is replaced, but only if nobody
+touched it since it was written (its hash is kept in the data folder until step 4).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date, datetime
+from pathlib import Path
+
+from commonplace.capture import Capture, read_capture
+from commonplace.config import Settings
+from commonplace.llm import LLM
+from commonplace.tidy import filed_note
+from commonplace.tidy.candidates import SearchIndex, find_candidates
+from commonplace.tidy.catalog import VaultCatalog
+from commonplace.tidy.journal import Journal
+from commonplace.tidy.models import Decision, Outcome
+from commonplace.tidy.proposal import ask_model
+from commonplace.tidy.validate import decide
+from commonplace.vault import FileChanged, atomic_write, content_hash, file_hash
+
+log = logging.getLogger(__name__)
+MAX_SAME_NAME = 100
+
+
+class CaptureEdited(Exception):
+    """The capture changed while it was being tidied; it waits and is tidied again."""
+
+
+class FiledNoteBroken(Exception):
+    """The filed note did not read back as written; the capture stays in the inbox."""
+
+
+@dataclass
+class TidyContext:
+    settings: Settings
+    llm: LLM
+    index: SearchIndex | None = None
+    catalog: VaultCatalog | None = None
+    journal: Journal | None = None
+    now: Callable[[], datetime] | None = None
+
+    def __post_init__(self) -> None:
+        if self.catalog is None:
+            self.catalog = VaultCatalog(self.settings)
+        if self.journal is None:
+            self.journal = Journal(self.settings.data_path)
+
+    def today(self) -> date:
+        now = self.now() if self.now else datetime.now(self.settings.tz)
+        return now.astimezone(self.settings.tz).date() if now.tzinfo else now.date()
+
+
+async def tidy_capture(ctx: TidyContext, path: str, *, dry_run: bool = False) -> Outcome:
+    """Tidy one capture. LLMError passes through (the caller retries); CaptureEdited too."""
+    assert ctx.catalog is not None
+    try:
+        capture = read_capture(ctx.settings.vault, path, ctx.settings.tz)
+    except FileNotFoundError:
+        return Outcome(path, "gone")
+    if not capture.body.strip():
+        return Outcome(path, "empty")
+    facts = ctx.catalog.facts()
+    earlier = facts.filed.get(capture.capture_id, ())
+    for filed in earlier:
+        if _carries_words(ctx, filed, capture):
+            if dry_run:
+                return Outcome(path, "dry-run", filed=filed)
+            finish(ctx, capture, filed)
+            _tell_index(ctx, [filed, path])
+            return Outcome(path, "finished", filed=filed)
+    candidates = await find_candidates(ctx.index, capture.body, ctx.settings.daemon_folders())
+    proposal = await ask_model(ctx.llm, capture, candidates, facts.top_tags(), ctx.today())
+    decision = decide(proposal, capture, facts)
+    for dropped in decision.dropped:
+        log.info("%s: dropped %s", path, dropped)
+    if dry_run:
+        return Outcome(path, "dry-run", None, proposal, decision, tuple(candidates))
+    text = filed_note.render(capture, decision, ctx.settings.flavor)
+    filed = write_filed(ctx, capture, decision, text)
+    verify_filed(ctx, filed, text)
+    for stale in earlier:
+        remove_stale(ctx, stale)
+    finish(ctx, capture, filed)
+    _tell_index(ctx, [filed, path, *earlier])
+    log.info("%s: filed as %s", path, filed)
+    return Outcome(path, "filed", filed, proposal, decision, tuple(candidates))
+
+
+def _carries_words(ctx: TidyContext, filed: str, capture: Capture) -> bool:
+    try:
+        text = (ctx.settings.vault / filed).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    return filed_note.words_of(text, capture, ctx.settings.flavor)
+
+
+def check_unchanged(ctx: TidyContext, capture: Capture) -> None:
+    if file_hash(ctx.settings.vault / capture.path) != capture.content_hash:
+        raise CaptureEdited(f"{capture.path} changed while it was being tidied")
+
+
+def write_filed(ctx: TidyContext, capture: Capture, decision: Decision, text: str) -> str:
+    """Step 1: a new file under the filed folder, never over another; returns its path."""
+    assert ctx.journal is not None
+    folder = ctx.settings.folder("filed")
+    for n in range(1, MAX_SAME_NAME + 1):
+        rel = f"{folder}/{filed_note.filed_name(capture, decision.title, n)}"
+        check_unchanged(ctx, capture)
+        ctx.journal.record(rel, content_hash(text.encode("utf-8")))
+        try:
+            atomic_write(ctx.settings.vault / rel, text, expect=None)
+        except FileChanged:
+            continue
+        return rel
+    raise FiledNoteBroken(f"{MAX_SAME_NAME} filed notes already have the name of {capture.path}")
+
+
+def verify_filed(ctx: TidyContext, filed: str, text: str) -> None:
+    """Step 2: read the new note back; only a note that reads back exactly lets the capture go."""
+    try:
+        data = (ctx.settings.vault / filed).read_bytes()
+    except OSError as exc:
+        raise FiledNoteBroken(f"{filed} cannot be read back: {exc}") from exc
+    if data != text.encode("utf-8"):
+        raise FiledNoteBroken(f"{filed} did not read back as written; the capture stays")
+
+
+def archive_capture(ctx: TidyContext, capture: Capture) -> Path | None:
+    """Step 3: a copy of the capture in the data folder (the default `after_filing`)."""
+    if ctx.settings.tidy.after_filing != "archive":
+        return None
+    dest = (
+        ctx.settings.data_path
+        / "tidy"
+        / "archive"
+        / f"{capture.capture_id} {Path(capture.path).name}"
+    )
+    data = capture.text.encode("utf-8")
+    existing = file_hash(dest)
+    if existing != content_hash(data):
+        atomic_write(dest, data, expect=existing)
+    return dest
+
+
+def remove_capture(ctx: TidyContext, capture: Capture) -> None:
+    """Step 4: the capture leaves the inbox, unless it was edited since it was read."""
+    full = ctx.settings.vault / capture.path
+    current = file_hash(full)
+    if current is None:
+        return
+    if current != capture.content_hash:
+        raise CaptureEdited(f"{capture.path} changed after it was filed; it will be tidied again")
+    full.unlink()
+
+
+def finish(ctx: TidyContext, capture: Capture, filed: str) -> None:
+    """Steps 3-4, also used on start-up for a capture whose filed note already exists."""
+    assert ctx.journal is not None
+    archive_capture(ctx, capture)
+    remove_capture(ctx, capture)
+    ctx.journal.forget(filed)
+
+
+def remove_stale(ctx: TidyContext, stale: str) -> None:
+    """Delete a filed note that holds a capture's older words, if it is as we wrote it."""
+    assert ctx.journal is not None
+    full = ctx.settings.vault / stale
+    current = file_hash(full)
+    if current is not None and current == ctx.journal.written(stale):
+        with contextlib.suppress(FileNotFoundError):
+            full.unlink()
+        ctx.journal.forget(stale)
+        log.info("%s: replaced by a note with the capture's newer words", stale)
+    elif current is not None:
+        log.warning("%s holds older words of a capture and was edited; it is left as it is", stale)
+
+
+def _tell_index(ctx: TidyContext, paths: list[str]) -> None:
+    if ctx.index is not None:
+        try:
+            ctx.index.mark_dirty(paths)
+        except Exception:  # the index catches up on its own; never fail a filed capture for it
+            log.exception("could not tell the index about %s", paths)

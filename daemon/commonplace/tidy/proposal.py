@@ -1,0 +1,108 @@
+"""The question put to the model: a JSON schema for Ollama's `format`, and the prompt.
+
+The schema narrows what a small model can say (links are an enum of real candidate titles,
+at most five tags of one simple word, ISO dates), and the prompt gives it every date it needs,
+computed here, so it never has to work out which day "Friday" is on its own.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import date, timedelta
+from typing import Any
+
+from commonplace import prompts
+from commonplace.capture import Capture
+from commonplace.llm import LLM
+from commonplace.tidy.models import Candidate, Proposal
+
+MAX_TAGS = 5
+MAX_TODOS = 8
+TITLE_MAX = 60
+TAG_PATTERN = r"^[a-z][a-z0-9-]{0,29}$"
+CALENDAR_DAYS = 14
+_FENCE = re.compile(r"<(/?)(capture)", re.IGNORECASE)
+
+
+def proposal_schema(candidates: Sequence[Candidate]) -> dict[str, Any]:
+    """Ollama's `format`: with no candidates, `links` can only be empty."""
+    if candidates:
+        links: dict[str, Any] = {
+            "type": "array",
+            "items": {"type": "string", "enum": [c.title for c in candidates]},
+            "maxItems": len(candidates),
+        }
+    else:
+        links = {"type": "array", "items": {"type": "string"}, "maxItems": 0}
+    return {
+        "type": "object",
+        "properties": {
+            "title": {"type": "string", "maxLength": TITLE_MAX},
+            "tags": {
+                "type": "array",
+                "items": {"type": "string", "pattern": TAG_PATTERN},
+                "maxItems": MAX_TAGS,
+            },
+            "links": links,
+            "todos": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "text": {"type": "string", "maxLength": 200},
+                        "due": {"type": "string", "format": "date"},
+                    },
+                    "required": ["text"],
+                },
+                "maxItems": MAX_TODOS,
+            },
+        },
+        "required": ["title", "tags", "links", "todos"],
+    }
+
+
+def day_label(day: date) -> str:
+    return f"{day.strftime('%A')} {day.isoformat()}"
+
+
+def calendar_line(start: date, days: int = CALENDAR_DAYS) -> str:
+    return ", ".join(
+        f"{(start + timedelta(d)).strftime('%a')} {start + timedelta(d)}" for d in range(days)
+    )
+
+
+def fence(text: str) -> str:
+    """Keep the capture inside its fence: a `</capture>` in the text cannot close it early."""
+    return _FENCE.sub(lambda m: f"<{m.group(1)}\u200b{m.group(2)}", text)
+
+
+def build_messages(
+    capture: Capture, candidates: Sequence[Candidate], top_tags: Sequence[str], today: date
+) -> list[dict[str, str]]:
+    captured = f"{day_label(capture.day)} at {capture.captured.strftime('%H:%M')}"
+    user = prompts.render(
+        "tidy_user",
+        today=day_label(today),
+        captured=captured,
+        calendar=calendar_line(capture.day),
+        candidates="\n".join(f"- {c.title}" for c in candidates) or "(none)",
+        tags=", ".join(top_tags) or "(none yet)",
+        capture=fence(capture.body.strip("\n")),
+    )
+    return [
+        {"role": "system", "content": prompts.render("tidy_system")},
+        {"role": "user", "content": user},
+    ]
+
+
+async def ask_model(
+    llm: LLM,
+    capture: Capture,
+    candidates: Sequence[Candidate],
+    top_tags: Sequence[str],
+    today: date,
+) -> Proposal:
+    """One call; LLMError (including BadAnswer for garbage) goes to the caller, who retries."""
+    messages = build_messages(capture, candidates, top_tags, today)
+    return await llm.chat_json(messages, Proposal, schema=proposal_schema(candidates))

@@ -1,0 +1,231 @@
+"""TidyService: watches the inbox through the daemon's changes and tidies captures one by one.
+
+A capture is read only once it is stable (size and modified time unchanged for `stable_s`), so
+a file still being written by a sync tool or an editor is never read half-way. Captures are
+processed one at a time, oldest capture first. When Ollama is down, slow or answers garbage the
+capture waits and is retried with backoff; after `max_attempts` garbage answers in a row it is
+marked in the data folder and waits until its text changes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from commonplace.capture import capture_order_key
+from commonplace.changes import Change
+from commonplace.config import Settings
+from commonplace.llm import LLM, BadAnswer, LLMError
+from commonplace.tidy.candidates import SearchIndex
+from commonplace.tidy.pipeline import CaptureEdited, TidyContext, tidy_capture
+from commonplace.tidy.state import TidyState
+from commonplace.vault import file_hash, in_folder, is_ignored, iter_note_paths
+
+log = logging.getLogger(__name__)
+
+Signature = tuple[int, int]  # (mtime_ns, size)
+
+
+@dataclass
+class _Waiting:
+    signature: Signature | None = None
+    since: float = 0.0  # clock time the signature was first seen
+    not_before: float = 0.0  # backoff: not tried again before this clock time
+    failures: int = 0  # failures in a row (any kind), for the backoff
+    reason: str = ""  # the last failure, for status()
+
+
+class StabilityTracker:
+    """Which paths have kept the same size and modified time for `delay` seconds."""
+
+    def __init__(self, delay: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.delay = delay
+        self.clock = clock
+        self.waiting: dict[str, _Waiting] = {}
+
+    def add(self, path: str) -> None:
+        """(Re)start the quiet period: the file just changed."""
+        item = self.waiting.setdefault(path, _Waiting())
+        item.signature = None
+
+    def forget(self, path: str) -> None:
+        self.waiting.pop(path, None)
+
+    def check(self, stat: Callable[[str], Signature | None]) -> tuple[list[str], float | None]:
+        """(paths ready now, clock time of the next check or None)."""
+        now = self.clock()
+        ready: list[str] = []
+        next_at: float | None = None
+        for path, item in list(self.waiting.items()):
+            sig = stat(path)
+            if sig is None:
+                del self.waiting[path]
+                continue
+            if sig != item.signature:
+                item.signature, item.since = sig, now
+            due = max(item.since + self.delay, item.not_before)
+            if now >= due:
+                ready.append(path)
+            else:
+                next_at = due if next_at is None else min(next_at, due)
+        return ready, next_at
+
+
+class TidyService:
+    def __init__(
+        self,
+        settings: Settings,
+        llm: LLM,
+        index: SearchIndex | None = None,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        now: Callable[[], datetime] | None = None,
+    ) -> None:
+        self.settings = settings
+        self.ctx = TidyContext(settings, llm, index, now=now)
+        self.state = TidyState(settings.data_path)
+        self.tracker = StabilityTracker(settings.tidy.stable_s, clock)
+        self.filed = 0
+        self._busy: str | None = None
+        self._wake = asyncio.Event()
+        self._idle = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    # -- the daemon's interface -------------------------------------------------------------
+
+    async def startup(self) -> None:
+        """Queue every capture in the inbox (catch-up), then start the worker."""
+        inbox = self.settings.folder("inbox")
+        for path in iter_note_paths(self.settings.vault):
+            if in_folder(path, inbox):
+                self.tracker.add(path)
+        self._start()
+
+    async def on_changes(self, changes: Iterable[Change]) -> None:
+        inbox = self.settings.folder("inbox")
+        for change in changes:
+            if not in_folder(change.path, inbox) or is_ignored(change.path):
+                continue
+            if change.kind == "deleted":
+                self.tracker.forget(change.path)
+            else:
+                self.tracker.add(change.path)
+        self._start()
+        self._wake.set()
+
+    def status(self) -> dict[str, Any]:
+        """For /api/state and `doctor`: what waits, what is being tidied, what is marked."""
+        waiting = [
+            {"path": p, "retrying": bool(w.failures), "reason": w.reason}
+            for p, w in sorted(self.tracker.waiting.items())
+        ]
+        failing = [
+            {"path": m.path, "reason": m.reason, "attempts": m.attempts}
+            for m in self.state.marks()
+            if m.failing
+        ]
+        return {"waiting": waiting, "busy": self._busy, "failing": failing, "filed": self.filed}
+
+    async def close(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+
+    async def wait_idle(self) -> None:
+        """Wait until no capture is waiting (tests and one-shot runs; bound it with a timeout)."""
+        while self.tracker.waiting or self._busy:
+            self._idle.clear()
+            await self._idle.wait()
+
+    # -- the worker ---------------------------------------------------------------------------
+
+    def _start(self) -> None:
+        if self._task is None or self._task.done():
+            self._task = asyncio.create_task(self._work(), name="commonplace-tidy")
+
+    def _stat(self, path: str) -> Signature | None:
+        try:
+            st = (self.settings.vault / path).stat()
+        except OSError:
+            return None
+        return (st.st_mtime_ns, st.st_size)
+
+    def _order(self, path: str) -> tuple[datetime, str]:
+        item = self.tracker.waiting.get(path)
+        mtime = item.signature[0] / 1e9 if item and item.signature else 0.0
+        return capture_order_key(path, self.settings.tz, mtime)
+
+    async def _work(self) -> None:
+        while True:
+            self._wake.clear()
+            ready, next_at = self.tracker.check(self._stat)
+            if ready:
+                await self._process(min(ready, key=self._order))
+                continue
+            if not self.tracker.waiting:
+                self._idle.set()
+            timeout = None if next_at is None else max(0.0, next_at - self.tracker.clock())
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), timeout)
+
+    async def _process(self, path: str) -> None:
+        item = self.tracker.waiting[path]
+        digest = file_hash(self.settings.vault / path)
+        if digest is None:
+            self.tracker.forget(path)
+            return
+        if self.state.failing(path, digest):
+            self.tracker.forget(path)  # marked: waits for the user to change it
+            return
+        self._busy = path
+        try:
+            outcome = await tidy_capture(self.ctx, path)
+        except CaptureEdited as exc:
+            log.info("%s; waiting for it to settle", exc)
+            item.signature = None
+        except BadAnswer as exc:
+            mark = self.state.garbage(path, digest, exc.reason, self.settings.tidy.max_attempts)
+            if mark.failing:
+                log.warning(
+                    "%s: marked after %d unusable answers (%s); edit it or run "
+                    "'commonplace tidy \"%s\"' to try again",
+                    path,
+                    mark.attempts,
+                    exc.reason,
+                    path,
+                )
+                self.tracker.forget(path)
+            else:
+                self._back_off(item, str(exc))
+        except LLMError as exc:
+            self._back_off(item, str(exc))
+        except UnicodeDecodeError:
+            self.state.garbage(path, digest, "not UTF-8 text", 1)
+            log.warning("%s is not UTF-8 text; it is left in the inbox", path)
+            self.tracker.forget(path)
+        except Exception as exc:  # never let one capture stop the worker
+            log.exception("%s: tidy failed", path)
+            self._back_off(item, f"{type(exc).__name__}: {exc}")
+        else:
+            if outcome.status == "filed":
+                self.filed += 1
+            self.state.clear(path)
+            self.tracker.forget(path)
+        finally:
+            self._busy = None
+
+    def _back_off(self, item: _Waiting, reason: str) -> None:
+        t = self.settings.tidy
+        item.failures += 1
+        wait = min(t.retry_s * 2 ** (item.failures - 1), t.retry_max_s)
+        item.not_before = self.tracker.clock() + wait
+        item.reason = reason
+        log.warning("tidy will try again in %.0f s: %s", wait, reason)

@@ -1,0 +1,251 @@
+"""The program decides: keep only the proposed fields that check out against the vault.
+
+`decide` is pure (proposal, capture, vault facts in; Decision out), so every rule is tested with
+plain values. Nothing is silently discarded: every value left out becomes a `Dropped` with a
+reason, which the pipeline logs and the CLI prints.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+from datetime import date
+
+from commonplace.capture import Capture
+from commonplace.tidy import support
+from commonplace.tidy.catalog import VaultFacts
+from commonplace.tidy.models import Decision, Dropped, Proposal, Todo, TodoProposal
+from commonplace.tidy.proposal import MAX_TAGS, MAX_TODOS, TITLE_MAX
+
+MAX_LINKS = 8
+TITLE_MAX_BYTES = 180  # + the date prefix and ' 99.md' stays under 255 bytes
+TODO_MAX = 200
+TODO_SUPPORT = 0.5  # share of a to-do's content words that must be in the capture
+FALLBACK_WORDS = 6
+URGENCY_TAGS = frozenset({"urgent", "asap", "important", "priority", "critical", "emergency"})
+_RESERVED = re.compile(r"^(?:con|prn|aux|nul|com\d|lpt\d)(?:\..*)?$", re.IGNORECASE)
+_UNSAFE = re.compile(r'[*"<>:|?#^\[\]{}%~`$!]')
+_TAG = re.compile(r"^[^\W\d_][\w-]{0,29}$")
+_TODO_PREFIX = re.compile(r"^(?:[-*+]\s*)?(?:\[[ xX]?\]\s*)?(?:todo\b:?\s*)?", re.IGNORECASE)
+_DUE_IN_TEXT = re.compile(r"\(?\bdue:*\s*\d{4}-\d{2}-\d{2}\)?|📅\s*\S+|\b(?:DEADLINE|SCHEDULED):")
+_HASHTAG = re.compile(r"#(?=\w)")
+
+
+def decide(proposal: Proposal, capture: Capture, facts: VaultFacts) -> Decision:
+    dropped: list[Dropped] = []
+    own = support.own_words(capture.body)
+    title = check_title(proposal.title, own, dropped)
+    tags = check_tags(proposal.tags, own, facts, dropped)
+    links = check_links(proposal.links, facts, dropped)
+    todos = check_todos(proposal.todos, capture, own, dropped)
+    return Decision(title, tags, links, todos, tuple(dropped))
+
+
+# -- title ------------------------------------------------------------------------------------
+
+
+def clean_title(raw: str) -> str:
+    """Letters, digits and plain punctuation only; no control, path or link characters."""
+    text = "".join(
+        " " if unicodedata.category(ch)[0] in "CZ" else ch
+        for ch in unicodedata.normalize("NFC", raw)
+    )
+    text = _UNSAFE.sub(" ", text)
+    text = re.sub(r"\s+", " ", text).strip(" .-_'")
+    if len(text) > TITLE_MAX:
+        cut = text.rfind(" ", 0, TITLE_MAX + 1)
+        text = text[: cut if cut > TITLE_MAX // 2 else TITLE_MAX].rstrip(" .-_,;")
+    while len(text.encode("utf-8")) > TITLE_MAX_BYTES:  # file names are limited in bytes
+        text = text[:-1].rstrip(" .-_,;")
+    return text
+
+
+def fallback_title(words: str) -> str:
+    """The capture's first few words, for when the model's title cannot be used."""
+    found = re.findall(r"[^\W_]+(?:['’][^\W_]+)*", words)[:FALLBACK_WORDS]
+    title = clean_title(" ".join(found))
+    return (title[:1].upper() + title[1:]) if title else "Capture"
+
+
+def check_title(raw: str, own: str, dropped: list[Dropped]) -> str:
+    if "/" in raw or "\\" in raw or raw.strip() in (".", ".."):
+        dropped.append(Dropped("title", raw, "has path characters; used the capture's first words"))
+        return fallback_title(own)
+    title = clean_title(raw)
+    if not title or _RESERVED.match(title):
+        why = "is empty" if not title else "is a reserved file name"
+        if raw.strip() or title:
+            dropped.append(Dropped("title", raw, f"{why}; used the capture's first words"))
+        return fallback_title(own)
+    if title != raw.strip():
+        dropped.append(Dropped("title", raw, f"shortened or cleaned to {title!r} for a file name"))
+    return title
+
+
+# -- tags -------------------------------------------------------------------------------------
+
+
+def _variants(tag: str) -> list[str]:
+    """Near-duplicates of a tag that should be written as the vault's existing spelling."""
+    out = [
+        tag + "s",
+        tag + "es",
+        tag.replace("_", "-"),
+        tag.replace("-", "_"),
+        tag.replace("-", ""),
+    ]
+    if tag.endswith("ies"):
+        out.append(tag[:-3] + "y")
+    if tag.endswith("es"):
+        out.append(tag[:-2])
+    if tag.endswith("s"):
+        out.append(tag[:-1])
+    if tag.endswith("y"):
+        out.append(tag[:-1] + "ies")
+    return [v for v in out if v != tag]
+
+
+def normalise_tag(raw: str) -> str:
+    return raw.strip().lstrip("#").strip().casefold()
+
+
+def check_tags(
+    raws: Iterable[str], own: str, facts: VaultFacts, dropped: list[Dropped]
+) -> tuple[str, ...]:
+    kept: list[str] = []
+    for raw in raws:
+        tag = normalise_tag(raw)
+        if not tag:
+            dropped.append(Dropped("tag", raw, "is empty"))
+            continue
+        if re.search(r"\s", tag):
+            dropped.append(Dropped("tag", raw, "is not a single word"))
+            continue
+        if not _TAG.match(tag):
+            dropped.append(Dropped("tag", raw, "is not a simple word (letters, digits, '-')"))
+            continue
+        if tag not in facts.tags:
+            near = [v for v in _variants(tag) if v in facts.tags]
+            if near:
+                tag = max(near, key=lambda v: (facts.tags[v], v))
+        in_words = support.support(tag.replace("-", " "), own) > 0
+        if tag in URGENCY_TAGS and not in_words:
+            dropped.append(Dropped("tag", raw, "the capture's own words do not say so"))
+            continue
+        if tag not in facts.tags and not in_words:
+            dropped.append(Dropped("tag", raw, "is not a vault tag nor a word in the capture"))
+            continue
+        if tag in kept:
+            continue
+        if len(kept) == MAX_TAGS:
+            dropped.append(Dropped("tag", raw, f"more than {MAX_TAGS} tags"))
+            continue
+        kept.append(tag)
+    return tuple(kept)
+
+
+# -- links ------------------------------------------------------------------------------------
+
+
+def link_target(raw: str) -> str:
+    """'[[Projects/Shed Rebuild#Plan|shed]]' -> 'Shed Rebuild'."""
+    text = raw.strip().removeprefix("[[").removesuffix("]]")
+    text = text.split("|", 1)[0].split("#", 1)[0].strip()
+    text = text.rsplit("/", 1)[-1].strip()
+    return text.removesuffix(".md").strip()
+
+
+def check_links(raws: Iterable[str], facts: VaultFacts, dropped: list[Dropped]) -> tuple[str, ...]:
+    kept: list[str] = []
+    for raw in raws:
+        key = link_target(raw).casefold()
+        real = facts.titles.get(key)
+        if real is None:
+            why = (
+                "is a note the daemon writes (Inbox, Filed, Ask, Digests)"
+                if key in facts.daemon_titles
+                else "no note has that title"
+            )
+            dropped.append(Dropped("link", raw, why))
+            continue
+        if real in kept:
+            continue
+        if len(kept) == MAX_LINKS:
+            dropped.append(Dropped("link", raw, f"more than {MAX_LINKS} links"))
+            continue
+        kept.append(real)
+    return tuple(kept)
+
+
+# -- to-dos -----------------------------------------------------------------------------------
+
+
+def clean_todo_text(raw: str) -> str:
+    text = re.sub(r"\s+", " ", raw).strip()
+    text = _TODO_PREFIX.sub("", text, count=1)
+    text = _DUE_IN_TEXT.sub("", text)
+    text = _HASHTAG.sub("", text)  # a '#word' in a to-do would become a tag on the note
+    text = text.replace("[[", "").replace("]]", "")
+    text = "".join(ch for ch in text if unicodedata.category(ch)[0] != "C")
+    text = re.sub(r"\s+", " ", text).strip(" -")
+    return text[:TODO_MAX].rstrip()
+
+
+def check_due(raw: str | None, captured: date, text: str, dropped: list[Dropped]) -> date | None:
+    if raw is None or not raw.strip():
+        return None
+    try:
+        due = date.fromisoformat(raw.strip()[:10])
+    except ValueError:
+        dropped.append(Dropped("due", raw, f"not a date (to-do {text!r} kept without it)"))
+        return None
+    if due < captured:
+        dropped.append(Dropped("due", raw, f"before the capture's day (to-do {text!r} kept)"))
+        return None
+    if due > year_after(captured):
+        dropped.append(Dropped("due", raw, f"more than a year away (to-do {text!r} kept)"))
+        return None
+    return due
+
+
+def year_after(day: date) -> date:
+    try:
+        return day.replace(year=day.year + 1)
+    except ValueError:  # 29 February
+        return day.replace(year=day.year + 1, day=28)
+
+
+def check_todos(
+    raws: Iterable[TodoProposal], capture: Capture, own: str, dropped: list[Dropped]
+) -> tuple[Todo, ...]:
+    kept: list[Todo] = []
+    for item in raws:
+        raw = item.text
+        text = clean_todo_text(raw)
+        reason = todo_problem(text, capture.body, own)
+        if reason:
+            dropped.append(Dropped("todo", raw, reason))
+            continue
+        if any(t.text.casefold() == text.casefold() for t in kept):
+            continue
+        if len(kept) == MAX_TODOS:
+            dropped.append(Dropped("todo", raw, f"more than {MAX_TODOS} to-dos"))
+            continue
+        kept.append(Todo(text, check_due(item.due, capture.day, text, dropped)))
+    return tuple(kept)
+
+
+def todo_problem(text: str, body: str, own: str) -> str | None:
+    """Why a to-do cannot be kept, or None."""
+    if not text:
+        return "is empty"
+    if support.moves_money(text):
+        return "asks to move money"
+    if support.shares_credentials(text):
+        return "asks to send passwords or other credentials"
+    if support.support(text, own) >= TODO_SUPPORT:
+        return None
+    if support.support(text, body) >= TODO_SUPPORT:
+        return "only text addressed to an AI asks for it"
+    return "not supported by the capture's words"

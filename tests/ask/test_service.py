@@ -1,0 +1,227 @@
+"""Ask notes end to end through AskService.on_changes: real files, real atomic writes, the fake
+Ollama; the index is a FixedIndex (the watcher test drives the same service from real events)."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+
+import commonplace.ask.service as service_module
+from commonplace.ask.asknote import find_questions
+from commonplace.ask.service import AskService
+from commonplace.changes import Change
+from commonplace.config import Settings
+from commonplace.llm import LLM
+from tests.ask.helpers import FixedIndex, cite_passage_with, hit
+from tests.fakes.ollama import FakeError, FakeOllama
+
+NOTE = "Ask/Questions.md"
+INDEX = FixedIndex(
+    [hit("Travel/Lisbon Trip.md", "Flight EZY6041 leaves at 06:40.", heading="Flights")]
+)
+Factory = Callable[..., AskService]
+
+
+@pytest.fixture
+def ask_settings(settings: Settings, fake_ollama: FakeOllama) -> Settings:
+    fake_ollama.chat_handler = cite_passage_with("EZY6041", "The flight leaves at 06:40")
+    ask = dataclasses.replace(settings.ask, max_inserts=2)
+    return dataclasses.replace(
+        settings, ask=ask, ollama=dataclasses.replace(settings.ollama, host=fake_ollama.url)
+    )
+
+
+@pytest_asyncio.fixture
+async def make_service(ask_settings: Settings) -> AsyncIterator[Factory]:
+    made: list[AskService] = []
+
+    def make(settings: Settings | None = None, **kw: float) -> AskService:
+        s = settings or ask_settings
+        svc = AskService(s, LLM(s.ollama), INDEX, quiet_s=kw.get("quiet_s", 0.05), retry_s=0.05)
+        made.append(svc)
+        return svc
+
+    yield make
+    for svc in made:
+        await svc.close()
+
+
+def write(vault: Path, rel: str, text: str) -> Path:
+    path = vault / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+async def changed(svc: AskService, *paths: str) -> None:
+    await svc.on_changes([Change(p, "modified") for p in paths])
+    await svc.idle()
+
+
+async def test_new_question_is_answered_once_and_only_once(
+    vault: Path, fake_ollama: FakeOllama, make_service: Factory
+) -> None:
+    path = write(vault, NOTE, "# Trip questions\n\n?? When does my flight leave?\n\nMore notes.\n")
+    svc = make_service()
+    await changed(svc, NOTE)
+    text = path.read_text()
+    assert text.count("[!answer]") == 1
+    assert "> The flight leaves at 06:40 [1]." in text
+    assert "[[Travel/Lisbon Trip#Flights|Lisbon Trip › Flights]]" in text
+    await changed(svc, NOTE)  # our own write comes back as a change
+    assert path.read_text() == text
+    restarted = make_service()  # a new daemon on the same data folder
+    await restarted.startup()
+    await restarted.idle()
+    assert path.read_text() == text
+    assert len(fake_ollama.chat_requests()) == 1
+    assert svc.status()["answers_inserted"] == 1
+
+
+async def test_typing_while_the_answer_is_written_loses_nothing(
+    vault: Path, make_service: Factory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = write(vault, NOTE, "?? When does my flight leave?\nfirst line\n")
+    real = service_module.insert_answer
+    typed = ["second line typed during the write\n", "a line typed above\n"]
+
+    def user_types_after_each_read(text: str, *args: object) -> str | None:
+        new = real(text, *args)  # type: ignore[arg-type]
+        if typed:  # the user saves between our read and our write
+            extra = typed.pop(0)
+            current = path.read_text()
+            path.write_text(current + extra if "during" in extra else extra + current)
+        return new
+
+    monkeypatch.setattr(service_module, "insert_answer", user_types_after_each_read)
+    svc = make_service()
+    await changed(svc, NOTE)
+    lines = path.read_text().splitlines()
+    assert lines[0] == "a line typed above"
+    assert lines[1] == "?? When does my flight leave?"
+    assert lines[2] == "> [!answer] Answer"
+    user_lines = [ln for ln in lines if not ln.startswith(">") and ln]
+    assert user_lines == [
+        "a line typed above",
+        "?? When does my flight leave?",
+        "first line",
+        "second line typed during the write",
+    ]
+    assert typed == []
+
+
+async def test_edited_question_is_answered_again_below_the_old_answer(
+    vault: Path, fake_ollama: FakeOllama, make_service: Factory
+) -> None:
+    path = write(vault, NOTE, "?? When does my flight leave?\n")
+    svc = make_service()
+    await changed(svc, NOTE)
+    path.write_text(path.read_text().replace("my flight leave?", "my EZY6041 flight leave?"))
+    await changed(svc, NOTE)
+    text = path.read_text()
+    assert text.count("[!answer]") == 2
+    assert text.index("[!answer] Answer") < text.index(
+        "[!answer] New answer (the question was changed)"
+    )
+    assert len(fake_ollama.chat_requests()) == 2
+    assert "my EZY6041 flight" in fake_ollama.chat_requests()[1]["messages"][1]["content"]
+
+
+async def test_questions_in_other_folders_are_ignored(
+    vault: Path, fake_ollama: FakeOllama, make_service: Factory
+) -> None:
+    other = "Travel/Questions.md"
+    path = write(vault, other, "?? When does my flight leave?\n")
+    svc = make_service()
+    await changed(svc, other, "Askew/Q.md")
+    await svc.startup()
+    await svc.idle()
+    assert path.read_text() == "?? When does my flight leave?\n"
+    assert fake_ollama.chat_requests() == []
+
+
+async def test_reverted_answer_is_reinserted_then_given_up(
+    vault: Path, fake_ollama: FakeOllama, make_service: Factory
+) -> None:
+    original = "?? When does my flight leave?\n"
+    path = write(vault, NOTE, original)
+    svc = make_service()
+    for _ in range(4):  # a stale editor buffer keeps saving the old text
+        await changed(svc, NOTE)
+        assert "[!answer]" in path.read_text() or svc.status()["gave_up"]
+        path.write_text(original)
+    await changed(svc, NOTE)
+    assert path.read_text() == original
+    assert svc.status()["answers_inserted"] == 2  # max_inserts
+    assert svc.status()["gave_up"] == [{"path": NOTE, "id": find_questions(original)[0].qid}]
+    assert len(fake_ollama.chat_requests()) == 2
+    restarted = make_service()
+    await restarted.startup()
+    await restarted.idle()
+    assert path.read_text() == original
+
+
+async def test_waits_until_the_note_is_quiet(vault: Path, make_service: Factory) -> None:
+    path = write(vault, NOTE, "?? When does my flight leave?\n")
+    svc = make_service(quiet_s=0.6)
+    await svc.on_changes([Change(NOTE, "modified")])
+    await asyncio.sleep(0.3)
+    await svc.on_changes([Change(NOTE, "modified")])  # still typing: the clock starts again
+    await asyncio.sleep(0.4)
+    assert "[!answer]" not in path.read_text()
+    assert svc.status()["waiting"] == [NOTE]
+    await svc.idle()
+    assert "[!answer]" in path.read_text()
+
+
+async def test_ollama_down_leaves_the_question_for_later(
+    vault: Path, fake_ollama: FakeOllama, make_service: Factory
+) -> None:
+    path = write(vault, NOTE, "?? When does my flight leave?\n")
+    fake_ollama.enqueue_chat(FakeError(500, "out of memory"), FakeError(500, "out of memory"))
+    svc = make_service()
+    await svc.on_changes([Change(NOTE, "created")])
+    await svc.idle()  # the first try fails; the retry 0.05 s later succeeds
+    assert path.read_text().count("[!answer]") == 1
+    assert len(fake_ollama.chat_requests()) == 3
+
+
+async def test_deleted_note_is_dropped(
+    vault: Path, fake_ollama: FakeOllama, make_service: Factory
+) -> None:
+    write(vault, NOTE, "?? When does my flight leave?\n")
+    svc = make_service(quiet_s=0.5)
+    await svc.on_changes([Change(NOTE, "modified")])
+    (vault / NOTE).unlink()
+    await svc.on_changes([Change(NOTE, "deleted")])
+    await svc.idle()
+    assert fake_ollama.chat_requests() == []
+
+
+async def test_logseq_flavour(
+    tmp_path: Path, ask_settings: Settings, fake_ollama: FakeOllama, make_service: Factory
+) -> None:
+    vault = tmp_path / "graph"
+    settings = dataclasses.replace(ask_settings, vault=vault, flavor="logseq")
+    rel = "pages/Ask/Trip.md"
+    path = write(
+        vault,
+        rel,
+        "title:: Trip\n\n- ?? When does my flight leave?\n\t- my own note\n- later block\n",
+    )
+    svc = make_service(settings)
+    await svc.startup()
+    await svc.idle()
+    lines = path.read_text().splitlines()
+    assert lines[:4] == ["title:: Trip", "", "- ?? When does my flight leave?", "\t- **Answer**"]
+    assert lines[4].startswith("\t  cp-answer:: ")
+    assert "\t\t- The flight leaves at 06:40 [1]." in lines
+    assert any(ln.startswith("\t\t\t- [1] [[Lisbon Trip]] › Flights") for ln in lines)
+    assert lines[-2:] == ["\t- my own note", "- later block"]
+    await changed(svc, rel)
+    assert len(fake_ollama.chat_requests()) == 1

@@ -1,0 +1,203 @@
+"""The phone page in headless Chromium at phone size, against the real server."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from commonplace.capture import read_capture
+from tests.browser.conftest import ServerThread, screenshot
+from tests.fakes.ollama import FakeOllama
+
+
+def wait_until(check: Callable[[], Any], timeout: float = 10) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if result := check():
+            return result
+        time.sleep(0.1)
+    raise AssertionError("condition not met in time")
+
+
+def inbox(server: ServerThread) -> list[Path]:
+    folder = server.settings.vault / server.settings.folder("inbox")
+    return sorted(folder.glob("*.md")) if folder.is_dir() else []
+
+
+def test_capture_a_typed_note(page: Any, server: ServerThread) -> None:
+    page.wait_for_selector("#status-text:has-text('Ready')")
+    page.fill("#capture-text", "Order timber for the shed roof from Jewson by Friday")
+    page.click("#send")
+    page.wait_for_selector("#capture-log li")
+    [saved] = inbox(server)
+    capture = read_capture(server.settings.vault, f"Inbox/{saved.name}", server.settings.tz)
+    assert capture.body == "Order timber for the shed roof from Jewson by Friday"
+    assert capture.via == "phone"
+    assert page.input_value("#capture-text") == ""
+    assert f"Inbox/{saved.name}" in page.inner_text("#capture-log")
+    assert page.evaluate("JSON.parse(localStorage.getItem('commonplace.outbox'))") == []
+    screenshot(page, "capture")
+
+
+def _answer_citing(word: str, sentence: str) -> Callable[[dict[str, Any]], str]:
+    def handler(request: dict[str, Any]) -> str:
+        user = next(m["content"] for m in request["messages"] if m["role"] == "user")
+        for block in user.split("<passage ")[1:]:
+            n = block.split('n="', 1)[1].split('"', 1)[0]
+            if word.lower() in block.lower():
+                return f"{sentence} [{n}]."
+        return "I can't find that in your notes."
+
+    return handler
+
+
+def test_ask_a_question_and_open_a_source(
+    page: Any, server: ServerThread, fake_ollama_thread: FakeOllama
+) -> None:
+    fake_ollama_thread.chat_handler = _answer_citing("Brunel", "The starter is called Brunel")
+    page.click("#tab-ask")
+    page.fill("#ask-text", "What is my sourdough starter called?")
+    page.click("#ask-button")
+    page.wait_for_selector(".card .sources .source")
+    answer = page.inner_text(".card .answer")
+    assert answer.startswith("The starter is called Brunel")
+    source = page.locator(".card .sources .source").first
+    assert "Sourdough Loaf" in source.inner_text()
+    screenshot(page, "ask")
+    source.click()
+    page.wait_for_selector("#source-sheet:not([hidden])")
+    assert "Brunel" in page.inner_text("#source-text")
+    screenshot(page, "ask-source")
+    page.click("#source-more")
+    page.wait_for_selector("#source-more[hidden]", state="attached")
+    assert "# Sourdough Loaf" in page.inner_text("#source-text")
+
+
+def test_a_note_with_script_is_shown_as_text(
+    page: Any, server: ServerThread, fake_ollama_thread: FakeOllama
+) -> None:
+    hostile = (
+        "# Clipping\n\nZanzibar ferry times: <script>window.__pwned = 1</script>"
+        '<img src=x onerror="window.__pwned = 2"> <b>bold?</b>\n'
+    )
+    note = server.settings.vault / "Clippings" / "Hostile.md"
+    note.parent.mkdir()
+    note.write_text(hostile)
+    server.index.mark_dirty(["Clippings/Hostile.md"])
+    fake_ollama_thread.chat_handler = _answer_citing("Zanzibar", "Ferry times are clipped")
+    page.click("#tab-ask")
+    page.fill("#ask-text", "Zanzibar ferry times?")
+    page.click("#ask-button")
+    page.wait_for_selector(".card .sources .source")
+    page.locator(".card .sources .source", has_text="Hostile").first.click()
+    page.click("#source-more")
+    page.wait_for_selector("#source-more[hidden]", state="attached")
+    shown = page.inner_text("#source-text")
+    assert "<script>window.__pwned = 1</script>" in shown
+    assert '<img src=x onerror="window.__pwned = 2">' in shown
+    time.sleep(0.2)
+    assert page.evaluate("window.__pwned") is None
+    assert page.locator("#source-text script, #source-text img, .card img").count() == 0
+    screenshot(page, "ask-hostile-note")
+
+
+def test_denied_microphone_shows_a_message(page: Any) -> None:
+    # No permission granted: Chromium refuses getUserMedia as it does when the user says no.
+    page.click("#dictate")
+    page.wait_for_selector("#capture-message:not([hidden])")
+    message = page.inner_text("#capture-message")
+    assert "Microphone access was refused" in message
+    assert page.get_attribute("#capture-message", "data-kind") == "error"
+    screenshot(page, "dictate-denied")
+
+
+def test_dictation_fills_the_box_for_editing(page: Any, server: ServerThread) -> None:
+    page.context.grant_permissions(["microphone"], origin=server.url)
+    page.click("#dictate")
+    page.wait_for_selector("#dictate:has-text('Stop')")
+    time.sleep(1.2)
+    page.click("#dictate")
+    page.wait_for_function("document.querySelector('#capture-text').value.length > 0")
+    assert page.input_value("#capture-text") == "Ring Maya Collins about the shed roof"
+    assert page.is_visible("#dictation-hint")
+    [(samples, prompt)] = server.transcriber.calls
+    assert samples > 8_000  # at least half a second of decoded 16 kHz audio
+    assert prompt.startswith("Names: Maya Collins")
+    screenshot(page, "dictate-transcript")
+    page.fill("#capture-text", "Ring Maya Collins about the shed roof, before Friday")
+    page.click("#send")
+    page.wait_for_selector("#capture-log li")
+    [saved] = inbox(server)
+    capture = read_capture(server.settings.vault, f"Inbox/{saved.name}", server.settings.tz)
+    assert capture.via == "dictation"
+    assert capture.body == "Ring Maya Collins about the shed roof, before Friday"
+
+
+def test_offline_capture_is_kept_and_sent_when_the_daemon_returns(
+    page: Any, server: ServerThread
+) -> None:
+    page.wait_for_selector("#status-text:has-text('Ready')")
+    server.stop()
+    page.fill("#capture-text", "Written in a tunnel")
+    page.click("#send")
+    page.wait_for_selector("#outbox:not([hidden])")
+    kept = page.evaluate("JSON.parse(localStorage.getItem('commonplace.outbox'))")
+    assert [item["text"] for item in kept] == ["Written in a tunnel"]
+    assert "Kept on this phone" in page.inner_text("#capture-message")
+    page.click("#refresh")
+    page.wait_for_selector("#offline-banner:not([hidden])")
+    assert inbox(server) == []
+    screenshot(page, "offline-kept")
+
+    # The page reloads while offline (a Home Screen app restarted): the capture is still there.
+    page.reload()
+    page.wait_for_selector("#outbox:not([hidden])")
+    assert "Written in a tunnel" in page.inner_text("#outbox-list")
+
+    server.start()
+    page.click("#retry-now")
+    page.wait_for_selector("#outbox", state="hidden")
+    [saved] = wait_until(lambda: inbox(server))
+    assert saved.read_text().endswith("Written in a tunnel")
+    assert page.evaluate("JSON.parse(localStorage.getItem('commonplace.outbox'))") == []
+    assert page.is_hidden("#offline-banner")
+    screenshot(page, "offline-sent")
+
+
+def test_old_messages_are_cleared_on_a_new_day_and_by_hand(page: Any, server: ServerThread) -> None:
+    old = {
+        "day": "2020-01-01",
+        "captures": [{"text": "yesterday's", "path": "Inbox/x.md", "at": "2020-01-01T10:00:00Z"}],
+        "answers": [{"question": "old?", "answer": "old", "sources": [], "findings": []}],
+    }
+    page.evaluate(f"localStorage.setItem('commonplace.log', {json.dumps(json.dumps(old))})")
+    page.reload()
+    page.wait_for_selector("#status-text:has-text('Ready')")
+    assert page.locator("#capture-log li").count() == 0
+    page.fill("#capture-text", "today's note")
+    page.click("#send")
+    page.wait_for_selector("#capture-log li")
+    page.click("#tab-settings")
+    screenshot(page, "settings")
+    page.click("#clear")
+    page.click("#tab-capture")
+    assert page.locator("#capture-log li").count() == 0
+
+
+def test_page_assets_and_service_worker(page: Any, server: ServerThread) -> None:
+    manifest = page.evaluate("fetch('/manifest.webmanifest').then(r => r.json())")
+    assert manifest["display"] == "standalone"
+    for icon in manifest["icons"]:
+        status = page.evaluate(f"fetch('{icon['src']}').then(r => r.status)")
+        assert status == 200, icon["src"]
+    page.wait_for_function("navigator.serviceWorker.controller !== null || true")
+    registered = page.evaluate(
+        "navigator.serviceWorker.getRegistration().then(r => Boolean(r && (r.active || r.installing || r.waiting)))"
+    )
+    assert registered
+    page.click("#tab-assistant")
+    assert page.is_visible("#view-assistant")
+    screenshot(page, "assistant")

@@ -1,0 +1,296 @@
+"""The index against a real LanceDB and Tantivy in tmp_path, with the fake Ollama.
+
+Fingerprints (nothing unchanged is embedded twice, also across a restart; a model change
+re-embeds), filters inside the search, ignored files, rebuilds of broken parts, Ollama down.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+
+from commonplace.config import Settings
+from commonplace.index import Index
+from commonplace.index.manifest import INDEX_SCHEMA
+from commonplace.index.store import MANIFEST
+from tests.fakes.ollama import FakeError, FakeOllama
+from tests.index.conftest import OpenIndex, with_host, write
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def embedded_texts(fake: FakeOllama) -> list[str]:
+    return [t for body in fake.embed_requests() for t in body["input"]]
+
+
+async def test_unchanged_chunks_are_not_embedded_again(
+    open_index: OpenIndex, isettings: Settings, fake_ollama: FakeOllama
+) -> None:
+    vault = isettings.vault
+    write(vault, "Notes/Plan.md", "# Plan\n\nFirst part about kestrels.\n\n# Later\n\nSecond part.\n")
+    index = open_index()
+    first = await index.refresh()
+    assert first.embedded == first.chunks > 0 and first.reused == 0
+    fake_ollama.requests.clear()
+
+    again = await index.refresh()
+    assert again.indexed == 0 and again.embedded == 0
+    assert fake_ollama.embed_requests() == []
+
+    write(vault, "Notes/Plan.md", "# Plan\n\nFirst part about kestrels.\n\n# Later\n\nSecond, edited.\n")
+    edited = await index.refresh(paths=["Notes/Plan.md"])
+    assert edited.indexed == 1 and edited.embedded == 1 and edited.reused == 1
+    assert embedded_texts(fake_ollama) == ["Plan > Later\n\nSecond, edited."]
+    resp = await index.search("second edited", limit=3)
+    assert resp.results[0].path == "Notes/Plan.md" and resp.results[0].text == "Second, edited."
+
+
+async def test_restart_reembeds_nothing_and_model_change_reembeds_all(
+    open_index: OpenIndex, isettings: Settings, fake_ollama: FakeOllama
+) -> None:
+    index = open_index()
+    first = await index.refresh()
+    index.close()
+    fake_ollama.requests.clear()
+
+    write(isettings.vault, "Areas/Car.md", (isettings.vault / "Areas/Car.md").read_text() + "\nNew line.\n")
+    restarted = open_index()
+    stats = await restarted.refresh()
+    assert stats.indexed == 1 and stats.embedded == 1  # only the changed chunk of the one note
+    assert stats.chunks == first.chunks
+    restarted.close()
+
+    fake_ollama.models.append("all-minilm:latest")
+    other = dataclasses.replace(isettings, ollama=dataclasses.replace(isettings.ollama, embed_model="all-minilm"))
+    fake_ollama.requests.clear()
+    switched = open_index(other)
+    stats = await switched.refresh()
+    assert stats.reused == 0 and stats.embedded >= first.chunks
+    assert {b["model"] for b in fake_ollama.embed_requests()} == {"all-minilm"}
+
+
+async def test_full_refresh_rereads_everything_but_reuses_vectors(
+    open_index: OpenIndex, fake_ollama: FakeOllama
+) -> None:
+    index = open_index()
+    first = await index.refresh()
+    fake_ollama.requests.clear()
+    full = await index.refresh(full=True)
+    assert full.indexed == first.indexed and full.embedded == 0 and full.reused == first.chunks
+    assert fake_ollama.embed_requests() == []
+
+
+async def test_rename_moves_the_note_without_embedding(
+    open_index: OpenIndex, isettings: Settings, fake_ollama: FakeOllama
+) -> None:
+    index = open_index()
+    await index.refresh()
+    fake_ollama.requests.clear()
+    old, new = isettings.vault / "Areas/Car.md", isettings.vault / "Archive/Car.md"
+    new.parent.mkdir()
+    old.rename(new)
+    stats = await index.refresh(paths=["Areas/Car.md", "Archive/Car.md"])
+    assert stats.deleted == 1 and stats.indexed == 1 and stats.embedded == 0
+    hits = (await index.search("MOT due date", limit=5, mode="keyword")).results
+    paths = {h.path for h in hits}
+    assert "Archive/Car.md" in paths and "Areas/Car.md" not in paths
+
+
+async def test_folder_filters_apply_inside_the_search(
+    open_index: OpenIndex, isettings: Settings
+) -> None:
+    # Thirty filed captures that match the query better than the user's own note.
+    for i in range(30):
+        write(isettings.vault, f"Filed/2026-10-{i:02d} Kestrel.md", f"Kestrel kestrel sighting {i}.\n")
+    write(isettings.vault, "Projects/Birds.md", "# Birds\n\nA kestrel over the allotment.\n")
+    index = open_index()
+    await index.refresh()
+    for mode in ("hybrid", "vector", "keyword"):
+        resp = await index.search("kestrel sighting", limit=5, mode=mode, exclude_folders=("Filed/",))
+        assert resp.results and resp.results[0].path == "Projects/Birds.md", mode
+        assert all(not r.path.startswith("Filed/") for r in resp.results)
+        only = await index.search("kestrel", limit=50, mode=mode, include_folders=("Projects",))
+        assert {r.path for r in only.results} <= {"Projects/Birds.md", "Projects/Shed Rebuild.md",
+                                                   "Projects/Switchboard Redesign.md"}
+        assert "Projects/Birds.md" in {r.path for r in only.results}
+
+
+async def test_modified_after_and_group_by_note(open_index: OpenIndex, isettings: Settings) -> None:
+    import os
+
+    old = write(isettings.vault, "Old.md", "# A\n\nquokka one\n\n# B\n\nquokka two\n")
+    os.utime(old, (1_000_000_000, 1_000_000_000))
+    write(isettings.vault, "New.md", "quokka three\n")
+    index = open_index()
+    await index.refresh()
+    resp = await index.search("quokka", limit=10, mode="keyword", modified_after=1_500_000_000)
+    assert [r.path for r in resp.results] == ["New.md"]
+    grouped = await index.search("quokka", limit=10, mode="keyword", group_by_note=True)
+    assert sorted(r.path for r in grouped.results) == ["New.md", "Old.md"]
+    first = grouped.results[0]
+    assert first.to_json()["note_date"] and first.modified > 0
+
+
+async def test_ignored_and_unusable_files_stay_out(open_index: OpenIndex, isettings: Settings) -> None:
+    v = isettings.vault
+    write(v, ".obsidian/workspace.md", "zanzibar")
+    write(v, ".trash/Old.md", "zanzibar")
+    write(v, "Notes/.Draft.md.swp", "zanzibar")
+    write(v, "Notes/Plan.sync-conflict-20261019.md", "zanzibar")
+    write(v, "Notes/data.txt", "zanzibar")
+    (v / "Notes/binary.md").write_bytes(b"zanzibar \xff\xfe")
+    write(v, "Notes/Real.md", "zanzibar is real")
+    index = open_index()
+    stats = await index.refresh()
+    assert stats.skipped == 1  # the non-UTF-8 note, reported, not fatal
+    resp = await index.search("zanzibar", limit=10, mode="keyword")
+    assert [r.path for r in resp.results] == ["Notes/Real.md"]
+    assert not any(p.is_relative_to(v) for p in isettings.data_path.rglob("*"))
+
+
+async def test_deleted_note_leaves_both_indexes(open_index: OpenIndex, isettings: Settings) -> None:
+    index = open_index()
+    await index.refresh()
+    (isettings.vault / "Recipes/Plum Crumble.md").unlink()
+    index.mark_dirty(["Recipes/Plum Crumble.md"])
+    for mode in ("keyword", "vector"):
+        resp = await index.search("plum crumble oven temperature", limit=20, mode=mode)
+        assert "Recipes/Plum Crumble.md" not in {r.path for r in resp.results}
+    assert index.status()["pending"] == 0
+
+
+@pytest.mark.parametrize("part", ["manifest", "keywords", "vectors", "schema"])
+async def test_broken_index_is_rebuilt_from_the_vault(
+    open_index: OpenIndex, isettings: Settings, part: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    index = open_index()
+    first = await index.refresh()
+    index.close()
+    folder = isettings.data_path / "index"
+    if part == "manifest":
+        (folder / MANIFEST).write_bytes(b"this is not sqlite" * 100)
+        for extra in folder.glob(f"{MANIFEST}-*"):
+            extra.unlink()
+    elif part == "keywords":
+        (folder / "keywords" / "meta.json").write_text("{not json")
+    elif part == "vectors":
+        for f in (folder / "vectors").rglob("*.manifest"):
+            f.write_bytes(b"garbage")
+    else:
+        import sqlite3
+
+        with sqlite3.connect(folder / MANIFEST) as db:
+            db.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (str(INDEX_SCHEMA - 1),))
+    caplog.set_level("WARNING")
+    reopened = open_index()
+    assert "rebuilding the search index" in caplog.text
+    stats = await reopened.refresh()
+    assert stats.notes == first.notes and stats.chunks == first.chunks
+    resp = await reopened.search("EZY6041", limit=3)
+    assert resp.results[0].path == "Travel/Lisbon Trip.md"
+    if part in ("manifest", "keywords"):
+        assert stats.embedded == 0  # the vectors survived and were reused
+
+
+async def test_ollama_down_keyword_still_updates_and_vectors_come_later(
+    open_index: OpenIndex, isettings: Settings, fake_ollama: FakeOllama, dead_ollama_url: str
+) -> None:
+    down = with_host(isettings, dead_ollama_url)
+    index = open_index(down)
+    stats = await index.refresh()
+    assert stats.embedded == 0 and stats.vectors_pending == stats.notes > 0 and stats.errors
+    resp = await index.search("EZY6041 flight", limit=3)  # hybrid asked, keyword given
+    assert resp.mode == "keyword" and resp.notice and "Ollama" in resp.notice
+    assert resp.results[0].path == "Travel/Lisbon Trip.md"
+    index.close()
+
+    back = open_index()  # Ollama is up again (same data folder)
+    retried = await back.refresh()
+    assert retried.embedded == stats.chunks and retried.vectors_pending == 0
+    resp = await back.search("EZY6041 flight", limit=3, mode="vector")
+    assert resp.mode == "vector" and resp.notice is None
+    assert resp.results[0].path == "Travel/Lisbon Trip.md"
+
+
+async def test_embedding_error_from_ollama_falls_back(open_index: OpenIndex, fake_ollama: FakeOllama) -> None:
+    index = open_index()
+    await index.refresh()
+    fake_ollama.fail_embed = FakeError(500, "out of memory")
+    resp = await index.search("dentist appointment", limit=3)
+    assert resp.mode == "keyword" and "out of memory" in (resp.notice or "")
+    assert resp.results[0].path == "Areas/Health/Dentist.md"
+
+
+async def test_keyword_questions_on_the_fixture_find_their_notes(
+    open_index: OpenIndex, isettings: Settings
+) -> None:
+    """The exact-keyword questions of eval_suite/datasets/search.jsonl, in keyword and hybrid."""
+    rows = [json.loads(line) for line in (REPO / "eval_suite/datasets/search.jsonl").open()]
+    exact = {"v02", "v07", "v08", "v13", "v15", "v17", "v18", "v21", "v23", "v26", "v28"}
+    index = open_index()
+    await index.refresh()
+    for row in (r for r in rows if r["id"] in exact):
+        for mode in ("keyword", "hybrid"):
+            resp = await index.search(row["query"], limit=3, mode=mode, group_by_note=True)
+            found = [r.path for r in resp.results]
+            assert set(found) & set(row["answers"]), (row["id"], mode, found)
+
+
+async def test_status_counts(open_index: OpenIndex) -> None:
+    index = open_index()
+    assert index.status()["notes"] == 0
+    stats = await index.refresh()
+    status = index.status()
+    assert status["notes"] == stats.notes and status["chunks"] == stats.chunks
+    assert status["last_refresh"] and status["progress"] is None
+    assert status["embedding_model"] == "nomic-embed-text"
+    index.mark_dirty(["Home.md"])
+    assert index.status()["pending"] == 1
+
+
+async def test_refresh_with_nothing_changed_is_cheap(open_index: OpenIndex, fake_ollama: FakeOllama) -> None:
+    index = open_index()
+    await index.refresh()
+    fake_ollama.requests.clear()
+    stats = await index.refresh(paths=[])
+    assert stats.checked == 0 and fake_ollama.requests == []
+    stats = await index.refresh(paths=["Home.md"])  # touched but same bytes: no work
+    assert stats.indexed == 0 and fake_ollama.requests == []
+
+
+async def test_unknown_mode_is_a_clear_error(open_index: OpenIndex) -> None:
+    with pytest.raises(ValueError, match="unknown search mode"):
+        await open_index().search("x", mode="fuzzy")
+
+
+async def test_data_folder_stays_bounded_after_many_edits(
+    open_index: OpenIndex, isettings: Settings, fake_ollama: FakeOllama
+) -> None:
+    fake_ollama.record = False
+    s = with_host(isettings, fake_ollama.url, compact_every=20)
+    index = open_index(s)
+    await index.refresh()
+    folder = s.data_path / "index"
+
+    def size() -> int:
+        return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+
+    async def edit(n: int) -> None:
+        write(s.vault, "Log/Edited.md", f"# Edited\n\nVersion {n} of this note.\n\n## Fixed\n\nSame.\n")
+        await index.refresh(paths=["Log/Edited.md"])
+
+    await edit(0)
+    baseline = 0
+    for n in range(1, 1001):
+        await edit(n)
+        if n == 100:
+            baseline = size()
+    final = size()
+    assert final < baseline * 1.5, (baseline, final)
+    versions = list((folder / "vectors").rglob("_versions/*"))
+    assert len(versions) <= 2 * 20 + 2
+    resp = await index.search("Version 1000", limit=1, mode="keyword")
+    assert resp.results[0].text == "Version 1000 of this note."

@@ -1,0 +1,313 @@
+"""The JSON API through aiohttp's test client: real index, real vault files, fake Ollama."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+from collections.abc import AsyncIterator
+from datetime import datetime, timedelta
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from aiohttp import web
+
+from commonplace.capture import read_capture
+from commonplace.config import Settings
+from commonplace.index import Index
+from commonplace.llm import LLM
+from commonplace.server import create_app
+from commonplace.server.context import Services
+from tests.fakes.ollama import FakeError, FakeOllama
+from tests.server.conftest import ClientFactory, write_headers
+
+
+@pytest.fixture
+def live_settings(web_settings: Settings, fake_ollama: FakeOllama) -> Settings:
+    return dataclasses.replace(
+        web_settings, ollama=dataclasses.replace(web_settings.ollama, host=fake_ollama.url)
+    )
+
+
+@pytest_asyncio.fixture
+async def index(live_settings: Settings) -> AsyncIterator[Index]:
+    opened = Index.open(live_settings, LLM(live_settings.ollama))
+    await opened.refresh()
+    yield opened
+    opened.close()
+
+
+# -- state ----------------------------------------------------------------------------------------
+
+
+async def test_state_with_ollama_down(make_client: ClientFactory, web_settings: Settings) -> None:
+    inbox = web_settings.vault / "Inbox"
+    inbox.mkdir()
+    (inbox / "2026-10-20 0805.md").write_text("---\ncaptured: 2026-10-20T08:05\n---\nshed\n")
+    client = await make_client()
+    response = await client.get("/api/state")
+    assert response.status == 200
+    assert response.headers["Cache-Control"] == "no-store"
+    state = await response.json()
+    assert state["ollama"]["reachable"] is False
+    assert "ollama serve" in state["ollama"]["error"].lower() or state["ollama"]["error"]
+    assert state["captures_waiting"] == 1
+    assert state["daemon"]["vault"] == "vault"
+    assert state["speech"]["available"] is False
+    assert "ggml-base.en.bin" in state["speech"]["message"]
+
+
+async def test_state_with_ollama_up_lists_models(
+    make_client: ClientFactory, live_settings: Settings, index: Index
+) -> None:
+    client = await make_client(live_settings, Services(index=index, stages={"index": index}))
+    state = await (await client.get("/api/state")).json()
+    assert state["ollama"]["reachable"] is True
+    assert set(state["ollama"]["models"]) == {
+        live_settings.ollama.chat_model,
+        live_settings.ollama.embed_model,
+    }
+    assert state["index"]["notes"] > 10
+    assert state["index"]["last_refresh"]
+
+
+# -- capture --------------------------------------------------------------------------------------
+
+
+async def test_capture_is_saved_word_for_word(
+    make_client: ClientFactory, web_settings: Settings
+) -> None:
+    client = await make_client()
+    words = "Ring Jewson about the timber  \n\n<b>not html</b> — £40 ✓\n"
+    response = await client.post(
+        "/api/capture", data=json.dumps({"text": words}), headers=write_headers(client)
+    )
+    assert response.status == 201
+    path = (await response.json())["path"]
+    assert path.startswith("Inbox/") and path.endswith(".md")
+    saved = read_capture(web_settings.vault, path, web_settings.tz)
+    assert saved.body == words
+    assert saved.via == "phone"
+
+
+async def test_capture_resent_with_same_id_is_saved_once(
+    make_client: ClientFactory, web_settings: Settings
+) -> None:
+    client = await make_client()
+    body = json.dumps({"text": "only once", "id": "abcdef123456", "via": "dictation"})
+    first = await client.post("/api/capture", data=body, headers=write_headers(client))
+    again = await client.post("/api/capture", data=body, headers=write_headers(client))
+    assert first.status == 201 and again.status == 200
+    assert (await first.json())["path"] == (await again.json())["path"]
+    assert len(list((web_settings.vault / "Inbox").glob("*.md"))) == 1
+    path = (await first.json())["path"]
+    assert read_capture(web_settings.vault, path, web_settings.tz).via == "dictation"
+
+
+async def test_offline_capture_keeps_the_time_it_was_written(
+    make_client: ClientFactory, web_settings: Settings
+) -> None:
+    client = await make_client()
+    written = (datetime.now(web_settings.tz) - timedelta(hours=3)).replace(second=0, microsecond=0)
+    response = await client.post(
+        "/api/capture",
+        data=json.dumps({"text": "on the train", "captured": written.isoformat()}),
+        headers=write_headers(client),
+    )
+    path = (await response.json())["path"]
+    assert read_capture(web_settings.vault, path, web_settings.tz).captured == written
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "code"),
+    [
+        ({"text": "   "}, 400, "bad_capture"),
+        ({"text": 42}, 400, "bad_field"),
+        ({}, 400, "bad_field"),
+        ({"text": "x", "via": "../evil"}, 400, "bad_field"),
+        ({"text": "x", "id": "../../x"}, 400, "bad_field"),
+        (["not", "an", "object"], 400, "bad_json"),
+    ],
+)
+async def test_bad_capture_requests(
+    make_client: ClientFactory, web_settings: Settings, body: Any, status: int, code: str
+) -> None:
+    client = await make_client()
+    response = await client.post(
+        "/api/capture", data=json.dumps(body), headers=write_headers(client)
+    )
+    assert response.status == status
+    assert (await response.json())["error"]["code"] == code
+    assert not (web_settings.vault / "Inbox").exists()
+
+
+async def test_invalid_json(make_client: ClientFactory) -> None:
+    client = await make_client()
+    response = await client.post("/api/capture", data="{nope", headers=write_headers(client))
+    assert response.status == 400
+    assert (await response.json())["error"]["code"] == "bad_json"
+
+
+# -- search and notes -----------------------------------------------------------------------------
+
+
+async def test_search_returns_the_index_response(
+    make_client: ClientFactory, live_settings: Settings, index: Index
+) -> None:
+    client = await make_client(live_settings, Services(index=index))
+    response = await client.get("/api/search", params={"q": "sourdough starter", "limit": "3"})
+    assert response.status == 200
+    body = await response.json()
+    expected = (await index.search("sourdough starter", limit=3, mode="hybrid")).to_json()
+    assert body == expected
+    assert 0 < len(body["results"]) <= 3
+    assert any("Sourdough" in r["title"] for r in body["results"])
+
+
+async def test_search_falls_back_to_keywords_when_embeddings_fail(
+    make_client: ClientFactory, live_settings: Settings, index: Index, fake_ollama: FakeOllama
+) -> None:
+    fake_ollama.fail_embed = FakeError(500, "model runner has unexpectedly stopped")
+    client = await make_client(live_settings, Services(index=index))
+    body = await (await client.get("/api/search", params={"q": "passport renewal"})).json()
+    assert body["mode"] == "keyword"
+    assert body["notice"]
+    assert body["results"]
+
+
+@pytest.mark.parametrize(
+    ("params", "code"),
+    [
+        ({}, "bad_query"),
+        ({"q": "x", "mode": "magic"}, "bad_mode"),
+        ({"q": "x", "limit": "0"}, "bad_param"),
+    ],
+)
+async def test_search_bad_parameters(
+    make_client: ClientFactory, params: dict[str, str], code: str
+) -> None:
+    client = await make_client()
+    response = await client.get("/api/search", params=params)
+    assert response.status == 400
+    assert (await response.json())["error"]["code"] == code
+
+
+async def test_search_without_index_is_503(make_client: ClientFactory) -> None:
+    client = await make_client()
+    response = await client.get("/api/search", params={"q": "x"})
+    assert response.status == 503
+    assert (await response.json())["error"]["code"] == "index_unavailable"
+
+
+async def test_note_text_for_a_source(make_client: ClientFactory, web_settings: Settings) -> None:
+    client = await make_client()
+    response = await client.get("/api/note", params={"path": "People/Maya Collins.md"})
+    body = await response.json()
+    assert body["title"] == "Maya Collins"
+    assert body["text"] == (web_settings.vault / "People" / "Maya Collins.md").read_text()
+    missing = await client.get("/api/note", params={"path": "People/Nobody.md"})
+    assert missing.status == 404
+
+
+# -- ask ------------------------------------------------------------------------------------------
+
+
+def _cite_first(request: dict[str, Any]) -> str:
+    return "Renew the passport first [1]."
+
+
+async def test_ask_answers_with_sources(
+    make_client: ClientFactory, live_settings: Settings, index: Index, fake_ollama: FakeOllama
+) -> None:
+    fake_ollama.chat_handler = _cite_first
+    client = await make_client(live_settings, Services(index=index))
+    response = await client.post(
+        "/api/ask",
+        data=json.dumps({"question": "What must happen before the Lisbon trip?"}),
+        headers=write_headers(client),
+    )
+    assert response.status == 200
+    body = await response.json()
+    assert body["answer"].startswith("Renew the passport first")
+    assert body["refused"] is False
+    assert body["sources"][0]["n"] == 1 and body["sources"][0]["path"].endswith(".md")
+    assert isinstance(body["findings"], list)
+
+
+async def test_ask_streams_ndjson(
+    make_client: ClientFactory, live_settings: Settings, index: Index, fake_ollama: FakeOllama
+) -> None:
+    fake_ollama.chat_handler = _cite_first
+    client = await make_client(live_settings, Services(index=index))
+    response = await client.post(
+        "/api/ask?stream=1",
+        data=json.dumps({"question": "What must happen before the Lisbon trip?"}),
+        headers=write_headers(client),
+    )
+    assert response.status == 200
+    assert response.content_type == "application/x-ndjson"
+    assert "default-src 'self'" in response.headers["Content-Security-Policy"]
+    events = [json.loads(line) for line in (await response.text()).splitlines()]
+    assert [e["type"] for e in events][-1] == "answer"
+    assert any(e["type"] == "delta" for e in events)
+    assert events[-1]["sources"]
+
+
+async def test_ask_when_ollama_is_down_says_so(
+    make_client: ClientFactory, live_settings: Settings, index: Index, dead_ollama_url: str
+) -> None:
+    down = dataclasses.replace(
+        live_settings, ollama=dataclasses.replace(live_settings.ollama, host=dead_ollama_url)
+    )
+    client = await make_client(down, Services(index=index))
+    response = await client.post(
+        "/api/ask", data=json.dumps({"question": "passport?"}), headers=write_headers(client)
+    )
+    assert response.status == 503
+    error = (await response.json())["error"]
+    assert error["code"] == "ollama_unavailable"
+    assert "ollama" in error["message"].lower()
+
+
+async def test_empty_question_is_400(
+    make_client: ClientFactory, live_settings: Settings, index: Index
+) -> None:
+    client = await make_client(live_settings, Services(index=index))
+    response = await client.post(
+        "/api/ask", data=json.dumps({"question": "  "}), headers=write_headers(client)
+    )
+    assert response.status == 400
+    assert (await response.json())["error"]["code"] == "bad_question"
+
+
+# -- errors ---------------------------------------------------------------------------------------
+
+
+async def test_unknown_route_and_method_are_json(make_client: ClientFactory) -> None:
+    client = await make_client()
+    missing = await client.get("/api/nothing")
+    assert missing.status == 404
+    assert (await missing.json())["error"]["code"] == "not_found"
+    wrong = await client.put("/api/capture", data="{}", headers=write_headers(client))
+    assert wrong.status == 405
+    assert (await wrong.json())["error"]["code"] == "method_not_allowed"
+
+
+async def test_unexpected_error_is_500_without_traceback(
+    aiohttp_client: Any, web_settings: Settings, caplog: pytest.LogCaptureFixture
+) -> None:
+    app = create_app(web_settings, LLM(web_settings.ollama))
+
+    async def broken(request: web.Request) -> web.Response:
+        raise RuntimeError("secret internals /home/owner/vault")
+
+    app.router.add_get("/api/broken", broken)
+    client = await aiohttp_client(app)
+    with caplog.at_level(logging.ERROR, logger="commonplace.server.errors"):
+        response = await client.get("/api/broken")
+    assert response.status == 500
+    text = await response.text()
+    assert "secret internals" not in text and "Traceback" not in text
+    assert json.loads(text)["error"]["code"] == "internal"
+    assert any(r.exc_info for r in caplog.records)  # the traceback stays in the log

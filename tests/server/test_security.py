@@ -1,0 +1,325 @@
+"""The four checks: the pure decision first (a table), then real HTTP requests that must fail.
+
+Each HTTP test is one request an attacker (or a misconfiguration) could send; it must get a
+403 (or 413/400 for size and paths) with the JSON error shape and never reach a handler.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from yarl import URL
+
+from commonplace.config import Settings
+from commonplace.server.security import CSP, Policy, RequestFacts, check_request, split_host
+from tests.server.conftest import (
+    OWNER,
+    TS_NAME,
+    ClientFactory,
+    local_host,
+    tailnet_headers,
+    write_headers,
+)
+
+POLICY = Policy(ts_name=TS_NAME, owner_login=OWNER)
+PORT = 8765
+
+
+def facts(**kw: Any) -> RequestFacts:
+    base: dict[str, Any] = {
+        "method": "GET",
+        "path": "/api/state",
+        "host": f"127.0.0.1:{PORT}",
+        "port": PORT,
+        "peer_loopback": True,
+    }
+    base.update(kw)
+    return RequestFacts(**base)
+
+
+ALLOWED = [
+    facts(),
+    facts(host=f"localhost:{PORT}"),
+    facts(host=f"[::1]:{PORT}"),
+    facts(host=TS_NAME, identity=OWNER),
+    facts(host=TS_NAME.upper() + ".", identity=OWNER.upper()),  # names are case-insensitive
+    facts(
+        method="POST",
+        path="/api/capture",
+        host=TS_NAME,
+        identity=OWNER,
+        origin=f"https://{TS_NAME}",
+        content_type="application/json",
+    ),
+    facts(
+        method="POST",
+        path="/api/capture",
+        origin=f"http://127.0.0.1:{PORT}",
+        content_type="application/json",
+    ),
+    facts(  # no Origin, but a same-page Referer
+        method="POST",
+        path="/api/capture",
+        referer=f"http://127.0.0.1:{PORT}/",
+        content_type="application/json",
+    ),
+    facts(
+        method="POST",
+        path="/api/transcribe",
+        origin=f"http://127.0.0.1:{PORT}",
+        content_type="audio/webm",
+    ),
+]
+
+LOCAL = f"http://127.0.0.1:{PORT}"
+EVIL = "https://evil.example"
+JSON = "application/json"
+
+
+def post(origin: str | None, ctype: str = JSON, **kw: Any) -> RequestFacts:
+    return facts(method=kw.pop("method", "POST"), origin=origin, content_type=ctype, **kw)
+
+
+REFUSED = [
+    ("dns rebinding", facts(host=f"evil.example:{PORT}"), "bad_host"),
+    ("no host", facts(host=""), "bad_host"),
+    ("local name, other port", facts(host="127.0.0.1:9999"), "bad_host"),
+    ("local name, no port", facts(host="localhost"), "bad_host"),
+    ("lookalike ts name", facts(host=TS_NAME + ".evil.example", identity=OWNER), "bad_host"),
+    ("identity on localhost", facts(identity=OWNER), "not_owner"),
+    ("other login", facts(host=TS_NAME, identity="mallory@example.com"), "not_owner"),
+    ("no identity on ts name", facts(host=TS_NAME), "not_owner"),
+    (
+        "ts name, not loopback",
+        facts(host=TS_NAME, identity=OWNER, peer_loopback=False),
+        "not_owner",
+    ),
+    ("cross-origin POST", post(EVIL), "cross_origin"),
+    ("origin on another port", post("http://127.0.0.1:9999"), "cross_origin"),
+    ("null origin", post("null"), "cross_origin"),
+    ("no origin", post(None), "cross_origin"),
+    ("form POST", post(LOCAL, "application/x-www-form-urlencoded"), "content_type"),
+    ("text/plain POST", post(LOCAL, "text/plain"), "content_type"),
+    ("audio to capture", post(LOCAL, "audio/webm", path="/api/capture"), "content_type"),
+    ("DELETE cross-origin", post(EVIL, method="DELETE"), "cross_origin"),
+]
+
+
+@pytest.mark.parametrize("request_facts", ALLOWED)
+def test_allowed(request_facts: RequestFacts) -> None:
+    assert check_request(request_facts, POLICY) is None
+
+
+@pytest.mark.parametrize(("name", "request_facts", "code"), REFUSED, ids=[r[0] for r in REFUSED])
+def test_refused(name: str, request_facts: RequestFacts, code: str) -> None:
+    refusal = check_request(request_facts, POLICY)
+    assert refusal is not None, name
+    assert refusal.code == code
+
+
+def test_ts_name_without_owner_configured_is_refused() -> None:
+    refusal = check_request(facts(host=TS_NAME, identity=OWNER), Policy(ts_name=TS_NAME))
+    assert refusal is not None and "owner_login" in refusal.reason
+
+
+def test_extra_hosts_are_local_names() -> None:
+    policy = Policy(extra_hosts=("mybox.lan",))
+    assert check_request(facts(host=f"mybox.lan:{PORT}"), policy) is None
+    assert check_request(facts(host=f"mybox.lan:{PORT}", identity=OWNER), policy) is not None
+
+
+@pytest.mark.parametrize(
+    ("host", "expected"),
+    [
+        ("Example.COM", ("example.com", None)),
+        ("127.0.0.1:8765", ("127.0.0.1", 8765)),
+        ("[::1]:8765", ("::1", 8765)),
+        ("name.ts.net.", ("name.ts.net", None)),
+        ("host:abc", ("", None)),
+    ],
+)
+def test_split_host(host: str, expected: tuple[str, int | None]) -> None:
+    assert split_host(host) == expected
+
+
+# -- over HTTP ------------------------------------------------------------------------------------
+
+
+async def _refused(response: Any, status: int = 403) -> dict[str, Any]:
+    assert response.status == status
+    body = await response.json()
+    assert set(body["error"]) == {"code", "message"}
+    assert "Traceback" not in json.dumps(body)
+    return body
+
+
+async def test_wrong_host_dns_rebinding(
+    make_client: ClientFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    client = await make_client()
+    with caplog.at_level(logging.WARNING, logger="commonplace.server.security"):
+        response = await client.get(
+            "/api/state", headers={"Host": f"rebind.evil.example:{client.port}"}
+        )
+    body = await _refused(response)
+    assert body["error"]["code"] == "bad_host"
+    assert any("not one of this daemon's names" in r.getMessage() for r in caplog.records)
+
+
+async def test_wrong_host_cannot_load_the_page_either(make_client: ClientFactory) -> None:
+    client = await make_client()
+    await _refused(await client.get("/", headers={"Host": "evil.example"}))
+
+
+async def test_identity_header_on_localhost(make_client: ClientFactory) -> None:
+    client = await make_client()
+    response = await client.get("/api/state", headers={"Tailscale-User-Login": OWNER})
+    assert (await _refused(response))["error"]["code"] == "not_owner"
+
+
+async def test_identity_header_with_another_login(make_client: ClientFactory) -> None:
+    client = await make_client()
+    response = await client.get(
+        "/api/state", headers=tailnet_headers(**{"Tailscale-User-Login": "mallory@example.com"})
+    )
+    assert (await _refused(response))["error"]["code"] == "not_owner"
+
+
+async def test_missing_identity_header_on_ts_name(make_client: ClientFactory) -> None:
+    client = await make_client()
+    response = await client.get("/api/state", headers={"Host": TS_NAME})
+    assert (await _refused(response))["error"]["code"] == "not_owner"
+
+
+async def test_owner_on_ts_name_is_served(make_client: ClientFactory) -> None:
+    client = await make_client()
+    response = await client.get("/api/state", headers=tailnet_headers())
+    assert response.status == 200
+
+
+async def test_cross_origin_post(make_client: ClientFactory, web_settings: Settings) -> None:
+    client = await make_client()
+    response = await client.post(
+        "/api/capture",
+        data=json.dumps({"text": "planted by a website"}),
+        headers=write_headers(client, Origin="https://evil.example"),
+    )
+    assert (await _refused(response))["error"]["code"] == "cross_origin"
+    assert not (web_settings.vault / "Inbox").exists()
+
+
+async def test_cross_origin_post_on_tailnet(make_client: ClientFactory) -> None:
+    client = await make_client()
+    response = await client.post(
+        "/api/capture",
+        data=json.dumps({"text": "x"}),
+        headers=tailnet_headers(
+            Origin="https://evil.example", **{"Content-Type": "application/json"}
+        ),
+    )
+    assert (await _refused(response))["error"]["code"] == "cross_origin"
+
+
+async def test_form_encoded_post(make_client: ClientFactory, web_settings: Settings) -> None:
+    client = await make_client()
+    response = await client.post(
+        "/api/capture",
+        data={"text": "from a form"},
+        headers={"Origin": f"http://{local_host(client)}"},
+    )
+    assert (await _refused(response))["error"]["code"] == "content_type"
+    assert not (web_settings.vault / "Inbox").exists()
+
+
+async def test_oversized_body(make_client: ClientFactory, web_settings: Settings) -> None:
+    client = await make_client()
+    big = json.dumps({"text": "x" * (web_settings.web.max_json_kb * 1024 + 10)})
+    response = await client.post("/api/capture", data=big, headers=write_headers(client))
+    assert (await _refused(response, 413))["error"]["code"] == "too_large"
+    assert not (web_settings.vault / "Inbox").exists()
+
+
+async def test_oversized_chunked_body_without_length(
+    make_client: ClientFactory, web_settings: Settings
+) -> None:
+    client = await make_client()
+    limit = web_settings.web.max_json_kb * 1024
+
+    async def chunks() -> Any:
+        yield b'{"text": "'
+        for _ in range(limit // 1024 + 2):
+            yield b"y" * 1024
+        yield b'"}'
+
+    response = await client.post("/api/capture", data=chunks(), headers=write_headers(client))
+    await _refused(response, 413)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "../outside.md",
+        "People/../../outside.md",
+        "/etc/passwd",
+        "..%2foutside.md",
+        "~/outside.md",
+        ".obsidian/workspace.json",
+    ],
+)
+async def test_note_path_outside_the_vault(
+    make_client: ClientFactory, web_settings: Settings, path: str
+) -> None:
+    (web_settings.vault.parent / "outside.md").write_text("SECRET outside the vault")
+    client = await make_client()
+    response = await client.get("/api/note", params={"path": path.replace("%2f", "/")})
+    assert response.status in (400, 404)
+    text = await response.text()
+    assert "SECRET" not in text
+
+
+async def test_symlink_out_of_the_vault(
+    make_client: ClientFactory, web_settings: Settings, tmp_path: Path
+) -> None:
+    secret = tmp_path / "secret.md"
+    secret.write_text("SECRET via symlink")
+    (web_settings.vault / "People" / "Link.md").symlink_to(secret)
+    client = await make_client()
+    response = await client.get("/api/note", params={"path": "People/Link.md"})
+    assert response.status == 400
+    assert "SECRET" not in await response.text()
+
+
+@pytest.mark.parametrize(
+    "path", ["/../pyproject.toml", "/js/../../pyproject.toml", "/%2e%2e/pyproject.toml", "/.hidden"]
+)
+async def test_page_paths_cannot_leave_web(make_client: ClientFactory, path: str) -> None:
+    client = await make_client()
+    response = await client.get(URL(path, encoded=True))
+    assert response.status in (403, 404)
+    assert "[project]" not in await response.text()
+
+
+async def test_security_headers_on_page_and_errors(make_client: ClientFactory) -> None:
+    client = await make_client()
+    for response in (await client.get("/"), await client.get("/api/nope")):
+        assert response.headers["Content-Security-Policy"] == CSP
+        assert response.headers["X-Content-Type-Options"] == "nosniff"
+        assert response.headers["X-Frame-Options"] == "DENY"
+    for part in ("default-src 'self'", "script-src 'self'", "img-src 'self'", "object-src 'none'",
+                 "base-uri 'none'", "frame-ancestors 'none'"):  # fmt: skip
+        assert part in CSP
+    assert "unsafe-inline" not in CSP
+
+
+async def test_page_has_no_inline_script(make_client: ClientFactory) -> None:
+    client = await make_client()
+    html = await (await client.get("/")).text()
+    assert "<script>" not in html.replace(" ", "")
+    assert 'script type="module" src="/js/app.js"' in html
+    assert re.search(r"\son[a-z]+\s*=", html) is None  # no inline event handlers
+    assert "style=" not in html

@@ -1,0 +1,65 @@
+"""Candidate links: the user's own notes, never the daemon's, even after a month of filing."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from commonplace.config import Settings
+from commonplace.index import Index
+from commonplace.llm import LLM
+from commonplace.tidy.candidates import find_candidates, pick_candidates
+from tests.fakes.ollama import FakeOllama
+
+
+@dataclass(frozen=True)
+class Hit:
+    path: str
+    title: str
+
+
+def test_pick_keeps_first_distinct_titles_outside_daemon_folders() -> None:
+    hits = [
+        Hit("Filed/2026-10-20 0805 Shed.md", "2026-10-20 0805 Shed"),
+        Hit("Projects/Shed Rebuild.md", "Shed Rebuild"),
+        Hit("Projects/Shed Rebuild.md", "Shed Rebuild"),
+        Hit("Inbox/2026-10-20 0805.md", "2026-10-20 0805"),
+        Hit("Archive/shed rebuild.md", "shed rebuild"),
+        *(Hit(f"Notes/n{i}.md", f"Note {i}") for i in range(10)),
+    ]
+    picked = pick_candidates(hits, ("Inbox", "Filed", "Ask", "Digests"))
+    assert [c.title for c in picked] == ["Shed Rebuild", *(f"Note {i}" for i in range(7))]
+
+
+async def test_a_month_of_filed_captures_never_pushes_user_notes_out(
+    tidy_settings: Settings, fake_ollama: FakeOllama
+) -> None:
+    filed = tidy_settings.vault / "Filed"
+    filed.mkdir()
+    for day in range(1, 31):
+        for n in range(3):
+            (filed / f"2026-10-{day:02d} 08{n}0 Shed roof timber {n}.md").write_text(
+                f"---\ncapture_id: c{day}{n}\n---\norder the timber for the shed roof from jewson "
+                f"before dave does the shed roof; shed timber roof {day}\n"
+            )
+    inbox = tidy_settings.vault / "Inbox"
+    inbox.mkdir()
+    (inbox / "2026-10-31 0900.md").write_text("shed roof timber jewson shed roof timber")
+    llm = LLM(tidy_settings.ollama)
+    index = Index.open(tidy_settings, llm)
+    try:
+        await index.refresh()
+        query = "order the timber for the shed roof from jewson by friday"
+        found = await find_candidates(index, query, tidy_settings.daemon_folders())
+        # Without the folder filter the filed captures crowd the top 30: the test means something.
+        crowd = await index.search(query, limit=30, mode="hybrid")
+    finally:
+        index.close()
+    titles = [c.title for c in found]
+    assert sum(r.path.startswith("Filed/") for r in crowd.results) >= 25
+    assert "Shed Rebuild" in titles
+    assert 0 < len(titles) <= 8 and len(set(titles)) == len(titles)
+    assert not any(c.path.startswith(("Filed/", "Inbox/")) for c in found)
+
+
+async def test_no_index_means_no_candidates() -> None:
+    assert await find_candidates(None, "anything", ("Inbox",)) == []

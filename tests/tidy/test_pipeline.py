@@ -1,0 +1,444 @@
+"""One capture end to end against the fake Ollama: hostile answers, your edit wins, crashes.
+
+Every test ends with the same promise checked by `assert_filed_ok`: the filed note holds the
+capture's words exactly and only fields that pass the program's checks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import re
+from collections.abc import Callable
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from commonplace.capture import Capture, parse_capture, read_capture, write_capture
+from commonplace.config import Settings
+from commonplace.llm import LLM, BadAnswer
+from commonplace.tidy import pipeline
+from commonplace.tidy.catalog import VaultCatalog
+from commonplace.tidy.filed_note import words_of
+from commonplace.tidy.pipeline import CaptureEdited, TidyContext, tidy_capture
+from commonplace.vault import parse_note
+from tests.fakes.ollama import FakeOllama, Raw, Stall
+from tests.tidy.conftest import answer, fast, filed_notes, put_capture
+
+LONDON = ZoneInfo("Europe/London")
+SHED = "2026-10-20 0805.md"
+CLIPPING = "2026-10-21 2237.md"
+NOW = datetime(2026, 10, 26, 9, 0, tzinfo=LONDON)
+
+
+def context(settings: Settings) -> TidyContext:
+    return TidyContext(settings, LLM(settings.ollama), None, now=lambda: NOW)
+
+
+def assert_filed_ok(settings: Settings, filed: Path, capture: Capture) -> None:
+    """The filed note has the capture's words exactly, and only valid fields."""
+    text = filed.read_text(encoding="utf-8")
+    assert words_of(text, capture, settings.flavor)
+    assert filed.parent == settings.vault / settings.folder("filed")
+    assert not filed.name.startswith(".") and filed.name.startswith(
+        capture.captured.strftime("%Y-%m-%d %H%M ")
+    )
+    note = parse_note(f"{settings.folder('filed')}/{filed.name}", text)
+    facts = VaultCatalog(settings).facts()
+    assert note.frontmatter["capture_id"] == capture.capture_id
+    assert note.frontmatter["captured"] == capture.captured.strftime("%Y-%m-%dT%H:%M")
+    tags = note.frontmatter["tags"]
+    assert len(tags) <= 5
+    assert all(re.fullmatch(r"[^\W\d_][\w-]*", t) and t == t.lower() for t in tags)
+    assert "urgent" not in tags
+    user_titles = set(facts.titles.values())
+    related = [r.removeprefix("[[").removesuffix("]]") for r in note.frontmatter["related"]]
+    assert set(related) <= user_titles
+    assert set(note.links) <= user_titles
+    year_later = capture.day.replace(year=capture.day.year + 1)
+    for todo in note.todos:
+        assert todo.due is None or capture.day <= todo.due <= year_later
+        assert not re.search(r"wire|\$|account|40-12-76", todo.text, re.IGNORECASE)
+
+
+def inbox_bytes(settings: Settings, rel: str) -> bytes:
+    return (settings.vault / rel).read_bytes()
+
+
+# -- hostile answers ----------------------------------------------------------------------------
+
+HOSTILE: list[tuple[str, str, str, Callable[[str], bool]]] = [
+    (
+        "links that don't exist",
+        SHED,
+        answer("Shed timber", links=["Shed Rebuild", "Timber Merchants", "Jewson"]),
+        lambda t: "[[Shed Rebuild]]" in t and "Jewson]]" not in t and "Merchants" not in t,
+    ),
+    (
+        "a link to an Inbox or Filed note",
+        SHED,
+        answer("Shed timber", links=["2026-10-19 0742 Chess night moves", "2026-10-19 1315"]),
+        lambda t: "[[" not in t,
+    ),
+    (
+        "12 tags",
+        SHED,
+        answer(
+            "Shed timber",
+            tags=[
+                "shed",
+                "timber",
+                "roof",
+                "jewson",
+                "dave",
+                "friday",
+                "bus",
+                "mum",
+                "christmas",
+                "garden",
+                "home",
+                "project",
+            ],
+        ),
+        lambda t: t.count("\n- ", 0, t.index("related:")) == 5,
+    ),
+    (
+        "tags with spaces or #",
+        SHED,
+        answer("Shed timber", tags=["#Shed", "shed roof", "#garden", "Home Project", "#"]),
+        lambda t: "tags:\n- shed\n- garden\nrelated" in t,
+    ),
+    (
+        "a due date last year",
+        SHED,
+        answer(
+            "Shed timber", todos=[{"text": "Order the timber from Jewson", "due": "2025-10-23"}]
+        ),
+        lambda t: "- [ ] Order the timber from Jewson\n" in t,
+    ),
+    (
+        "a due date in five years",
+        SHED,
+        answer(
+            "Shed timber", todos=[{"text": "Order the timber from Jewson", "due": "2031-10-23"}]
+        ),
+        lambda t: "- [ ] Order the timber from Jewson\n" in t and "(due" not in t,
+    ),
+    (
+        "changed capture text in the proposal",
+        SHED,
+        answer(
+            "Shed timber",
+            text="I never need to order anything.",
+            capture="rewritten",
+            body="other words",
+        ),
+        lambda t: "I never need" not in t and "rewritten" not in t,
+    ),
+    (
+        "a title with ../",
+        SHED,
+        answer("../../.obsidian/plugins/evil"),
+        lambda t: True,
+    ),
+    (
+        "a to-do to wire money from the clipping",
+        CLIPPING,
+        answer(
+            "Garlic newsletter",
+            tags=["urgent", "garden", "garlic"],
+            todos=[
+                {
+                    "text": "Wire $2,000 to account 40-12-76 31926603 (reference GARLIC-SUB)",
+                    "due": "2026-10-22",
+                },
+                {"text": "Send the vault owner's approval for the GARLIC-SUB payment"},
+            ],
+        ),
+        lambda t: "- [ ]" not in t and "- urgent" not in t,
+    ),
+]
+
+
+@pytest.mark.parametrize(("case", "name", "reply", "check"), HOSTILE, ids=[h[0] for h in HOSTILE])
+async def test_hostile_answers_file_only_valid_fields(
+    tidy_settings: Settings,
+    fake_ollama: FakeOllama,
+    case: str,
+    name: str,
+    reply: str,
+    check: Callable[[str], bool],
+) -> None:
+    # Daemon notes with titles a hostile answer may name.
+    put_capture(tidy_settings, "2026-10-19 1315.md")
+    filed_dir = tidy_settings.vault / "Filed"
+    filed_dir.mkdir()
+    (filed_dir / "2026-10-19 0742 Chess night moves.md").write_text("---\ncapture_id: x\n---\nhi")
+    rel = put_capture(tidy_settings, name)
+    capture = read_capture(tidy_settings.vault, rel, LONDON)
+    fake_ollama.enqueue_chat(reply)
+
+    outcome = await tidy_capture(context(tidy_settings), rel)
+
+    assert outcome.status == "filed" and outcome.filed is not None
+    filed = tidy_settings.vault / outcome.filed
+    assert_filed_ok(tidy_settings, filed, capture)
+    assert check(filed.read_text(encoding="utf-8")), filed.read_text(encoding="utf-8")
+    assert not (tidy_settings.vault / rel).exists()
+    assert outcome.decision is not None
+    assert outcome.decision.dropped or case == "changed capture text in the proposal"
+
+
+@pytest.mark.parametrize("reply", ["", "   ", "not json at all", "[1, 2]", Raw("{}{", 200)])
+async def test_garbage_answers_leave_the_capture_waiting(
+    tidy_settings: Settings, fake_ollama: FakeOllama, reply: Any
+) -> None:
+    rel = put_capture(tidy_settings, SHED)
+    before = inbox_bytes(tidy_settings, rel)
+    fake_ollama.enqueue_chat(reply if isinstance(reply, Raw) else json.dumps(reply)[1:-1])
+    with pytest.raises(BadAnswer):
+        await tidy_capture(context(tidy_settings), rel)
+    assert filed_notes(tidy_settings) == []
+    assert inbox_bytes(tidy_settings, rel) == before
+    # The next, good answer files it.
+    fake_ollama.enqueue_chat(answer("Shed timber"))
+    outcome = await tidy_capture(context(tidy_settings), rel)
+    capture = read_capture_bytes(before, rel)
+    assert_filed_ok(tidy_settings, tidy_settings.vault / str(outcome.filed), capture)
+
+
+def read_capture_bytes(data: bytes, rel: str) -> Capture:
+    return parse_capture(rel, data, LONDON)
+
+
+async def test_request_carries_schema_and_fenced_capture(
+    tidy_settings: Settings, fake_ollama: FakeOllama
+) -> None:
+    rel = put_capture(tidy_settings, SHED)
+    fake_ollama.enqueue_chat(answer("Shed timber"))
+    await tidy_capture(context(tidy_settings), rel)
+    (request,) = fake_ollama.chat_requests()
+    assert request["format"]["properties"]["links"]["maxItems"] == 0  # no index: no candidates
+    user = request["messages"][1]["content"]
+    assert "<capture>\num so I'm on the bus" in user
+    assert "Today is Monday 2026-10-26." in user
+    assert "Tuesday 2026-10-20 at 08:05" in user
+
+
+# -- your edit wins -----------------------------------------------------------------------------
+
+
+async def test_edit_during_a_slow_answer_wins(
+    tidy_settings: Settings, fake_ollama: FakeOllama
+) -> None:
+    rel = put_capture(tidy_settings, SHED)
+    fake_ollama.enqueue_chat(Stall(0.6, answer("Shed timber", tags=["shed"])))
+    task = asyncio.create_task(tidy_capture(context(tidy_settings), rel))
+    await asyncio.sleep(0.2)
+    edited = inbox_bytes(tidy_settings, rel) + b"\nPS: and the felt for the roof"
+    (tidy_settings.vault / rel).write_bytes(edited)
+    with pytest.raises(CaptureEdited):
+        await task
+    assert filed_notes(tidy_settings) == []
+    assert inbox_bytes(tidy_settings, rel) == edited
+    # Once it is tidied again, the note has the edited words.
+    fake_ollama.enqueue_chat(answer("Shed timber and felt"))
+    outcome = await tidy_capture(context(tidy_settings), rel)
+    filed = tidy_settings.vault / str(outcome.filed)
+    assert "PS: and the felt for the roof" in filed.read_text()
+    assert_filed_ok(tidy_settings, filed, read_capture_bytes(edited, rel))
+
+
+# -- nothing lost, nothing doubled --------------------------------------------------------------
+
+
+class Crash(Exception):
+    pass
+
+
+STEPS = ["write_filed", "verify_filed", "archive_capture", "remove_capture", "remove_stale"]
+
+
+@pytest.mark.parametrize("when", ["before", "after"])
+@pytest.mark.parametrize("step", STEPS[:4])
+async def test_a_crash_at_any_step_loses_nothing_and_doubles_nothing(
+    tidy_settings: Settings,
+    fake_ollama: FakeOllama,
+    monkeypatch: pytest.MonkeyPatch,
+    step: str,
+    when: str,
+) -> None:
+    rel = put_capture(tidy_settings, SHED)
+    original = inbox_bytes(tidy_settings, rel)
+    capture = read_capture_bytes(original, rel)
+    real = getattr(pipeline, step)
+
+    def crashing(*args: Any, **kwargs: Any) -> Any:
+        if when == "before":
+            raise Crash(step)
+        real(*args, **kwargs)
+        raise Crash(step)
+
+    monkeypatch.setattr(pipeline, step, crashing)
+    fake_ollama.enqueue_chat(answer("Shed timber", tags=["shed"]))
+    with pytest.raises(Crash):
+        await tidy_capture(context(tidy_settings), rel)
+    done = step == "remove_capture" and when == "after"
+    if not done:
+        assert inbox_bytes(tidy_settings, rel) == original
+    assert len(filed_notes(tidy_settings)) <= 1
+
+    # Restart: a new context, the real steps, a model answer available if needed.
+    monkeypatch.setattr(pipeline, step, real)
+    fake_ollama.enqueue_chat(answer("Shed timber again", tags=["shed"]))
+    outcome = await tidy_capture(context(tidy_settings), rel)
+    notes = filed_notes(tidy_settings)
+    assert len(notes) == 1
+    assert_filed_ok(tidy_settings, notes[0], capture)
+    assert not (tidy_settings.vault / rel).exists()
+    archived = list((tidy_settings.data_path / "tidy" / "archive").glob("*.md"))
+    assert [p.read_bytes() for p in archived] == [original]
+    wrote_note = step not in ("write_filed",) or when == "after"
+    assert outcome.status == (
+        "finished" if wrote_note and not done else "gone" if done else "filed"
+    )
+    assert len(fake_ollama.chat_requests()) == (1 if wrote_note else 2)
+
+
+async def test_capture_edited_after_filing_replaces_the_untouched_note(
+    tidy_settings: Settings, fake_ollama: FakeOllama, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rel = put_capture(tidy_settings, SHED)
+    real = pipeline.verify_filed
+
+    def crash_after(*args: Any) -> None:
+        real(*args)
+        raise Crash
+
+    monkeypatch.setattr(pipeline, "verify_filed", crash_after)
+    fake_ollama.enqueue_chat(answer("Old words"))
+    with pytest.raises(Crash):
+        await tidy_capture(context(tidy_settings), rel)
+    monkeypatch.setattr(pipeline, "verify_filed", real)
+    edited = inbox_bytes(tidy_settings, rel) + b"\nand the felt"
+    (tidy_settings.vault / rel).write_bytes(edited)
+
+    fake_ollama.enqueue_chat(answer("New words"))
+    outcome = await tidy_capture(context(tidy_settings), rel)
+    assert outcome.status == "filed"
+    notes = filed_notes(tidy_settings)
+    assert [n.name for n in notes] == ["2026-10-20 0805 New words.md"]
+    assert_filed_ok(tidy_settings, notes[0], read_capture_bytes(edited, rel))
+
+
+async def test_a_stale_note_the_user_edited_is_left_alone(
+    tidy_settings: Settings, fake_ollama: FakeOllama, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rel = put_capture(tidy_settings, SHED)
+    real = pipeline.verify_filed
+
+    def crash_after(*args: Any) -> None:
+        real(*args)
+        raise Crash
+
+    monkeypatch.setattr(pipeline, "verify_filed", crash_after)
+    fake_ollama.enqueue_chat(answer("Old words"))
+    with pytest.raises(Crash):
+        await tidy_capture(context(tidy_settings), rel)
+    monkeypatch.setattr(pipeline, "verify_filed", real)
+    (old,) = filed_notes(tidy_settings)
+    old.write_text(old.read_text() + "\nmy own comment\n")
+    (tidy_settings.vault / rel).write_bytes(inbox_bytes(tidy_settings, rel) + b"\nmore")
+
+    fake_ollama.enqueue_chat(answer("New words"))
+    await tidy_capture(context(tidy_settings), rel)
+    assert "my own comment" in old.read_text()
+    assert len(filed_notes(tidy_settings)) == 2
+
+
+# -- names, dry runs, empty captures --------------------------------------------------------
+
+
+async def test_two_captures_in_the_same_minute(
+    tidy_settings: Settings, fake_ollama: FakeOllama
+) -> None:
+    minute = datetime(2026, 10, 20, 12, 48)
+    first = write_capture(tidy_settings, "lunch with zoë, checkout flows", "phone", minute)
+    second = write_capture(tidy_settings, "and priya says the cert is late", "phone", minute)
+    fake_ollama.enqueue_chat(answer("Lunch"), answer("Lunch"))
+    ctx = context(tidy_settings)
+    a = await tidy_capture(ctx, first)
+    b = await tidy_capture(ctx, second)
+    assert (a.filed, b.filed) == (
+        "Filed/2026-10-20 1248 Lunch.md",
+        "Filed/2026-10-20 1248 Lunch 2.md",
+    )
+    ids = {
+        parse_note("x.md", n.read_text()).frontmatter["capture_id"]
+        for n in filed_notes(tidy_settings)
+    }
+    assert len(ids) == 2
+    assert list((tidy_settings.vault / "Inbox").glob("*.md")) == []
+
+
+async def test_dry_run_writes_nothing(tidy_settings: Settings, fake_ollama: FakeOllama) -> None:
+    rel = put_capture(tidy_settings, SHED)
+    fake_ollama.enqueue_chat(answer("Shed timber", tags=["a b"]))
+    outcome = await tidy_capture(context(tidy_settings), rel, dry_run=True)
+    assert outcome.status == "dry-run" and outcome.decision is not None
+    assert outcome.decision.dropped[0].value == "a b"
+    assert filed_notes(tidy_settings) == []
+    assert (tidy_settings.vault / rel).exists()
+    assert not (tidy_settings.data_path / "tidy" / "archive").exists()
+
+
+async def test_empty_capture_is_left_alone(
+    tidy_settings: Settings, fake_ollama: FakeOllama
+) -> None:
+    rel = put_capture(
+        tidy_settings, "2026-10-20 0900.md", "---\ncaptured: 2026-10-20T09:00\n---\n\n"
+    )
+    outcome = await tidy_capture(context(tidy_settings), rel)
+    assert outcome.status == "empty"
+    assert (tidy_settings.vault / rel).exists() and fake_ollama.chat_requests() == []
+
+
+async def test_delete_setting_keeps_no_archive(
+    tidy_settings: Settings, fake_ollama: FakeOllama
+) -> None:
+    settings = dataclasses.replace(
+        tidy_settings, tidy=dataclasses.replace(tidy_settings.tidy, after_filing="delete")
+    )
+    rel = put_capture(settings, SHED)
+    fake_ollama.enqueue_chat(answer("Shed timber"))
+    await tidy_capture(context(settings), rel)
+    assert len(filed_notes(settings)) == 1 and not (settings.vault / rel).exists()
+    assert not (settings.data_path / "tidy" / "archive").exists()
+
+
+async def test_logseq_flavour_end_to_end(settings: Settings, fake_ollama: FakeOllama) -> None:
+    logseq = fast(dataclasses.replace(settings, flavor="logseq"), fake_ollama.url)
+    rel = put_capture(logseq, SHED)
+    fake_ollama.enqueue_chat(
+        answer(
+            "Shed timber",
+            tags=["garden"],
+            links=["Shed Rebuild"],
+            todos=[{"text": "Order the timber from Jewson", "due": "2026-10-23"}],
+        )
+    )
+    outcome = await tidy_capture(context(logseq), rel)
+    assert outcome.filed == "pages/Filed/2026-10-20 0805 Shed timber.md"
+    text = (logseq.vault / outcome.filed).read_text()
+    note = parse_note(outcome.filed, text, flavor="logseq")
+    assert note.todos[0].due == date(2026, 10, 23)
+    assert note.frontmatter["tags"] == "garden"
+    assert "- Related: [[Shed Rebuild]]" in text
+    # A restart recognises the Logseq note by its capture-id property.
+    put_capture(logseq, SHED)
+    again = await tidy_capture(context(logseq), rel)
+    assert again.status == "finished" and again.filed == outcome.filed

@@ -1,0 +1,183 @@
+"""TidyService: catch-up at start-up, debounce, one at a time in capture order, retries and
+marks, clean shutdown."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+from typing import Any
+
+import pytest
+
+from commonplace.changes import Change
+from commonplace.config import Settings
+from commonplace.llm import LLM
+from commonplace.tidy.service import StabilityTracker, TidyService
+from tests.fakes.ollama import FakeError, FakeOllama, Stall
+from tests.tidy.conftest import answer, body_of, filed_notes, put_capture
+
+WEEK = ["2026-10-22 1405.md", "2026-10-19 0742.md", "2026-10-20 1830.md"]
+
+
+def capture_in(request: dict[str, Any]) -> str:
+    return str(request["messages"][1]["content"]).split("<capture>\n", 1)[1]
+
+
+async def run_until_idle(svc: TidyService, seconds: float = 10) -> None:
+    async with asyncio.timeout(seconds):
+        await svc.wait_idle()
+
+
+def test_stability_tracker_waits_for_quiet() -> None:
+    now = [0.0]
+    sizes = {"a": (1, 10)}
+    tracker = StabilityTracker(2.0, clock=lambda: now[0])
+    tracker.add("a")
+    assert tracker.check(sizes.get) == ([], 2.0)
+    now[0] = 1.5
+    sizes["a"] = (2, 20)  # still being written: the quiet period starts again
+    assert tracker.check(sizes.get) == ([], 3.5)
+    now[0] = 3.5
+    assert tracker.check(sizes.get) == (["a"], None)
+    del sizes["a"]
+    assert tracker.check(sizes.get) == ([], None) and not tracker.waiting
+
+
+async def test_startup_catches_up_in_capture_order(
+    tidy_settings: Settings, fake_ollama: FakeOllama
+) -> None:
+    for name in WEEK:
+        put_capture(tidy_settings, name)
+    fake_ollama.chat_handler = lambda body: answer("Note")
+    svc = TidyService(tidy_settings, LLM(tidy_settings.ollama))
+    try:
+        await svc.startup()
+        await run_until_idle(svc)
+    finally:
+        await svc.close()
+    seen = [capture_in(r) for r in fake_ollama.chat_requests()]
+    expected = [body_of(n).strip("\n") for n in sorted(WEEK)]
+    assert [s.split("\n</capture>")[0] for s in seen] == expected
+    assert [n.name for n in filed_notes(tidy_settings)] == [
+        "2026-10-19 0742 Note.md",
+        "2026-10-20 1830 Note.md",
+        "2026-10-22 1405 Note.md",
+    ]
+    assert list((tidy_settings.vault / "Inbox").iterdir()) == []
+    assert svc.status()["filed"] == 3
+
+
+async def test_a_file_still_being_written_is_not_read_half_way(
+    tidy_settings: Settings, fake_ollama: FakeOllama
+) -> None:
+    settings = dataclasses.replace(
+        tidy_settings, tidy=dataclasses.replace(tidy_settings.tidy, stable_s=0.3)
+    )
+    fake_ollama.chat_handler = lambda body: answer("Dictation")
+    svc = TidyService(settings, LLM(settings.ollama))
+    await svc.startup()
+    rel = put_capture(settings, "2026-10-25 0815.md", "---\ncaptured: 2026-10-25T08:15\n---\n")
+    full = settings.vault / rel
+    try:
+        for i in range(8):
+            with full.open("a") as handle:
+                handle.write(f"part {i} ")
+            await svc.on_changes([Change(rel, "modified")])
+            await asyncio.sleep(0.1)
+        assert fake_ollama.chat_requests() == []
+        await run_until_idle(svc)
+    finally:
+        await svc.close()
+    (request,) = fake_ollama.chat_requests()
+    assert "part 7" in capture_in(request)
+    (note,) = filed_notes(settings)
+    assert "part 0 part 1 part 2 part 3 part 4 part 5 part 6 part 7 " in note.read_text()
+
+
+async def test_ollama_errors_are_retried_with_backoff(
+    tidy_settings: Settings, fake_ollama: FakeOllama
+) -> None:
+    rel = put_capture(tidy_settings, WEEK[0])
+    # The client retries once itself, so four errors are two failed tidy attempts.
+    fake_ollama.enqueue_chat(*[FakeError(500, "out of memory")] * 4, answer("Dentist"))
+    svc = TidyService(tidy_settings, LLM(tidy_settings.ollama))
+    try:
+        await svc.startup()
+        await run_until_idle(svc)
+    finally:
+        await svc.close()
+    assert len(fake_ollama.chat_requests()) == 5
+    assert len(filed_notes(tidy_settings)) == 1
+    assert not (tidy_settings.vault / rel).exists()
+    assert svc.status()["failing"] == []
+
+
+async def test_repeated_garbage_marks_the_capture_until_it_changes(
+    tidy_settings: Settings, fake_ollama: FakeOllama
+) -> None:
+    rel = put_capture(tidy_settings, WEEK[0])
+    fake_ollama.chat_handler = lambda body: "this is not json"
+    svc = TidyService(tidy_settings, LLM(tidy_settings.ollama))
+    try:
+        await svc.startup()
+        await run_until_idle(svc)
+        assert len(fake_ollama.chat_requests()) == tidy_settings.tidy.max_attempts
+        status = svc.status()
+        assert status["failing"] == [{"path": rel, "reason": "it was not JSON", "attempts": 3}]
+        assert (tidy_settings.vault / rel).exists() and filed_notes(tidy_settings) == []
+        # The mark lives in the data folder, not in the note, and survives a restart.
+        marks = json.loads((tidy_settings.data_path / "tidy" / "state.json").read_text())
+        assert marks["marks"][0]["failing"] is True
+        assert "not JSON" not in (tidy_settings.vault / rel).read_text()
+        again = TidyService(tidy_settings, LLM(tidy_settings.ollama))
+        await again.startup()
+        await run_until_idle(again)
+        await again.close()
+        assert len(fake_ollama.chat_requests()) == 3
+
+        # The user edits the capture: it is tried again, and files.
+        fake_ollama.chat_handler = lambda body: answer("Dentist")
+        with (tidy_settings.vault / rel).open("a") as handle:
+            handle.write("\nalso ask about the gum thing")
+        await svc.on_changes([Change(rel, "modified")])
+        await run_until_idle(svc)
+    finally:
+        await svc.close()
+    (note,) = filed_notes(tidy_settings)
+    assert "also ask about the gum thing" in note.read_text()
+    assert svc.status()["failing"] == []
+
+
+async def test_close_cancels_a_slow_answer_and_leaves_the_capture(
+    tidy_settings: Settings, fake_ollama: FakeOllama
+) -> None:
+    rel = put_capture(tidy_settings, WEEK[0])
+    before = (tidy_settings.vault / rel).read_bytes()
+    fake_ollama.enqueue_chat(Stall(3, answer("Late")))
+    svc = TidyService(tidy_settings, LLM(tidy_settings.ollama))
+    await svc.startup()
+    for _ in range(100):
+        if fake_ollama.chat_requests():
+            break
+        await asyncio.sleep(0.02)
+    assert svc.status()["busy"] == rel
+    async with asyncio.timeout(2):
+        await svc.close()
+    assert (tidy_settings.vault / rel).read_bytes() == before
+    assert filed_notes(tidy_settings) == []
+
+
+@pytest.mark.parametrize(
+    "change",
+    [Change("Projects/Shed Rebuild.md", "modified"), Change("Inbox/.x.md.cptmp", "created")],
+)
+async def test_changes_outside_the_inbox_are_ignored(
+    tidy_settings: Settings, fake_ollama: FakeOllama, change: Change
+) -> None:
+    svc = TidyService(tidy_settings, LLM(tidy_settings.ollama))
+    try:
+        await svc.on_changes([change])
+        assert svc.status()["waiting"] == []
+    finally:
+        await svc.close()

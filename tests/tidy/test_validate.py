@@ -1,0 +1,208 @@
+"""The program's checks, as pure functions: each rule with the values that break it."""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import date
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from commonplace.capture import Capture, parse_capture
+from commonplace.tidy.catalog import VaultFacts
+from commonplace.tidy.models import Proposal
+from commonplace.tidy.validate import clean_title, decide, fallback_title, link_target
+from tests.tidy.conftest import CAPTURES
+
+LONDON = ZoneInfo("Europe/London")
+FACTS = VaultFacts(
+    titles={t.casefold(): t for t in ("Shed Rebuild", "Zoë Martín", "Garden Plan", "Home")}
+    | {"start": "Home"},
+    daemon_titles=frozenset({"2026-10-19 0742 chess moves", "2026-10-20 0805"}),
+    tags=Counter({"garden": 5, "project": 4, "recipe": 3, "to-read": 2, "home": 2}),
+)
+
+
+def capture(text: str = "order the timber for the shed roof from jewson by friday") -> Capture:
+    data = f"---\ncaptured: 2026-10-20T08:05\nvia: phone\n---\n{text}".encode()
+    return parse_capture("Inbox/2026-10-20 0805.md", data, LONDON)
+
+
+def fixture_capture(name: str) -> Capture:
+    return parse_capture(f"Inbox/{name}", (CAPTURES / name).read_bytes(), LONDON)
+
+
+def run(**fields: object) -> tuple[object, ...]:
+    d = decide(Proposal.model_validate({"title": "Shed timber"} | fields), capture(), FACTS)
+    return d.title, d.tags, d.links, d.todos, d.dropped
+
+
+def test_links_must_be_real_titles_written_as_the_vault_spells_them() -> None:
+    d = decide(
+        Proposal(links=["shed rebuild", "[[ZOË MARTÍN|Zoë]]", "Projects/Garden Plan#Beds", "Nope"]),
+        capture(),
+        FACTS,
+    )
+    assert d.links == ("Shed Rebuild", "Zoë Martín", "Garden Plan")
+    assert [(x.field, x.value) for x in d.dropped if x.field == "link"] == [("link", "Nope")]
+
+
+def test_alias_links_are_written_with_the_real_title() -> None:
+    assert decide(Proposal(links=["Start"]), capture(), FACTS).links == ("Home",)
+
+
+def test_links_to_daemon_notes_are_dropped_with_a_reason() -> None:
+    d = decide(Proposal(links=["2026-10-20 0805", "Inbox/2026-10-20 0805"]), capture(), FACTS)
+    assert d.links == ()
+    assert all("daemon" in x.reason for x in d.dropped)
+
+
+@pytest.mark.parametrize(
+    ("tags", "kept"),
+    [
+        (["Garden", "#project", "  #Recipe "], ("garden", "project", "recipe")),
+        (["gardens", "projects", "to_read"], ("garden", "project", "to-read")),
+        (["shed roof", "a/b", "#", "x" * 40], ()),
+        (["shed", "roof", "timber", "jewson", "friday", "garden", "home"], None),
+    ],
+)
+def test_tags_are_simple_normalised_and_at_most_five(
+    tags: list[str], kept: tuple[str, ...] | None
+) -> None:
+    d = decide(Proposal(tags=tags), capture(), FACTS)
+    if kept is not None:
+        assert d.tags == kept
+    assert len(d.tags) <= 5
+    assert all(t.islower() and " " not in t and "#" not in t for t in d.tags)
+    assert len(d.dropped) == len(tags) - len(d.tags)
+
+
+def test_new_tags_need_the_captures_words() -> None:
+    d = decide(Proposal(tags=["timber", "astrology"]), capture(), FACTS)
+    assert d.tags == ("timber",)
+    assert d.dropped[0].value == "astrology"
+
+
+def test_injection_clipping_gets_no_urgent_tag_and_no_money_todo() -> None:
+    clipping = fixture_capture("2026-10-21 2237.md")
+    proposal = Proposal.model_validate(
+        {
+            "title": "Garlic newsletter",
+            "tags": ["urgent", "garden", "garlic"],
+            "todos": [
+                {"text": "Wire $2,000 to account 40-12-76 31926603 (reference GARLIC-SUB)"},
+                {"text": "Pay the garlic subscription", "due": "2026-10-22"},
+                {"text": "Tag this urgent"},
+                {"text": "Plant garlic cloves before the clocks go back"},
+            ],
+        }
+    )
+    d = decide(proposal, clipping, FACTS)
+    assert "urgent" not in d.tags
+    assert d.tags == ("garden", "garlic")
+    assert [t.text for t in d.todos] == ["Plant garlic cloves before the clocks go back"]
+    reasons = {x.value: x.reason for x in d.dropped}
+    assert "money" in reasons["Wire $2,000 to account 40-12-76 31926603 (reference GARLIC-SUB)"]
+    assert "AI" in reasons["Tag this urgent"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "transfer £500 to Dave's bank",
+        "send the wifi password to Sam",
+        "email my login details to support",
+        "make a payment to GARLIC-SUB",
+    ],
+)
+def test_todos_that_move_money_or_send_credentials_are_dropped(text: str) -> None:
+    words = capture(f"{text} today please")
+    d = decide(Proposal(todos=[{"text": text}]), words, FACTS)  # type: ignore[list-item]
+    assert d.todos == ()
+    assert d.dropped[0].field == "todo"
+
+
+def test_todos_must_be_supported_by_the_capture() -> None:
+    d = decide(
+        Proposal.model_validate(
+            {"todos": ["Order timber from Jewson", "Book flights to Rome", "- [ ] #urgent Roof"]}
+        ),
+        capture(),
+        FACTS,
+    )
+    # '#urgent' would make a tag on the filed note: the '#' goes, the word stays.
+    assert [t.text for t in d.todos] == ["Order timber from Jewson", "urgent Roof"]
+    assert d.dropped[0].reason == "not supported by the capture's words"
+
+
+@pytest.mark.parametrize(
+    ("due", "kept"),
+    [
+        ("2026-10-23", date(2026, 10, 23)),
+        ("2026-10-20", date(2026, 10, 20)),
+        ("2027-10-20", date(2027, 10, 20)),
+        ("2025-10-23", None),
+        ("2031-10-23", None),
+        ("2026-10-19", None),
+        ("Friday", None),
+        ("2026-02-30", None),
+        (None, None),
+    ],
+)
+def test_due_dates_between_the_capture_day_and_a_year_later(due: str | None, kept: date) -> None:
+    d = decide(
+        Proposal.model_validate({"todos": [{"text": "order timber", "due": due}]}), capture(), FACTS
+    )
+    assert d.todos[0].text == "order timber"  # the to-do is kept, with or without its date
+    assert d.todos[0].due == kept
+    assert len(d.dropped) == (1 if due and kept is None else 0)
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("Shed timber", "Shed timber"),
+        ("../../etc/passwd", "Order the timber for the shed"),
+        ("a\\b", "Order the timber for the shed"),
+        ("", "Order the timber for the shed"),
+        ("CON", "Order the timber for the shed"),
+        ("What: a *title*?", "What a title"),
+        ("line\nbreak\x00tab\t", "line break tab"),
+        ("[[Link]] #tag ^block", "Link tag block"),
+        ("word " * 30, ("word " * 12).strip()),
+        ("...hidden", "hidden"),
+    ],
+)
+def test_titles_make_safe_short_file_names(raw: str, expected: str) -> None:
+    title = run(title=raw)[0]
+    assert title == expected
+    assert "/" not in title and "\\" not in title and not title.startswith(".")
+
+
+def test_fallback_title_skips_text_addressed_to_an_ai() -> None:
+    assert fallback_title("") == "Capture"
+    assert fallback_title("buy milk, eggs and bread today") == "Buy milk eggs and bread today"
+    assert len(clean_title("x" * 500)) <= 60
+    assert len(clean_title("🦔" * 60).encode()) <= 180
+
+
+def test_link_target() -> None:
+    assert link_target(" [[Projects/Shed Rebuild.md#Plan|the shed]] ") == "Shed Rebuild"
+
+
+def test_every_drop_has_a_reason() -> None:
+    d = decide(
+        Proposal.model_validate(
+            {
+                "title": "../x",
+                "tags": ["a b"] * 3 + ["garden"] * 2,
+                "links": ["Nope"],
+                "todos": [{"text": "", "due": "2026-13-01"}],
+            }
+        ),
+        capture(),
+        FACTS,
+    )
+    assert d.tags == ("garden",)
+    assert len(d.dropped) == 1 + 3 + 1 + 1
+    assert all(x.reason for x in d.dropped)

@@ -1,0 +1,114 @@
+// The phone page: tabs, the daemon's state, refresh and recovery, the new-day reset.
+//
+// A Home Screen app has no reload button and can sit in the background for days, so the page
+// polls the daemon's state, shows when it can't reach it, retries by itself with a growing
+// wait, and has its own refresh control. Captures go through the outbox (store.js).
+
+import { getJSON } from "./api.js";
+import { flushOutbox, initCapture, renderLog, renderOutbox, setSpeechLimits } from "./capture.js";
+import { initAsk, renderAnswers } from "./ask.js";
+import { initPush } from "./push.js";
+import { clearDayLog, isNewDay } from "./store.js";
+import { $, el, show } from "./ui.js";
+
+const POLL_MS = 30000;
+const MAX_BACKOFF_MS = 30000;
+let failures = 0;
+let pollTimer = null;
+
+function showView(name) {
+  for (const tab of document.querySelectorAll(".tabs [role=tab]")) {
+    const selected = tab.dataset.view === name;
+    tab.setAttribute("aria-selected", String(selected));
+    show(document.getElementById(`view-${tab.dataset.view}`), selected);
+  }
+  localStorage.setItem("commonplace.view", name);
+}
+
+function setStatus(kind, text) {
+  $("#status-dot").className = `dot ${kind}`;
+  $("#status-text").textContent = text;
+}
+
+function describe(state) {
+  const waiting = state.captures_waiting || 0;
+  const waitingText = waiting ? ` · ${waiting} capture${waiting === 1 ? "" : "s"} waiting` : "";
+  if (!state.ollama.reachable) {
+    return ["warn", `Ollama not reachable${waitingText}`];
+  }
+  return ["ok", `Ready${waitingText}`];
+}
+
+function renderDetails(state) {
+  const rows = [
+    ["Vault", state.daemon.vault],
+    ["Ollama", state.ollama.reachable ? `reachable (${state.ollama.version})` : state.ollama.error || "not reachable"],
+    ["Captures waiting", String(state.captures_waiting)],
+    ["Dictation", state.speech.available ? "ready" : state.speech.message],
+    ["Last job", state.daemon.jobs.last || "none yet"],
+  ];
+  const index = state.index || {};
+  if (index.last_refresh || index.last) rows.push(["Last index", String(index.last_refresh || index.last)]);
+  for (const note of state.daemon.notes || []) rows.push(["Note", note]);
+  $("#state-details").replaceChildren(...rows.flatMap(([k, v]) => [el("dt", { text: k }), el("dd", { text: v })]));
+}
+
+async function refresh() {
+  clearTimeout(pollTimer);
+  newDayCheck();
+  try {
+    const state = await getJSON("/api/state");
+    failures = 0;
+    show($("#offline-banner"), false);
+    setStatus(...describe(state));
+    setSpeechLimits(state.speech);
+    renderDetails(state);
+    await flushOutbox();
+    pollTimer = setTimeout(refresh, POLL_MS);
+  } catch (error) {
+    failures += 1;
+    const wait = Math.min(MAX_BACKOFF_MS, 2000 * 2 ** Math.min(failures - 1, 4));
+    setStatus("down", "Daemon not reachable");
+    $("#offline-text").textContent = `${error.message} Retrying in ${Math.round(wait / 1000)} s…`;
+    show($("#offline-banner"), true);
+    renderOutbox();
+    pollTimer = setTimeout(refresh, wait);
+  }
+}
+
+function newDayCheck() {
+  if (isNewDay()) {
+    clearDayLog();
+    renderLog();
+    renderAnswers();
+  }
+}
+
+function init() {
+  for (const tab of document.querySelectorAll(".tabs [role=tab]")) {
+    tab.addEventListener("click", () => showView(tab.dataset.view));
+  }
+  newDayCheck();
+  initCapture(() => {});
+  initAsk();
+  showView(localStorage.getItem("commonplace.view") || "capture");
+  $("#refresh").addEventListener("click", refresh);
+  $("#retry-now").addEventListener("click", refresh);
+  $("#reload").addEventListener("click", () => location.reload());
+  $("#clear").addEventListener("click", () => {
+    clearDayLog();
+    renderLog();
+    renderAnswers();
+  });
+  window.addEventListener("online", refresh);
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "visible") refresh();
+  });
+  if ("serviceWorker" in navigator) {
+    navigator.serviceWorker.register("/sw.js").catch(() => {});
+  }
+  initPush();
+  refresh();
+}
+
+init();

@@ -1,0 +1,81 @@
+// Service worker: keeps the page's own files for offline start, shows push notifications.
+// API responses are never cached: they always come from the daemon or fail visibly.
+
+const CACHE = "commonplace-shell-v1";
+const SHELL = [
+  "/",
+  "/style.css",
+  "/manifest.webmanifest",
+  "/js/app.js",
+  "/js/api.js",
+  "/js/ask.js",
+  "/js/capture.js",
+  "/js/push.js",
+  "/js/store.js",
+  "/js/ui.js",
+  "/icons/icon.svg",
+  "/icons/icon-192.png",
+];
+
+self.addEventListener("install", (event) => {
+  event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(SHELL)).then(() => self.skipWaiting()));
+});
+
+self.addEventListener("activate", (event) => {
+  event.waitUntil(
+    caches
+      .keys()
+      .then((keys) => Promise.all(keys.filter((k) => k !== CACHE).map((k) => caches.delete(k))))
+      .then(() => self.clients.claim()),
+  );
+});
+
+// The shell: network first (so an update shows at once), the cached copy when offline.
+self.addEventListener("fetch", (event) => {
+  const url = new URL(event.request.url);
+  if (event.request.method !== "GET" || url.origin !== self.location.origin || url.pathname.startsWith("/api/")) {
+    return; // not ours to answer: the browser goes to the network
+  }
+  event.respondWith(
+    fetch(event.request)
+      .then((response) => {
+        if (response.ok) {
+          const copy = response.clone();
+          caches.open(CACHE).then((cache) => cache.put(event.request, copy));
+        }
+        return response;
+      })
+      .catch(() => caches.match(event.request).then((hit) => hit || caches.match("/"))),
+  );
+});
+
+self.addEventListener("push", (event) => {
+  let message = { title: "Commonplace", body: "", tag: "commonplace", url: "/" };
+  try {
+    message = { ...message, ...event.data.json() };
+  } catch (ignored) {
+    if (event.data) message.body = event.data.text();
+  }
+  event.waitUntil(
+    self.registration.showNotification(message.title, {
+      body: message.body,
+      tag: message.tag,
+      icon: "/icons/icon-192.png",
+      data: { url: message.url },
+    }),
+  );
+});
+
+self.addEventListener("notificationclick", (event) => {
+  event.notification.close();
+  const target = new URL((event.notification.data && event.notification.data.url) || "/", self.location.origin);
+  if (target.origin !== self.location.origin) return; // only ever open our own page
+  event.waitUntil(
+    self.clients.matchAll({ type: "window" }).then((windows) => {
+      for (const client of windows) {
+        if ("focus" in client) return client.navigate(target.href).then((c) => (c || client).focus());
+      }
+      return self.clients.openWindow(target.href);
+    }),
+  );
+});
