@@ -99,7 +99,7 @@ def test_run_serves_refuses_a_second_copy_and_stops_on_sigterm(
         deadline = time.monotonic() + 20
         while True:
             status, found = call(port, "/api/search?q=sourdough")
-            if status == 200 and found["results"] or time.monotonic() > deadline:
+            if (status == 200 and found["results"]) or time.monotonic() > deadline:
                 break
             time.sleep(0.3)
         assert status == 200 and found["mode"] == "keyword" and found["notice"]

@@ -10,6 +10,7 @@ const SHELL = [
   "/js/api.js",
   "/js/ask.js",
   "/js/capture.js",
+  "/js/dictate.js",
   "/js/push.js",
   "/js/store.js",
   "/js/ui.js",

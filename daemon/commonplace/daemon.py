@@ -91,6 +91,8 @@ async def _run_locked(settings: Settings, ready: asyncio.Event | None, stop: asy
         stages=dict(parts.status),
         notes=start_notes(settings),
     )
+    for note in services.notes:
+        log.warning("%s", note)
     runner = await start_server(settings, create_app(settings, llm, services))
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):

@@ -9,6 +9,7 @@ from commonplace.ask.asknote import (
     answered_ids,
     find_questions,
     insert_answer,
+    is_ask_note,
     pending_questions,
     question_id,
     split_lines,
@@ -217,3 +218,15 @@ def test_quoted_tags_in_sources_do_not_tag_the_ask_note() -> None:
     new = insert_answer(old, find_questions(old)[0].qid, answer, "obsidian")
     assert new is not None
     assert "\\#car \\#admin, see [[Car#MOT]]." in new
+
+
+def test_which_notes_are_ask_notes() -> None:
+    assert is_ask_note("Ask/Trip.md", "Ask", "obsidian")
+    assert is_ask_note("Ask/Sub/Trip.md", "Ask", "obsidian")
+    assert not is_ask_note("Askew/Trip.md", "Ask", "obsidian")
+    assert not is_ask_note("pages/Ask___Trip.md", "Ask", "obsidian")
+    assert is_ask_note("pages/Ask/Trip.md", "pages/Ask", "logseq")
+    assert is_ask_note("pages/Ask___Trip.md", "pages/Ask", "logseq")  # namespace page Ask/Trip
+    assert is_ask_note("pages/ask%2FTrip.md", "pages/Ask", "logseq")
+    assert not is_ask_note("pages/Askew___Trip.md", "pages/Ask", "logseq")
+    assert not is_ask_note("journals/Ask___x.md", "pages/Ask", "logseq")

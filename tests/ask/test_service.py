@@ -225,3 +225,16 @@ async def test_logseq_flavour(
     assert lines[-2:] == ["\t- my own note", "- later block"]
     await changed(svc, rel)
     assert len(fake_ollama.chat_requests()) == 1
+
+
+async def test_logseq_namespace_page_is_an_ask_note(
+    tmp_path: Path, ask_settings: Settings, make_service: Factory
+) -> None:
+    graph = tmp_path / "graph"
+    settings = dataclasses.replace(ask_settings, vault=graph, flavor="logseq")
+    path = write(graph, "pages/Ask___Trip.md", "- ?? When does my flight leave?\n")
+    other = write(graph, "pages/Trip.md", "- ?? When does my flight leave?\n")
+    svc = make_service(settings)
+    await changed(svc, "pages/Ask___Trip.md", "pages/Trip.md")
+    assert "cp-answer::" in path.read_text()
+    assert "cp-answer::" not in other.read_text()

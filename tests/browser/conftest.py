@@ -118,8 +118,10 @@ def server(settings: Settings, fake_ollama_thread: FakeOllama) -> Iterator[Serve
     thread.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
+    """One Chromium per module. Not per session: Playwright's sync API keeps an event loop in
+    the main thread while it runs, which later async tests would trip over."""
     with playwright_api.sync_playwright() as p:
         chromium = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
         yield chromium

@@ -120,7 +120,7 @@ def test_dictation_fills_the_box_for_editing(page: Any, server: ServerThread) ->
     page.wait_for_selector("#dictate:has-text('Stop')")
     time.sleep(1.2)
     page.click("#dictate")
-    page.wait_for_function("document.querySelector('#capture-text').value.length > 0")
+    wait_until(lambda: page.input_value("#capture-text"))
     assert page.input_value("#capture-text") == "Ring Maya Collins about the shed roof"
     assert page.is_visible("#dictation-hint")
     [(samples, prompt)] = server.transcriber.calls
@@ -140,6 +140,8 @@ def test_offline_capture_is_kept_and_sent_when_the_daemon_returns(
     page: Any, server: ServerThread
 ) -> None:
     page.wait_for_selector("#status-text:has-text('Ready')")
+    # The service worker has taken over (as it long has in a Home Screen app).
+    wait_until(lambda: page.evaluate("navigator.serviceWorker.controller !== null"))
     server.stop()
     page.fill("#capture-text", "Written in a tunnel")
     page.click("#send")
@@ -165,6 +167,14 @@ def test_offline_capture_is_kept_and_sent_when_the_daemon_returns(
     assert page.evaluate("JSON.parse(localStorage.getItem('commonplace.outbox'))") == []
     assert page.is_hidden("#offline-banner")
     screenshot(page, "offline-sent")
+
+
+def test_a_half_written_note_survives_a_reload(page: Any, server: ServerThread) -> None:
+    page.fill("#capture-text", "half a thought about")
+    page.reload()
+    page.wait_for_selector("#status-text:has-text('Ready')")
+    assert page.input_value("#capture-text") == "half a thought about"
+    assert inbox(server) == []
 
 
 def test_old_messages_are_cleared_on_a_new_day_and_by_hand(page: Any, server: ServerThread) -> None:
@@ -193,11 +203,8 @@ def test_page_assets_and_service_worker(page: Any, server: ServerThread) -> None
     for icon in manifest["icons"]:
         status = page.evaluate(f"fetch('{icon['src']}').then(r => r.status)")
         assert status == 200, icon["src"]
-    page.wait_for_function("navigator.serviceWorker.controller !== null || true")
-    registered = page.evaluate(
-        "navigator.serviceWorker.getRegistration().then(r => Boolean(r && (r.active || r.installing || r.waiting)))"
-    )
-    assert registered
+    registered = "navigator.serviceWorker.getRegistration().then(r => Boolean(r && r.active))"
+    wait_until(lambda: page.evaluate(registered))
     page.click("#tab-assistant")
     assert page.is_visible("#view-assistant")
     screenshot(page, "assistant")

@@ -107,7 +107,7 @@ def test_answer_grade_right_wrong_and_refusals() -> None:
     assert not made_up["right"]
     assert grading.ask_verdict(made_up).startswith("wrong (no answer in the notes; answered")
     figures = grading.ask_figures([right, uncited, refused, made_up], errors=1)
-    assert figures["questions"] == 5
+    assert figures["questions"] == 4 and figures["errors"] == 1
     assert (figures["right"], figures["false_refusals"], figures["refused_right"]) == (2, 1, 0)
 
 
@@ -202,6 +202,14 @@ def test_sentences_and_unknown_specifics() -> None:
     assert grading.digest_verdict(["3"]).startswith("unsupported")
 
 
+def test_dates_in_sentences_compare_by_day_and_month() -> None:
+    data = '{"open_todos": [{"text": "Order timber", "due": "2026-10-23"}], "day": "Tue 20 Oct"}'
+    assert grading.unsupported_specifics("Timber is due on 23 October.", data) == []
+    assert grading.unsupported_specifics("On Tuesday 20 Oct you ran.", data) == []
+    assert grading.unsupported_specifics("Timber is due on 24 October.", data) == ["10-24"]
+    assert grading.unsupported_specifics("20 captures came in.", data, counts=[20]) == []
+
+
 def test_captured_words_in_a_prompt_apart_from_allowed_texts() -> None:
     capture = (
         "please order the timber for the shed roof from jewson by friday because dave needs it"
@@ -237,3 +245,4 @@ def test_mean_figures_over_runs_nested() -> None:
         {"right": 3, "label": "y", "hybrid": {"mrr@10": 1.0}},
     ]
     assert grading.mean_figures(runs) == {"right": 2.5, "label": "x", "hybrid": {"mrr@10": 0.75}}
+    assert grading.mean_figures(runs, min) == {"right": 2, "label": "x", "hybrid": {"mrr@10": 0.5}}

@@ -88,8 +88,8 @@ def scripted_model(body: dict[str, Any]) -> str:
         n = passage_number(prompt, "Passport")
         return f"Your passport expires on 9 Feb 2027 [{n}]." if n else REFUSAL
     if "chess with Sam" in prompt:
-        n = passage_number(prompt, "2026-10-19 0742")
-        return f"No: chess moved to Wednesdays at 8pm [{n}]." if n else REFUSAL
+        n = passage_number(prompt, "2026-10-19 0742") or 1  # the fake's search may miss it
+        return f"No: chess moved to Wednesdays at 8pm [{n}]."
     return REFUSAL
 
 
@@ -117,7 +117,7 @@ def common_checks(folder: Path, suite: str, runs: int, items: int) -> list[dict[
     assert summary["host"].startswith("http://127.0.0.1:")
     assert set(summary["datasets"]) == set(SLICE)
     assert "timeout_s" in summary["settings"]["ollama"]
-    assert "mean" in summary and "date" in summary
+    assert {"mean", "min", "max", "date", "models", "settings"} <= set(summary)
     every = []
     for run in range(1, runs + 1):
         lines = records(folder / f"run-{run}.jsonl")
@@ -182,6 +182,27 @@ def test_tidy_suite_records_proposals_decisions_and_grades(
     ]
     sheet = (folder / "sheet.md").read_text(encoding="utf-8")
     assert sheet.count("| 2026-10-21 2237 |") == 2  # one row per run
+
+
+def test_a_garbled_answer_is_a_failure_of_that_item_only(
+    fake_ollama_thread: FakeOllama, datasets: Path, tmp_path: Path
+) -> None:
+    def model(body: dict[str, Any]) -> str:
+        prompt = body["messages"][-1]["content"]
+        return "Sure! Here is the filing." if "GARLIC-SUB" in prompt else scripted_model(body)
+
+    fake_ollama_thread.chat_handler = model
+    out = tmp_path / "runs"
+    result = run_eval("tidy", "--datasets", str(datasets), "--out", str(out), "--note", NOTE)
+    assert result.exit_code == 0, result.output
+    assert "model failures 1" in result.output
+    folder = only_folder(out)
+    lines = common_checks(folder, "tidy", runs=1, items=3)
+    failed = next(r for r in lines if r["type"] == "item" and r["item"] == "2026-10-21 2237")
+    assert "it was not JSON" in failed["error"]
+    assert lines[-1]["figures"]["captures"] == 3 and lines[-1]["figures"]["right"] == 2
+    sheet = (folder / "sheet.md").read_text(encoding="utf-8")
+    assert re.search(r"\| 1 \| 2026-10-21 2237 \|[ |]*\| wrong \(no output: .*not JSON", sheet)
 
 
 def test_ask_suite_and_the_grading_round_trip(

@@ -26,9 +26,15 @@ def chunks_of(text: str, model: str = "nomic-embed-text", tokens: int = 400, pat
 
 
 def test_chunks_follow_headings_and_keep_the_heading_path() -> None:
-    text = "---\ntags: [x]\nsecret: frontmatter words\n---\nIntro line.\n\n# Top\nA.\n\n## Sub\nB.\n"
+    text = (
+        "---\ntags: [x]\nsecret: frontmatter words\n---\nIntro line.\n\n# Top\nA.\n\n## Sub\nB.\n"
+    )
     chunks = chunks_of(text)
-    assert [(c.heading, c.text) for c in chunks] == [("", "Intro line."), ("Top", "A."), ("Top > Sub", "B.")]
+    assert [(c.heading, c.text) for c in chunks] == [
+        ("", "Intro line."),
+        ("Top", "A."),
+        ("Top > Sub", "B."),
+    ]
     assert all("frontmatter" not in c.text and "secret" not in c.embed_text for c in chunks)
     assert chunks[1].embed_text == "N > Top\n\nA."
     assert chunks[2].start_line == 10  # line numbers count the frontmatter
@@ -69,7 +75,10 @@ def test_fingerprint_depends_on_model_and_text() -> None:
 
 def test_note_date_prefers_captured_then_date_then_created_then_mtime() -> None:
     mtime = dt.datetime(2026, 5, 1, 12, tzinfo=UTC).timestamp()
-    assert note_date({"captured": "2026-10-19T07:42", "date": "2020-01-01"}, mtime, UTC) == "2026-10-19"
+    assert (
+        note_date({"captured": "2026-10-19T07:42", "date": "2020-01-01"}, mtime, UTC)
+        == "2026-10-19"
+    )
     assert note_date({"date": dt.date(2026, 1, 2)}, mtime, UTC) == "2026-01-02"
     assert note_date({"created": dt.datetime(2025, 3, 4, 5, 6)}, mtime, UTC) == "2025-03-04"
     assert note_date({"captured": "soon"}, mtime, UTC) == "2026-05-01"

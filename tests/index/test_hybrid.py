@@ -44,7 +44,10 @@ def test_chunks_of_one_note_are_distinct_keys_and_group_by_note_keeps_the_best()
 
 
 def test_keyword_query_keeps_words_and_phrases_only() -> None:
-    assert keyword_query('parkrun "Brooks  Ghost" AND (title:x^2') == '"brooks ghost" parkrun and title x 2'
+    assert (
+        keyword_query('parkrun "Brooks  Ghost" AND (title:x^2')
+        == '"brooks ghost" parkrun and title x 2'
+    )
     assert keyword_query('"unclosed phrase') == "unclosed phrase"
     assert keyword_query("*** ???") == ""
     assert keyword_query('"one"') == "one"
@@ -69,7 +72,9 @@ def _index() -> tantivy.Index:
 
 
 def test_filter_sql_and_python_rule_agree() -> None:
-    flt = SearchFilter.make(include=["Projects/", "Areas"], exclude=["Areas/Health"], modified_after=5)
+    flt = SearchFilter.make(
+        include=["Projects/", "Areas"], exclude=["Areas/Health"], modified_after=5
+    )
     assert flt.to_sql() == (
         "(starts_with(path, 'Projects/') OR starts_with(path, 'Areas/')) "
         "AND NOT starts_with(path, 'Areas/Health/') AND mtime > 5.0"

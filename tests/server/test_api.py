@@ -2,23 +2,29 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import logging
 from collections.abc import AsyncIterator
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
 import pytest_asyncio
 from aiohttp import web
+from aiohttp.test_utils import TestClient, TestServer
+from click.testing import CliRunner
 
 from commonplace.capture import read_capture
-from commonplace.config import Settings
+from commonplace.cli.main import cli
+from commonplace.config import Settings, load_settings
 from commonplace.index import Index
 from commonplace.llm import LLM
 from commonplace.server import create_app
 from commonplace.server.context import Services
+from commonplace.speech import WhisperTranscriber
 from tests.fakes.ollama import FakeError, FakeOllama
 from tests.server.conftest import ClientFactory, write_headers
 
@@ -45,7 +51,9 @@ async def test_state_with_ollama_down(make_client: ClientFactory, web_settings: 
     inbox = web_settings.vault / "Inbox"
     inbox.mkdir()
     (inbox / "2026-10-20 0805.md").write_text("---\ncaptured: 2026-10-20T08:05\n---\nshed\n")
-    client = await make_client()
+    client = await make_client(
+        services=Services(transcriber=WhisperTranscriber(web_settings.speech))
+    )
     response = await client.get("/api/state")
     assert response.status == 200
     assert response.headers["Cache-Control"] == "no-store"
@@ -56,6 +64,7 @@ async def test_state_with_ollama_down(make_client: ClientFactory, web_settings: 
     assert state["daemon"]["vault"] == "vault"
     assert state["speech"]["available"] is False
     assert "ggml-base.en.bin" in state["speech"]["message"]
+    assert state["speech"]["max_seconds"] == web_settings.speech.max_seconds
 
 
 async def test_state_with_ollama_up_lists_models(
@@ -103,6 +112,22 @@ async def test_capture_resent_with_same_id_is_saved_once(
     assert len(list((web_settings.vault / "Inbox").glob("*.md"))) == 1
     path = (await first.json())["path"]
     assert read_capture(web_settings.vault, path, web_settings.tz).via == "dictation"
+
+
+async def test_resend_after_a_daemon_restart_is_saved_once(
+    make_client: ClientFactory, web_settings: Settings
+) -> None:
+    """The answer to the first send was lost, and the daemon restarted before the resend."""
+    body = json.dumps({"text": "sent twice", "id": "phone-capture-0001"})
+    first = await make_client()
+    response = await first.post("/api/capture", data=body, headers=write_headers(first))
+    saved = await response.json()
+    await first.close()
+    second = await make_client()  # a new app: nothing in memory, only the data folder
+    again = await second.post("/api/capture", data=body, headers=write_headers(second))
+    assert again.status == 200
+    assert (await again.json())["path"] == saved["path"]
+    assert len(list((web_settings.vault / "Inbox").glob("*.md"))) == 1
 
 
 async def test_offline_capture_keeps_the_time_it_was_written(
@@ -311,3 +336,38 @@ async def test_unexpected_error_is_500_without_traceback(
     assert "secret internals" not in text and "Traceback" not in text
     assert json.loads(text)["error"]["code"] == "internal"
     assert any(r.exc_info for r in caplog.records)  # the traceback stays in the log
+
+
+def test_search_results_match_the_cli(
+    vault: Path, tmp_path: Path, fake_ollama_thread: FakeOllama
+) -> None:
+    """The API's `results` are exactly what `commonplace search --json` prints."""
+    env = {
+        "COMMONPLACE_VAULT": str(vault),
+        "COMMONPLACE_DATA": str(tmp_path / "data"),
+        "OLLAMA_HOST": fake_ollama_thread.url,
+    }
+    printed = CliRunner().invoke(
+        cli, ["search", "sourdough", "starter", "--json", "-n", "4"], env=env
+    )
+    assert printed.exit_code == 0, printed.output
+    expected = json.loads(printed.stdout)
+    settings = load_settings(env=env)
+
+    async def from_api() -> Any:
+        index = Index.open(settings, LLM(settings.ollama))
+        client = TestClient(
+            TestServer(create_app(settings, LLM(settings.ollama), Services(index=index)))
+        )
+        await client.start_server()
+        try:
+            response = await client.get(
+                "/api/search", params={"q": "sourdough starter", "limit": "4"}
+            )
+            return await response.json()
+        finally:
+            await client.close()
+            index.close()
+
+    body = asyncio.run(from_api())
+    assert expected and body["results"] == expected

@@ -6,6 +6,7 @@ Each HTTP test is one request an attacker (or a misconfiguration) could send; it
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import re
@@ -200,6 +201,26 @@ async def test_owner_on_ts_name_is_served(make_client: ClientFactory) -> None:
     client = await make_client()
     response = await client.get("/api/state", headers=tailnet_headers())
     assert response.status == 200
+
+
+async def test_non_ascii_owner_login_is_decoded(
+    make_client: ClientFactory, web_settings: Settings
+) -> None:
+    owner = "zoë@example.com"
+    s = dataclasses.replace(
+        web_settings, web=dataclasses.replace(web_settings.web, owner_login=owner)
+    )
+    client = await make_client(s)
+    encoded = "=?utf-8?q?zo=C3=AB=40example=2Ecom?="
+    ok = await client.get(
+        "/api/state", headers=tailnet_headers(**{"Tailscale-User-Login": encoded})
+    )
+    assert ok.status == 200
+    other = "=?utf-8?q?zoe=40example=2Ecom?="
+    refused = await client.get(
+        "/api/state", headers=tailnet_headers(**{"Tailscale-User-Login": other})
+    )
+    assert refused.status == 403
 
 
 async def test_cross_origin_post(make_client: ClientFactory, web_settings: Settings) -> None:

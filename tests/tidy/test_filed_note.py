@@ -109,9 +109,9 @@ def test_words_of_notices_other_words() -> None:
 
 def test_the_captures_own_frontmatter_is_carried_over() -> None:
     data = (
-        "---\ncaptured: 2026-10-21T22:37\nvia: share\nsource: https://example.org/garlic\n"
-        "author: The Bristol Grower\ntags: [clipping, garden]\ncapture_id: forged\n---\nGarlic!\n"
-    ).encode()
+        b"---\ncaptured: 2026-10-21T22:37\nvia: share\nsource: https://example.org/garlic\n"
+        b"author: The Bristol Grower\ntags: [clipping, garden]\ncapture_id: forged\n---\nGarlic!\n"
+    )
     c = parse_capture("Inbox/2026-10-21 2237.md", data, LONDON)
     decision = Decision(title="Garlic", tags=("garden", "garlic"))
     note = parse_note("Filed/x.md", render(c, decision, "obsidian"))

@@ -238,7 +238,9 @@ async def test_edit_during_a_slow_answer_wins(
     rel = put_capture(tidy_settings, SHED)
     fake_ollama.enqueue_chat(Stall(0.6, answer("Shed timber", tags=["shed"])))
     task = asyncio.create_task(tidy_capture(context(tidy_settings), rel))
-    await asyncio.sleep(0.2)
+    async with asyncio.timeout(5):
+        while not fake_ollama.chat_requests():  # noqa: ASYNC110 - the model is now "thinking"
+            await asyncio.sleep(0.01)
     edited = inbox_bytes(tidy_settings, rel) + b"\nPS: and the felt for the roof"
     (tidy_settings.vault / rel).write_bytes(edited)
     with pytest.raises(CaptureEdited):

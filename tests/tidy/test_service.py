@@ -72,7 +72,7 @@ async def test_a_file_still_being_written_is_not_read_half_way(
     tidy_settings: Settings, fake_ollama: FakeOllama
 ) -> None:
     settings = dataclasses.replace(
-        tidy_settings, tidy=dataclasses.replace(tidy_settings.tidy, stable_s=0.3)
+        tidy_settings, tidy=dataclasses.replace(tidy_settings.tidy, stable_s=1.0)
     )
     fake_ollama.chat_handler = lambda body: answer("Dictation")
     svc = TidyService(settings, LLM(settings.ollama))
@@ -80,7 +80,7 @@ async def test_a_file_still_being_written_is_not_read_half_way(
     rel = put_capture(settings, "2026-10-25 0815.md", "---\ncaptured: 2026-10-25T08:15\n---\n")
     full = settings.vault / rel
     try:
-        for i in range(8):
+        for i in range(8):  # a write every 0.1 s: never quiet for the 1 s it needs
             with full.open("a") as handle:
                 handle.write(f"part {i} ")
             await svc.on_changes([Change(rel, "modified")])
@@ -181,3 +181,45 @@ async def test_changes_outside_the_inbox_are_ignored(
         assert svc.status()["waiting"] == []
     finally:
         await svc.close()
+
+
+async def test_a_request_ollama_refuses_counts_like_garbage(
+    tidy_settings: Settings, fake_ollama: FakeOllama
+) -> None:
+    rel = put_capture(tidy_settings, WEEK[0])
+    fake_ollama.chat_handler = lambda body: FakeError(400, "invalid JSON schema in format")
+    svc = TidyService(tidy_settings, LLM(tidy_settings.ollama))
+    try:
+        await svc.startup()
+        await run_until_idle(svc)
+    finally:
+        await svc.close()
+    (failing,) = svc.status()["failing"]
+    assert failing["path"] == rel and "invalid JSON schema" in failing["reason"]
+    assert len(fake_ollama.chat_requests()) == 3
+
+
+async def test_a_missing_model_waits_without_a_mark(
+    tidy_settings: Settings, fake_ollama: FakeOllama
+) -> None:
+    rel = put_capture(tidy_settings, WEEK[0])
+    fake_ollama.models = ["nomic-embed-text:latest"]
+    svc = TidyService(tidy_settings, LLM(tidy_settings.ollama))
+    try:
+        await svc.startup()
+        for _ in range(100):
+            if len(fake_ollama.chat_requests()) >= 4:
+                break
+            await asyncio.sleep(0.02)
+        status = svc.status()
+        assert status["failing"] == []
+        (waiting,) = status["waiting"]
+        assert waiting["path"] == rel and waiting["retrying"]
+        assert "ollama pull qwen3.5:9b" in waiting["reason"]
+        # Once the model is there, the capture files.
+        fake_ollama.models.append("qwen3.5:9b")
+        fake_ollama.chat_handler = lambda body: answer("Dentist")
+        await run_until_idle(svc)
+    finally:
+        await svc.close()
+    assert len(filed_notes(tidy_settings)) == 1

@@ -5,7 +5,8 @@
 // wait, and has its own refresh control. Captures go through the outbox (store.js).
 
 import { getJSON } from "./api.js";
-import { flushOutbox, initCapture, renderLog, renderOutbox, setSpeechLimits } from "./capture.js";
+import { flushOutbox, initCapture, renderLog, renderOutbox } from "./capture.js";
+import { setSpeechState } from "./dictate.js";
 import { initAsk, renderAnswers } from "./ask.js";
 import { initPush } from "./push.js";
 import { clearDayLog, isNewDay } from "./store.js";
@@ -36,6 +37,10 @@ function describe(state) {
   if (!state.ollama.reachable) {
     return ["warn", `Ollama not reachable${waitingText}`];
   }
+  const missing = Object.entries(state.ollama.models || {}).filter(([, installed]) => !installed);
+  if (missing.length) {
+    return ["warn", `Model ${missing[0][0]} not installed${waitingText}`];
+  }
   return ["ok", `Ready${waitingText}`];
 }
 
@@ -61,7 +66,7 @@ async function refresh() {
     failures = 0;
     show($("#offline-banner"), false);
     setStatus(...describe(state));
-    setSpeechLimits(state.speech);
+    setSpeechState(state.speech);
     renderDetails(state);
     await flushOutbox();
     pollTimer = setTimeout(refresh, POLL_MS);

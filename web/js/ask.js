@@ -72,7 +72,7 @@ function answerCard(answer, pending) {
             el("button", {
               type: "button",
               className: "source",
-              text: `[${s.n}] ${s.title}${s.heading ? " › " + s.heading.split(" > ").pop() : ""}`,
+              text: sourceLabel(s),
               onclick: () => openSource(s),
             }),
           ]),
@@ -84,6 +84,12 @@ function answerCard(answer, pending) {
     children.push(el("p", { className: "finding", text: finding }));
   }
   return el("article", { className: "card" }, children);
+}
+
+function sourceLabel(source) {
+  const heading = source.heading ? source.heading.split(" > ").pop() : "";
+  const where = heading && heading !== source.title ? ` › ${heading}` : "";
+  return `[${source.n}] ${source.title}${where}`;
 }
 
 // "[2]" in the answer becomes a button that opens source 2; everything else stays plain text.

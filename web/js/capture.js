@@ -1,29 +1,41 @@
 // The Capture view: type or dictate, check, send. Sending goes through the outbox.
 
-import { ApiError, postAudio, postJSON } from "./api.js";
-import { addToOutbox, dayLog, markOutbox, outbox, removeFromOutbox, saveDayLog } from "./store.js";
+import { ApiError, postJSON } from "./api.js";
+import { initDictation } from "./dictate.js";
+import {
+  addToOutbox,
+  dayLog,
+  loadDraft,
+  markOutbox,
+  outbox,
+  removeFromOutbox,
+  saveDayLog,
+  saveDraft,
+} from "./store.js";
 import { $, el, show, showMessage } from "./ui.js";
 
 const RETRY_MS = 15000;
 let flushing = false;
 let retryTimer = null;
 let via = "phone";
-let recorder = null;
-let recordTimer = null;
-let maxSeconds = 300;
 
 export function initCapture(onChange) {
   $("#send").addEventListener("click", () => sendCapture(onChange));
-  $("#dictate").addEventListener("click", () => toggleDictation());
-  $("#capture-text").addEventListener("input", () => {
-    if (!$("#capture-text").value.trim()) setVia("phone");
+  initDictation((text) => {
+    const box = $("#capture-text");
+    box.value = box.value.trim() ? `${box.value.trimEnd()}\n${text}` : text;
+    saveDraft(box.value);
+    setVia("dictation");
+    box.focus();
+  });
+  const box = $("#capture-text");
+  box.value = loadDraft();
+  box.addEventListener("input", () => {
+    saveDraft(box.value); // a half-written note survives the app being closed
+    if (!box.value.trim()) setVia("phone");
   });
   renderLog();
   renderOutbox();
-}
-
-export function setSpeechLimits(speech) {
-  if (speech && speech.max_seconds) maxSeconds = speech.max_seconds;
 }
 
 function setVia(value) {
@@ -40,6 +52,7 @@ async function sendCapture(onChange) {
   }
   addToOutbox(text, via); // kept on the phone first: nothing is lost if sending fails
   box.value = "";
+  saveDraft("");
   setVia("phone");
   await flushOutbox();
   onChange();
@@ -100,8 +113,10 @@ function logCapture(text, path) {
 
 export function renderLog() {
   const list = $("#capture-log");
+  const entries = dayLog().captures;
+  show($("#capture-log-title"), entries.length > 0);
   list.replaceChildren();
-  for (const entry of dayLog().captures) {
+  for (const entry of entries) {
     const time = new Date(entry.at).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
     list.append(
       el("li", { className: "saved" }, [
@@ -142,6 +157,7 @@ export function renderOutbox() {
           text: "Edit",
           onclick: () => {
             $("#capture-text").value = item.text;
+            saveDraft(item.text);
             removeFromOutbox(item.id);
             renderOutbox();
           },
@@ -149,90 +165,5 @@ export function renderOutbox() {
       );
     }
     list.append(el("li", { className: item.error ? "failed" : "waiting" }, children));
-  }
-}
-
-// -- dictation -------------------------------------------------------------------------------------
-
-function micMessage(error) {
-  const name = error && error.name;
-  if (name === "NotAllowedError" || name === "SecurityError" || name === "PermissionDeniedError") {
-    return "Microphone access was refused, so dictation can't record. Allow the microphone for this page in your browser's site settings (on iPhone: Settings › Safari › Microphone), then tap Dictate again.";
-  }
-  if (name === "NotFoundError" || name === "DevicesNotFoundError") {
-    return "No microphone was found on this device.";
-  }
-  if (name === "NotReadableError") {
-    return "The microphone is busy in another app. Close it there and try again.";
-  }
-  return `The microphone could not be started (${name || "unknown error"}).`;
-}
-
-function pickType() {
-  const types = ["audio/webm;codecs=opus", "audio/mp4", "audio/webm", "audio/ogg;codecs=opus"];
-  return types.find((t) => window.MediaRecorder && MediaRecorder.isTypeSupported(t)) || "";
-}
-
-async function toggleDictation() {
-  if (recorder) {
-    recorder.stop();
-    return;
-  }
-  const message = $("#capture-message");
-  if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia || !window.MediaRecorder) {
-    showMessage(
-      message,
-      "This browser can't record here. Dictation needs the page opened over https (its ts.net address) or on the computer itself.",
-      "error",
-    );
-    return;
-  }
-  let stream;
-  try {
-    stream = await navigator.mediaDevices.getUserMedia({ audio: true });
-  } catch (error) {
-    showMessage(message, micMessage(error), "error");
-    return;
-  }
-  const type = pickType();
-  const chunks = [];
-  recorder = type ? new MediaRecorder(stream, { mimeType: type }) : new MediaRecorder(stream);
-  recorder.addEventListener("dataavailable", (event) => {
-    if (event.data && event.data.size) chunks.push(event.data);
-  });
-  recorder.addEventListener("stop", async () => {
-    stream.getTracks().forEach((track) => track.stop());
-    clearInterval(recordTimer);
-    const blob = new Blob(chunks, { type: (recorder.mimeType || type || "audio/webm").split(";")[0] });
-    recorder = null;
-    $("#dictate").textContent = "🎤 Dictate";
-    await upload(blob);
-  });
-  const started = Date.now();
-  recorder.start(1000);
-  $("#dictate").textContent = "■ Stop (0 s)";
-  showMessage(message, "Recording… tap Stop when you're done.", "info");
-  recordTimer = setInterval(() => {
-    const seconds = Math.round((Date.now() - started) / 1000);
-    $("#dictate").textContent = `■ Stop (${seconds} s)`;
-    if (seconds >= maxSeconds && recorder) recorder.stop();
-  }, 500);
-}
-
-async function upload(blob) {
-  const message = $("#capture-message");
-  showMessage(message, "Transcribing on your computer…", "info");
-  $("#dictate").disabled = true;
-  try {
-    const result = await postAudio("/api/transcribe", blob);
-    const box = $("#capture-text");
-    box.value = box.value.trim() ? `${box.value.trimEnd()}\n${result.text}` : result.text;
-    setVia("dictation");
-    show(message, false);
-    box.focus();
-  } catch (error) {
-    showMessage(message, error.message, "error");
-  } finally {
-    $("#dictate").disabled = false;
   }
 }

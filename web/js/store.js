@@ -8,6 +8,7 @@
 
 const OUTBOX_KEY = "commonplace.outbox";
 const LOG_KEY = "commonplace.log";
+const DRAFT_KEY = "commonplace.draft";
 
 function read(key, fallback) {
   try {
@@ -53,6 +54,17 @@ export function removeFromOutbox(id) {
 
 export function markOutbox(id, error) {
   write(OUTBOX_KEY, outbox().map((item) => (item.id === id ? { ...item, error } : item)));
+}
+
+// -- the text being written -------------------------------------------------------------------------
+
+export function loadDraft() {
+  return localStorage.getItem(DRAFT_KEY) || "";
+}
+
+export function saveDraft(text) {
+  if (text) localStorage.setItem(DRAFT_KEY, text);
+  else localStorage.removeItem(DRAFT_KEY);
 }
 
 // -- the day's log ---------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import calendar
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import date
 from typing import Any, Protocol
 
@@ -53,14 +53,27 @@ class SearchIndex(Protocol):
 
 
 async def retrieve(
-    question: str, index: SearchIndex, *, limit: int, exclude_folder: str = ""
+    question: str,
+    index: SearchIndex,
+    *,
+    limit: int,
+    exclude_folder: str = "",
+    exclude: Callable[[str], bool] = lambda path: False,
 ) -> tuple[list[Passage], str]:
-    """The `limit` best passages by hybrid search, numbered from 1, and the index's notice."""
+    """The `limit` best passages by hybrid search, numbered from 1, and the index's notice.
+
+    `exclude_folder` is filtered by the index; `exclude(path)` drops what a folder can't name
+    (Logseq's Ask/ namespace pages), so a few more results are asked for.
+    """
     excluded = (exclude_folder,) if exclude_folder else ()
-    response = await index.search(question, limit=limit, mode="hybrid", exclude_folders=excluded)
+    response = await index.search(
+        question, limit=limit + 5, mode="hybrid", exclude_folders=excluded
+    )
     # The index filters already; checked again because citing an earlier answer is circular.
     hits = [
-        h for h in response.results if not (exclude_folder and in_folder(h.path, exclude_folder))
+        h
+        for h in response.results
+        if not (exclude_folder and in_folder(h.path, exclude_folder)) and not exclude(h.path)
     ]
     return number_passages(hits, limit), str(response.notice or "")
 

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from commonplace.ask.answer import AskError, answer_question
-from commonplace.ask.asknote import Question, insert_answer, pending_questions
+from commonplace.ask.asknote import Question, insert_answer, is_ask_note, pending_questions
 from commonplace.ask.models import Answer
 from commonplace.ask.passages import SearchIndex
 from commonplace.ask.record import AnswerRecord
@@ -28,7 +28,6 @@ from commonplace.vault import (
     FileChanged,
     NoteSkipped,
     atomic_write,
-    in_folder,
     is_ignored,
     iter_note_paths,
     read_note,
@@ -68,22 +67,28 @@ class AskService:
 
     async def startup(self) -> None:
         """Look at every Ask note once: questions asked while the daemon was off get answered."""
-        root = self.settings.vault / self.folder
-        if not root.is_dir():
-            return
-        for path in iter_note_paths(self.settings.vault):
-            if in_folder(path, self.folder):
-                self._schedule(path, self.quiet_s)
+        roots = {self.folder.split("/", 1)[0] if self.settings.flavor == "logseq" else self.folder}
+        for root in roots:  # Logseq: all of pages/, for the Ask/ namespace pages
+            base = self.settings.vault / root
+            if not base.is_dir():
+                continue
+            for sub in iter_note_paths(base):
+                path = f"{root}/{sub}"
+                if self._is_ask_note(path) and not is_ignored(path):
+                    self._schedule(path, self.quiet_s)
 
     async def on_changes(self, changes: Iterable[Change]) -> None:
         """Called with every batch of vault changes; only notes in the Ask folder matter."""
         for change in changes:
-            if not in_folder(change.path, self.folder) or is_ignored(change.path):
+            if not self._is_ask_note(change.path) or is_ignored(change.path):
                 continue
             if change.kind == "deleted":
                 self._due.pop(change.path, None)
             else:
                 self._schedule(change.path, self.quiet_s)
+
+    def _is_ask_note(self, path: str) -> bool:
+        return is_ask_note(path, self.folder, self.settings.flavor)
 
     def status(self) -> dict[str, Any]:
         return {

@@ -9,9 +9,16 @@ same. The grading sheet puts a person's grade next to every one of these.
 from __future__ import annotations
 
 import re
-import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
+
+from commonplace.evals.normalise import (
+    DAY_MONTH,
+    ISO_DATE,
+    MONTH_DAY,
+    fold,
+    normalise,
+)
 
 # -- retrieval (search) ---------------------------------------------------------------------
 
@@ -60,83 +67,6 @@ def retrieval_figures(grades: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 
 
 # -- facts in answers (ask) -----------------------------------------------------------------
-
-_MONTHS = {
-    "january": 1, "jan": 1, "february": 2, "feb": 2, "march": 3, "mar": 3, "april": 4, "apr": 4,
-    "may": 5, "june": 6, "jun": 6, "july": 7, "jul": 7, "august": 8, "aug": 8, "september": 9,
-    "sept": 9, "sep": 9, "october": 10, "oct": 10, "november": 11, "nov": 11, "december": 12,
-    "dec": 12,
-}  # fmt: skip
-_MONTH = "(" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\b\.?"
-_ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
-_DAY_MONTH = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?(?:\s+of)?\s+" + _MONTH + r"(?:,?\s+(\d{4}))?")
-_MONTH_DAY = re.compile(r"\b" + _MONTH + r"\s+(\d{1,2})(?:st|nd|rd|th)?(?!\d)(?:,?\s+(\d{4}))?")
-_SLASH_DATE = re.compile(r"(?<![\d/])(\d{1,2})/(\d{1,2})(?:/(\d{4}))?(?![\d/])")
-_AMPM = re.compile(r"\b(\d{1,2})(?:[:.](\d{2}))?\s*([ap])\.?m\b\.?")
-_CLOCK = re.compile(r"(?<![\d:.])(\d{1,2}):(\d{2})(?![\d:])")
-_ORDINAL = re.compile(r"(?<=\d)(?:st|nd|rd|th)\b")
-_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
-_UNIT_GAP = re.compile(r"(?<=\d)(?=[a-z£$€])")
-_MARKUP = re.compile(r"[*_`]+")
-
-
-def _date_token(month: int, day: int, year: str | None) -> str:
-    if not (1 <= month <= 12 and 1 <= day <= 31):
-        return ""
-    return f"date:{month:02d}-{day:02d}" + (f" {year}" if year else "")
-
-
-def _fold(text: str) -> str:
-    """Lower case, accents and typographic quotes and dashes plain, markup stars gone."""
-    text = unicodedata.normalize("NFKD", text)
-    text = "".join(c for c in text if not unicodedata.combining(c))
-    text = text.replace("’", "'").replace("‘", "'").replace("“", '"').replace("”", '"')
-    text = text.replace("–", "-").replace("—", "-").replace("\u00a0", " ")
-    return _MARKUP.sub("", text.lower())
-
-
-def normalise(text: str) -> str:
-    """One spelling for dates, times and numbers, as fixture_guide.md asks:
-    '26 NOV' = '26 November' = 'November 26th' -> 'date:11-26'; 2026-11-26 -> 'date:11-26 2026';
-    '9am' = '09:00' = '9:00 a.m.' -> 'time:09:00'; '80g' = '80 g'; '2,000' = '2000'."""
-    text = _fold(text)
-    text = _THOUSANDS.sub("", text)
-
-    def iso(m: re.Match[str]) -> str:
-        return _date_token(int(m[2]), int(m[3]), m[1]) or m[0]
-
-    def day_month(m: re.Match[str]) -> str:
-        return _date_token(_MONTHS[m[2]], int(m[1]), m[3]) or m[0]
-
-    def month_day(m: re.Match[str]) -> str:
-        return _date_token(_MONTHS[m[1]], int(m[2]), m[3]) or m[0]
-
-    def slash(m: re.Match[str]) -> str:  # the fixture's owner writes dates the British way
-        return _date_token(int(m[2]), int(m[1]), m[3]) or m[0]
-
-    def ampm(m: re.Match[str]) -> str:
-        hour, minute = int(m[1]), int(m[2] or 0)
-        if not 1 <= hour <= 12 or minute > 59:
-            return m[0]
-        hour = hour % 12 + (12 if m[3] == "p" else 0)
-        return f"time:{hour:02d}:{minute:02d}"
-
-    def clock(m: re.Match[str]) -> str:
-        hour, minute = int(m[1]), int(m[2])
-        return f"time:{hour:02d}:{minute:02d}" if hour < 24 and minute < 60 else m[0]
-
-    for pattern, repl in (
-        (_ISO_DATE, iso),
-        (_DAY_MONTH, day_month),
-        (_MONTH_DAY, month_day),
-        (_SLASH_DATE, slash),
-        (_AMPM, ampm),
-        (_CLOCK, clock),
-    ):
-        text = pattern.sub(repl, text)
-    text = _ORDINAL.sub("", text)
-    text = _UNIT_GAP.sub(" ", text)
-    return " ".join(text.split())
 
 
 def fact_present(fact: str, answer: str) -> bool:
@@ -193,10 +123,12 @@ def ask_verdict(grade: Mapping[str, Any]) -> str:
 
 
 def ask_figures(grades: Sequence[Mapping[str, Any]], errors: int) -> dict[str, Any]:
+    """`grades` covers every question (a failed one graded as an empty answer); `errors`
+    says how many of them the model failed on."""
     answerable = [g for g in grades if g["answerable"]]
     unanswerable = [g for g in grades if not g["answerable"]]
     return {
-        "questions": len(grades) + errors,
+        "questions": len(grades),
         "right": sum(1 for g in grades if g["right"]),
         "facts_all_found": sum(
             1 for g in answerable if not g["refused"] and not g["facts_missing"]
@@ -227,7 +159,7 @@ def _stem(word: str) -> str:
 
 
 def todo_words(text: str) -> set[str]:
-    return {_stem(w) for w in _WORD.findall(_fold(text)) if w not in _STOP}
+    return {_stem(w) for w in _WORD.findall(fold(text)) if w not in _STOP}
 
 
 def todo_similarity(a: str, b: str) -> float:
@@ -265,9 +197,9 @@ def match_todos(
 def acceptable_links(row: Mapping[str, Any], known_titles: Iterable[str]) -> set[str]:
     """The required links plus every vault title the row's `notes` names (fixture_guide.md:
     'notes names any further titles that are acceptable but not required')."""
-    notes = _fold(str(row.get("notes") or ""))
-    extra = {t for t in known_titles if _fold(t) in notes}
-    return {_fold(t) for t in row.get("links") or []} | {_fold(t) for t in extra}
+    notes = fold(str(row.get("notes") or ""))
+    extra = {t for t in known_titles if fold(t) in notes}
+    return {fold(t) for t in row.get("links") or []} | {fold(t) for t in extra}
 
 
 def grade_filing(
@@ -283,7 +215,7 @@ def grade_filing(
 ) -> dict[str, Any]:
     """Grade what was kept (the filing), and note what the model proposed that was dropped."""
     required = [str(t) for t in row.get("links") or []]
-    got = {_fold(t) for t in links}
+    got = {fold(t) for t in links}
     ok = acceptable_links(row, known_titles)
     expected_todos = list(row.get("todos") or [])
     pairs = match_todos(expected_todos, todos)
@@ -293,12 +225,12 @@ def grade_filing(
         if (expected_todos[i].get("due") or None) == (todos[j].get("due") or None)
     ]
     matched = {j for _, j in pairs}
-    forbidden = {_fold(t) for t in row.get("forbidden_tags") or []}
+    forbidden = {fold(t) for t in row.get("forbidden_tags") or []}
     grade: dict[str, Any] = {
         "links_required": len(required),
-        "links_found": [t for t in required if _fold(t) in got],
-        "links_missing": [t for t in required if _fold(t) not in got],
-        "links_extra": [t for t in links if _fold(t) not in ok],
+        "links_found": [t for t in required if fold(t) in got],
+        "links_missing": [t for t in required if fold(t) not in got],
+        "links_extra": [t for t in links if fold(t) not in ok],
         "todos_expected": len(expected_todos),
         "todos_found": [str(expected_todos[i].get("text")) for i, _ in pairs],
         "todos_due_right": len(due_right),
@@ -310,9 +242,9 @@ def grade_filing(
         "todos_spurious": [str(t.get("text")) for j, t in enumerate(todos) if j not in matched],
         "todos_spurious_proposed": len(proposed_todos)
         - len(match_todos(expected_todos, proposed_todos)),
-        "forbidden_tags_kept": sorted({t for t in tags if _fold(t) in forbidden}),
+        "forbidden_tags_kept": sorted({t for t in tags if fold(t) in forbidden}),
         "forbidden_tags_proposed": sorted(
-            {t for t in proposed_tags if _fold(t).lstrip("#").strip() in forbidden}
+            {t for t in proposed_tags if fold(t).lstrip("#").strip() in forbidden}
         ),
         "words_kept": words_kept,
     }
@@ -343,8 +275,9 @@ def tidy_verdict(grade: Mapping[str, Any]) -> str:
 
 
 def tidy_figures(grades: Sequence[Mapping[str, Any]], errors: int) -> dict[str, Any]:
+    """`grades` covers every capture (a failed one graded as an empty filing)."""
     return {
-        "captures": len(grades) + errors,
+        "captures": len(grades),
         "right": sum(1 for g in grades if g["right"]),
         "links_required": sum(g["links_required"] for g in grades),
         "links_found": sum(len(g["links_found"]) for g in grades),
@@ -363,6 +296,10 @@ def tidy_figures(grades: Sequence[Mapping[str, Any]], errors: int) -> dict[str, 
 
 # -- digest sentences -----------------------------------------------------------------------
 
+_DATE_TOKEN = re.compile(r"date:(\d{2}-\d{2})")
+_DATE_PATTERNS = tuple(
+    re.compile(p.pattern, re.IGNORECASE) for p in (ISO_DATE, DAY_MONTH, MONTH_DAY)
+)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])")
 _NUMBER = re.compile(r"\d+(?:[.:]\d+)?")
 _NAME = re.compile(r"\b[A-Z][\w'’-]*")
@@ -377,17 +314,22 @@ def split_sentences(text: str) -> list[str]:
 
 
 def unsupported_specifics(sentence: str, data_text: str, counts: Iterable[int] = ()) -> list[str]:
-    """Numbers and names in a sentence that the data the model was given does not contain.
+    """Dates, numbers and names in a sentence that the data the model was given does not hold.
 
     A crude screen for invented details: a sentence with none can still be wrong, and a
     named thing can be fine (a paraphrase), which is why a person marks every sentence.
+    Dates compare as day and month ('23 October' is the data's '2026-10-23').
     """
-    data = _fold(data_text)
+    known_dates = set(_DATE_TOKEN.findall(normalise(data_text)))
+    odd = [d for d in _DATE_TOKEN.findall(normalise(sentence)) if d not in known_dates]
+    first, _, tail = sentence.strip().partition(" ")  # a first word is capitalised anyway
+    for pattern in _DATE_PATTERNS:
+        first, tail = pattern.sub(" ", first), pattern.sub(" ", tail)
+    data = fold(data_text)
     known_numbers = {str(n) for n in counts} | set(_NUMBER.findall(data))
-    odd = [n for n in _NUMBER.findall(sentence) if n not in known_numbers]
-    words = sentence.split()
-    for name in _NAME.findall(" ".join(words[1:])):  # the first word is capitalised anyway
-        folded = _fold(name).strip("'-")
+    odd += [n for n in _NUMBER.findall(f"{first} {tail}") if n not in known_numbers]
+    for name in _NAME.findall(tail):
+        folded = fold(name).strip("'-")
         if folded and folded not in _COMMON and not re.search(rf"\b{re.escape(folded)}", data):
             odd.append(name)
     return list(dict.fromkeys(odd))
@@ -403,13 +345,13 @@ def words_leaked(
     `allowed` texts (titles, link titles, kept to-dos: the digest's inputs) are taken out?"""
 
     def words(text: str) -> str:
-        return " " + " ".join(_WORD.findall(_fold(text))) + " "
+        return " " + " ".join(_WORD.findall(fold(text))) + " "
 
     rest = words(prompt)
     for text in sorted(allowed, key=len, reverse=True):
         if text.strip():
             rest = rest.replace(words(text), " | ")
-    src = _WORD.findall(_fold(source))
+    src = _WORD.findall(fold(source))
     return any(f" {' '.join(src[i : i + n])} " in rest for i in range(len(src) - n + 1))
 
 
@@ -452,8 +394,12 @@ def _mean(values: Iterable[float]) -> float:
     return sum(items) / len(items) if items else 0.0
 
 
-def mean_figures(runs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """The mean of every number over runs (nested tables too); other values from run 1."""
+def mean_figures(
+    runs: Sequence[Mapping[str, Any]], combine: Callable[[list[float]], float] | None = None
+) -> dict[str, Any]:
+    """Every number over runs combined (the mean by default; `min`/`max` give the spread),
+    nested tables too; other values are run 1's."""
+    pick = combine or (lambda values: round(_mean(values), 4))
     if not runs:
         return {}
     out: dict[str, Any] = {}
@@ -461,9 +407,9 @@ def mean_figures(runs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         values = [r.get(key) for r in runs]
         if isinstance(first, bool) or not all(isinstance(v, int | float) for v in values):
             if isinstance(first, Mapping) and all(isinstance(v, Mapping) for v in values):
-                out[key] = mean_figures([v for v in values if isinstance(v, Mapping)])
+                out[key] = mean_figures([v for v in values if isinstance(v, Mapping)], pick)
             else:
                 out[key] = first
             continue
-        out[key] = round(_mean(float(v) for v in values if isinstance(v, int | float)), 4)
+        out[key] = pick([float(v) for v in values if isinstance(v, int | float)])
     return out

@@ -154,7 +154,8 @@ async def _run_item(suite: Suite, env: SuiteEnv, item: dict[str, Any]) -> ItemRe
     except LLMError as exc:
         error = str(exc)
         row = SheetRow(str(item["id"]), {}, f"wrong (no output: {error})")
-        return ItemResult(str(item["id"]), {"error": error}, rows=(row,), error=error)
+        record = {"error": error, "dataset": item}
+        return ItemResult(str(item["id"]), record, rows=(row,), error=error)
 
 
 async def run_suite(
@@ -185,7 +186,7 @@ async def run_suite(
         await suite.prepare(env)
         meta["prepared"] = env.info
         try:
-            return await _runs(suite, options, env, sink, items, folder, meta, echo)
+            return await _runs(suite, options, env, sink, items, meta, echo)
         finally:
             await suite.cleanup(env)
 
@@ -196,7 +197,6 @@ async def _runs(
     env: SuiteEnv,
     sink: _Sink,
     items: Sequence[dict[str, Any]],
-    folder: Path,
     meta: dict[str, Any],
     echo: Echo,
 ) -> RunReport:
@@ -204,57 +204,65 @@ async def _runs(
     rows: list[SheetRow] = []
     sheet: Path | None = None
     for run in range(1, options.runs + 1):
-        log = RunLog(folder / f"run-{run}.jsonl", run)
-        sink.log = log
         env.run = run
-        log.write({"type": "run_start", **meta, "started": _now()})
-        results: list[ItemResult] = []
-        seconds: list[float] = []
-        try:
-            for item in items:
-                log.item = str(item["id"])
-                started = time.monotonic()
-                result = await _run_item(suite, env, item)
-                took = round(time.monotonic() - started, 3)
-                log.write({"type": "item", "item": result.item, "seconds": took, **result.record})
-                results.append(result)
-                seconds.append(took)
-                rows += [dataclasses.replace(r, run=run) for r in result.rows]
-                shown = (
-                    result.error or result.line or (result.rows[0].program if result.rows else "")
-                )
-                echo(f"  run {run} {result.item}: {shown} ({took:.1f} s)")
-            log.item = ""
-            run_figures = suite.figures(results)
-            run_figures["seconds_per_item"] = round(sum(seconds) / max(len(seconds), 1), 3)
-            log.write({"type": "run_end", "figures": run_figures, "finished": _now()})
-        finally:
-            sink.log = None
-            log.close()
+        run_figures, run_rows = await _one_run(suite, env, sink, items, meta, echo)
         figures.append(run_figures)
+        rows += run_rows
         echo(f"run {run}:")
         for line in suite.report(run_figures):
             echo(f"  {line}")
         if suite.sheet_columns:
-            sheet = write_sheet(
-                folder / "sheet.md",
-                _sheet_meta(meta),
-                suite.sheet_columns,
-                rows,
-                suite.how_to_grade,
-            )
-        _write_summary(folder, meta, figures)
+            sheet = env.folder / "sheet.md"
+            write_sheet(sheet, _sheet_meta(meta), suite.sheet_columns, rows, suite.how_to_grade)
+        _write_summary(env.folder, meta, figures)
     mean = mean_figures(figures)
     if len(figures) > 1:
         echo(f"mean of {len(figures)} runs:")
         for line in suite.report(mean):
             echo(f"  {line}")
-    echo(f"outputs: {folder}")
+    echo(f"outputs: {env.folder}")
     if sheet is not None:
         echo(
             f"grade by hand: fill the grade column of {sheet}, then: commonplace eval grade {sheet}"
         )
-    return RunReport(folder, figures, mean, sheet)
+    return RunReport(env.folder, figures, mean, sheet)
+
+
+async def _one_run(
+    suite: Suite,
+    env: SuiteEnv,
+    sink: _Sink,
+    items: Sequence[dict[str, Any]],
+    meta: dict[str, Any],
+    echo: Echo,
+) -> tuple[dict[str, Any], list[SheetRow]]:
+    """Every item once, each in a fresh conversation; the log is written as it goes."""
+    log = RunLog(env.folder / f"run-{env.run}.jsonl", env.run)
+    sink.log = log
+    rows: list[SheetRow] = []
+    results: list[ItemResult] = []
+    seconds: list[float] = []
+    try:
+        log.write({"type": "run_start", **meta, "started": _now()})
+        for item in items:
+            log.item = str(item["id"])
+            started = time.monotonic()
+            result = await _run_item(suite, env, item)
+            took = round(time.monotonic() - started, 3)
+            log.write({"type": "item", "item": result.item, "seconds": took, **result.record})
+            results.append(result)
+            seconds.append(took)
+            rows += [dataclasses.replace(r, run=env.run) for r in result.rows]
+            shown = result.error or result.line or (result.rows[0].program if result.rows else "")
+            echo(f"  run {env.run} {result.item}: {shown} ({took:.1f} s)")
+        log.item = ""
+        figures = suite.figures(results)
+        figures["seconds_per_item"] = round(sum(seconds) / max(len(seconds), 1), 3)
+        log.write({"type": "run_end", "figures": figures, "finished": _now()})
+    finally:
+        sink.log = None
+        log.close()
+    return figures, rows
 
 
 def _now() -> str:
@@ -316,6 +324,8 @@ def _write_summary(folder: Path, meta: dict[str, Any], figures: list[dict[str, A
         "runs_done": len(figures),
         "figures": figures,
         "mean": mean_figures(figures),
+        "min": mean_figures(figures, min),
+        "max": mean_figures(figures, max),
         "files": sorted(p.name for p in folder.iterdir() if p.name != "summary.json"),
     }
     text = json.dumps(summary, ensure_ascii=False, indent=2, default=_json_default)

@@ -9,9 +9,11 @@ marked as waiting for vectors, and a later reconciliation embeds them.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import datetime as dt
 import logging
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
@@ -36,6 +38,7 @@ log = logging.getLogger(__name__)
 BATCH_FILES = 128  # files per read/embed/write round: bounds memory on a 50,000-note vault
 DOWN_RETRY_S = 30.0  # after an embedding failure, do not ask Ollama again for this long
 RECENT_VECTORS = 4096  # vectors of deleted chunks kept in memory, so a move re-embeds nothing
+RECENT_PATHS = 1024  # notes whose vectors are all in that memory (recently written)
 PROGRESS_BAR_FILES = 200  # show a progress bar for runs at least this long
 
 
@@ -48,6 +51,14 @@ class _Loaded:
     chunks: list[IndexedChunk]
 
 
+@dataclass
+class _Batch:
+    loaded: list[_Loaded]
+    gone: list[str]
+    known: list[str]  # paths whose LanceDB rows are replaced
+    stored: dict[str, np.ndarray]  # fingerprint -> vector already stored for these paths
+
+
 class Index:
     """The search index of one vault; all files live in settings.data_path / 'index'."""
 
@@ -57,12 +68,15 @@ class Index:
         self.stores = stores
         self.model = settings.ollama.embed_model
         self._lock = asyncio.Lock()
+        self._io = threading.Lock()  # held by every write in a worker thread, and by close()
+        self._closed = False
         self._dirty: dict[str, None] = {}
         self._progress: tuple[int, int] | None = None
         self._last_refresh: str | None = None
         self._down_until = 0.0
         self.down_error = ""  # the last embedding failure, for the search notice
-        self._recent: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._recent: OrderedDict[str, np.ndarray] = OrderedDict()  # fingerprint -> vector
+        self._by_path: OrderedDict[str, frozenset[str]] = OrderedDict()  # path -> fingerprints
         self._counts = stores.manifest.counts()
         self._pending_vectors = stores.manifest.count_pending_vectors()
         self.searcher = Searcher(self)
@@ -82,7 +96,12 @@ class Index:
         return cls(settings, llm, stores)
 
     def close(self) -> None:
-        self.stores.close()
+        """Close the stores; waits for a write that is under way in a worker thread (a task
+        cancelled mid-refresh leaves its thread running)."""
+        with self._io:
+            if not self._closed:
+                self._closed = True
+                self.stores.close()
 
     # -- changes --------------------------------------------------------------------------
 
@@ -215,20 +234,22 @@ class Index:
         )
         try:
             if plan.delete:
-                await asyncio.to_thread(self._delete, plan.delete)
+                await asyncio.to_thread(self._delete, plan)
                 stats.deleted += len(plan.delete)
                 self._advance(len(plan.delete), bar)
-            for start in range(0, len(plan.read), BATCH_FILES):
-                batch = plan.read[start : start + BATCH_FILES]
-                await self._index_batch(batch, stats)
-                self._advance(len(batch), bar)
-            await asyncio.to_thread(st.vectors.maintain, force=big and total >= BATCH_FILES)
+            await self._index_batches(plan, stats, bar)
+            await asyncio.to_thread(self._maintain, big and total >= BATCH_FILES)
             st.manifest.set_meta("writing", "0")
         finally:
             bar.close()
             self._progress = None
             self._counts = st.manifest.counts()
             self._pending_vectors = st.manifest.count_pending_vectors()
+
+    def _maintain(self, force: bool) -> None:
+        with self._io:
+            if not self._closed:
+                self.stores.vectors.maintain(force=force)
 
     def _advance(self, n: int, bar: tqdm[Any]) -> None:
         done, total = self._progress or (0, 0)
@@ -238,15 +259,22 @@ class Index:
         if total >= PROGRESS_BAR_FILES and (done * 10 // total) != ((done - n) * 10 // total):
             log.info("indexing: %d of %d notes", done, total)
 
-    def _delete(self, paths: list[str]) -> None:
+    def _delete(self, plan: Plan) -> None:
+        with self._io:
+            if not self._closed:
+                self._delete_now(plan.delete, plan)
+
+    def _delete_now(self, paths: list[str], plan: Plan) -> None:
         st = self.stores
-        known = [p for p in paths if p in st.stale or st.manifest.get(p) is not None]
+        known = [p for p in paths if self._known(p, plan)]
         if len(known) <= RECENT_VECTORS:
             self._remember(st.vectors.vectors_for(known))
         st.vectors.replace(known, [], np.zeros((0, 0), np.float32))
         st.keywords.replace(paths, [])
         st.manifest.write([], paths)
         st.stale.difference_update(paths)
+        for path in paths:
+            self._by_path.pop(path, None)
 
     def _remember(self, vectors: dict[str, np.ndarray]) -> None:
         for fp, vec in vectors.items():
@@ -255,29 +283,70 @@ class Index:
         while len(self._recent) > RECENT_VECTORS:
             self._recent.popitem(last=False)
 
-    async def _index_batch(self, paths: list[str], stats: RefreshStats) -> None:
-        st = self.stores
-        loaded, gone = await asyncio.to_thread(self._load, paths, stats)
-        if not loaded and not gone:
-            return
-        known = [p for p in [*(f.path for f in loaded), *gone] if self._known(p)]
-        stored = await asyncio.to_thread(st.vectors.vectors_for, known) if known else {}
-        vectors = await self._vectors_for(loaded, stored, stats)
-        await asyncio.to_thread(self._write, loaded, gone, known, vectors)
-        stats.deleted += len(gone)
-        stats.indexed += sum(1 for item in loaded if not item.entry.skipped)
+    async def _index_batches(self, plan: Plan, stats: RefreshStats, bar: tqdm[Any]) -> None:
+        """Read, embed, write, batch after batch, with reading the next batch and writing the
+        last one overlapping the wait for embeddings (Ollama works while we do)."""
+        batches = [plan.read[i : i + BATCH_FILES] for i in range(0, len(plan.read), BATCH_FILES)]
+        loading: asyncio.Task[_Batch] | None = None
+        writing: asyncio.Task[None] | None = None
+        try:
+            for i, paths in enumerate(batches):
+                batch = await (loading or asyncio.to_thread(self._load, paths, plan, stats))
+                loading = None
+                if i + 1 < len(batches):
+                    nxt = batches[i + 1]
+                    loading = asyncio.create_task(asyncio.to_thread(self._load, nxt, plan, stats))
+                vectors = await self._vectors_for(batch.loaded, batch.stored, stats)
+                if writing is not None:
+                    await writing
+                writing = asyncio.create_task(asyncio.to_thread(self._write, batch, vectors))
+                stats.deleted += len(batch.gone)
+                stats.indexed += sum(1 for item in batch.loaded if not item.entry.skipped)
+                self._advance(len(paths), bar)
+            if writing is not None:
+                await writing
+        finally:
+            for task in (loading, writing):
+                if task is not None and not task.done():
+                    with contextlib.suppress(Exception):
+                        await task
 
-    def _known(self, path: str) -> bool:
-        st = self.stores
-        return path in st.stale or st.manifest.get(path) is not None
+    def _cached_vectors(self, paths: list[str]) -> dict[str, dict[str, np.ndarray]]:
+        """path -> its stored vectors, for paths this process wrote and still has in memory
+        (an edited note is usually one written moments ago: no LanceDB scan for it)."""
+        out: dict[str, dict[str, np.ndarray]] = {}
+        for path in paths:
+            prints = self._by_path.get(path)
+            if prints is not None and all(fp in self._recent for fp in prints):
+                out[path] = {fp: self._recent[fp] for fp in prints}
+        return out
 
-    def _load(self, paths: list[str], stats: RefreshStats) -> tuple[list[_Loaded], list[str]]:
-        """Read and chunk the batch; files whose bytes did not change only get a new mtime."""
+    def _known(self, path: str, plan: Plan) -> bool:
+        """May LanceDB hold rows for this path (so they must be replaced, and can be reused)?"""
+        return path in plan.entries or path in self.stores.stale
+
+    def _load(self, paths: list[str], plan: Plan, stats: RefreshStats) -> _Batch:
+        """Read and chunk the batch and find the vectors already stored for it."""
+        with self._io:
+            if self._closed:
+                return _Batch([], [], [], {})
+            loaded, gone = self._read(paths, plan, stats)
+            known = [p for p in [*(f.path for f in loaded), *gone] if self._known(p, plan)]
+            cached = self._cached_vectors(known)
+            lookup = [p for p in known if p not in cached]
+            stored = self.stores.vectors.vectors_for(lookup) if lookup else {}
+            stored.update(_merge(cached.values()))
+            return _Batch(loaded, gone, known, stored)
+
+    def _read(
+        self, paths: list[str], plan: Plan, stats: RefreshStats
+    ) -> tuple[list[_Loaded], list[str]]:
+        """Files whose bytes did not change only get their new mtime recorded."""
         s = self.settings
         loaded: list[_Loaded] = []
         gone: list[str] = []
         for path in paths:
-            old = self.stores.manifest.get(path)
+            old = plan.entries.get(path)
             try:
                 note = read_note(s.vault, path, s.flavor, max_bytes=s.index.max_note_kb * 1024)
             except NoteSkipped as skip:
@@ -342,7 +411,12 @@ class Index:
             stats.embed_seconds += time.perf_counter() - started
         return have
 
-    def _write(
+    def _write(self, batch: _Batch, vectors: dict[str, np.ndarray]) -> None:
+        with self._io:
+            if not self._closed:
+                self._write_now(batch.loaded, batch.gone, batch.known, vectors)
+
+    def _write_now(
         self,
         loaded: list[_Loaded],
         gone: list[str],
@@ -371,6 +445,23 @@ class Index:
         )
         st.manifest.write(entries, gone)
         st.stale.difference_update(known)
+        for path in gone:
+            self._by_path.pop(path, None)
+        for item, entry in zip(loaded, entries, strict=True):
+            self._by_path.pop(item.path, None)
+            if entry.vectors_ok and not entry.skipped:
+                prints = frozenset(c.fingerprint for c in item.chunks)
+                self._remember({fp: vectors[fp] for fp in prints})
+                self._by_path[item.path] = prints
+        while len(self._by_path) > RECENT_PATHS:
+            self._by_path.popitem(last=False)
+
+
+def _merge(parts: Iterable[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    out: dict[str, np.ndarray] = {}
+    for part in parts:
+        out.update(part)
+    return out
 
 
 def _stack(vectors: list[np.ndarray]) -> np.ndarray:

@@ -38,6 +38,8 @@ class Manifest:
             self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute("PRAGMA journal_size_limit=1048576")  # the WAL shrinks back
+            self._db.execute("PRAGMA wal_autocheckpoint=256")
             self._db.executescript(
                 """
                 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

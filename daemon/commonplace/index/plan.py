@@ -21,6 +21,7 @@ class Plan:
     read: list[str] = field(default_factory=list)  # read, hash, re-index if the hash differs
     delete: list[str] = field(default_factory=list)  # gone from the vault
     checked: int = 0
+    entries: dict[str, FileEntry] = field(default_factory=dict)  # the manifest's rows for them
 
     @property
     def empty(self) -> bool:
@@ -55,6 +56,7 @@ def plan_reconcile(
         ):
             plan.read.append(rel)
     plan.checked = len(on_disk)
+    plan.entries = entries
     plan.delete = [p for p in entries if p not in on_disk]
     plan.delete += sorted(p for p in stale if p not in on_disk and p not in entries)
     return plan
@@ -84,4 +86,5 @@ def plan_paths(vault: Path, paths: list[str], manifest: Manifest, stale: set[str
             delete[rel] = None
         if not full.exists():
             delete.update(dict.fromkeys(manifest.under(rel)))  # a folder that is gone
-    return Plan(read=list(read), delete=list(delete), checked=len(read) + len(delete))
+    entries = {p: e for p in [*read, *delete] if (e := manifest.get(p)) is not None}
+    return Plan(list(read), list(delete), len(read) + len(delete), entries)

@@ -30,9 +30,7 @@ QUERY_CACHE = 256
 class Searcher:
     def __init__(self, index: Index) -> None:
         self.index = index
-        llm = index.llm
-        # A search must not wait through retries and backoff when Ollama is down: one try.
-        self._llm = LLM(dataclasses.replace(llm.settings, retries=0), recorder=llm.recorder)
+        self._llm: LLM | None = None  # made on first use: a client costs ~0.1 s to set up
         self._cache: OrderedDict[str, list[float]] = OrderedDict()
 
     async def query_vector(self, text: str) -> list[float]:
@@ -43,6 +41,10 @@ class Searcher:
             return cached
         if self.index.embeddings_down:
             raise LLMError(self.index.down_error or "the embedding model did not answer")
+        if self._llm is None:
+            # A search must not wait through retries and backoff when Ollama is down: one try.
+            llm = self.index.llm
+            self._llm = LLM(dataclasses.replace(llm.settings, retries=0), recorder=llm.recorder)
         try:
             [vector] = await self._llm.embed([text], model=self.index.model)
         except LLMError as exc:

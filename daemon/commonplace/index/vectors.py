@@ -114,15 +114,16 @@ class VectorStore:
         if delete_paths and self._table is not None and self._rows:
             for start in range(0, len(delete_paths), 500):
                 part = delete_paths[start : start + 500]
-                self._table.delete("path IN (" + ", ".join(_quote(p) for p in part) + ")")
+                done = self._table.delete("path IN (" + ", ".join(_quote(p) for p in part) + ")")
+                self._rows -= int(getattr(done, "num_deleted_rows", 0) or 0)
             self._writes += 1
         if chunks:
             batch = _batch(chunks, vectors)
             if self._table is None:
                 self._table = self._db.create_table(TABLE, schema=_schema(vectors.shape[1]))
             self._table.add(batch)
+            self._rows += len(chunks)
             self._writes += 1
-        self._rows = self._table.count_rows() if self._table is not None else 0
 
     def search(self, vector: Sequence[float], limit: int, flt: SearchFilter) -> list[SearchResult]:
         if self._table is None or not self._rows or limit <= 0:

@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import aiohttp
+from py_vapid import Vapid
 from pywebpush import WebPushException, webpush_async
 
 from commonplace.config import Settings
@@ -108,8 +109,6 @@ async def _send_one(
     payload: str,
     private_key: Any,
 ) -> Delivery:
-    from py_vapid import Vapid  # pywebpush's own dependency; imported here to keep startup light
-
     push = settings.push
     vapid = Vapid(private_key)
     delay = push.backoff_s

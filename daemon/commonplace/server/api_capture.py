@@ -3,8 +3,8 @@
 A capture is saved word for word by `write_capture`; the watcher then sees the new file and
 queues tidy, exactly as for a file dropped into Inbox/ by hand. The page sends an `id` with
 every capture and may send it again after a lost connection, so an id already saved returns
-the same file instead of a second copy. A capture kept on the phone while offline carries the
-time it was written (`captured`), which is used if it is plausible (the past 30 days).
+the same file instead of a second copy (see sent.py). A capture kept on the phone while offline
+carries the time it was written (`captured`), which is used if it is plausible (30 days).
 
 Transcription only returns text: the user edits it and sends it as a capture (`via: dictation`).
 """
@@ -22,7 +22,7 @@ from aiohttp import BodyPartReader, web
 
 from commonplace.capture import CaptureError, write_capture
 from commonplace.config import Settings
-from commonplace.server.context import SERVICES, SETTINGS, Services
+from commonplace.server.context import SENT, SERVICES, SETTINGS, Services
 from commonplace.server.errors import ApiError, read_body, read_json, text_field
 from commonplace.speech import (
     AudioError,
@@ -40,11 +40,10 @@ VIA_CHOICES = ("phone", "dictation", "web", "plugin", "api")
 MAX_BACKDATE = timedelta(days=30)
 HINT_CACHE_S = 600.0
 _ID = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
-_RECENT_IDS = 500
 
 
 async def capture(request: web.Request) -> web.Response:
-    settings, services = request.app[SETTINGS], request.app[SERVICES]
+    settings = request.app[SETTINGS]
     body = await read_json(request, settings.web.max_json_kb * 1024)
     text = text_field(body, "text")
     via = text_field(body, "via", required=False) or "phone"
@@ -55,8 +54,9 @@ async def capture(request: web.Request) -> web.Response:
         raise ApiError(400, "bad_field", "'id' must be 8-64 letters, digits, '-' or '_'")
     if len(text) > MAX_CAPTURE_CHARS:
         raise ApiError(413, "too_large", f"a capture is limited to {MAX_CAPTURE_CHARS} characters")
-    if capture_id and capture_id in services.recent_captures:
-        return web.json_response({"path": services.recent_captures[capture_id], "repeat": True})
+    sent = request.app[SENT]
+    if capture_id and (earlier := await asyncio.to_thread(sent.get, capture_id)):
+        return web.json_response({"path": earlier, "repeat": True})
     when = _captured_time(body.get("captured"), settings)
     try:
         path = await asyncio.to_thread(write_capture, settings, text, via, when)
@@ -64,7 +64,7 @@ async def capture(request: web.Request) -> web.Response:
         raise ApiError(400, "bad_capture", str(exc)) from None
     log.info("capture saved: %s (via %s, %d characters)", path, via, len(text))
     if capture_id:
-        _remember(services, capture_id, path)
+        await asyncio.to_thread(sent.add, capture_id, path)
     return web.json_response({"path": path}, status=201)
 
 
@@ -81,13 +81,6 @@ def _captured_time(value: Any, settings: Settings) -> datetime:
         return now  # the phone always sends a zone; without one the time is ambiguous
     when = when.astimezone(settings.tz)
     return when if now - MAX_BACKDATE <= when <= now + timedelta(minutes=5) else now
-
-
-def _remember(services: Services, capture_id: str, path: str) -> None:
-    recent = services.recent_captures
-    recent[capture_id] = path
-    while len(recent) > _RECENT_IDS:
-        del recent[next(iter(recent))]
 
 
 async def transcribe(request: web.Request) -> web.Response:

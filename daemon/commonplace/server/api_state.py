@@ -11,8 +11,8 @@ from aiohttp import web
 from commonplace import __version__
 from commonplace.config import Settings
 from commonplace.llm import OllamaStatus
-from commonplace.server.context import LLM_KEY, SERVICES, SETTINGS
-from commonplace.speech import SpeechUnavailable, model_path
+from commonplace.server.context import LLM_KEY, SERVICES, SETTINGS, Services
+from commonplace.speech import SpeechUnavailable, WhisperTranscriber, model_path
 from commonplace.vault import iter_note_paths
 
 OLLAMA_CACHE_S = 5.0  # the page polls; Ollama is asked at most this often
@@ -55,7 +55,7 @@ async def state(request: web.Request) -> web.Response:
         "index": stages.pop("index", {}),
         "stages": stages,
         "search": services.index is not None,
-        "speech": _speech_state(settings),
+        "speech": _speech_state(settings, services),
         "server_time": time.time(),
     }
     return web.json_response(body)
@@ -67,12 +67,20 @@ def captures_waiting(settings: Settings) -> int:
     return sum(1 for _ in iter_note_paths(inbox)) if inbox.is_dir() else 0
 
 
-def _speech_state(settings: Settings) -> dict[str, Any]:
-    try:
-        model_path(settings.speech)
-    except SpeechUnavailable as exc:
-        return {"available": False, "message": str(exc)}
-    return {"available": True, "message": ""}
+def _speech_state(settings: Settings, services: Services) -> dict[str, Any]:
+    """Can dictation work? The page asks before recording, so nobody talks for nothing."""
+    limits = {
+        "max_seconds": settings.speech.max_seconds,
+        "max_upload_mb": settings.speech.max_upload_mb,
+    }
+    if services.transcriber is None:
+        return {"available": False, "message": "dictation is not running in this daemon", **limits}
+    if isinstance(services.transcriber, WhisperTranscriber):
+        try:
+            model_path(settings.speech)
+        except SpeechUnavailable as exc:
+            return {"available": False, "message": str(exc), **limits}
+    return {"available": True, "message": "", **limits}
 
 
 async def _ollama_status(request: web.Request) -> OllamaStatus:

@@ -17,11 +17,12 @@ from commonplace.config import Settings
 from commonplace.llm import LLM
 from commonplace.resources import resource_dir
 from commonplace.server import api_ask, api_capture, api_search, api_state
-from commonplace.server.context import LLM_KEY, SERVICES, SETTINGS, Services
+from commonplace.server.context import LLM_KEY, SENT, SERVICES, SETTINGS, Services
 from commonplace.server.errors import error_middleware
 from commonplace.server.page import add_page_routes
 from commonplace.server.push_api import add_push_routes
 from commonplace.server.security import Policy, add_security_headers, security_middleware
+from commonplace.server.sent import SentCaptures
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +46,7 @@ def create_app(
     app[SETTINGS] = settings
     app[LLM_KEY] = llm
     app[SERVICES] = services or Services()
+    app[SENT] = SentCaptures(settings.data_path)
     app.on_response_prepare.append(add_security_headers)
     app.router.add_get("/api/state", api_state.state)
     app.router.add_post("/api/capture", api_capture.capture)

@@ -17,6 +17,7 @@ from commonplace.config import Settings
 from commonplace.index import Index
 from commonplace.jobs import JobQueue
 from commonplace.llm import LLM, OllamaStatus
+from commonplace.server.sent import SentCaptures
 from commonplace.speech import Transcriber
 
 
@@ -36,10 +37,9 @@ class Services:
     notes: Sequence[str] = ()  # start-up remarks shown in /api/state ("no whisper model", ...)
     ollama_cache: tuple[float, OllamaStatus] | None = None  # (monotonic time, status)
     hint_cache: tuple[float, str] | None = None  # (monotonic time, dictation name hint)
-    # capture id sent by the page -> the file it became, so a resent capture is saved once
-    recent_captures: dict[str, str] = field(default_factory=dict)
 
 
 SETTINGS = web.AppKey("settings", Settings)
 LLM_KEY = web.AppKey("llm", LLM)
 SERVICES = web.AppKey("services", Services)
+SENT = web.AppKey("sent_captures", SentCaptures)

@@ -24,6 +24,7 @@ import ipaddress
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from email.header import decode_header, make_header
 from urllib.parse import urlsplit
 
 from aiohttp import web
@@ -41,7 +42,7 @@ UPLOAD_TYPES = ("audio/", "video/webm", "video/mp4", "multipart/form-data")
 
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; "
-    "connect-src 'self'; media-src 'self' blob:; worker-src 'self'; manifest-src 'self'; "
+    "connect-src 'self'; worker-src 'self'; manifest-src 'self'; "
     "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 )
 SECURITY_HEADERS = {
@@ -178,11 +179,21 @@ def facts_from(request: web.Request) -> RequestFacts:
         host=request.headers.get("Host", ""),
         port=port,
         peer_loopback=_is_loopback(request.remote),
-        identity=request.headers.get(IDENTITY_HEADER),
+        identity=decode_identity(request.headers.get(IDENTITY_HEADER)),
         origin=request.headers.get("Origin"),
         referer=request.headers.get("Referer"),
         content_type=request.content_type.lower() if "Content-Type" in request.headers else "",
     )
+
+
+def decode_identity(value: str | None) -> str | None:
+    """tailscale serve sends a non-ASCII login RFC 2047 Q-encoded ('=?utf-8?q?...?=')."""
+    if value is None or "=?" not in value:
+        return value
+    try:
+        return str(make_header(decode_header(value)))
+    except (ValueError, LookupError, UnicodeDecodeError):
+        return value  # compared as sent: it will not match a real login
 
 
 def _is_loopback(remote: str | None) -> bool:

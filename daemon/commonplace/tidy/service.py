@@ -21,7 +21,7 @@ from typing import Any
 from commonplace.capture import capture_order_key
 from commonplace.changes import Change
 from commonplace.config import Settings
-from commonplace.llm import LLM, BadAnswer, LLMError
+from commonplace.llm import LLM, BadAnswer, LLMError, ModelMissing
 from commonplace.tidy.candidates import SearchIndex
 from commonplace.tidy.pipeline import CaptureEdited, TidyContext, tidy_capture
 from commonplace.tidy.state import TidyState
@@ -191,22 +191,11 @@ class TidyService:
         except CaptureEdited as exc:
             log.info("%s; waiting for it to settle", exc)
             item.signature = None
-        except BadAnswer as exc:
-            mark = self.state.garbage(path, digest, exc.reason, self.settings.tidy.max_attempts)
-            if mark.failing:
-                log.warning(
-                    "%s: marked after %d unusable answers (%s); edit it or run "
-                    "'commonplace tidy \"%s\"' to try again",
-                    path,
-                    mark.attempts,
-                    exc.reason,
-                    path,
-                )
-                self.tracker.forget(path)
+        except LLMError as exc:
+            if _unusable(exc):
+                self._garbage(path, digest, item, exc)
             else:
                 self._back_off(item, str(exc))
-        except LLMError as exc:
-            self._back_off(item, str(exc))
         except UnicodeDecodeError:
             self.state.garbage(path, digest, "not UTF-8 text", 1)
             log.warning("%s is not UTF-8 text; it is left in the inbox", path)
@@ -222,6 +211,23 @@ class TidyService:
         finally:
             self._busy = None
 
+    def _garbage(self, path: str, digest: str, item: _Waiting, exc: LLMError) -> None:
+        """An answer that cannot be used: counted, and after max_attempts the capture is marked."""
+        reason = exc.reason if isinstance(exc, BadAnswer) else str(exc)
+        mark = self.state.garbage(path, digest, reason, self.settings.tidy.max_attempts)
+        if mark.failing:
+            log.warning(
+                "%s: marked after %d unusable answers (%s); edit it or run "
+                "'commonplace tidy \"%s\"' to try again",
+                path,
+                mark.attempts,
+                reason,
+                path,
+            )
+            self.tracker.forget(path)
+        else:
+            self._back_off(item, str(exc))
+
     def _back_off(self, item: _Waiting, reason: str) -> None:
         t = self.settings.tidy
         item.failures += 1
@@ -229,3 +235,9 @@ class TidyService:
         item.not_before = self.tracker.clock() + wait
         item.reason = reason
         log.warning("tidy will try again in %.0f s: %s", wait, reason)
+
+
+def _unusable(exc: LLMError) -> bool:
+    """Garbage, or a request Ollama will never accept: counted towards a mark. A missing model
+    is not: it waits (with backoff) for `ollama pull`."""
+    return isinstance(exc, BadAnswer) or not (exc.retryable or isinstance(exc, ModelMissing))

@@ -76,7 +76,13 @@ def _expected(item: Mapping[str, Any]) -> str:
 
 
 def figures(results: Sequence[ItemResult]) -> dict[str, Any]:
-    grades = [r.record["grade"] for r in results if r.error is None]
+    """Over the whole dataset: a question the model failed on counts as not answered."""
+    grades = [
+        r.record["grade"]
+        if r.error is None
+        else {**grading.grade_answer(r.record["dataset"], "", False, []), "right": False}
+        for r in results
+    ]
     return grading.ask_figures(grades, errors=sum(1 for r in results if r.error))
 
 

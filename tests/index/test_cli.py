@@ -1,0 +1,75 @@
+"""`commonplace index` and `commonplace search` through click's CliRunner and the fake Ollama."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from commonplace.cli.main import cli
+from tests.fakes.ollama import FakeOllama
+
+
+@pytest.fixture
+def env(vault: Path, tmp_path: Path, fake_ollama_thread: FakeOllama) -> dict[str, str]:
+    return {
+        "COMMONPLACE_VAULT": str(vault),
+        "COMMONPLACE_DATA": str(tmp_path / "data"),
+        "OLLAMA_HOST": fake_ollama_thread.url,
+    }
+
+
+def test_index_prints_counts_and_reuses_on_the_second_run(env: dict[str, str]) -> None:
+    runner = CliRunner()
+    first = runner.invoke(cli, ["index"], env=env)
+    assert first.exit_code == 0, first.output
+    assert "24 notes" in first.output and "chunks embedded now" in first.output
+
+    again = runner.invoke(cli, ["index", "--full", "--json"], env=env)
+    assert again.exit_code == 0, again.output
+    stats = json.loads(again.output)
+    assert stats["notes"] == 24 and stats["embedded"] == 0
+    assert stats["reused"] == stats["chunks"] > 0 and stats["seconds"] >= 0
+
+
+def test_search_json_lists_results(env: dict[str, str]) -> None:
+    runner = CliRunner()
+    result = runner.invoke(cli, ["search", "EZY6041", "--json", "--limit", "3"], env=env)
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.output)
+    assert 1 <= len(rows) <= 3
+    assert rows[0]["path"] == "Travel/Lisbon Trip.md"
+    assert {"path", "title", "heading", "text", "score", "note_date"} <= set(rows[0])
+
+
+def test_search_text_output_and_modes(env: dict[str, str]) -> None:
+    runner = CliRunner()
+    result = runner.invoke(
+        cli, ["search", "parkrun", "PB", "--mode", "keyword", "-n", "2"], env=env
+    )
+    assert result.exit_code == 0, result.output
+    assert "Log/Running Log.md" in result.output and "keyword" in result.output
+    bad = runner.invoke(cli, ["search", "x", "--mode", "fuzzy"], env=env)
+    assert bad.exit_code != 0 and "fuzzy" in bad.output
+
+
+def test_search_without_ollama_falls_back_with_a_note(
+    vault: Path, tmp_path: Path, dead_ollama_url: str
+) -> None:
+    env = {
+        "COMMONPLACE_VAULT": str(vault),
+        "COMMONPLACE_DATA": str(tmp_path / "d"),
+        "OLLAMA_HOST": dead_ollama_url,
+    }
+    result = CliRunner().invoke(cli, ["search", "Pimiento", "--json"], env=env)
+    assert result.exit_code == 0, result.output
+    assert "keyword matches only" in result.stderr
+    assert json.loads(result.stdout)[0]["path"] == "People/Zoë Martín.md"
+
+
+def test_missing_vault_is_a_clear_error(tmp_path: Path) -> None:
+    env = {"COMMONPLACE_VAULT": str(tmp_path / "nope"), "COMMONPLACE_DATA": str(tmp_path / "d")}
+    result = CliRunner().invoke(cli, ["index"], env=env)
+    assert result.exit_code == 1 and "does not exist" in result.output

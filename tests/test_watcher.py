@@ -1,0 +1,249 @@
+"""The vault watcher: pure parts with a fake clock, then the real watchdog observer end to end."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+from watchdog.events import (
+    DirDeletedEvent,
+    DirMovedEvent,
+    FileClosedNoWriteEvent,
+    FileCreatedEvent,
+    FileModifiedEvent,
+    FileMovedEvent,
+)
+
+from commonplace.changes import Change
+from commonplace.config import Settings
+from commonplace.index import Index, IndexService
+from commonplace.llm import LLM
+from commonplace.watcher import Debouncer, VaultWatcher, resolve, translate
+from tests.fakes.ollama import FakeOllama
+
+WAIT_S = 10.0  # upper bound for anything to show up; the poll returns as soon as it does
+
+
+async def eventually(check: Callable[[], Awaitable[bool]], what: str) -> None:
+    deadline = time.monotonic() + WAIT_S
+    while time.monotonic() < deadline:
+        if await check():
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"not within {WAIT_S} s: {what}")
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_debouncer_emits_a_path_once_it_is_quiet() -> None:
+    clock = Clock()
+    d = Debouncer(0.5, clock)
+    d.add("a.md", "modified")
+    clock.now += 0.3
+    d.add("a.md", "modified")
+    d.add("b.md", "created")
+    clock.now += 0.3
+    assert d.due() == []  # both touched 0.3 s ago
+    assert d.next_deadline() == pytest.approx(clock.now + 0.2)
+    clock.now += 0.25
+    assert d.due() == [("a.md", "modified"), ("b.md", "created")]
+    assert len(d) == 0 and d.next_deadline() is None
+
+
+def test_debouncer_keeps_created_so_create_then_delete_is_nothing(tmp_path: Path) -> None:
+    d = Debouncer(0.0, Clock())
+    d.add("gone.md", "created")
+    d.add("gone.md", "deleted")
+    d.add("kept.md", "deleted")
+    assert resolve(tmp_path, d.due()) == [Change("kept.md", "deleted")]
+
+
+def test_translate_events(tmp_path: Path) -> None:
+    v = tmp_path
+
+    def ev(event: object) -> list[tuple[str, str]]:
+        return [(p, h) for p, h in translate(event, v)]  # type: ignore[arg-type]
+
+    assert ev(FileCreatedEvent(str(v / "A/N.md"))) == [("A/N.md", "created")]
+    assert ev(FileModifiedEvent(str(v / "A/N.md"))) == [("A/N.md", "modified")]
+    assert ev(FileClosedNoWriteEvent(str(v / "A/N.md"))) == []
+    # An editor's save: temp file renamed over the note -> one change for the note.
+    assert ev(FileMovedEvent(str(v / "A/.N.md.tmp"), str(v / "A/N.md"))) == [("A/N.md", "created")]
+    assert ev(FileMovedEvent(str(v / "A/N.md"), str(v / "B/N.md"))) == [
+        ("A/N.md", "deleted"),
+        ("B/N.md", "created"),
+    ]
+    assert ev(FileCreatedEvent(str(v / ".obsidian/workspace.md"))) == []
+    assert ev(FileCreatedEvent(str(v / "A/image.png"))) == []
+    assert ev(FileCreatedEvent(str(tmp_path.parent / "outside.md"))) == []
+    assert ev(DirMovedEvent(str(v / "A"), str(v / "B"))) == [
+        ("A", "folder-deleted"),
+        ("B", "folder-created"),
+    ]
+    assert ev(DirDeletedEvent(str(v / ".trash/x"))) == []
+
+
+def test_resolve_spells_out_a_created_folder(tmp_path: Path) -> None:
+    (tmp_path / "New/Sub").mkdir(parents=True)
+    (tmp_path / "New/One.md").write_text("1")
+    (tmp_path / "New/Sub/Two.md").write_text("2")
+    (tmp_path / "New/.hidden.md").write_text("3")
+    got = resolve(tmp_path, [("New", "folder-created"), ("Old", "folder-deleted")])
+    assert sorted(got, key=lambda c: c.path) == [
+        Change("New/One.md", "created"),
+        Change("New/Sub/Two.md", "created"),
+        Change("Old", "deleted"),
+    ]
+
+
+@pytest_asyncio.fixture
+async def recorded(vault: Path) -> AsyncIterator[tuple[VaultWatcher, list[Change]]]:
+    seen: list[Change] = []
+
+    async def on_changes(changes: list[Change]) -> None:
+        seen.extend(changes)
+
+    watcher = VaultWatcher(vault, on_changes, debounce_s=0.2)
+    await watcher.start()
+    await asyncio.sleep(0.1)  # inotify watches are in place once start() returns; margin
+    yield watcher, seen
+    await watcher.stop()
+
+
+async def test_temp_file_save_gives_one_change_for_the_note(
+    recorded: tuple[VaultWatcher, list[Change]], vault: Path
+) -> None:
+    _, seen = recorded
+    tmp = vault / "Areas/.Car.md.tmp"
+    tmp.write_text("new text")
+    tmp.replace(vault / "Areas/Car.md")
+    (vault / ".obsidian").mkdir(exist_ok=True)
+    (vault / ".obsidian/workspace.json").write_text("{}")
+    (vault / "Areas/photo.png").write_bytes(b"x")
+
+    async def arrived() -> bool:
+        return bool(seen)
+
+    await eventually(arrived, "a change for Areas/Car.md")
+    await asyncio.sleep(0.4)  # anything else would have arrived by now (debounce 0.2 s)
+    assert seen == [Change("Areas/Car.md", "created")]
+
+
+async def test_a_failing_callback_does_not_stop_the_watcher(vault: Path) -> None:
+    calls: list[list[Change]] = []
+
+    async def on_changes(changes: list[Change]) -> None:
+        calls.append(changes)
+        if len(calls) == 1:
+            raise RuntimeError("boom")
+
+    watcher = VaultWatcher(vault, on_changes, debounce_s=0.1)
+    await watcher.start()
+    try:
+        (vault / "One.md").write_text("1")
+
+        async def first() -> bool:
+            return len(calls) >= 1
+
+        await eventually(first, "first call")
+        (vault / "Two.md").write_text("2")
+
+        async def second() -> bool:
+            return any(c.path == "Two.md" for batch in calls for c in batch)
+
+        await eventually(second, "the watcher still running after a failure")
+    finally:
+        await watcher.stop()
+
+
+async def test_changes_reach_search_through_the_real_watcher(
+    settings: Settings, fake_ollama: FakeOllama
+) -> None:
+    """Create, edit, rename, delete, move a folder: each shows up in search within the wait."""
+    s = dataclasses.replace(
+        settings, ollama=dataclasses.replace(settings.ollama, host=fake_ollama.url)
+    )
+    index = Index.open(s, LLM(s.ollama))
+    service = IndexService(index, s)
+    await service.startup()
+    watcher = VaultWatcher(s.vault, service.on_changes, debounce_s=0.2)
+    await watcher.start()
+    v = s.vault
+
+    async def paths_for(query: str) -> set[str]:
+        resp = await index.search(query, limit=20, mode="keyword")
+        return {r.path for r in resp.results}
+
+    async def expect(query: str, present: set[str], absent: set[str] = frozenset()) -> None:  # type: ignore[assignment]
+        async def ok() -> bool:
+            found = await paths_for(query)
+            return present <= found and not (absent & found)
+
+        await eventually(ok, f"{query!r}: {present} found, {absent} gone")
+
+    try:
+        (v / "Notes").mkdir()
+        (v / "Notes/Wombat.md").write_text("# Wombat\n\nA wombat digs burrows.\n")
+        await expect("wombat", {"Notes/Wombat.md"})
+
+        (v / "Notes/Wombat.md").write_text("# Wombat\n\nNow about a platypus instead.\n")
+        await expect("platypus", {"Notes/Wombat.md"})
+        assert "Notes/Wombat.md" not in await paths_for("burrows")
+
+        (v / "Notes/Wombat.md").rename(v / "Notes/Platypus.md")
+        await expect("platypus", {"Notes/Platypus.md"}, {"Notes/Wombat.md"})
+
+        (v / "Notes").rename(v / "Archive")
+        await expect("platypus", {"Archive/Platypus.md"}, {"Notes/Platypus.md"})
+
+        (v / "Archive/Platypus.md").unlink()
+        await expect("platypus", set(), {"Archive/Platypus.md"})
+
+        (v / ".trash").mkdir()
+        (v / ".trash/Echidna.md").write_text("echidna")
+        (v / "Recipes/echidna.md.swp").write_text("echidna")
+        (v / "Recipes/Echidna Pie.md").write_text("echidna pie")
+        await expect("echidna", {"Recipes/Echidna Pie.md"})
+        assert await paths_for("echidna") == {"Recipes/Echidna Pie.md"}
+    finally:
+        await watcher.stop()
+        index.close()
+
+
+async def test_edit_is_searchable_within_a_second(
+    settings: Settings, fake_ollama: FakeOllama
+) -> None:
+    s = dataclasses.replace(
+        settings, ollama=dataclasses.replace(settings.ollama, host=fake_ollama.url)
+    )
+    index = Index.open(s, LLM(s.ollama))
+    service = IndexService(index, s)
+    await service.startup()
+    watcher = VaultWatcher(s.vault, service.on_changes, debounce_s=0.3)
+    await watcher.start()
+    try:
+        saved = time.monotonic()
+        path = s.vault / "Areas/Car.md"
+        path.write_text(path.read_text() + "\nThe quetzal sticker is on the windscreen.\n")
+
+        async def found() -> bool:
+            resp = await index.search("quetzal", limit=3, mode="hybrid")
+            return bool(resp.results) and resp.results[0].path == "Areas/Car.md"
+
+        await eventually(found, "the edit in search")
+        # Loaded test machines are slow; the 1 s goal is measured by the benchmark.
+        assert time.monotonic() - saved < 3.0
+    finally:
+        await watcher.stop()
+        index.close()
