@@ -7,10 +7,11 @@ import sys
 import zipfile
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner
 
-from commonplace.cli.main import cli
+from commonplace.cli.main import COMMANDS, cli
 from tests.fakes.ollama import FakeOllama
 
 REPO = Path(__file__).resolve().parents[1]
@@ -27,6 +28,7 @@ def test_doctor_reports_each_check(fake_ollama_thread: FakeOllama, vault: Path) 
         "ok   ollama",
         "ok   chat model",
         "ok   embedding model",
+        "ok   inbox",
     ]
     assert "24 notes" in result.output
     assert result.exit_code == 0
@@ -58,12 +60,22 @@ def test_bad_config_is_one_line_not_a_traceback(tmp_path: Path) -> None:
     assert "Traceback" not in result.output
 
 
-def test_every_command_has_help() -> None:
+def test_every_command_has_help_and_loads() -> None:
     runner = CliRunner()
-    for name, command in cli.commands.items():
-        assert command.help, f"command {name} has no help text"
+    listing = runner.invoke(cli, ["--help"]).output
+    for name in COMMANDS:
+        assert name in listing
+        command = cli.get_command(click.Context(cli), name)
+        assert command is not None and command.help, f"command {name} has no help text"
         result = runner.invoke(cli, [name, "--help"])
         assert result.exit_code == 0, result.output
+
+
+def test_help_does_not_import_the_index() -> None:
+    code = "import sys; from commonplace.cli.main import main; sys.argv=['c','--help']\n"
+    code += "try:\n    main()\nexcept SystemExit:\n    pass\nprint('lancedb' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().endswith("False")
 
 
 @pytest.mark.slow
@@ -80,3 +92,21 @@ def test_wheel_ships_the_phone_page_and_the_sample_vault(tmp_path: Path) -> None
     assert "commonplace/_data/vault_fixture/Home.md" in names
     assert "commonplace/prompts/__init__.py" in names
     assert any(n.startswith("commonplace/_data/vault_fixture/captures/") for n in names)
+
+
+def test_doctor_shows_captures_waiting_and_marked(
+    fake_ollama_thread: FakeOllama, vault: Path, tmp_path: Path
+) -> None:
+    from commonplace.config import load_settings
+    from commonplace.tidy.state import TidyState
+
+    (vault / "Inbox").mkdir()
+    (vault / "Inbox" / "2026-10-19 0812.md").write_text("---\ncaptured: 2026-10-19T08:12\n---\nx\n")
+    env = {"COMMONPLACE_VAULT": str(vault), "COMMONPLACE_DATA": str(tmp_path / "data")}
+    settings = load_settings(env=env)
+    TidyState(settings.data_path).garbage("Inbox/2026-10-19 0812.md", "h", "it was not JSON", 1)
+    result = CliRunner().invoke(cli, ["doctor"], env=env)
+    assert "ok   inbox: 1 capture(s) waiting to be tidied" in result.output
+    assert "warn tidy: Inbox/2026-10-19 0812.md was not filed after 1 tries (it was not JSON)" in (
+        result.output
+    )

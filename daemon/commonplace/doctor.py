@@ -8,7 +8,8 @@ from typing import Literal
 
 from commonplace.config import Settings
 from commonplace.llm import LLM, OllamaStatus
-from commonplace.vault import iter_note_paths
+from commonplace.tidy.state import TidyState
+from commonplace.vault import is_ignored, iter_note_paths
 
 Level = Literal["ok", "warn", "fail"]
 
@@ -67,6 +68,25 @@ def ollama_checks(settings: Settings, status: OllamaStatus) -> list[Check]:
     return checks
 
 
+def inbox_checks(settings: Settings) -> list[Check]:
+    """Captures waiting, and those the model kept failing on (marked in the data folder)."""
+    inbox = settings.vault / settings.folder("inbox")
+    waiting = sum(1 for p in inbox.glob("*.md") if not is_ignored(p.name)) if inbox.is_dir() else 0
+    checks = [Check("ok", "inbox", f"{waiting} capture(s) waiting to be tidied")]
+    for mark in TidyState(settings.data_path).marks():
+        if mark.failing:
+            checks.append(
+                Check(
+                    "warn",
+                    "tidy",
+                    f"{mark.path} was not filed after {mark.attempts} tries ({mark.reason}); "
+                    f"edit it, or run: commonplace tidy '{mark.path}'",
+                )
+            )
+    return checks
+
+
 async def run_checks(settings: Settings) -> list[Check]:
     status = await LLM(settings.ollama).status()
-    return config_checks(settings) + ollama_checks(settings, status)
+    checks = config_checks(settings) + ollama_checks(settings, status)
+    return checks + (inbox_checks(settings) if settings.vault.is_dir() else [])

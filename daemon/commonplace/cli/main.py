@@ -2,23 +2,50 @@
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
 import click
 
 from commonplace import __version__
-from commonplace.cli.ask import ask
 from commonplace.cli.common import setup_logging
-from commonplace.cli.digest import digest
-from commonplace.cli.doctor import doctor
-from commonplace.cli.evals import eval_group
-from commonplace.cli.index import index_command, search_command
-from commonplace.cli.push import push
-from commonplace.cli.run import run
-from commonplace.cli.tidy import tidy
+
+# Commands load on first use: the index's libraries take seconds to import, and `--help`,
+# `doctor` or `run`'s start-up message should not wait for them. name -> (module:attr, summary)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "run": ("run:run", "Watch the vault, serve the phone page and run jobs until stopped."),
+    "doctor": ("doctor:doctor", "Check the config, the vault, Ollama and its models."),
+    "index": ("index:index_command", "Bring the search index up to date with the vault."),
+    "search": ("index:search_command", "Search the vault by meaning and keywords."),
+    "tidy": ("tidy:tidy", "File captures from the inbox into notes."),
+    "ask": ("ask:ask", "Answer a question from your notes, with its sources."),
+    "digest": ("digest:digest", "Write the weekly digest note."),
+    "push": ("push:push", "Web push notifications."),
+    "eval": ("evals:eval_group", "Measure search, tidying, answers and the digest."),
+}
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class LazyGroup(click.Group):
+    """A group whose commands are imported only when one of them runs."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in COMMANDS:
+            return None
+        module_name, attr = COMMANDS[cmd_name][0].split(":")
+        module = importlib.import_module(f"commonplace.cli.{module_name}")
+        command: click.Command = getattr(module, attr)
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, summary) for name, (_, summary) in COMMANDS.items()]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option(
     "--config",
     "config_path",
@@ -32,17 +59,6 @@ def cli(ctx: click.Context, config_path: Path | None, verbose: int) -> None:
     """Commonplace: a private, local AI companion for your Markdown vault."""
     ctx.ensure_object(dict)["config_path"] = config_path
     setup_logging(verbose)
-
-
-cli.add_command(run)
-cli.add_command(ask)
-cli.add_command(doctor)
-cli.add_command(eval_group)
-cli.add_command(digest)
-cli.add_command(push)
-cli.add_command(tidy)
-cli.add_command(index_command)
-cli.add_command(search_command)
 
 
 def main() -> None:
