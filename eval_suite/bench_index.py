@@ -19,6 +19,7 @@ import dataclasses
 import json
 import os
 import resource
+import secrets
 import shutil
 import statistics
 import subprocess
@@ -223,10 +224,11 @@ def pick_note(settings: Settings) -> Path:
 async def edit_and_search(index: Index, settings: Settings) -> float:
     """Save one note, mark it (as the watcher would), search until it is found."""
     note = pick_note(settings)
-    note.write_text(note.read_text() + "\nThe zyxwvut marker was added.\n")
+    word = "marker" + secrets.token_hex(6)  # new on every run, even in a reused vault
+    note.write_text(note.read_text() + f"\nThe {word} was added.\n")
     t0 = time.perf_counter()
     index.mark_dirty([note.relative_to(settings.vault).as_posix()])
-    resp = await index.search("zyxwvut marker", limit=1, mode="keyword")
+    resp = await index.search(word, limit=1, mode="keyword")
     elapsed = time.perf_counter() - t0
     assert resp.results and resp.results[0].path == note.relative_to(settings.vault).as_posix()
     return elapsed
@@ -240,17 +242,19 @@ async def edit_through_watcher(index: Index, settings: Settings) -> float:
     await asyncio.sleep(0.5)
     note = pick_note(settings)
     rel = note.relative_to(settings.vault).as_posix()
+    word = "flag" + secrets.token_hex(6)
     try:
-        note.write_text(note.read_text() + "\nThe qponmlk flag was added.\n")
+        note.write_text(note.read_text() + f"\nThe {word} was added.\n")
         saved = time.perf_counter()
         while time.perf_counter() - saved < 30:
-            hits = index.searcher.run("qponmlk", None, "keyword", 1, SearchFilter())
+            hits = index.searcher.run(word, None, "keyword", 1, SearchFilter())
             if hits and hits[0].path == rel:
                 return time.perf_counter() - saved
             await asyncio.sleep(0.01)
         return float("nan")
     finally:
         await watcher.stop()
+        await index.refresh()  # let the watcher's last refresh settle before closing
 
 
 async def quality(

@@ -92,7 +92,7 @@ class IndexSettings:
     max_note_kb: int = field(default=2048, metadata=_range(1, 1_000_000))  # larger files skipped
     embed_titles: bool = True  # embed "title > heading" with each chunk's text
     compact_every: int = field(default=64, metadata=_range(1, 100_000))  # LanceDB writes
-    vector_index_rows: int = field(default=5000, metadata=_range(256, 100_000_000))  # ANN past it
+    vector_index_rows: int = field(default=2000, metadata=_range(256, 100_000_000))  # ANN past it
 
 
 @dataclass(frozen=True)

@@ -58,10 +58,13 @@ def test_search_text_output_and_modes(env: dict[str, str]) -> None:
 def test_search_without_ollama_falls_back_with_a_note(
     vault: Path, tmp_path: Path, dead_ollama_url: str
 ) -> None:
+    config = tmp_path / "fast.toml"
+    config.write_text("[ollama]\nretries = 0\n")  # no backoff waits in a test
     env = {
         "COMMONPLACE_VAULT": str(vault),
         "COMMONPLACE_DATA": str(tmp_path / "d"),
         "OLLAMA_HOST": dead_ollama_url,
+        "COMMONPLACE_CONFIG": str(config),
     }
     result = CliRunner().invoke(cli, ["search", "Pimiento", "--json"], env=env)
     assert result.exit_code == 0, result.output

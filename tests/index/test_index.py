@@ -6,6 +6,7 @@ re-embeds), filters inside the search, ignored files, rebuilds of broken parts, 
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import shutil
@@ -15,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from commonplace.config import Settings
+from commonplace.index import IndexService
 from commonplace.index.manifest import INDEX_SCHEMA
 from commonplace.index.store import MANIFEST
 from tests.fakes.ollama import FakeError, FakeOllama
@@ -337,3 +339,94 @@ async def test_data_folder_stays_bounded_after_many_edits(
 def _fast_folder(tmp_path: Path) -> Path:
     shm = Path("/dev/shm")
     return Path(tempfile.mkdtemp(dir=shm)) if shm.is_dir() else tmp_path / "bounded"
+
+
+async def test_a_missing_vault_does_not_empty_the_index(
+    open_index: OpenIndex, isettings: Settings, tmp_path: Path
+) -> None:
+    index = open_index()
+    first = await index.refresh()
+    moved = tmp_path / "unmounted"
+    isettings.vault.rename(moved)
+    stats = await index.refresh()
+    assert stats.deleted == 0 and stats.notes == first.notes
+    moved.rename(isettings.vault)
+
+
+async def test_vector_index_past_the_threshold_and_new_rows_still_found(
+    open_index: OpenIndex, isettings: Settings
+) -> None:
+    words = [
+        "alder",
+        "birch",
+        "cedar",
+        "dune",
+        "egret",
+        "fern",
+        "garnet",
+        "hazel",
+        "iris",
+        "jasper",
+        "kite",
+        "lumen",
+    ]
+    for i in range(150):
+        a, b = words[i % 12], words[(i * 5) % 12]
+        write(
+            isettings.vault,
+            f"Gen/Note {i}.md",
+            f"# {a}\n\n{a} {b} note {i}.\n\n# {b}\n\nmore {b}.\n",
+        )
+    s = with_host(isettings, isettings.ollama.host, vector_index_rows=256)
+    index = open_index(s)
+    await index.refresh()
+    assert index.stores.vectors.has_vector_index
+    write(isettings.vault, "Gen/Fresh.md", "# Quokka\n\nA quokka smiles at the camera.\n")
+    await index.refresh(paths=["Gen/Fresh.md"])
+    resp = await index.search("quokka smiles camera", limit=3, mode="vector")
+    assert resp.results[0].path == "Gen/Fresh.md"
+    filtered = await index.search("alder birch", limit=5, mode="vector", exclude_folders=("Gen",))
+    assert all(not r.path.startswith("Gen/") for r in filtered.results)
+
+
+async def test_periodic_reconciliation_repairs_what_events_missed(
+    open_index: OpenIndex, isettings: Settings
+) -> None:
+    index = open_index()
+    service = IndexService(index, isettings)
+    await service.startup()
+    waits: list[float] = []
+
+    async def fake_sleep(seconds: float) -> None:
+        waits.append(seconds)
+        if len(waits) == 1:  # while "asleep", a change no watcher reported
+            write(isettings.vault, "Missed.md", "a missed axolotl\n")
+        else:
+            raise asyncio.CancelledError
+
+    service = IndexService(index, isettings, sleep=fake_sleep)
+    with pytest.raises(asyncio.CancelledError):
+        await service.periodic()
+    assert waits == [isettings.index.reconcile_minutes * 60] * 2
+    resp = await index.search("axolotl", limit=1, mode="keyword")
+    assert resp.results[0].path == "Missed.md"
+
+
+async def test_a_run_cut_off_midway_leaves_no_duplicates(
+    open_index: OpenIndex, isettings: Settings, fake_ollama: FakeOllama
+) -> None:
+    """Rows written to LanceDB but not yet to the manifest (a crash between the two) are
+    replaced, not duplicated, and their vectors are reused."""
+    import sqlite3
+
+    index = open_index()
+    first = await index.refresh()
+    index.close()
+    with sqlite3.connect(isettings.data_path / "index" / MANIFEST) as db:
+        db.execute("DELETE FROM files WHERE path = 'Areas/Car.md'")
+        db.execute("UPDATE meta SET value = '1' WHERE key = 'writing'")
+    fake_ollama.requests.clear()
+    reopened = open_index()
+    stats = await reopened.refresh()
+    assert stats.indexed == 1 and stats.embedded == 0 and stats.reused > 0
+    assert reopened.stores.vectors.rows == first.chunks

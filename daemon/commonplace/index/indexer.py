@@ -15,48 +15,28 @@ import datetime as dt
 import logging
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from tqdm import tqdm
 
 from commonplace.config import Settings
-from commonplace.index.chunking import IndexedChunk, index_chunks
+from commonplace.index.batch import Batch, Loaded, add_stats, merge, read_files, stack
+from commonplace.index.chunking import IndexedChunk
 from commonplace.index.manifest import FileEntry
+from commonplace.index.memory import VectorMemory
 from commonplace.index.models import RefreshStats, SearchResponse
 from commonplace.index.plan import Plan, normalize, plan_paths, plan_reconcile
 from commonplace.index.searching import Searcher
 from commonplace.index.store import Stores, open_stores
 from commonplace.llm import LLM, LLMError
-from commonplace.vault import NoteSkipped, read_note
 
 log = logging.getLogger(__name__)
 
 BATCH_FILES = 128  # files per read/embed/write round: bounds memory on a 50,000-note vault
 DOWN_RETRY_S = 30.0  # after an embedding failure, do not ask Ollama again for this long
-RECENT_VECTORS = 4096  # vectors of deleted chunks kept in memory, so a move re-embeds nothing
-RECENT_PATHS = 1024  # notes whose vectors are all in that memory (recently written)
 PROGRESS_BAR_FILES = 200  # show a progress bar for runs at least this long
-
-
-@dataclass
-class _Loaded:
-    """One file of a batch after reading: what to store, or why not."""
-
-    path: str
-    entry: FileEntry
-    chunks: list[IndexedChunk]
-
-
-@dataclass
-class _Batch:
-    loaded: list[_Loaded]
-    gone: list[str]
-    known: list[str]  # paths whose LanceDB rows are replaced
-    stored: dict[str, np.ndarray]  # fingerprint -> vector already stored for these paths
 
 
 class Index:
@@ -75,8 +55,7 @@ class Index:
         self._last_refresh: str | None = None
         self._down_until = 0.0
         self.down_error = ""  # the last embedding failure, for the search notice
-        self._recent: OrderedDict[str, np.ndarray] = OrderedDict()  # fingerprint -> vector
-        self._by_path: OrderedDict[str, frozenset[str]] = OrderedDict()  # path -> fingerprints
+        self.memory = VectorMemory()
         self._counts = stores.manifest.counts()
         self._pending_vectors = stores.manifest.count_pending_vectors()
         self.searcher = Searcher(self)
@@ -134,7 +113,7 @@ class Index:
             stats = await self._run(None if paths is None else list(paths), full=full)
             while self._dirty:  # changes that arrived while this run was going
                 more = await self._run(self._take_dirty(), full=False)
-                _add(stats, more)
+                add_stats(stats, more)
             return stats
 
     async def search(
@@ -267,27 +246,20 @@ class Index:
     def _delete_now(self, paths: list[str], plan: Plan) -> None:
         st = self.stores
         known = [p for p in paths if self._known(p, plan)]
-        if len(known) <= RECENT_VECTORS:
-            self._remember(st.vectors.vectors_for(known))
+        if len(known) <= self.memory.max_vectors:
+            self.memory.remember(st.vectors.vectors_for(known))
         st.vectors.replace(known, [], np.zeros((0, 0), np.float32))
         st.keywords.replace(paths, [])
         st.manifest.write([], paths)
         st.stale.difference_update(paths)
         for path in paths:
-            self._by_path.pop(path, None)
-
-    def _remember(self, vectors: dict[str, np.ndarray]) -> None:
-        for fp, vec in vectors.items():
-            self._recent[fp] = vec
-            self._recent.move_to_end(fp)
-        while len(self._recent) > RECENT_VECTORS:
-            self._recent.popitem(last=False)
+            self.memory.forget_path(path)
 
     async def _index_batches(self, plan: Plan, stats: RefreshStats, bar: tqdm[Any]) -> None:
         """Read, embed, write, batch after batch, with reading the next batch and writing the
         last one overlapping the wait for embeddings (Ollama works while we do)."""
         batches = [plan.read[i : i + BATCH_FILES] for i in range(0, len(plan.read), BATCH_FILES)]
-        loading: asyncio.Task[_Batch] | None = None
+        loading: asyncio.Task[Batch] | None = None
         writing: asyncio.Task[None] | None = None
         try:
             for i, paths in enumerate(batches):
@@ -311,78 +283,34 @@ class Index:
                     with contextlib.suppress(Exception):
                         await task
 
-    def _cached_vectors(self, paths: list[str]) -> dict[str, dict[str, np.ndarray]]:
-        """path -> its stored vectors, for paths this process wrote and still has in memory
-        (an edited note is usually one written moments ago: no LanceDB scan for it)."""
-        out: dict[str, dict[str, np.ndarray]] = {}
-        for path in paths:
-            prints = self._by_path.get(path)
-            if prints is not None and all(fp in self._recent for fp in prints):
-                out[path] = {fp: self._recent[fp] for fp in prints}
-        return out
-
     def _known(self, path: str, plan: Plan) -> bool:
         """May LanceDB hold rows for this path (so they must be replaced, and can be reused)?"""
         return path in plan.entries or path in self.stores.stale
 
-    def _load(self, paths: list[str], plan: Plan, stats: RefreshStats) -> _Batch:
+    def _load(self, paths: list[str], plan: Plan, stats: RefreshStats) -> Batch:
         """Read and chunk the batch and find the vectors already stored for it."""
         with self._io:
             if self._closed:
-                return _Batch([], [], [], {})
-            loaded, gone = self._read(paths, plan, stats)
+                return Batch([], [], [], {})
+            loaded, gone = read_files(
+                self.settings,
+                self.model,
+                paths,
+                plan,
+                stats,
+                stale=self.stores.stale,
+                manifest=self.stores.manifest,
+                unchanged_ok=self.embeddings_down,
+            )
             known = [p for p in [*(f.path for f in loaded), *gone] if self._known(p, plan)]
-            cached = self._cached_vectors(known)
+            cached = self.memory.for_paths(known)
             lookup = [p for p in known if p not in cached]
             stored = self.stores.vectors.vectors_for(lookup) if lookup else {}
-            stored.update(_merge(cached.values()))
-            return _Batch(loaded, gone, known, stored)
-
-    def _read(
-        self, paths: list[str], plan: Plan, stats: RefreshStats
-    ) -> tuple[list[_Loaded], list[str]]:
-        """Files whose bytes did not change only get their new mtime recorded."""
-        s = self.settings
-        loaded: list[_Loaded] = []
-        gone: list[str] = []
-        for path in paths:
-            old = plan.entries.get(path)
-            try:
-                note = read_note(s.vault, path, s.flavor, max_bytes=s.index.max_note_kb * 1024)
-            except NoteSkipped as skip:
-                if skip.reason == "no longer exists":
-                    if old is not None or path in self.stores.stale:
-                        gone.append(path)
-                    continue
-                stats.skipped += 1
-                size, mtime = _stat(s.vault / path)
-                entry = FileEntry(path, size, mtime, "", 0, True, skip.reason)
-                loaded.append(_Loaded(path, entry, []))
-                log.info("%s", skip)
-                continue
-            if (
-                old is not None
-                and old.hash == note.content_hash
-                and not old.skipped
-                and (old.vectors_ok or self.embeddings_down)
-                and path not in self.stores.stale
-            ):
-                self.stores.manifest.touch(path, note.size, note.mtime)
-                stats.unchanged += 1
-                continue
-            chunks = index_chunks(
-                note,
-                model=self.model,
-                chunk_tokens=s.index.chunk_tokens,
-                tz=s.tz,
-                with_context=s.index.embed_titles,
-            )
-            entry = FileEntry(path, note.size, note.mtime, note.content_hash, len(chunks), True)
-            loaded.append(_Loaded(path, entry, chunks))
-        return loaded, gone
+            stored.update(merge(cached.values()))
+            return Batch(loaded, gone, known, stored)
 
     async def _vectors_for(
-        self, loaded: list[_Loaded], stored: dict[str, np.ndarray], stats: RefreshStats
+        self, loaded: list[Loaded], stored: dict[str, np.ndarray], stats: RefreshStats
     ) -> dict[str, np.ndarray]:
         """fingerprint -> vector for every chunk of the batch that can have one now."""
         have: dict[str, np.ndarray] = {}
@@ -391,7 +319,7 @@ class Index:
             for c in item.chunks:
                 vec = stored.get(c.fingerprint)
                 if vec is None:
-                    vec = self._recent.get(c.fingerprint)
+                    vec = self.memory.get(c.fingerprint)
                 if vec is not None:
                     have[c.fingerprint] = vec
                     stats.reused += 1
@@ -411,14 +339,14 @@ class Index:
             stats.embed_seconds += time.perf_counter() - started
         return have
 
-    def _write(self, batch: _Batch, vectors: dict[str, np.ndarray]) -> None:
+    def _write(self, batch: Batch, vectors: dict[str, np.ndarray]) -> None:
         with self._io:
             if not self._closed:
                 self._write_now(batch.loaded, batch.gone, batch.known, vectors)
 
     def _write_now(
         self,
-        loaded: list[_Loaded],
+        loaded: list[Loaded],
         gone: list[str],
         known: list[str],
         vectors: dict[str, np.ndarray],
@@ -430,7 +358,7 @@ class Index:
             ready = all(c.fingerprint in vectors for c in item.chunks)
             rows.extend(c for c in item.chunks if c.fingerprint in vectors)
             entries.append(dataclasses.replace(item.entry, vectors_ok=ready))
-        matrix = _stack([vectors[c.fingerprint] for c in rows])
+        matrix = stack([vectors[c.fingerprint] for c in rows])
         if rows and st.vectors.dim not in (None, matrix.shape[1]):
             log.warning(
                 "the embedding model now returns %d numbers instead of %d; re-embedding all",
@@ -446,44 +374,10 @@ class Index:
         st.manifest.write(entries, gone)
         st.stale.difference_update(known)
         for path in gone:
-            self._by_path.pop(path, None)
+            self.memory.forget_path(path)
         for item, entry in zip(loaded, entries, strict=True):
-            self._by_path.pop(item.path, None)
+            self.memory.forget_path(item.path)
             if entry.vectors_ok and not entry.skipped:
-                prints = frozenset(c.fingerprint for c in item.chunks)
-                self._remember({fp: vectors[fp] for fp in prints})
-                self._by_path[item.path] = prints
-        while len(self._by_path) > RECENT_PATHS:
-            self._by_path.popitem(last=False)
-
-
-def _merge(parts: Iterable[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
-    out: dict[str, np.ndarray] = {}
-    for part in parts:
-        out.update(part)
-    return out
-
-
-def _stack(vectors: list[np.ndarray]) -> np.ndarray:
-    if not vectors:
-        return np.zeros((0, 0), dtype=np.float32)
-    return np.vstack(vectors).astype(np.float32, copy=False)
-
-
-def _stat(path: Any) -> tuple[int, float]:
-    try:
-        st = path.stat()
-    except OSError:
-        return 0, 0.0
-    return int(st.st_size), float(st.st_mtime)
-
-
-def _add(total: RefreshStats, more: RefreshStats) -> None:
-    for f in dataclasses.fields(RefreshStats):
-        value = getattr(total, f.name)
-        if f.name in ("notes", "chunks", "vectors_pending"):
-            setattr(total, f.name, getattr(more, f.name))
-        elif isinstance(value, list):
-            value.extend(getattr(more, f.name))
-        else:
-            setattr(total, f.name, value + getattr(more, f.name))
+                self.memory.wrote(
+                    item.path, {c.fingerprint: vectors[c.fingerprint] for c in item.chunks}
+                )

@@ -8,12 +8,15 @@ under it.
 
 from __future__ import annotations
 
+import logging
 import os
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from commonplace.index.manifest import FileEntry, Manifest
 from commonplace.vault import is_ignored, iter_note_paths
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -57,9 +60,21 @@ def plan_reconcile(
             plan.read.append(rel)
     plan.checked = len(on_disk)
     plan.entries = entries
+    if not on_disk and len(entries) > 1 and not _readable_folder(vault):
+        # An unmounted drive or a missing folder is not "every note was deleted": dropping
+        # the index would cost a full re-embedding when the vault comes back.
+        log.warning("the vault %s is missing or unreadable; the index is left as it is", vault)
+        return Plan(entries=entries)
     plan.delete = [p for p in entries if p not in on_disk]
     plan.delete += sorted(p for p in stale if p not in on_disk and p not in entries)
     return plan
+
+
+def _readable_folder(vault: Path) -> bool:
+    try:
+        return vault.is_dir() and any(True for _ in os.scandir(vault))
+    except OSError:
+        return False
 
 
 def plan_paths(vault: Path, paths: list[str], manifest: Manifest, stale: set[str]) -> Plan:

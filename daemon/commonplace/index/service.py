@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 
 from commonplace.changes import Change
 from commonplace.config import Settings
@@ -19,9 +19,16 @@ log = logging.getLogger(__name__)
 
 
 class IndexService:
-    def __init__(self, index: Index, settings: Settings) -> None:
+    def __init__(
+        self,
+        index: Index,
+        settings: Settings,
+        *,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
         self.index = index
         self.settings = settings
+        self._sleep = sleep  # tests pass a fake clock
 
     async def startup(self) -> None:
         """Reconcile the index with the vault (progress is logged by the index)."""
@@ -53,7 +60,7 @@ class IndexService:
         """Reconcile every reconcile_minutes, forever (cancel the task to stop)."""
         interval = self.settings.index.reconcile_minutes * 60
         while True:
-            await asyncio.sleep(interval)
+            await self._sleep(interval)
             stats = await self._reconcile()
             if stats is not None and (stats.indexed or stats.deleted or stats.errors):
                 log.info(

@@ -47,7 +47,7 @@ def open_stores(
     model: str,
     writable: bool = True,
     compact_every: int = 64,
-    ann_rows: int = 5000,
+    ann_rows: int = 2000,
 ) -> Stores:
     folder.mkdir(parents=True, exist_ok=True)
     reasons: list[str] = []

@@ -18,6 +18,7 @@ from typing import Any
 import lancedb
 import numpy as np
 import pyarrow as pa
+from lancedb.index import IvfHnswSq
 
 from commonplace.index.chunking import IndexedChunk
 from commonplace.index.filters import SearchFilter
@@ -51,7 +52,7 @@ def _schema(dim: int) -> pa.Schema:
 
 
 class VectorStore:
-    def __init__(self, folder: Path, *, compact_every: int = 64, ann_rows: int = 5000) -> None:
+    def __init__(self, folder: Path, *, compact_every: int = 64, ann_rows: int = 2000) -> None:
         self.folder = folder
         self.compact_every = compact_every
         self.ann_rows = ann_rows
@@ -80,6 +81,10 @@ class VectorStore:
     @property
     def rows(self) -> int:
         return self._rows
+
+    @property
+    def has_vector_index(self) -> bool:
+        return self._has_ann
 
     def drop(self) -> None:
         """Remove every vector (a model change with a new dimension, or a corrupt table)."""
@@ -128,6 +133,15 @@ class VectorStore:
     def search(self, vector: Sequence[float], limit: int, flt: SearchFilter) -> list[SearchResult]:
         if self._table is None or not self._rows or limit <= 0:
             return []
+        try:
+            return self._search(vector, limit, flt)
+        except (OSError, RuntimeError, ValueError) as exc:
+            # A compaction in the writer thread can remove the files of the version this
+            # query started on; the next try reads the new version.
+            log.debug("vector search retried after: %s", exc)
+            return self._search(vector, limit, flt)
+
+    def _search(self, vector: Sequence[float], limit: int, flt: SearchFilter) -> list[SearchResult]:
         query = self._table.search(
             np.asarray(vector, dtype=np.float32), vector_column_name="vector"
         )
@@ -169,7 +183,7 @@ class VectorStore:
         self._writes = 0
         if not self._has_ann and self._rows >= self.ann_rows:
             log.info("building the vector index over %d chunks", self._rows)
-            self._table.create_index(metric="cosine", index_type="IVF_HNSW_SQ")
+            self._table.create_index("vector", config=IvfHnswSq(distance_type="cosine"))
             self._has_ann = True
 
     def size_bytes(self) -> int:
