@@ -247,3 +247,30 @@ async def test_edit_is_searchable_within_a_second(
     finally:
         await watcher.stop()
         index.close()
+
+
+async def test_a_note_in_a_new_folder_is_reported_once(tmp_path: Path) -> None:
+    """A new folder's event and its file's event arrive milliseconds apart: one Change."""
+    (tmp_path / "Inbox").mkdir()
+    (tmp_path / "Inbox" / "2026-10-19 0812.md").write_text("words\n")
+    batches: list[list[Change]] = []
+
+    async def on_changes(changes: list[Change]) -> None:
+        batches.append(changes)
+
+    watcher = VaultWatcher(tmp_path, on_changes, debounce_s=0.3)
+    await watcher.start()
+    try:
+        await asyncio.sleep(0.2)  # events of the set-up above are long past
+        watcher.record([("Inbox", "folder-created")])
+        await asyncio.sleep(0.02)  # e.g. the fsync between mkdir and the file appearing
+        watcher.record([("Inbox/2026-10-19 0812.md", "created")])
+
+        async def seen() -> bool:
+            return bool(batches)
+
+        await eventually(seen, "the new capture reported")
+        await asyncio.sleep(0.6)  # time for a second, repeated batch to show up if it would
+    finally:
+        await watcher.stop()
+    assert batches == [[Change("Inbox/2026-10-19 0812.md", "created")]]

@@ -30,6 +30,7 @@ log = logging.getLogger(__name__)
 
 Hint = Literal["created", "modified", "deleted", "folder-created", "folder-deleted"]
 OnChanges = Callable[[list[Change]], Awaitable[None]]
+COALESCE_S = 0.05
 
 
 def translate(event: FileSystemEvent, vault: Path) -> list[tuple[str, Hint]]:
@@ -186,7 +187,11 @@ class VaultWatcher:
     async def _pump(self) -> None:
         while True:
             deadline = self.debouncer.next_deadline()
-            timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+            # A little past the first deadline, so that events of one burst (a new folder and
+            # the file in it, say) come out as one batch instead of two that repeat a change.
+            timeout = (
+                None if deadline is None else max(0.0, deadline + COALESCE_S - time.monotonic())
+            )
             self._wake.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout)
