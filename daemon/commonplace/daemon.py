@@ -40,7 +40,7 @@ from commonplace.watcher import VaultWatcher
 
 log = logging.getLogger(__name__)
 
-WATCH_DEBOUNCE_S = 1.0
+WATCH_DEBOUNCE_S = 0.5
 
 
 class DaemonError(Exception):
@@ -154,6 +154,10 @@ async def build_parts(settings: Settings, llm: LLM) -> Parts:
 
 async def start_watcher(settings: Settings, jobs: JobQueue, parts: Parts) -> VaultWatcher:
     async def on_changes(changes: list[Change]) -> None:
+        # Searches apply dirty paths first, so a saved note is found at once even while the
+        # queue is busy with a slow model call; the queued index job is then cheap.
+        if parts.index is not None:
+            parts.index.mark_dirty(c.path for c in changes)
         queue_changes(jobs, parts, changes)
 
     watcher = VaultWatcher(settings.vault, on_changes, debounce_s=WATCH_DEBOUNCE_S)
