@@ -112,6 +112,12 @@ def test_denied_microphone_shows_a_message(page: Any) -> None:
     assert "Microphone access was refused" in message
     assert page.get_attribute("#capture-message", "data-kind") == "error"
     screenshot(page, "dictate-denied")
+    # A state refresh (the poll, or the refresh button) must not hide the message.
+    with page.expect_response("**/api/state"):
+        page.click("#refresh")
+    page.wait_for_timeout(300)
+    assert page.is_visible("#capture-message")
+    assert "Microphone access was refused" in page.inner_text("#capture-message")
 
 
 def test_dictation_fills_the_box_for_editing(page: Any, server: ServerThread) -> None:

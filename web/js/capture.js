@@ -16,6 +16,7 @@ import { $, el, show, showMessage } from "./ui.js";
 
 const RETRY_MS = 15000;
 let flushing = false;
+let outboxMessage = false; // the capture message currently shown is the outbox's
 let retryTimer = null;
 let via = "phone";
 
@@ -51,6 +52,8 @@ async function sendCapture(onChange) {
     return;
   }
   addToOutbox(text, via); // kept on the phone first: nothing is lost if sending fails
+  show($("#capture-message"), false); // an earlier message is about an earlier attempt
+  outboxMessage = false;
   box.value = "";
   saveDraft("");
   setVia("phone");
@@ -95,10 +98,14 @@ export async function flushOutbox() {
       `Kept on this phone: ${waiting} waiting. It will be sent when the daemon is back.`,
       "warn",
     );
+    outboxMessage = true;
   } else if (lastError) {
     showMessage($("#capture-message"), lastError.message, "error");
-  } else {
+    outboxMessage = true;
+  } else if (outboxMessage) {
+    // Clear only what the outbox said: a dictation or "write something" message stays.
     show($("#capture-message"), false);
+    outboxMessage = false;
   }
   clearTimeout(retryTimer);
   if (waiting) retryTimer = setTimeout(flushOutbox, RETRY_MS);
