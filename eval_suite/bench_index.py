@@ -79,6 +79,7 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--chunk-tokens", type=int)
     p.add_argument("--keyword-candidates", type=int)
     p.add_argument("--rrf-k", type=int)
+    p.add_argument("--vector-index-rows", type=int, help="chunks past which LanceDB's ANN is built")
     p.add_argument("--no-embed-titles", action="store_true")
     p.add_argument("--fusion-grid", action="store_true", help="hybrid for several k/candidates")
     return p.parse_args()
@@ -131,6 +132,8 @@ def make_settings(args: argparse.Namespace, vault: Path, data: Path, host: str) 
         changes["chunk_tokens"] = args.chunk_tokens
     if args.keyword_candidates is not None:
         changes["keyword_candidates"] = args.keyword_candidates
+    if args.vector_index_rows is not None:
+        changes["vector_index_rows"] = args.vector_index_rows
     if args.rrf_k:
         changes["rrf_k"] = args.rrf_k
     if args.no_embed_titles:
