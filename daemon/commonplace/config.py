@@ -59,6 +59,8 @@ class OllamaSettings:
     embed_batch: int = field(default=32, metadata=_range(1, 1024))  # texts per /api/embed call
     keep_alive: str = "10m"  # how long Ollama keeps a model loaded after a call
     num_ctx: int = field(default=8192, metadata=_range(512, 262144))  # chat context, tokens
+    # Thinking models reason before answering: "" leaves it to the model, "off" is faster.
+    think: str = field(default="", metadata=_choices("", "on", "off"))
 
 
 @dataclass(frozen=True)

@@ -200,3 +200,16 @@ def test_think_filter_streams_the_same_as_strip_think(pieces: list[str]) -> None
     out = "".join(flt.feed(p) for p in pieces) + flt.flush()
     whole = "".join(pieces)
     assert out.strip() == (strip_think(whole) if "<think>" in whole else whole).strip()
+
+
+@pytest.mark.parametrize(("setting", "sent"), [("", None), ("off", False), ("on", True)])
+async def test_think_setting_is_sent_only_when_chosen(
+    fake_ollama: FakeOllama, setting: str, sent: bool | None
+) -> None:
+    fake_ollama.enqueue_chat('{"title": "x", "tags": []}', "plain")
+    llm = make_llm(fake_ollama.url, think=setting)
+    await llm.chat_json([], Proposal)
+    await llm.chat([])
+    for request in fake_ollama.chat_requests():
+        assert request.get("think") == sent
+        assert ("think" in request) == (sent is not None)

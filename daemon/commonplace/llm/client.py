@@ -106,6 +106,7 @@ class LLM:
                 format=fmt,
                 options=self._options(options),
                 keep_alive=self.settings.keep_alive,
+                think=self._think(),
                 stream=False,
             ),
         )
@@ -143,6 +144,7 @@ class LLM:
                 tools=list(tools) if tools else None,
                 options=self._options(options),
                 keep_alive=self.settings.keep_alive,
+                think=self._think(),
                 stream=False,
             ),
         )
@@ -173,6 +175,7 @@ class LLM:
                     messages=list(messages),
                     options=self._options(options),
                     keep_alive=self.settings.keep_alive,
+                    think=self._think(),
                     stream=True,
                 )
                 async for chunk in stream:
@@ -187,6 +190,10 @@ class LLM:
         if rest:
             yield rest
         self._record("chat_stream", model, {"messages": list(messages)}, "".join(parts))
+
+    def _think(self) -> bool | None:
+        """None sends nothing: a model without thinking refuses even an explicit value."""
+        return {"on": True, "off": False}.get(self.settings.think)
 
     def _options(self, extra: Mapping[str, Any] | None) -> dict[str, Any]:
         return {"temperature": 0, "num_ctx": self.settings.num_ctx, **(extra or {})}
