@@ -13,16 +13,15 @@ The clock is injected: tests move a fake clock instead of waiting for Sunday.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import json
 import logging
-import secrets
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta
 from pathlib import Path
 from typing import Protocol
 from zoneinfo import ZoneInfo
+
+from commonplace.statefile import read_json, write_json
 
 log = logging.getLogger(__name__)
 
@@ -118,26 +117,17 @@ class Scheduler:
     # -- state: the last scheduled time each job ran for --------------------------------------
 
     def last_runs(self) -> dict[str, datetime]:
+        raw = read_json(self.state_path)
         try:
-            raw = json.loads(self.state_path.read_text(encoding="utf-8"))
-            return {k: datetime.fromisoformat(v) for k, v in raw.items()}
-        except FileNotFoundError:
-            return {}
-        except (OSError, ValueError, AttributeError, TypeError) as exc:
-            log.warning("%s cannot be read (%s); starting afresh", self.state_path, exc)
+            return {k: datetime.fromisoformat(v) for k, v in raw.items()} if raw else {}
+        except (ValueError, AttributeError, TypeError) as exc:
+            log.warning("%s holds no valid times (%s); starting afresh", self.state_path, exc)
             return {}
 
     def _record(self, name: str, scheduled: datetime) -> None:
         runs = self.last_runs()
         runs[name] = scheduled
-        self.state_path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.state_path.with_name(f".{self.state_path.name}.{secrets.token_hex(4)}")
-        try:
-            tmp.write_text(json.dumps({k: v.isoformat() for k, v in runs.items()}, indent=1))
-            tmp.replace(self.state_path)
-        finally:
-            with contextlib.suppress(FileNotFoundError):
-                tmp.unlink()
+        write_json(self.state_path, {k: v.isoformat() for k, v in runs.items()})
 
     # -- running --------------------------------------------------------------------------------
 

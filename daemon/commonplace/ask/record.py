@@ -8,13 +8,12 @@ editor forever. It survives restarts; a lost or broken file only means counting 
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from pathlib import Path
 from typing import Any
 
-from commonplace.vault import FileChanged, atomic_write, file_hash
+from commonplace.statefile import read_json, write_json
 
 log = logging.getLogger(__name__)
 
@@ -25,13 +24,7 @@ class AnswerRecord:
         self._notes: dict[str, dict[str, dict[str, Any]]] = self._load()
 
     def _load(self) -> dict[str, dict[str, dict[str, Any]]]:
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            return {}
-        except (OSError, ValueError) as exc:
-            log.warning("%s cannot be read (%s); starting a new record", self.path, exc)
-            return {}
+        data = read_json(self.path)
         notes = data.get("notes") if isinstance(data, dict) else None
         return notes if isinstance(notes, dict) else {}
 
@@ -69,8 +62,7 @@ class AnswerRecord:
         ]
 
     def _save(self) -> None:
-        text = json.dumps({"version": 1, "notes": self._notes}, indent=1, sort_keys=True)
         try:
-            atomic_write(self.path, text + "\n", expect=file_hash(self.path))
-        except (FileChanged, OSError) as exc:
+            write_json(self.path, {"version": 1, "notes": self._notes})
+        except OSError as exc:
             log.warning("could not save %s: %s", self.path, exc)

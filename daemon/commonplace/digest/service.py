@@ -14,10 +14,7 @@ week's digest then has no sentences; it is not rewritten when the model comes ba
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import json
 import logging
-import secrets
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -33,6 +30,7 @@ from commonplace.digest.week import Week, digest_week
 from commonplace.llm import LLM
 from commonplace.push import PushKeyError, PushMessage, send_to_all
 from commonplace.scheduler import Job, weekly_at
+from commonplace.statefile import read_json, write_json
 from commonplace.vault import FileChanged, atomic_write, content_hash, file_hash
 
 log = logging.getLogger(__name__)
@@ -72,26 +70,12 @@ def _state_path(settings: Settings) -> Path:
 
 
 def load_state(settings: Settings) -> dict[str, Any]:
-    try:
-        raw = json.loads(_state_path(settings).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {}
-    except (OSError, ValueError) as exc:
-        log.warning("%s cannot be read (%s)", _state_path(settings), exc)
-        return {}
+    raw = read_json(_state_path(settings))
     return raw if isinstance(raw, dict) else {}
 
 
 def _save_state(settings: Settings, state: dict[str, Any]) -> None:
-    path = _state_path(settings)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}")
-    try:
-        tmp.write_text(json.dumps(state, indent=1, sort_keys=True), encoding="utf-8")
-        tmp.replace(path)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()
+    write_json(_state_path(settings), state)
 
 
 async def make_digest(

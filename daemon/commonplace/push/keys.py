@@ -9,16 +9,15 @@ that says what to do.
 from __future__ import annotations
 
 import base64
-import contextlib
 import logging
-import os
-import secrets
 import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
+
+from commonplace.vault import FileChanged, atomic_write
 
 log = logging.getLogger(__name__)
 
@@ -70,27 +69,18 @@ def load_or_create_keys(folder: Path) -> VapidKeys:
 
 
 def _create(path: Path) -> None:
-    """Write a new key with mode 0600 from the first byte; a hard link makes the create atomic,
+    """Write a new key with mode 0600 from the first byte; the create is atomic and exclusive,
     so two processes starting at once end up with the same key."""
-    path.parent.mkdir(parents=True, exist_ok=True)
     pem = ec.generate_private_key(ec.SECP256R1()).private_bytes(
         serialization.Encoding.PEM,
         serialization.PrivateFormat.PKCS8,
         serialization.NoEncryption(),
     )
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(pem)
-            handle.flush()
-            os.fsync(handle.fileno())
-        with contextlib.suppress(FileExistsError):
-            os.link(tmp, path)
-            log.info("created a new push key in %s", path)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()
+        atomic_write(path, pem, expect=None, mode=0o600)
+    except FileChanged:
+        return  # another process made it first: use theirs
+    log.info("created a new push key in %s", path)
 
 
 def _tighten(path: Path) -> None:

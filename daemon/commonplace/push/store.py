@@ -7,12 +7,8 @@ arrive, so that a bad one is refused with a reason instead of failing at every d
 
 from __future__ import annotations
 
-import contextlib
 import ipaddress
-import json
 import logging
-import os
-import secrets
 import time
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
@@ -22,6 +18,7 @@ from urllib.parse import urlsplit
 
 from commonplace.config import Settings
 from commonplace.push.keys import b64url_decode
+from commonplace.statefile import read_json, write_json
 
 log = logging.getLogger(__name__)
 
@@ -108,13 +105,7 @@ class SubscriptionStore:
         self.path = folder / SUBSCRIPTIONS_FILE
 
     def all(self) -> list[Subscription]:
-        try:
-            raw = json.loads(self.path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            return []
-        except (OSError, ValueError) as exc:
-            log.warning("%s cannot be read (%s); no phone will be notified", self.path, exc)
-            return []
+        raw = read_json(self.path)
         subs = []
         for item in raw if isinstance(raw, list) else []:
             try:
@@ -140,16 +131,4 @@ class SubscriptionStore:
 
     def _save(self, subs: list[Subscription]) -> None:
         """Atomic and private: the auth secrets let anyone who has them push to the phone."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_name(f".{self.path.name}.{secrets.token_hex(4)}.tmp")
-        data = json.dumps([asdict(s) for s in subs], indent=1).encode()
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
-            tmp.replace(self.path)
-        finally:
-            with contextlib.suppress(FileNotFoundError):
-                tmp.unlink()
+        write_json(self.path, [asdict(s) for s in subs], private=True)

@@ -8,10 +8,10 @@ restart, because it lives in the data folder. It holds the last few hundred ids 
 
 from __future__ import annotations
 
-import json
 import logging
-import secrets
 from pathlib import Path
+
+from commonplace.statefile import read_json, write_json
 
 log = logging.getLogger(__name__)
 
@@ -37,24 +37,12 @@ class SentCaptures:
 
     def _load(self) -> dict[str, str]:
         if self._ids is None:
-            try:
-                raw = json.loads(self.path.read_text(encoding="utf-8"))
-                self._ids = (
-                    {str(k): str(v) for k, v in raw.items()} if isinstance(raw, dict) else {}
-                )
-            except FileNotFoundError:
-                self._ids = {}
-            except (OSError, ValueError) as exc:
-                log.warning("%s cannot be read (%s); starting a new one", self.path, exc)
-                self._ids = {}
+            raw = read_json(self.path)
+            self._ids = {str(k): str(v) for k, v in raw.items()} if isinstance(raw, dict) else {}
         return self._ids
 
     def _save(self, ids: dict[str, str]) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_name(f".{self.path.name}.{secrets.token_hex(4)}")
         try:
-            tmp.write_text(json.dumps(ids), encoding="utf-8")
-            tmp.replace(self.path)
+            write_json(self.path, ids)
         except OSError as exc:  # the capture itself is saved; only the resend guard is lost
             log.warning("could not record sent capture ids in %s: %s", self.path, exc)
-            tmp.unlink(missing_ok=True)

@@ -7,11 +7,10 @@ in between) from a note the user has since edited (left alone).
 
 from __future__ import annotations
 
-import json
 import logging
 from pathlib import Path
 
-from commonplace.vault import atomic_write, file_hash
+from commonplace.statefile import read_json, write_json
 
 log = logging.getLogger(__name__)
 
@@ -21,18 +20,11 @@ class Journal:
         self.file = data_path / "tidy" / "written.json"
 
     def _load(self) -> dict[str, str]:
-        try:
-            raw = json.loads(self.file.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            return {}
-        except ValueError as exc:
-            log.warning("%s is unreadable (%s); starting afresh", self.file, exc)
-            return {}
+        raw = read_json(self.file)
         return {str(k): str(v) for k, v in raw.items()} if isinstance(raw, dict) else {}
 
     def _save(self, entries: dict[str, str]) -> None:
-        text = json.dumps(entries, indent=1, sort_keys=True) + "\n"
-        atomic_write(self.file, text, expect=file_hash(self.file))
+        write_json(self.file, entries)
 
     def record(self, filed: str, written_hash: str) -> None:
         entries = self._load()

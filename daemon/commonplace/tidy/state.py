@@ -7,12 +7,11 @@ it with `commonplace tidy PATH`. The phone page and `doctor` show the marks with
 
 from __future__ import annotations
 
-import json
 import logging
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from commonplace.vault import atomic_write, file_hash
+from commonplace.statefile import read_json, write_json
 
 log = logging.getLogger(__name__)
 
@@ -36,18 +35,17 @@ class TidyState:
         return self._load()
 
     def _load(self) -> dict[str, Mark]:
+        raw = read_json(self.file)
         try:
-            raw = json.loads(self.file.read_text(encoding="utf-8"))
-            return {m["path"]: Mark(**m) for m in raw.get("marks", [])}
-        except FileNotFoundError:
-            return {}
-        except (ValueError, TypeError, KeyError) as exc:
-            log.warning("%s is unreadable (%s); starting with no marks", self.file, exc)
+            return {m["path"]: Mark(**m) for m in raw.get("marks", [])} if raw else {}
+        except (AttributeError, TypeError, KeyError) as exc:
+            log.warning("%s holds no valid marks (%s); starting with none", self.file, exc)
             return {}
 
     def _save(self, marks: dict[str, Mark]) -> None:
-        data = {"marks": [asdict(m) for m in sorted(marks.values(), key=lambda m: m.path)]}
-        atomic_write(self.file, json.dumps(data, indent=1) + "\n", expect=file_hash(self.file))
+        write_json(
+            self.file, {"marks": [asdict(m) for m in sorted(marks.values(), key=lambda m: m.path)]}
+        )
 
     def garbage(self, path: str, content_hash: str, reason: str, max_attempts: int) -> Mark:
         """Count one unusable answer for this text of the capture."""

@@ -1,6 +1,6 @@
 """The vault as files: notes, their parts, chunks, and safe writes."""
 
-from commonplace.vault.atomic import FileChanged, atomic_write, file_hash
+from commonplace.vault.atomic import FileChanged, atomic_write, file_hash, replace_file
 from commonplace.vault.chunks import Chunk, estimate_tokens, split_into_chunks
 from commonplace.vault.layout import in_folder, is_ignored, iter_note_paths
 from commonplace.vault.markdown import Todo
@@ -21,5 +21,6 @@ __all__ = [
     "iter_note_paths",
     "parse_note",
     "read_note",
+    "replace_file",
     "split_into_chunks",
 ]

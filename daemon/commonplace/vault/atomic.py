@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+from collections.abc import Iterator
 from pathlib import Path
 
 from commonplace.vault.layout import TEMP_SUFFIX
@@ -33,20 +34,15 @@ def file_hash(path: Path) -> str | None:
         return None
 
 
-def atomic_write(path: Path, text: str | bytes, expect: str | None) -> None:
+def atomic_write(path: Path, text: str | bytes, expect: str | None, *, mode: int = 0o666) -> None:
     """Write `text` to `path` atomically.
 
     `expect` is the content hash the file had when it was read, or None for "the file must not
-    exist yet". Text is written as UTF-8 exactly as given (no newline translation).
+    exist yet". Text is written as UTF-8 exactly as given (no newline translation). `mode` is
+    the new file's permission before the umask (0o600 for secrets: never readable by others,
+    not even for a moment).
     """
-    data = text.encode("utf-8") if isinstance(text, str) else text
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
-    try:
-        with tmp.open("xb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
+    with _temp_beside(path, text, mode) as tmp:
         if expect is None:
             _link_new(tmp, path)
         else:
@@ -56,6 +52,31 @@ def atomic_write(path: Path, text: str | bytes, expect: str | None) -> None:
                 raise FileChanged(path, why)
             tmp.replace(path)
         _fsync_dir(path.parent)
+
+
+def replace_file(path: Path, text: str | bytes, *, mode: int = 0o666) -> None:
+    """Atomically replace the daemon's own file (state in the data folder), whatever it holds.
+
+    Never for notes: those go through `atomic_write`, which checks what the user may have done.
+    """
+    with _temp_beside(path, text, mode) as tmp:
+        tmp.replace(path)
+        _fsync_dir(path.parent)
+
+
+@contextlib.contextmanager
+def _temp_beside(path: Path, text: str | bytes, mode: int) -> Iterator[Path]:
+    """A fsynced temp copy of `text` in `path`'s folder (so the rename is atomic), removed after."""
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        yield tmp
     finally:
         with contextlib.suppress(FileNotFoundError):
             tmp.unlink()
