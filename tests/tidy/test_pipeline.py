@@ -444,3 +444,25 @@ async def test_logseq_flavour_end_to_end(settings: Settings, fake_ollama: FakeOl
     put_capture(logseq, SHED)
     again = await tidy_capture(context(logseq), rel)
     assert again.status == "finished" and again.filed == outcome.filed
+
+
+def test_a_taken_name_keeps_its_journal_entry(tidy_settings: Settings) -> None:
+    """Filing a second note under a name already used must not touch the first note's record,
+    which a restart needs to tell the daemon's own unfinished note from one the user edited."""
+    from commonplace.capture import read_capture
+    from commonplace.llm import LLM
+    from commonplace.tidy.models import Decision
+    from commonplace.tidy.pipeline import TidyContext, write_filed
+
+    ctx = TidyContext(tidy_settings, LLM(tidy_settings.ollama))
+    assert ctx.journal is not None
+    rel = put_capture(
+        tidy_settings, "2026-10-19 0812.md", "---\ncaptured: 2026-10-19T08:12\n---\nx\n"
+    )
+    capture = read_capture(tidy_settings.vault, rel, tidy_settings.tz)
+    decision = Decision("Same title", (), (), (), ())
+    first = write_filed(ctx, capture, decision, "the first note\n")
+    recorded = ctx.journal.written(first)
+    second = write_filed(ctx, capture, decision, "the second note\n")
+    assert second != first and second.endswith("Same title 2.md")
+    assert ctx.journal.written(first) == recorded

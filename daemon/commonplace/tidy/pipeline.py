@@ -122,11 +122,14 @@ def write_filed(ctx: TidyContext, capture: Capture, decision: Decision, text: st
     folder = ctx.settings.folder("filed")
     for n in range(1, MAX_SAME_NAME + 1):
         rel = f"{folder}/{filed_note.filed_name(capture, decision.title, n)}"
+        if (ctx.settings.vault / rel).exists():
+            continue  # taken; its journal entry (another capture's note) must stay as it is
         check_unchanged(ctx, capture)
         ctx.journal.record(rel, content_hash(text.encode("utf-8")))
         try:
             atomic_write(ctx.settings.vault / rel, text, expect=None)
-        except FileChanged:
+        except FileChanged:  # taken in the instant since the check: not ours after all
+            ctx.journal.forget(rel)
             continue
         return rel
     raise FiledNoteBroken(f"{MAX_SAME_NAME} filed notes already have the name of {capture.path}")
