@@ -430,3 +430,21 @@ async def test_a_run_cut_off_midway_leaves_no_duplicates(
     stats = await reopened.refresh()
     assert stats.indexed == 1 and stats.embedded == 0 and stats.reused > 0
     assert reopened.stores.vectors.rows == first.chunks
+
+
+async def test_a_new_vector_size_under_the_same_model_name_reembeds_all(
+    open_index: OpenIndex, isettings: Settings, fake_ollama: FakeOllama
+) -> None:
+    """`ollama pull` can replace a model under its name with one of another size: the stored
+    vectors must be replaced, not mixed with the new ones."""
+    vault = isettings.vault
+    write(vault, "Notes/Plan.md", "# Plan\n\nFirst part about kestrels.\n\n# Later\n\nSecond.\n")
+    index = open_index()
+    await index.refresh()
+    fake_ollama.dim = 256
+    write(vault, "Notes/Plan.md", "# Plan\n\nFirst part about kestrels.\n\n# Later\n\nEdited.\n")
+    await index.refresh(paths=["Notes/Plan.md"])  # one chunk reused, one new: sizes differ
+    await index.refresh()  # everything waiting is embedded again at the new size
+    resp = await index.search("kestrels", limit=3, mode="vector")
+    assert resp.results and resp.results[0].path == "Notes/Plan.md"
+    assert index.status()["vectors_pending"] == 0

@@ -333,8 +333,15 @@ class Index:
                 self.embedding_failed(exc)
                 stats.errors.append(str(exc))
             else:
-                for fp, values in zip(todo, got, strict=True):
-                    have[fp] = np.asarray(values, dtype=np.float32)
+                fresh = {
+                    fp: np.asarray(v, dtype=np.float32) for fp, v in zip(todo, got, strict=True)
+                }
+                size = len(got[0]) if got else 0
+                if any(vec.shape[0] != size for vec in have.values()):
+                    # Same model name, new vector size (the model was replaced under its name):
+                    # stored vectors no longer fit; `_write_now` starts the vectors afresh.
+                    have = {}
+                have.update(fresh)
                 stats.embedded += len(todo)
             stats.embed_seconds += time.perf_counter() - started
         return have
@@ -367,6 +374,7 @@ class Index:
             )
             st.vectors.drop()
             st.manifest.mark_all_pending()
+            self.memory = VectorMemory()
         st.vectors.replace(known, rows, matrix)
         st.keywords.replace(
             [item.path for item in loaded] + gone, [c for item in loaded for c in item.chunks]
