@@ -164,3 +164,28 @@ def test_a_checkbox_ending_the_words_is_not_kept() -> None:
     text = filed_text(fields, "words", (), (("Added by tidy", None),), "obsidian")
     note = parse_note("Filed/2026-10-21 1000 List.md", text)
     assert [t.text for t in note.todos if t.line in kept_todo_lines(note)] == ["Added by tidy"]
+
+
+@pytest.mark.parametrize(
+    ("flavor", "link"),
+    [
+        ("obsidian", "[[Inbox/later/2026-10-25 2200|2026-10-25 2200]]"),
+        ("logseq", "[[2026-10-25 2200]]"),  # Logseq names a page by its file name alone
+    ],
+)
+def test_captures_still_in_the_inbox_are_listed_with_working_links(
+    settings: Settings, flavor: str, link: str
+) -> None:
+    from datetime import datetime
+
+    from commonplace.digest.render import render_digest
+    from commonplace.digest.summary import Summary
+
+    settings = dataclasses.replace(settings, flavor=flavor)
+    inbox = settings.folder("inbox")
+    capture = "---\ncaptured: 2026-10-25T22:00\n---\nx"
+    write_note(settings.vault, f"{inbox}/later/2026-10-25 2200.md", capture)  # a sub-folder too
+    data = collect(settings, W43)
+    assert data.inbox == (f"{inbox}/later/2026-10-25 2200.md",)
+    text = render_digest(data, Summary("Short."), flavor, datetime(2026, 10, 25, 18, 0))
+    assert link.replace("Inbox/", f"{inbox}/") in text

@@ -196,7 +196,7 @@ def build(
             capture = filed_capture(note, tz, flavor)
             if capture is not None and week.contains(capture.captured, tz):
                 captures.append(capture)
-        elif PurePosixPath(note.path).parent.as_posix() == inbox.strip("/"):
+        elif in_folder(note.path, inbox):
             moment = captured_at(note, tz)
             if moment is not None and week.contains(moment, tz):
                 pending.append(note.path)

@@ -11,6 +11,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
+from pathlib import PurePosixPath
 
 from commonplace.digest.models import DigestData, FiledCapture, OpenTodo
 from commonplace.digest.summary import Summary
@@ -63,6 +64,12 @@ def _link(target: str, label: str, flavor: str) -> str:
     return f"[[{target}|{label}]]"
 
 
+def _inbox_link(path: str, flavor: str) -> str:
+    """A capture still in the inbox: Obsidian links by path, Logseq by page name (the stem)."""
+    stem = PurePosixPath(path).stem
+    return _link(stem if flavor == "logseq" else path.removesuffix(".md"), stem, flavor)
+
+
 def _capture_line(capture: FiledCapture, flavor: str) -> str:
     return f"{short_day(capture.captured.date())} · {_link(capture.link, capture.title, flavor)}"
 
@@ -86,7 +93,7 @@ def _sections(data: DigestData, flavor: str) -> list[_Section]:
         lines = tuple(_capture_line(c, flavor) for c in data.unlinked)
         sections.append(_Section(f"Not linked to any note ({len(lines)})", lines, 3))
     if data.inbox:
-        lines = tuple(_link(p.rsplit(".", 1)[0], p, flavor) for p in data.inbox)
+        lines = tuple(_inbox_link(p, flavor) for p in data.inbox)
         sections.append(_Section(f"Still in the inbox, not filed yet ({len(lines)})", lines, 3))
 
     def todo_section(
