@@ -206,3 +206,19 @@ def test_every_drop_has_a_reason() -> None:
     assert d.tags == ("garden",)
     assert len(d.dropped) == 1 + 3 + 1 + 1
     assert all(x.reason for x in d.dropped)
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "Order timber [due:: 2026-10-23]",
+        "Order timber SCHEDULED: <2026-10-23 Fri>",
+        "Order timber (due 2026-10-23)",
+        "Order timber 📅 2026-10-23",
+        "- [ ] Order timber due 2026-10-23",
+    ],
+)
+def test_due_markers_in_a_todo_text_leave_nothing_behind(raw: str) -> None:
+    from commonplace.tidy.validate import clean_todo_text
+
+    assert clean_todo_text(raw) == "Order timber"

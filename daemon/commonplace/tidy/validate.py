@@ -17,6 +17,7 @@ from commonplace.tidy import support
 from commonplace.tidy.catalog import VaultFacts
 from commonplace.tidy.models import Decision, Dropped, Proposal, Todo, TodoProposal
 from commonplace.tidy.proposal import MAX_TAGS, MAX_TODOS, TITLE_MAX
+from commonplace.vault import markdown
 
 MAX_LINKS = 8
 TITLE_MAX_BYTES = 180  # + the date prefix and ' 99.md' stays under 255 bytes
@@ -28,6 +29,7 @@ _RESERVED = re.compile(r"^(?:con|prn|aux|nul|com\d|lpt\d)(?:\..*)?$", re.IGNOREC
 _UNSAFE = re.compile(r'[*"<>:|?#^\[\]{}%~`$!]')
 _TAG = re.compile(r"^[^\W\d_][\w-]{0,29}$")
 _TODO_PREFIX = re.compile(r"^(?:[-*+]\s*)?(?:\[[ xX]?\]\s*)?(?:todo\b:?\s*)?", re.IGNORECASE)
+# Loose forms the vault parser does not read but a model may write ("due 2026-10-20", "📅 fri").
 _DUE_IN_TEXT = re.compile(r"\(?\bdue:*\s*\d{4}-\d{2}-\d{2}\)?|📅\s*\S+|\b(?:DEADLINE|SCHEDULED):")
 _HASHTAG = re.compile(r"#(?=\w)")
 
@@ -184,7 +186,7 @@ def check_links(raws: Iterable[str], facts: VaultFacts, dropped: list[Dropped]) 
 def clean_todo_text(raw: str) -> str:
     text = re.sub(r"\s+", " ", raw).strip()
     text = _TODO_PREFIX.sub("", text, count=1)
-    text = _DUE_IN_TEXT.sub("", text)
+    text = _DUE_IN_TEXT.sub("", markdown.strip_due_markers(text))
     text = _HASHTAG.sub("", text)  # a '#word' in a to-do would become a tag on the note
     text = text.replace("[[", "").replace("]]", "")
     text = "".join(ch for ch in text if unicodedata.category(ch)[0] != "C")

@@ -195,6 +195,13 @@ def todos(text: str, first_line: int = 0) -> list[Todo]:
     return found
 
 
+def strip_due_markers(text: str) -> str:
+    """The text without any due marker this parser reads, so a to-do written back has one."""
+    for pattern in _DUE_PATTERNS:
+        text = pattern.sub("", text)
+    return text
+
+
 def _extract_due(rest: str) -> tuple[str, date | None]:
     for pattern in _DUE_PATTERNS:
         match = pattern.search(rest)
