@@ -112,8 +112,8 @@ def resolve(vault: Path, ready: list[tuple[str, Hint]]) -> list[Change]:
         full = vault / path
         if hint == "folder-created":
             if full.is_dir():
-                for sub in iter_note_paths(full):
-                    changes[f"{path}/{sub}"] = "created"
+                for sub in iter_note_paths(vault, under=path):
+                    changes[sub] = "created"
         elif hint == "folder-deleted":
             if not full.exists():
                 changes[path] = "deleted"

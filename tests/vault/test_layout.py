@@ -51,3 +51,11 @@ def test_in_folder() -> None:
     assert in_folder("Inbox/sub/a.md", "Inbox/")
     assert not in_folder("Inboxes/a.md", "Inbox")
     assert in_folder("anything.md", "")
+
+
+def test_iter_note_paths_under_a_folder(tmp_path: Path) -> None:
+    for rel in ["A.md", "Inbox/x.md", "Inbox/sub/y.md", "Inbox/.obsidian/z.md", "Other/w.md"]:
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("x")
+    assert sorted(iter_note_paths(tmp_path, under="Inbox/")) == ["Inbox/sub/y.md", "Inbox/x.md"]
+    assert list(iter_note_paths(tmp_path, under="Missing")) == []

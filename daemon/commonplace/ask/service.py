@@ -69,12 +69,8 @@ class AskService:
         """Look at every Ask note once: questions asked while the daemon was off get answered."""
         roots = {self.folder.split("/", 1)[0] if self.settings.flavor == "logseq" else self.folder}
         for root in roots:  # Logseq: all of pages/, for the Ask/ namespace pages
-            base = self.settings.vault / root
-            if not base.is_dir():
-                continue
-            for sub in iter_note_paths(base):
-                path = f"{root}/{sub}"
-                if self._is_ask_note(path) and not is_ignored(path):
+            for path in iter_note_paths(self.settings.vault, under=root):
+                if self._is_ask_note(path):
                     self._schedule(path, self.quiet_s)
 
     async def on_changes(self, changes: Iterable[Change]) -> None:

@@ -66,7 +66,7 @@ def _capture_path(settings: Settings, path: Path) -> str:
 def inbox_captures(settings: Settings) -> list[str]:
     """Captures waiting in the inbox, oldest first."""
     inbox = settings.folder("inbox")
-    paths = [p for p in iter_note_paths(settings.vault) if in_folder(p, inbox)]
+    paths = list(iter_note_paths(settings.vault, under=inbox))
 
     mtimes = _mtimes(settings, paths)
     found = [p for p in paths if p in mtimes]

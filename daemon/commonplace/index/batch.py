@@ -61,7 +61,7 @@ def read_files(
         try:
             note = read_note(s.vault, path, s.flavor, max_bytes=s.index.max_note_kb * 1024)
         except NoteSkipped as skip:
-            if skip.reason == "no longer exists":
+            if skip.missing:
                 if old is not None or path in stale:
                     gone.append(path)
                 continue

@@ -91,10 +91,6 @@ class Manifest:
         )
         return [r[0] for r in rows]
 
-    def pending_vectors(self) -> list[str]:
-        rows = self._db.execute("SELECT path FROM files WHERE vectors_ok = 0 AND skipped = ''")
-        return [r[0] for r in rows]
-
     def count_pending_vectors(self) -> int:
         row = self._db.execute(
             "SELECT count(*) FROM files WHERE vectors_ok = 0 AND skipped = ''"

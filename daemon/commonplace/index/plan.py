@@ -89,7 +89,7 @@ def plan_paths(vault: Path, paths: list[str], manifest: Manifest, stale: set[str
         if full.is_dir():
             if is_ignored(f"{rel}/x.md"):
                 continue
-            present = {f"{rel}/{sub}" for sub in iter_note_paths(full)}
+            present = set(iter_note_paths(vault, under=rel))
             read.update(dict.fromkeys(sorted(present)))
             gone = [p for p in manifest.under(rel) if p not in present]
             delete.update(dict.fromkeys(gone))

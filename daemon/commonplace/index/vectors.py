@@ -186,9 +186,6 @@ class VectorStore:
             self._table.create_index("vector", config=IvfHnswSq(distance_type="cosine"))
             self._has_ann = True
 
-    def size_bytes(self) -> int:
-        return sum(p.stat().st_size for p in self.folder.rglob("*") if p.is_file())
-
 
 def _quote(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"

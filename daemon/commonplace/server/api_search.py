@@ -13,11 +13,11 @@ from pathlib import Path, PurePosixPath
 
 from aiohttp import web
 
+from commonplace.index import SEARCH_MODES
 from commonplace.server.context import SERVICES, SETTINGS
 from commonplace.server.errors import ApiError
 from commonplace.vault import NoteSkipped, is_ignored, read_note
 
-SEARCH_MODES = ("hybrid", "vector", "keyword")
 MAX_QUERY_CHARS = 1000
 MAX_LIMIT = 50
 
@@ -47,7 +47,7 @@ async def note(request: web.Request) -> web.Response:
             read_note, settings.vault, rel, settings.flavor, settings.index.max_note_kb * 1024
         )
     except NoteSkipped as exc:
-        status = 404 if exc.reason == "no longer exists" else 422
+        status = 404 if exc.missing else 422
         raise ApiError(status, "note_unavailable", str(exc)) from None
     return web.json_response({"path": found.path, "title": found.title, "text": found.text})
 

@@ -102,9 +102,8 @@ class TidyService:
     async def startup(self) -> None:
         """Queue every capture in the inbox (catch-up), then start the worker."""
         inbox = self.settings.folder("inbox")
-        for path in iter_note_paths(self.settings.vault):
-            if in_folder(path, inbox):
-                self.tracker.add(path)
+        for path in iter_note_paths(self.settings.vault, under=inbox):
+            self.tracker.add(path)
         self._start()
 
     async def on_changes(self, changes: Iterable[Change]) -> None:

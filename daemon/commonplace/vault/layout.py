@@ -48,9 +48,11 @@ def is_ignored(rel_path: str) -> bool:
     return bool(_CONFLICT.search(name))
 
 
-def iter_note_paths(vault: Path) -> Iterator[str]:
-    """Vault-relative paths of every note, found with os.scandir (fast on large vaults)."""
-    stack = [("", str(vault))]
+def iter_note_paths(vault: Path, under: str = "") -> Iterator[str]:
+    """Vault-relative paths of every note (below the folder `under`, if given), found with
+    os.scandir, so that a stage interested in one folder never walks the whole vault."""
+    under = under.strip("/")
+    stack = [(under, str(vault / under) if under else str(vault))]
     while stack:
         rel_dir, abs_dir = stack.pop()
         try:

@@ -26,10 +26,11 @@ NOTE_SUFFIXES = (".md", ".markdown")
 class NoteSkipped(Exception):
     """A file that is not indexed or read, with the reason shown in logs and `doctor`."""
 
-    def __init__(self, path: str, reason: str) -> None:
+    def __init__(self, path: str, reason: str, *, missing: bool = False) -> None:
         super().__init__(f"{path}: skipped: {reason}")
         self.path = path
         self.reason = reason
+        self.missing = missing  # the file is gone (deleted or moved), not merely unusable
 
 
 @dataclass(frozen=True, eq=False)
@@ -117,7 +118,7 @@ def read_note(
             )
         data = full.read_bytes()
     except FileNotFoundError:
-        raise NoteSkipped(path, "no longer exists") from None
+        raise NoteSkipped(path, "no longer exists", missing=True) from None
     except IsADirectoryError:
         raise NoteSkipped(path, "is a folder") from None
     except OSError as exc:
