@@ -101,3 +101,22 @@ def test_written_words_read_back_exactly(settings: Settings, text: str) -> None:
         assert read_capture(settings.vault, rel, LONDON).body == text
     finally:
         (settings.vault / rel).unlink()
+
+
+def test_a_bom_before_broken_frontmatter_is_not_part_of_the_words() -> None:
+    from commonplace.capture import split_capture
+
+    meta, body = split_capture("\ufeff---\na: [broken\n---\nmy words\n")
+    assert meta == {}
+    assert body == "---\na: [broken\n---\nmy words\n"  # every word kept, the BOM not
+
+
+def test_digest_and_tidy_read_a_capture_time_the_same_way() -> None:
+    from commonplace.capture import captured_time
+    from commonplace.digest.collect import captured_at
+    from commonplace.vault import parse_note
+
+    tz = ZoneInfo("Europe/London")
+    note = parse_note("Inbox/2026-10-20_0805.md", "no frontmatter, a file name with '_'\n")
+    assert captured_at(note, tz) == captured_time({}, note.path, tz)
+    assert captured_at(note, tz) is not None

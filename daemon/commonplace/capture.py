@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path, PurePosixPath
@@ -96,7 +97,7 @@ def split_capture(text: str) -> tuple[dict[str, Any], str]:
     try:
         return markdown.parse_frontmatter(source), body
     except markdown.FrontmatterError:
-        return {}, text
+        return {}, text[start:]  # the BOM is not a word: it must not land mid-note when filed
 
 
 def _logseq_properties(text: str) -> tuple[dict[str, Any], str]:
@@ -122,7 +123,7 @@ def parse_capture(path: str, data: bytes, tz: ZoneInfo, mtime: float | None = No
     file name (`YYYY-MM-DD HHMM`), then from the file's modified time."""
     text = data.decode("utf-8")
     meta, body = split_capture(text)
-    when = _as_datetime(meta.get("captured"), tz) or _time_from_name(path, tz)
+    when = captured_time(meta, path, tz)
     if when is None:
         when = datetime.fromtimestamp(mtime or 0.0, tz)
     via = str(meta.get("via") or "").strip() or "file"
@@ -142,6 +143,12 @@ def read_capture(vault: Path, path: str, tz: ZoneInfo) -> Capture:
     full = vault / path
     data = full.read_bytes()
     return parse_capture(path, data, tz, full.stat().st_mtime)
+
+
+def captured_time(meta: Mapping[str, Any], path: str, tz: ZoneInfo) -> datetime | None:
+    """When a capture was written, on the user's clock: its `captured` field, else the
+    'YYYY-MM-DD HHMM' its file name starts with; None when neither says."""
+    return _as_datetime(meta.get("captured"), tz) or _time_from_name(path, tz)
 
 
 def capture_order_key(path: str, tz: ZoneInfo, mtime: float) -> tuple[datetime, str]:

@@ -16,9 +16,9 @@ import re
 from collections.abc import Iterable, Iterator
 from datetime import date, datetime
 from pathlib import PurePosixPath
-from typing import Any
 from zoneinfo import ZoneInfo
 
+from commonplace.capture import captured_time
 from commonplace.config import Settings
 from commonplace.digest.models import DigestData, FiledCapture, OpenTodo, TodoLists
 from commonplace.digest.week import Week
@@ -33,29 +33,8 @@ _SCHEDULE_LINE = re.compile(r"^\s*(?:DEADLINE|SCHEDULED):")
 
 
 def captured_at(note: Note, tz: ZoneInfo) -> datetime | None:
-    """When the capture was written, on the user's clock: the `captured` field, else the
-    'YYYY-MM-DD HHMM' at the start of the file name. A time without a zone is the user's time."""
-    moment = _parse_moment(note.frontmatter.get("captured"))
-    if moment is None:
-        match = _STAMP.match(PurePosixPath(note.path).stem)
-        if match:
-            moment = _parse_moment(f"{match.group(1)}T{match.group(2)}:{match.group(3)}")
-    if moment is None:
-        return None
-    return moment.replace(tzinfo=tz) if moment.tzinfo is None else moment.astimezone(tz)
-
-
-def _parse_moment(value: Any) -> datetime | None:
-    if isinstance(value, datetime):
-        return value
-    if isinstance(value, date):
-        return datetime(value.year, value.month, value.day)
-    if isinstance(value, str) and value.strip():
-        try:
-            return datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-        except ValueError:
-            return None
-    return None
+    """When the capture was written, read the way the tidy stage reads it."""
+    return captured_time(note.frontmatter, note.path, tz)
 
 
 def display_title(note: Note) -> str:
