@@ -94,7 +94,7 @@ def test_the_captures_words_are_in_the_filed_note_exactly(body: str, flavor: str
     c = cap(body)
     text = render(c, DECISION, flavor)
     assert c.body in text
-    assert words_of(text, c, flavor)
+    assert words_of(text, c)
     # The words sit right after the properties, byte for byte.
     start = text.index("\n---\n", 3) + 5 if flavor == "obsidian" else text.index("\n\n") + 2
     assert text.encode()[len(text[:start].encode()) :].startswith(c.body.encode())
@@ -104,7 +104,7 @@ def test_words_of_notices_other_words() -> None:
     c = cap("the original words")
     other = cap("edited words")
     for flavor in ("obsidian", "logseq"):
-        assert not words_of(render(other, DECISION, flavor), c, flavor)
+        assert not words_of(render(other, DECISION, flavor), c)
 
 
 def test_the_captures_own_frontmatter_is_carried_over() -> None:
@@ -122,4 +122,4 @@ def test_the_captures_own_frontmatter_is_carried_over() -> None:
     logseq = render(c, decision, "logseq")
     assert "source:: https://example.org/garlic\n" in logseq
     assert "tags:: clipping, garden, garlic\n" in logseq
-    assert words_of(logseq, c, "logseq")
+    assert words_of(logseq, c)

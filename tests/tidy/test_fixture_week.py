@@ -101,7 +101,7 @@ async def test_the_fixture_week_files_through_the_watcher(
         capture = parse_capture(f"Inbox/{name}", (CAPTURES / name).read_bytes(), tidy_settings.tz)
         path = notes[capture.capture_id]
         text = path.read_text(encoding="utf-8")
-        assert words_of(text, capture, "obsidian"), name
+        assert words_of(text, capture), name
         note = parse_note(f"Filed/{path.name}", text)
         assert list(note.links) == row["links"], name
         if name == CLIPPING:

@@ -42,7 +42,7 @@ def context(settings: Settings) -> TidyContext:
 def assert_filed_ok(settings: Settings, filed: Path, capture: Capture) -> None:
     """The filed note has the capture's words exactly, and only valid fields."""
     text = filed.read_text(encoding="utf-8")
-    assert words_of(text, capture, settings.flavor)
+    assert words_of(text, capture)
     assert filed.parent == settings.vault / settings.folder("filed")
     assert not filed.name.startswith(".") and filed.name.startswith(
         capture.captured.strftime("%Y-%m-%d %H%M ")

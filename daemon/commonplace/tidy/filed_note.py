@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from commonplace.capture import Capture, capture_stamp
+from commonplace.capture import Capture, capture_stamp, split_capture
 from commonplace.tidy.models import Decision
 from commonplace.vault.markdown import frontmatter_tags
 
@@ -113,12 +113,7 @@ def render_logseq(capture: Capture, decision: Decision) -> str:
     return "\n".join(props) + "\n\n" + _words_then(capture.body) + end
 
 
-def words_of(filed_text: str, capture: Capture, flavor: str) -> bool:
-    """True if the filed note carries the capture's words exactly, where the layout puts them."""
-    if flavor == "logseq":
-        _, sep, rest = filed_text.partition("\n\n")
-        return bool(sep) and rest.startswith(capture.body)
-    if not filed_text.startswith("---\n"):
-        return False
-    end = filed_text.find("\n---\n", 3)
-    return end >= 0 and filed_text[end + 5 :].startswith(capture.body)
+def words_of(filed_text: str, capture: Capture) -> bool:
+    """True if the filed note carries the capture's words exactly, right after its properties
+    (read the way a capture is read, whichever flavour wrote them)."""
+    return split_capture(filed_text)[1].startswith(capture.body)

@@ -108,7 +108,7 @@ def _carries_words(ctx: TidyContext, filed: str, capture: Capture) -> bool:
         text = (ctx.settings.vault / filed).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return False
-    return filed_note.words_of(text, capture, ctx.settings.flavor)
+    return filed_note.words_of(text, capture)
 
 
 def check_unchanged(ctx: TidyContext, capture: Capture) -> None:
