@@ -23,6 +23,7 @@ from commonplace.changes import Change
 from commonplace.config import Settings
 from commonplace.index import Index, IndexService
 from commonplace.llm import LLM
+from commonplace.vault import iter_note_paths
 from commonplace.watcher import Debouncer, VaultWatcher, resolve, translate
 from tests.fakes.ollama import FakeOllama
 
@@ -274,3 +275,14 @@ async def test_a_note_in_a_new_folder_is_reported_once(tmp_path: Path) -> None:
     finally:
         await watcher.stop()
     assert batches == [[Change("Inbox/2026-10-19 0812.md", "created")]]
+
+
+def test_a_symlinked_note_is_watched_like_the_scan_sees_it(tmp_path: Path) -> None:
+    vault, outside = tmp_path / "vault", tmp_path / "elsewhere"
+    vault.mkdir()
+    outside.mkdir()
+    (outside / "real.md").write_text("x")
+    (vault / "link.md").symlink_to(outside / "real.md")
+    event = FileModifiedEvent(str(vault / "link.md"))
+    assert translate(event, vault) == [("link.md", "modified")]
+    assert "link.md" in set(iter_note_paths(vault))

@@ -16,7 +16,7 @@ import os
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any, Literal
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
@@ -24,7 +24,6 @@ from watchdog.observers import Observer
 
 from commonplace.changes import Change, ChangeKind
 from commonplace.vault import is_ignored, iter_note_paths
-from commonplace.vault.layout import relative
 
 log = logging.getLogger(__name__)
 
@@ -38,12 +37,8 @@ def translate(event: FileSystemEvent, vault: Path) -> list[tuple[str, Hint]]:
     kind = event.event_type
     if kind in ("opened", "closed_no_write"):
         return []
-    src = relative(vault, Path(os.fsdecode(event.src_path)))
-    dest = (
-        relative(vault, Path(os.fsdecode(event.dest_path)))
-        if getattr(event, "dest_path", "")
-        else None
-    )
+    src = _inside(vault, event.src_path)
+    dest = _inside(vault, event.dest_path) if getattr(event, "dest_path", "") else None
     out: list[tuple[str, Hint]] = []
     if event.is_directory:
         if kind in ("deleted", "moved") and _folder_wanted(src):
@@ -62,6 +57,16 @@ def translate(event: FileSystemEvent, vault: Path) -> list[tuple[str, Hint]]:
     elif kind == "deleted" and _note(src):
         out.append((src or "", "deleted"))
     return out
+
+
+def _inside(vault: Path, raw: bytes | str) -> str | None:
+    """The event's vault-relative path. Watchdog reports paths under the (resolved) folder it
+    watches, so no resolving here: that would cost two syscalls per event, and would drop the
+    events of a symlinked note that the scan itself does index."""
+    try:
+        return PurePath(os.fsdecode(raw)).relative_to(vault).as_posix()
+    except ValueError:
+        return None
 
 
 def _note(rel: str | None) -> bool:
