@@ -137,3 +137,16 @@ def test_unusable_files_are_skipped_with_a_reason(
 def test_missing_file_is_skipped(tmp_path: Path) -> None:
     with pytest.raises(NoteSkipped, match="no longer exists"):
         read_note(tmp_path, "gone.md")
+
+
+@pytest.mark.parametrize(
+    ("front", "aliases"),
+    [
+        ("aliases: [Sam, Sammy]", ("Sam", "Sammy")),
+        ("aliases: 'Sam, Sammy'", ("Sam", "Sammy")),
+        ("alias: Sam", ("Sam",)),
+        ("aliases:", ()),
+    ],
+)
+def test_aliases(front: str, aliases: tuple[str, ...]) -> None:
+    assert parse_note("People/Sam Pritchard.md", f"---\n{front}\n---\nx\n").aliases == aliases

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path, PurePosixPath
 
 from commonplace.vault import NoteSkipped, iter_note_paths, read_note
@@ -55,15 +57,17 @@ def vault_names(vault: Path, *, flavor: str = "obsidian", limit: int = 60) -> li
     lower: Counter[str] = Counter()
     for path in iter_note_paths(vault):
         try:
-            note = read_note(vault, path, flavor)
-        except NoteSkipped:
+            st = (vault / path).stat()
+        except OSError:
+            continue
+        names = _note_names(str(vault), path, flavor, st.st_mtime_ns, st.st_size)
+        if names is None:
             continue
         if _in_name_folder(path):
-            chosen.setdefault(note.title, None)
-            for alias in _aliases(note.frontmatter.get("aliases")):
-                chosen.setdefault(alias, None)
-        counts.update(capitalised_words(note.body))
-        lower.update(_LOWER.findall(note.body))
+            for name in names.own:
+                chosen.setdefault(name, None)
+        counts.update(names.capitalised)
+        lower.update(names.lower)
     known = {part for name in chosen for part in name.split()}
     for word, n in counts.most_common():
         if n < 2 or len(chosen) >= limit:
@@ -72,6 +76,28 @@ def vault_names(vault: Path, *, flavor: str = "obsidian", limit: int = 60) -> li
         if word not in known and not lower[word.lower()]:
             chosen.setdefault(word, None)
     return list(chosen)[:limit]
+
+
+@dataclass(frozen=True)
+class _NoteNames:
+    own: tuple[str, ...]  # the note's title and aliases
+    capitalised: tuple[str, ...]
+    lower: tuple[str, ...]
+
+
+@lru_cache(maxsize=1 << 16)
+def _note_names(vault: str, path: str, flavor: str, mtime_ns: int, size: int) -> _NoteNames | None:
+    """One note's name material, cached by its modified time and size, so that refreshing the
+    hint reads only the notes that changed, not the whole vault."""
+    try:
+        note = read_note(Path(vault), path, flavor)
+    except NoteSkipped:
+        return None
+    return _NoteNames(
+        (note.title, *note.aliases),
+        tuple(capitalised_words(note.body)),
+        tuple(_LOWER.findall(note.body)),
+    )
 
 
 def capitalised_words(text: str) -> Iterable[str]:
@@ -90,11 +116,3 @@ def capitalised_words(text: str) -> Iterable[str]:
 
 def _in_name_folder(path: str) -> bool:
     return any(part.lower() in NAME_FOLDERS for part in PurePosixPath(path).parts[:-1])
-
-
-def _aliases(value: object) -> list[str]:
-    if isinstance(value, str):
-        return [value.strip()] if value.strip() else []
-    if isinstance(value, list):
-        return [str(v).strip() for v in value if str(v).strip()]
-    return []

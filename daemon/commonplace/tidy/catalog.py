@@ -98,13 +98,7 @@ class VaultCatalog:
             facts = None
         else:
             meta = note.frontmatter
-            raw_aliases = meta.get("aliases", meta.get("alias")) or []
-            if isinstance(raw_aliases, str):
-                raw_aliases = [a.strip() for a in raw_aliases.split(",")]
-            aliases = (
-                tuple(str(a) for a in raw_aliases if a) if isinstance(raw_aliases, list) else ()
-            )
             cid = next((str(meta[k]) for k in CAPTURE_ID_KEYS if meta.get(k)), None)
-            facts = NoteFacts(note.title, note.tags, aliases, cid)
+            facts = NoteFacts(note.title, note.tags, note.aliases, cid)
         self._cache[path] = (sig, facts)
         return facts

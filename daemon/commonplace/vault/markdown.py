@@ -171,6 +171,13 @@ def frontmatter_tags(meta: Mapping[str, Any]) -> list[str]:
     return list(tags)
 
 
+def frontmatter_aliases(meta: Mapping[str, Any]) -> list[str]:
+    """Other names of a note, from 'aliases' or 'alias': a YAML list or a comma list."""
+    raw = meta.get("aliases", meta.get("alias"))
+    items = raw if isinstance(raw, list) else str(raw).split(",") if raw else []
+    return list(dict.fromkeys(str(a).strip() for a in items if a is not None and str(a).strip()))
+
+
 def todos(text: str, first_line: int = 0) -> list[Todo]:
     """Markdown checkboxes and Logseq TODO/DONE blocks, with their due dates if any."""
     found: list[Todo] = []

@@ -44,6 +44,7 @@ class Note:
     frontmatter_error: str | None = None
     links: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = ()
     todos: tuple[Todo, ...] = ()
     content_hash: str = ""
     mtime: float = 0.0
@@ -99,6 +100,7 @@ def parse_note(path: str, text: str, flavor: str = "obsidian") -> Note:
         frontmatter_error=error,
         links=tuple(markdown.wikilinks(body)),
         tags=tuple(tags),
+        aliases=tuple(markdown.frontmatter_aliases(meta)),
         todos=tuple(markdown.todos(body, first_line=body_line)),
     )
 
