@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import click
 
 from commonplace.ask import Answer, AskError, answer_question
-from commonplace.cli.common import run_async, settings_from
+from commonplace.cli.common import open_index, require_vault, run_async, settings_from
 from commonplace.config import Settings
 from commonplace.llm import LLM
 
@@ -48,10 +48,7 @@ def ask(
     the answer, the reply is "I can't find that in your notes."
     """
     settings = settings_from(ctx)
-    if not settings.vault.is_dir():
-        raise click.ClickException(
-            f"the vault folder {settings.vault} does not exist; set 'vault' in commonplace.toml"
-        )
+    require_vault(settings)
     if passages is not None:
         settings = dataclasses.replace(
             settings, ask=dataclasses.replace(settings.ask, passages=passages)
@@ -80,13 +77,10 @@ async def _ask(settings: Settings, question: str, today: date | None) -> Answer:
 
 def _open_index(settings: Settings, llm: LLM) -> tuple[Index, bool]:
     """The index, and whether we may update it (not while the daemon is writing it)."""
-    from commonplace.index import Index, IndexBusy, IndexUnavailable  # slow; only when asking
+    from commonplace.index import IndexUnavailable  # slow; only when asking
 
     try:
-        try:
-            return Index.open(settings, llm), True
-        except IndexBusy:
-            return Index.open(settings, llm, read_only=True), False
+        return open_index(settings, llm)
     except IndexUnavailable as exc:
         raise click.ClickException(f"the search index cannot be opened: {exc}") from None
 

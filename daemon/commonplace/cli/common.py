@@ -5,12 +5,15 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Coroutine
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from commonplace.config import ConfigError, Settings, load_settings
-from commonplace.llm import LLMError
+from commonplace.llm import LLM, LLMError
+
+if TYPE_CHECKING:
+    from commonplace.index import Index
 
 T = TypeVar("T")
 
@@ -25,6 +28,25 @@ def settings_from(ctx: click.Context) -> Settings:
             raise click.ClickException(str(exc)) from None
     settings: Settings = obj["settings"]
     return settings
+
+
+def require_vault(settings: Settings) -> None:
+    if not settings.vault.is_dir():
+        raise click.ClickException(
+            f"the vault folder {settings.vault} does not exist; "
+            "set 'vault' in commonplace.toml or COMMONPLACE_VAULT"
+        )
+
+
+def open_index(settings: Settings, llm: LLM) -> tuple[Index, bool]:
+    """The search index, and whether this process may update it: not while the daemon writes
+    it (it keeps the index fresh then). Raises IndexUnavailable."""
+    from commonplace.index import Index, IndexBusy  # slow to import: only when needed
+
+    try:
+        return Index.open(settings, llm), True
+    except IndexBusy:
+        return Index.open(settings, llm, read_only=True), False
 
 
 def run_async(coro: Coroutine[Any, Any, T]) -> T:

@@ -6,7 +6,7 @@ from datetime import datetime
 
 import click
 
-from commonplace.cli.common import run_async, settings_from
+from commonplace.cli.common import require_vault, run_async, settings_from
 from commonplace.digest import digest_week, make_digest, parse_week
 from commonplace.digest.service import digest_message
 from commonplace.llm import LLM
@@ -31,10 +31,7 @@ def digest(ctx: click.Context, week_label: str | None, dry_run: bool, notify: bo
     can be written again (after deleting its note) with the same lists.
     """
     settings = settings_from(ctx)
-    if not settings.vault.is_dir():
-        raise click.ClickException(
-            f"the vault folder {settings.vault} does not exist; set 'vault' in commonplace.toml"
-        )
+    require_vault(settings)
     now = datetime.now(settings.tz)
     if week_label:
         try:

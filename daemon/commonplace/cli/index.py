@@ -7,18 +7,9 @@ from typing import Any
 
 import click
 
-from commonplace.cli.common import run_async, settings_from
-from commonplace.config import Settings
+from commonplace.cli.common import open_index, require_vault, run_async, settings_from
 from commonplace.index import SEARCH_MODES, Index, IndexBusy, IndexUnavailable, RefreshStats
 from commonplace.llm import LLM
-
-
-def _check_vault(settings: Settings) -> None:
-    if not settings.vault.is_dir():
-        raise click.ClickException(
-            f"the vault folder {settings.vault} does not exist; "
-            "set 'vault' in commonplace.toml or COMMONPLACE_VAULT"
-        )
 
 
 @click.command("index")
@@ -30,7 +21,7 @@ def _check_vault(settings: Settings) -> None:
 def index_command(ctx: click.Context, full: bool, as_json: bool) -> None:
     """Bring the search index up to date with the vault."""
     settings = settings_from(ctx)
-    _check_vault(settings)
+    require_vault(settings)
 
     async def go() -> RefreshStats:
         try:
@@ -75,17 +66,12 @@ def search_command(
 ) -> None:
     """Search the vault by meaning and keywords; "quoted phrases" match exactly."""
     settings = settings_from(ctx)
-    _check_vault(settings)
+    require_vault(settings)
     text = " ".join(query)
 
     async def go() -> tuple[list[dict[str, Any]], str, str | None]:
         llm = LLM(settings.ollama)
-        try:
-            index = Index.open(settings, llm)
-            fresh = True
-        except IndexBusy:  # the daemon writes the index and keeps it fresh
-            index = Index.open(settings, llm, read_only=True)
-            fresh = False
+        index, fresh = open_index(settings, llm)
         try:
             if fresh:
                 await index.refresh()

@@ -11,9 +11,10 @@ import click
 
 from commonplace.capture import capture_order_key
 from commonplace.changes import Change
-from commonplace.cli.common import run_async, settings_from
+from commonplace.cli import common
+from commonplace.cli.common import require_vault, run_async, settings_from
 from commonplace.config import Settings
-from commonplace.index import Index, IndexBusy, IndexUnavailable
+from commonplace.index import Index, IndexUnavailable
 from commonplace.llm import LLM, BadAnswer
 from commonplace.tidy.models import Outcome
 from commonplace.tidy.pipeline import CaptureEdited, FiledNoteBroken, TidyContext, tidy_capture
@@ -37,10 +38,7 @@ def tidy(ctx: click.Context, once: bool, dry_run: bool, path: Path | None) -> No
     Without --once, --dry-run or PATH it keeps watching the inbox until Ctrl-C.
     """
     settings = settings_from(ctx)
-    if not settings.vault.is_dir():
-        raise click.ClickException(
-            f"the vault folder {settings.vault} does not exist; set 'vault' in commonplace.toml"
-        )
+    require_vault(settings)
     targets = [_capture_path(settings, path)] if path else None
     if targets is None and not once and not dry_run:
         run_async(_watch(settings))
@@ -86,14 +84,12 @@ def _mtimes(settings: Settings, paths: list[str]) -> dict[str, int]:
 async def open_index(settings: Settings, llm: LLM) -> Index | None:
     """The search index brought up to date, or None (then there are no candidate links)."""
     try:
-        index = Index.open(settings, llm)
-    except IndexBusy:
-        # The daemon keeps the index up to date; read it as it is.
-        return Index.open(settings, llm, read_only=True)
+        index, writable = common.open_index(settings, llm)
     except IndexUnavailable as exc:
         click.echo(f"(search index unavailable, no links will be proposed: {exc})", err=True)
         return None
-    await index.refresh()
+    if writable:  # else the daemon keeps it up to date; read it as it is
+        await index.refresh()
     return index
 
 
