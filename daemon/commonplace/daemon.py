@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
-import ipaddress
 import logging
 import signal
 from collections.abc import Awaitable, Callable, Sequence
@@ -34,6 +33,7 @@ from commonplace.lock import LockHeld, VaultLock
 from commonplace.scheduler import Scheduler
 from commonplace.server import create_app
 from commonplace.server.context import Services, StatusSource
+from commonplace.server.security import is_loopback
 from commonplace.speech import SpeechUnavailable, WhisperTranscriber, model_path
 from commonplace.tidy.service import TidyService
 from commonplace.watcher import VaultWatcher
@@ -189,7 +189,7 @@ def start_notes(settings: Settings) -> list[str]:
         model_path(settings.speech)
     except SpeechUnavailable as exc:
         notes.append(f"Dictation is off: {exc}")
-    if not _is_loopback(settings.web.host):
+    if not is_loopback(settings.web.host):
         notes.append(
             f"The server listens on {settings.web.host}, not only on this computer; "
             "the Host, identity and origin checks still apply"
@@ -213,7 +213,7 @@ async def start_server(settings: Settings, app: web.Application) -> web.AppRunne
         raise DaemonError(
             f"cannot listen on {settings.web.host}:{settings.web.port}: {exc}"
         ) from None
-    if not _is_loopback(settings.web.host):
+    if not is_loopback(settings.web.host):
         log.warning("listening on %s, reachable from other computers", settings.web.host)
     log.info("serving the phone page at http://%s:%d/", settings.web.host, settings.web.port)
     return runner
@@ -247,12 +247,3 @@ async def _cancel(tasks: list[asyncio.Task[Any]]) -> None:
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
-
-
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False

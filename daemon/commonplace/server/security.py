@@ -31,6 +31,7 @@ from aiohttp import web
 from aiohttp.typedefs import Middleware
 
 from commonplace.config import WebSettings
+from commonplace.server.errors import error_response
 
 log = logging.getLogger(__name__)
 
@@ -178,7 +179,7 @@ def facts_from(request: web.Request) -> RequestFacts:
         path=request.path,
         host=request.headers.get("Host", ""),
         port=port,
-        peer_loopback=_is_loopback(request.remote),
+        peer_loopback=is_loopback(request.remote),
         identity=decode_identity(request.headers.get(IDENTITY_HEADER)),
         origin=request.headers.get("Origin"),
         referer=request.headers.get("Referer"),
@@ -196,9 +197,12 @@ def decode_identity(value: str | None) -> str | None:
         return value  # compared as sent: it will not match a real login
 
 
-def _is_loopback(remote: str | None) -> bool:
+def is_loopback(host: str | None) -> bool:
+    """A loopback address (or 'localhost'): only this computer can reach it."""
+    if host == "localhost":
+        return True
     try:
-        return remote is not None and ipaddress.ip_address(remote).is_loopback
+        return host is not None and ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
 
@@ -212,9 +216,7 @@ def security_middleware(policy: Policy) -> Middleware:
         refusal = check_request(facts_from(request), policy)
         if refusal is not None:
             log.warning("refused %s %s: %s", request.method, request.path[:100], refusal.reason)
-            return web.json_response(
-                {"error": {"code": refusal.code, "message": refusal.reason}}, status=403
-            )
+            return error_response(403, refusal.code, refusal.reason)
         return await handler(request)
 
     return checks
