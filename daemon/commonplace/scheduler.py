@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Protocol
 from zoneinfo import ZoneInfo
 
+from commonplace.config import WEEKDAYS
 from commonplace.statefile import read_json, write_json
 
 log = logging.getLogger(__name__)
@@ -92,8 +93,7 @@ class DailyAt:
 
 
 def weekly_at(day: str, at: str, tz: ZoneInfo) -> WeeklyAt:
-    days = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-    return WeeklyAt(days.index(day.lower()), time.fromisoformat(at.zfill(5)), tz)
+    return WeeklyAt(WEEKDAYS.index(day.lower()), time.fromisoformat(at.zfill(5)), tz)
 
 
 def daily_at(at: str, tz: ZoneInfo) -> DailyAt:
