@@ -81,6 +81,10 @@ def test_config_path_from_environment(tmp_path: Path) -> None:
         ('[folders]\ninbox = "../outside"\n', "folders.inbox = '../outside' must be a folder"),
         ('[folders]\ninbox = "Same"\nfiled = "Same"\n', "names must all differ"),
         ("flavor = \n", "not valid TOML"),
+        ('[ollama]\nkeep_alive = "10 minutes"\n', "keep_alive = '10 minutes' is not a duration"),
+        ('[ollama]\nkeep_alive = "5min"\n', "use a number of seconds or a Go duration"),
+        ("[ollama]\nnum_ctx = 100\n", "ollama.num_ctx = 100 is too small"),
+        ('[ollama]\nthink = "maybe"\n', "ollama.think = 'maybe' is not allowed"),
     ],
 )
 def test_bad_config_gets_one_clear_line(tmp_path: Path, text: str, message: str) -> None:
@@ -126,3 +130,23 @@ def test_one_data_folder_per_vault(tmp_path: Path) -> None:
 )
 def test_ollama_host_forms(raw: str, url: str) -> None:
     assert normalize_ollama_host(raw) == url
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ('keep_alive = "1h30m"', "1h30m"),
+        ("keep_alive = 600", "600"),
+        ("keep_alive = -1", "-1"),
+        ('keep_alive = "-1"', "-1"),
+        ("keep_alive = 2.5", "2.5"),
+    ],
+)
+def test_keep_alive_takes_go_durations_and_seconds(tmp_path: Path, text: str, kept: str) -> None:
+    path = write(tmp_path, f"[ollama]\n{text}\n")
+    assert load_settings(path, env={}).ollama.keep_alive == kept
+
+
+def test_ollama_defaults_send_no_context_and_no_thinking(tmp_path: Path) -> None:
+    s = load_settings(env={})
+    assert (s.ollama.num_ctx, s.ollama.think, s.ollama.keep_alive) == (0, "off", "10m")
