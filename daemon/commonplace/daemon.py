@@ -23,6 +23,7 @@ from typing import Any
 from aiohttp import web
 
 from commonplace.ask.service import AskService
+from commonplace.assistant import build_assistant
 from commonplace.changes import Change
 from commonplace.config import Settings
 from commonplace.digest.service import digest_job
@@ -88,6 +89,7 @@ async def _run_locked(settings: Settings, ready: asyncio.Event | None, stop: asy
         index=parts.index,
         jobs=jobs,
         transcriber=WhisperTranscriber(settings.speech),
+        assistant=build_assistant(settings, llm),
         stages=dict(parts.status),
         notes=start_notes(settings),
     )

@@ -164,9 +164,9 @@ async def test_yes_runs_exactly_what_was_asked_and_no_changes_nothing(
     _, state = assistant.today()
     assert state.pending == [] and [m["role"] for m in state.messages] == [
         "user",
-        "question",
-        "question",
         "assistant",
+        "question",
+        "question",
         "result",
         "result",
     ]

@@ -58,6 +58,7 @@ class DayState:
 def fold(events: list[dict[str, Any]]) -> DayState:
     state = DayState()
     turn: list[dict[str, Any]] | None = None
+    questions: list[dict[str, Any]] = []  # shown under the reply of the turn that asked them
     for event in events:
         kind = event.get("type")
         when = event.get("t", "")
@@ -75,8 +76,12 @@ def fold(events: list[dict[str, Any]]) -> DayState:
                 turn.append({"role": "assistant", "content": event.get("model_text", "")})
                 state.turns.append(turn)
             turn = None
+            state.messages.extend(questions)
+            questions = []
         elif kind == "error":
             state.messages.append({"role": "error", "text": event["text"], "time": when})
+            state.messages.extend(questions)
+            questions = []
             turn = None  # a turn that failed is not sent back to the model
         elif kind == "proposal":
             p = Proposal(
@@ -87,9 +92,8 @@ def fold(events: list[dict[str, Any]]) -> DayState:
                 day=event["day"],
             )
             state.proposals[p.id] = p
-            state.messages.append(
-                {"role": "question", "id": p.id, "text": p.question, "time": when}
-            )
+            question = {"role": "question", "id": p.id, "text": p.question, "time": when}
+            (questions if turn is not None else state.messages).append(question)
         elif kind == "answer":
             state.answers[event["id"]] = event
             state.messages.append(
@@ -103,8 +107,8 @@ def fold(events: list[dict[str, Any]]) -> DayState:
                 }
             )
             # The model hears what the owner decided, so "Done" after a Yes is true.
-            question = state.proposals.get(event["id"])
-            note = _answer_note(event, question.question if question else "")
+            asked = state.proposals.get(event["id"])
+            note = _answer_note(event, asked.question if asked else "")
             state.turns.append([{"role": "user", "content": note}])
     return state
 

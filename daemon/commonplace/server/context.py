@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 from aiohttp import web
 
+from commonplace.assistant import Assistant
 from commonplace.config import Settings
 from commonplace.index import Index
 from commonplace.jobs import JobQueue
@@ -32,6 +33,7 @@ class Services:
     index: Index | None = None
     jobs: JobQueue | None = None
     transcriber: Transcriber | None = None
+    assistant: Assistant | None = None
     stages: Mapping[str, StatusSource] = field(default_factory=dict)  # name -> status()
     started: float = field(default_factory=time.time)
     notes: Sequence[str] = ()  # start-up remarks shown in /api/state ("no whisper model", ...)
