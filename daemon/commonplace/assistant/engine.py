@@ -188,7 +188,7 @@ class Assistant:
                 messages.append(said)
                 day_log.append({"type": "model", "message": said}, now)
                 for call in reply.tool_calls:
-                    await _emit(emit, {"type": "status", "text": _status(call.name)})
+                    await _emit(emit, {"type": "status", "text": self._status(call.name)})
                     result = await self._call_tool(call, ctx, facts, turn, day_log)
                     turn.tool_calls.append(
                         {"name": call.name, "arguments": call.arguments, "result": result}
@@ -372,6 +372,12 @@ class Assistant:
             now,
         )
 
+    def _status(self, name: str) -> str:
+        tool = self.registry.tools.get(name)
+        if tool is not None and tool.status:
+            return tool.status
+        return "Writing the question…" if tool is not None and tool.changes else "Working…"
+
     # -- instructions ------------------------------------------------------------------------
 
     def instructions(self, now: datetime) -> str:
@@ -398,16 +404,6 @@ def _ran_since_last_message(day_log: DayLog) -> bool:
 
 def _calls(calls: tuple[ToolCall, ...]) -> list[dict[str, Any]]:
     return [{"function": {"name": c.name, "arguments": c.arguments}} for c in calls]
-
-
-def _status(tool: str) -> str:
-    return {
-        "list_tasks": "Looking at your tasks…",
-        "add_task": "Writing the question…",
-        "complete_task": "Finding the task…",
-        "remember": "Writing the question…",
-        "forget": "Finding it in your memory note…",
-    }.get(tool, "Working…")
 
 
 def _delta(emit: Emit | None) -> Callable[[str], Awaitable[None]] | None:

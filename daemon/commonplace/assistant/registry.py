@@ -95,6 +95,7 @@ class Tool:
     looks_at: str = ""  # "calendar" | "tasks" | "memory" | "weather": what a read shows
     searches_ahead: bool = False  # a read that covers the coming days
     changes: bool = False  # run returns a Propose
+    status: str = ""  # shown on the page while it runs: "Looking at your tasks…"
 
     def schema(self) -> dict[str, Any]:
         """The tool as Ollama's `tools` entry (OpenAI function format)."""

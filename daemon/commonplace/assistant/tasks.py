@@ -257,6 +257,7 @@ def task_tools(settings: Settings, reader: TaskReader) -> list[Tool]:
             list_tasks,
             looks_at="tasks",
             searches_ahead=True,
+            status="Looking at your tasks…",
         ),
         Tool(
             "add_task",
