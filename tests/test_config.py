@@ -150,3 +150,35 @@ def test_keep_alive_takes_go_durations_and_seconds(tmp_path: Path, text: str, ke
 def test_ollama_defaults_send_no_context_and_no_thinking(tmp_path: Path) -> None:
     s = load_settings(env={})
     assert (s.ollama.num_ctx, s.ollama.think, s.ollama.keep_alive) == (0, "off", "10m")
+
+
+def test_data_folder_follows_xdg_data_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
+    assert load_settings(env={}).data_dir == tmp_path / "xdg-data" / "commonplace"
+    monkeypatch.delenv("XDG_DATA_HOME")
+    assert load_settings(env={}).data_dir == tmp_path / "home" / ".local/share/commonplace"
+
+
+def test_existing_data_never_moves_silently(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Data kept by an earlier version in ~/.local/share/commonplace stays in use."""
+    legacy = tmp_path / "home" / ".local" / "share" / "commonplace"
+    legacy.mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
+    assert load_settings(env={}).data_dir == legacy
+    (tmp_path / "xdg-data" / "commonplace").mkdir(parents=True)
+    assert load_settings(env={}).data_dir == tmp_path / "xdg-data" / "commonplace"
+
+
+def test_config_file_in_the_platforms_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("XDG_CONFIG_HOME")
+    folder = tmp_path / "home" / ".config" / "commonplace"
+    folder.mkdir(parents=True)
+    (folder / "commonplace.toml").write_text('flavor = "logseq"\n')
+    assert load_settings(env={}).flavor == "logseq"

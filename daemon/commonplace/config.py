@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import Any, Union, get_args, get_origin, get_type_hints
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+import platformdirs
+
 APP = "commonplace"
 DEFAULT_OLLAMA_HOST = "http://127.0.0.1:11434"
 DEFAULT_CHAT_MODEL = "qwen3.5:9b"
@@ -133,6 +135,9 @@ class TidySettings:
     max_attempts: int = field(default=3, metadata=_range(1, 100))  # garbage answers, then marked
     retry_s: float = field(default=30.0, metadata=_range(0, 3600))  # first wait after a failure
     retry_max_s: float = field(default=900.0, metadata=_range(0, 86400))  # waits double to this
+    # How a to-do's due date is written (Obsidian flavour): "plain" (due 2026-10-23), "tasks"
+    # (the Tasks plugin's 📅 2026-10-23) or "dataview" ([due:: 2026-10-23]).
+    todo_format: str = field(default="plain", metadata=_choices("plain", "tasks", "dataview"))
 
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -196,7 +201,7 @@ class AssistantSettings:
 class Settings:
     vault: Path = Path("~/Notes")
     flavor: str = field(default="obsidian", metadata=_choices("obsidian", "logseq"))
-    data_dir: Path = Path("~/.local/share/commonplace")
+    data_dir: Path = field(default_factory=lambda: default_data_dir())
     timezone: str = ""  # empty: the computer's own timezone
     folders: Folders = field(default_factory=Folders)
     ollama: OllamaSettings = field(default_factory=OllamaSettings)
@@ -299,9 +304,24 @@ def keep_alive_value(text: str) -> str | float | None:
     return seconds if math.isfinite(seconds) else None
 
 
+def default_data_dir() -> Path:
+    """The platform's data folder (platformdirs): $XDG_DATA_HOME/commonplace or
+    ~/.local/share/commonplace on Linux, ~/Library/Application Support/commonplace on macOS,
+    %LOCALAPPDATA%\\commonplace on Windows. Data kept by an earlier version in
+    ~/.local/share/commonplace stays where it is: a data folder never moves silently."""
+    current = platformdirs.user_data_path(APP, appauthor=False)
+    legacy = Path.home() / ".local" / "share" / APP
+    return legacy if not current.exists() and legacy.is_dir() else current
+
+
 def default_config_path(env: Mapping[str, str]) -> Path:
-    base = env.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / APP / "commonplace.toml"
+    """commonplace.toml in the platform's config folder ($XDG_CONFIG_HOME honoured), or in
+    ~/.config/commonplace where earlier versions looked, if only that one exists."""
+    if env.get("XDG_CONFIG_HOME"):
+        return Path(env["XDG_CONFIG_HOME"]) / APP / "commonplace.toml"
+    current = platformdirs.user_config_path(APP, appauthor=False) / "commonplace.toml"
+    legacy = Path.home() / ".config" / APP / "commonplace.toml"
+    return legacy if not current.exists() and legacy.is_file() else current
 
 
 def normalize_ollama_host(value: str) -> str:
