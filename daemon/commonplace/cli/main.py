@@ -21,6 +21,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "ask": ("ask:ask", "Answer a question from your notes, with its sources."),
     "digest": ("digest:digest", "Write the weekly digest note."),
     "push": ("push:push", "Web push notifications."),
+    "token": ("token:token", "Print (or --rotate) the token the Obsidian plugin sends."),
     "eval": ("evals:eval_group", "Measure search, tidying, answers and the digest."),
 }
 

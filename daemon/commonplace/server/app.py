@@ -13,6 +13,7 @@ from pathlib import Path
 
 from aiohttp import web
 
+from commonplace.apitoken import token_path
 from commonplace.config import Settings
 from commonplace.llm import LLM
 from commonplace.resources import resource_dir
@@ -39,8 +40,9 @@ def create_app(
     """The whole server. `services` holds what the daemon runs (index, jobs, transcriber...);
     a test passes only what it needs, and the API says 503 for a part that is missing."""
     upload_limit = int(settings.speech.max_upload_mb * 1024 * 1024)
+    policy = Policy.from_settings(settings.web, token_file=token_path(settings.data_path))
     app = web.Application(
-        middlewares=[security_middleware(Policy.from_settings(settings.web)), error_middleware],
+        middlewares=[security_middleware(policy), error_middleware],
         client_max_size=max(upload_limit, settings.web.max_json_kb * 1024),
     )
     app[SETTINGS] = settings
