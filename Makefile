@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: run test lint fmt clean browser
+.PHONY: run test lint fmt clean browser plugin
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -34,7 +34,19 @@ browser:
 			echo "the browser tests will be skipped"; \
 		fi; }
 
-test: $(TEST_STAMP) browser
+# The Obsidian plugin (obsidian-bridge/): needs only Node.js 20+ and npm; the packages are the
+# ones package-lock.json names. Builds main.js, then runs its tests (one loads the built file).
+plugin:
+	@command -v node >/dev/null && command -v npm >/dev/null || { \
+		echo "make test: obsidian-bridge/ needs Node.js 20 or later and npm, and they are not installed"; \
+		echo "  install them (https://nodejs.org, or: apt-get install nodejs npm), then run make test again"; \
+		exit 1; }
+	@node -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 20 ? 0 : 1)' || { \
+		echo "make test: obsidian-bridge/ needs Node.js 20 or later; this is node $$(node --version)"; \
+		exit 1; }
+	cd obsidian-bridge && npm ci --no-audit --no-fund && npm run build && npm test
+
+test: $(TEST_STAMP) browser plugin
 	$(BIN)/ruff check daemon tests eval_suite
 	$(BIN)/ruff format --check daemon tests eval_suite
 	$(BIN)/mypy
@@ -50,3 +62,4 @@ fmt: $(TEST_STAMP)
 
 clean:
 	rm -rf $(VENV) build dist .pytest_cache .mypy_cache .ruff_cache
+	rm -rf obsidian-bridge/node_modules obsidian-bridge/main.js
