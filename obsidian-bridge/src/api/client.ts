@@ -128,7 +128,7 @@ export class DaemonClient {
 
 	private async failure(response: Response): Promise<DaemonError> {
 		let code = "";
-		let message = `the daemon answered HTTP ${response.status}`;
+		let message = `the daemon answered HTTP ${response.status}`; // unless it says more
 		try {
 			const error = ((await response.json()) as { error?: { code?: unknown; message?: unknown } }).error;
 			if (typeof error?.code === "string") code = error.code;
@@ -138,7 +138,7 @@ export class DaemonClient {
 		}
 		if (response.status === 401) {
 			const what = this.options.token().trim() ? "The token was refused" : "No token is set";
-			return new DaemonError("auth", `${what}: run 'commonplace token' and paste it in Settings > Commonplace. (${message})`, code, 401);
+			return new DaemonError("auth", `${what}: run 'commonplace token' on the computer that runs the daemon, and paste what it prints in Settings > Commonplace.`, code, 401);
 		}
 		return new DaemonError("api", message, code, response.status);
 	}
