@@ -83,6 +83,7 @@ export const STATE = {
 	captures_waiting: 0,
 	index: { notes: 24, chunks: 120, pending: 0, vectors_pending: 0, last_refresh: "2026-10-26T09:00:00+00:00", running: false },
 	stages: { tidy: { waiting: [], busy: false, failing: [], filed: 3 } },
+	attention: [],
 	search: true,
 	server_time: 0,
 };

@@ -51,6 +51,14 @@ describe("the status text for each daemon state", () => {
 	it("counts captures that could not be tidied", () => {
 		const d = describeState(state((s) => (s.stages.tidy.failing = [{ path: "Inbox/x.md" }] as never[])), URL, NOW);
 		expect(d.lines.find((l) => l.label === "tidy")?.text).toContain("1 capture(s) could not be tidied");
+		expect([d.text, d.level]).toEqual(["Commonplace ✓ · 1 to look at", "warn"]);
+	});
+
+	it("shows what needs attention, with what to do", () => {
+		const entry = { source: "tidy", path: "Inbox/x.md", code: "unreadable", reason: "cannot be read (Permission denied)", action: "let this user read it (chmod u+r)", level: "warn" };
+		const d = describeState(state((s) => Object.assign(s, { attention: [entry] })), URL, NOW);
+		expect(d.lines.find((l) => l.label === "tidy")).toEqual({ level: "warn", label: "tidy", text: "Inbox/x.md: cannot be read (Permission denied); let this user read it (chmod u+r)" });
+		expect(d.text).toBe("Commonplace ✓ · 1 to look at");
 	});
 });
 

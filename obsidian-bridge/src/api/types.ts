@@ -35,6 +35,15 @@ export interface SearchResult {
 	notice: string | null;
 }
 
+/** Something the daemon skips or keeps failing on, with what to do (`attention` in the state). */
+export interface AttentionEntry {
+	source: string;
+	path: string;
+	reason: string;
+	action: string;
+	level: "info" | "warn";
+}
+
 export interface DaemonState {
 	daemon: { version: string; vault: string; uptime_s: number; notes: string[] };
 	ollama: {
@@ -47,6 +56,7 @@ export interface DaemonState {
 	captures_waiting: number;
 	index: { notes?: number; chunks?: number; pending?: number; vectors_pending?: number; last_refresh?: string | null; running?: boolean };
 	stages: Record<string, { status?: string; message?: string } & Record<string, unknown>>;
+	attention: AttentionEntry[];
 	server_time: number;
 }
 
@@ -131,6 +141,16 @@ export function parseState(value: unknown): DaemonState {
 		captures_waiting: num(body.captures_waiting),
 		index: (typeof body.index === "object" && body.index !== null ? body.index : {}) as DaemonState["index"],
 		stages: (typeof body.stages === "object" && body.stages !== null ? body.stages : {}) as DaemonState["stages"],
+		attention: list(body.attention).map((item) => {
+			const entry = obj(item, "attention entry");
+			return {
+				source: str(entry.source),
+				path: str(entry.path),
+				reason: str(entry.reason),
+				action: str(entry.action),
+				level: entry.level === "info" ? "info" : "warn",
+			};
+		}),
 		server_time: num(body.server_time),
 	};
 }

@@ -63,12 +63,22 @@ function describeState(state: DaemonState, baseUrl: string, now: Date): Descript
 	if (failing) lines.push({ level: "warn", label: "tidy", text: `${failing} capture(s) could not be tidied; run: commonplace doctor` });
 	lines.push(indexLine(state, now));
 	for (const note of state.daemon.notes) lines.push({ level: "warn", label: "note", text: note });
+	for (const entry of state.attention) {
+		const where = entry.path ? `${entry.path}: ` : "";
+		const todo = entry.action ? `; ${entry.action}` : "";
+		lines.push({ level: entry.level === "info" ? "ok" : "warn", label: entry.source, text: `${where}${entry.reason}${todo}` });
+	}
+	const toLookAt = state.attention.filter((e) => e.level === "warn").length + failing;
 
 	let text = "Commonplace ✓";
 	let level: Level = "ok";
 	if (!ollama.reachable) [text, level] = ["Commonplace: Ollama off", "fail"];
 	else if (missing.length) [text, level] = ["Commonplace: model missing", "fail"];
 	if (waiting) text += ` · ${waiting} waiting`;
+	if (toLookAt) {
+		text += ` · ${toLookAt} to look at`;
+		if (level === "ok") level = "warn";
+	}
 	return { text, level, lines };
 }
 
