@@ -7,10 +7,16 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 from commonplace.config import Settings, load_settings
 
 pytest_plugins = ["tests.fakes.pytest_plugin"]
+
+# Property tests check what holds, not how fast: on a 2-core machine shared with other jobs one
+# example can pass Hypothesis's 200 ms default deadline, which failed a test for nothing.
+hypothesis_settings.register_profile("commonplace", deadline=None)
+hypothesis_settings.load_profile("commonplace")
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURE = REPO / "vault_fixture"
