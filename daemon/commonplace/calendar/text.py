@@ -115,6 +115,11 @@ def events_text(events: list[Event], first: date, days: int, *, notes: bool = Fa
     return "\n".join(lines)
 
 
+def listing(events: list[Event], first: date, days: int, zone: str) -> str:
+    """What the calendar tools hand the model, and what `commonplace calendar` prints."""
+    return f"Times are in {zone}.\n" + events_text(events, first, days, notes=True)
+
+
 def _covers(event: Event, day: date) -> bool:
     """An event is listed on its first day, and an all-day event on each day it spans."""
     if event.day == day:

@@ -21,6 +21,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "ask": ("ask:ask", "Answer a question from your notes, with its sources."),
     "digest": ("digest:digest", "Write the weekly digest note."),
     "push": ("push:push", "Web push notifications."),
+    "calendar": (
+        "calendar:calendar_command",
+        "List the calendar's events as the assistant sees them.",
+    ),
+    "briefing": ("briefing:briefing", "Print (and send) the morning briefing for a day."),
     "eval": ("evals:eval_group", "Measure search, tidying, answers and the digest."),
 }
 
