@@ -159,6 +159,22 @@ class PushSettings:
 
 
 @dataclass(frozen=True)
+class AssistantSettings:
+    """The assistant on the phone page (assistant/): the vault notes its tools read and change."""
+
+    tasks_note: str = "Tasks.md"  # where new tasks go; created on the first Yes that adds one
+    memory_note: str = "Memory.md"  # lines the assistant keeps in mind; you can edit it by hand
+
+    def __post_init__(self) -> None:
+        for key in ("tasks_note", "memory_note"):
+            value = getattr(self, key).strip()
+            if not value or ".." in Path(value).parts or Path(value).is_absolute():
+                raise ConfigError(
+                    f"assistant.{key} = {value!r} must be a note's path inside the vault"
+                )
+
+
+@dataclass(frozen=True)
 class CalendarSettings:
     """The assistant's calendar over CalDAV (calendar/). The password is never kept here: it is
     read from `password_file` or COMMONPLACE_CALDAV_PASSWORD when the calendar is used."""
@@ -226,6 +242,7 @@ class Settings:
     ask: AskSettings = field(default_factory=AskSettings)
     digest: DigestSettings = field(default_factory=DigestSettings)
     push: PushSettings = field(default_factory=PushSettings)
+    assistant: AssistantSettings = field(default_factory=AssistantSettings)
     calendar: CalendarSettings = field(default_factory=CalendarSettings)
     weather: WeatherSettings = field(default_factory=WeatherSettings)
     briefing: BriefingSettings = field(default_factory=BriefingSettings)

@@ -23,6 +23,7 @@ from typing import Any
 from aiohttp import web
 
 from commonplace.ask.service import AskService
+from commonplace.assistant import build_assistant
 from commonplace.attention import Attention, attention_file
 from commonplace.briefing import briefing_job
 from commonplace.calendar import CalendarClient
@@ -96,6 +97,7 @@ async def _run_locked(settings: Settings, ready: asyncio.Event | None, stop: asy
         jobs=jobs,
         attention=attention,
         transcriber=WhisperTranscriber(settings.speech),
+        assistant=build_assistant(settings, llm),
         stages=dict(parts.status),
         notes=start_notes(settings),
     )
