@@ -27,6 +27,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "List the calendar's events as the assistant sees them.",
     ),
     "briefing": ("briefing:briefing", "Print (and send) the morning briefing for a day."),
+    "token": ("token:token", "Print (or --rotate) the token the Obsidian plugin sends."),
     "eval": ("evals:eval_group", "Measure search, tidying, answers and the digest."),
 }
 
