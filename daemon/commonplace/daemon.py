@@ -97,7 +97,7 @@ async def _run_locked(settings: Settings, ready: asyncio.Event | None, stop: asy
         jobs=jobs,
         attention=attention,
         transcriber=WhisperTranscriber(settings.speech),
-        assistant=build_assistant(settings, llm),
+        assistant=build_assistant(settings, llm, calendar=parts.calendar),
         stages=dict(parts.status),
         notes=start_notes(settings),
     )

@@ -12,6 +12,9 @@ import pytest
 from commonplace.calendar import CalendarClient
 from commonplace.config import CalendarSettings, Settings
 from tests.calendar.radicale_server import Radicale, running_radicale
+from tests.weather.test_weather import standin
+
+__all__ = ["standin"]  # the Open-Meteo stand-in, for the weather tool's tests
 
 PASSWORD_ENV = {"COMMONPLACE_CALDAV_PASSWORD": "any (auth.type = none)"}
 

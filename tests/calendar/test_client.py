@@ -235,8 +235,9 @@ async def test_a_change_between_the_check_and_the_write_gets_412(
         return loaded
 
     monkeypatch.setattr(client, "_fresh", fresh_then_phone_edits)
-    with pytest.raises(EventChanged, match="changed on the calendar meanwhile"):
+    with pytest.raises(EventChanged, match="changed on the calendar meanwhile") as caught:
         await client.move(physio, at(30, 11), at(30, 11, 45))
+    assert caught.value.current is not None and caught.value.current.title == "Physio"
     assert [e.title for e in await client.events_on(date(2026, 10, 30))][1] == "Physio"
     assert one(await client.events_on(date(2026, 10, 30)), "Physio").start == at(30, 9)
 

@@ -19,8 +19,8 @@ from typing import Any
 from commonplace.briefing.tasks import due_counts
 from commonplace.briefing.text import Briefing, briefing_text
 from commonplace.calendar import CalendarClient, CalendarError, CalendarNotSetUp
-from commonplace.calendar.text import day_name
 from commonplace.config import Settings
+from commonplace.dates import day_name
 from commonplace.push import PushKeyError, PushMessage, send_to_all
 from commonplace.scheduler import Job, daily_at
 from commonplace.statefile import read_json, write_json

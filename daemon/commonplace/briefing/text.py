@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 
 from commonplace.calendar import Event
-from commonplace.calendar.text import clock, day_name
+from commonplace.dates import clock, day_name
 from commonplace.weather import DayForecast, conditions
 
 

@@ -128,6 +128,14 @@ class CalendarClient:
         found = await self.events_on(first, days)
         return [e for e in found if title_matches(words, e.title)]
 
+    async def identical(self, title: str, start: datetime | date) -> Event | None:
+        """An event with this title and start in a calendar read, if there is one."""
+        return await self._call(self._identical, ical.clean_title(title), start)
+
+    async def write_calendar_name(self) -> str:
+        """The calendar new events go to ([calendar] write, else the first one read)."""
+        return await self._call(lambda: self._write_calendar()[0])
+
     async def get(self, href: str, recurrence_id: str | None) -> Event | None:
         """The event as the server has it now (with its current ETag), None if it is gone."""
         return await self._call(self._get, href, recurrence_id)
@@ -317,7 +325,7 @@ class CalendarClient:
     ) -> tuple[Event, bool]:
         name, calendar = self._write_calendar()
         title = ical.clean_title(title)
-        existing = self._identical(title, start, end)
+        existing = self._identical(title, start)
         if existing is not None:
             return existing, False
         uid = ical.stable_uid(title, start, name)
@@ -328,7 +336,7 @@ class CalendarClient:
             )
         except dav_error.ConsistencyError:
             # the same request was written before (a retried Yes): that event is the answer
-            found = self._identical(title, start, end)
+            found = self._identical(title, start)
             if found is None:
                 raise EventChanged(
                     f'An event "{title}" at that time was just written, but cannot be read back.'
@@ -340,9 +348,7 @@ class CalendarClient:
             raise EventChanged("The new event cannot be read back from the calendar.")
         return added, True
 
-    def _identical(
-        self, title: str, start: datetime | date, end: datetime | date | None
-    ) -> Event | None:
+    def _identical(self, title: str, start: datetime | date) -> Event | None:
         """An event with the same title and start in any calendar read, if one exists."""
         if isinstance(start, datetime):
             window = (start - timedelta(minutes=1), start + timedelta(minutes=1))
@@ -370,7 +376,12 @@ class CalendarClient:
         try:
             obj.save(increase_seqno=False, only_this_recurrence=False)
         except dav_error.ETagMismatchError:
-            raise EventChanged(f'"{seen.title}" was changed on the calendar meanwhile.') from None
+            raise self._changed(seen) from None
+
+    def _changed(self, seen: Event) -> EventChanged:
+        """After a 412: what the event is now, so the owner can be told what changed."""
+        current = self._get(seen.href, seen.recurrence_id)
+        return EventChanged(f'"{seen.title}" was changed on the calendar meanwhile.', current)
 
     def _move(self, seen: Event, start: datetime | date, end: datetime | date | None) -> Event:
         name, obj = self._fresh(seen)
@@ -393,9 +404,7 @@ class CalendarClient:
             try:
                 obj.delete(if_match=seen.etag)
             except dav_error.ETagMismatchError:
-                raise EventChanged(
-                    f'"{seen.title}" was changed on the calendar meanwhile.'
-                ) from None
+                raise self._changed(seen) from None
             except dav_error.NotFoundError:
                 raise EventChanged(f'"{seen.title}" is no longer on the calendar.') from None
         log.info("calendar: deleted an event in %s", name)

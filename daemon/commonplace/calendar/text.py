@@ -7,51 +7,17 @@ exactly what the assistant's tools hand the model, so the owner can check what i
 
 from __future__ import annotations
 
-from datetime import date, datetime, time, timedelta
+from datetime import date, datetime, timedelta
 
 from commonplace.calendar.models import Event
+from commonplace.dates import clock, day_name, day_name_year
 
-WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
-MONTHS = (
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-)
 MAX_NOTES = 160  # characters of an invite's description shown to the model
-
-
-def day_name(day: date) -> str:
-    """'Thursday 29 October'."""
-    return f"{WEEKDAYS[day.weekday()]} {day.day} {MONTHS[day.month - 1]}"
 
 
 def day_long(day: date) -> str:
     """'Thursday 29 October 2026 (2026-10-29)': for the model, and for any date in another year."""
-    return f"{day_name(day)} {day.year} ({day.isoformat()})"
-
-
-def clock(moment: time | datetime) -> str:
-    return f"{moment.hour:02d}:{moment.minute:02d}"
-
-
-def relative(day: date, today: date) -> str:
-    delta = (day - today).days
-    if delta == 0:
-        return "today"
-    if delta == 1:
-        return "tomorrow"
-    if delta > 1:
-        return f"in {delta} days"
-    return "yesterday" if delta == -1 else f"{-delta} days ago"
+    return f"{day_name_year(day)} ({day.isoformat()})"
 
 
 def last_day(event: Event) -> date | None:

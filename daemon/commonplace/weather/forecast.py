@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
-from commonplace.calendar.text import day_name, relative
+from commonplace.dates import day_name, relative_day
 from commonplace.weather import codes
 
 DAILY = (
@@ -112,7 +112,7 @@ def conditions(day: DayForecast, *, percent: bool = True) -> str:
 
 def day_line(day: DayForecast, today: date) -> str:
     """'Thursday 29 October (in 3 days): 11 to 16 °C, light rain likely (70%)'."""
-    return f"{day_name(day.day)} ({relative(day.day, today)}): {conditions(day)}"
+    return f"{day_name(day.day)} ({relative_day(day.day, today)}): {conditions(day)}"
 
 
 def forecast_text(forecast: Forecast, first: date, days: int, today: date) -> str:
@@ -123,7 +123,7 @@ def forecast_text(forecast: Forecast, first: date, days: int, today: date) -> st
     for day in wanted:
         found = forecast.on(day)
         if found is None:
-            lines.append(f"{day_name(day)} ({relative(day, today)}): no forecast for this day.")
+            lines.append(f"{day_name(day)} ({relative_day(day, today)}): no forecast for this day.")
         else:
             lines.append(day_line(found, today))
     if forecast.days and any(forecast.on(d) is None for d in wanted):
