@@ -30,6 +30,8 @@ def test_doctor_reports_each_check(fake_ollama_thread: FakeOllama, vault: Path) 
         "ok   embedding model",
         "ok   inbox",
         "ok   daemon",
+        "ok   calendar",
+        "ok   weather",
     ]
     assert "24 notes" in result.output
     assert result.exit_code == 0

@@ -25,6 +25,8 @@ from aiohttp import web
 from commonplace.ask.service import AskService
 from commonplace.assistant import build_assistant
 from commonplace.attention import Attention, attention_file
+from commonplace.briefing import briefing_job
+from commonplace.calendar import CalendarClient
 from commonplace.changes import Change
 from commonplace.config import Settings
 from commonplace.digest.service import digest_job
@@ -63,6 +65,7 @@ class Parts:
     periodic: list[Callable[[], Awaitable[object]]] = field(default_factory=list)
     index: Index | None = None
     watcher: VaultWatcher | None = None
+    calendar: CalendarClient | None = None  # one per daemon: the briefing and the assistant
 
 
 async def run_daemon(
@@ -94,7 +97,7 @@ async def _run_locked(settings: Settings, ready: asyncio.Event | None, stop: asy
         jobs=jobs,
         attention=attention,
         transcriber=WhisperTranscriber(settings.speech),
-        assistant=build_assistant(settings, llm),
+        assistant=build_assistant(settings, llm, calendar=parts.calendar),
         stages=dict(parts.status),
         notes=start_notes(settings),
     )
@@ -156,6 +159,7 @@ async def build_parts(settings: Settings, llm: LLM, attention: Attention | None 
     parts.status.update(index=index, tidy=tidy, ask=ask)
     parts.periodic.append(service.periodic)
     parts.closers.extend([tidy.close, ask.close])
+    parts.calendar = CalendarClient(settings)
     return parts
 
 
@@ -175,10 +179,13 @@ async def start_watcher(settings: Settings, jobs: JobQueue, parts: Parts) -> Vau
 
 
 def start_background(settings: Settings, llm: LLM, parts: Parts) -> list[asyncio.Task[Any]]:
-    """The scheduler (weekly digest) and the index's periodic reconcile, each supervised: a
-    loop that fails is logged, shown in attention and restarted, never silently gone."""
+    """The scheduler (weekly digest, morning briefing) and the index's periodic reconcile, each
+    supervised: a loop that fails is logged, shown in attention and restarted, never gone."""
     tasks = [start_supervised("index check", fn, parts.attention) for fn in parts.periodic]
-    scheduler = Scheduler([digest_job(settings, llm)], settings.data_path)
+    jobs = [digest_job(settings, llm)]
+    if parts.calendar is not None:
+        jobs.append(briefing_job(settings, parts.calendar))
+    scheduler = Scheduler(jobs, settings.data_path)
     tasks.append(start_supervised("scheduler", scheduler.run_forever, parts.attention))
     return tasks
 
