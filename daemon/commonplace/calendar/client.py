@@ -106,6 +106,13 @@ class CalendarClient:
         finally:
             log.debug("calendar %s: %.2f s", fn.__name__, time.monotonic() - started)
 
+    def close(self) -> None:
+        """Close the connection to the server (its keep-alive thread ends with it)."""
+        with self._lock:
+            if self._client is not None:
+                self._client.close()
+                self._client = None
+
     async def calendar_names(self) -> list[str]:
         """The calendars read (after `[calendar] read`), by display name."""
         return await self._call(lambda: [name for name, _ in self._list()])
