@@ -7,6 +7,8 @@ import dataclasses
 from pathlib import Path
 
 from commonplace.config import Settings
+from commonplace.index import Index
+from commonplace.llm import LLM
 from commonplace.mcp.local import LocalBackend
 from tests.ask.helpers import cite_passage_with
 from tests.fakes.ollama import FakeOllama
@@ -205,3 +207,23 @@ async def test_reading_tools_change_nothing_in_the_vault(
 def test_the_sample_vault_has_the_notes_these_tests_use(indexed: Settings) -> None:
     vault: Path = indexed.vault
     assert (vault / "Travel/Passport.md").is_file() and (vault / "People/Maya Collins.md").is_file()
+
+
+async def test_the_read_only_index_is_opened_once_and_again_after_it_changed(
+    indexed: Settings, local_backend: LocalBackend
+) -> None:
+    """Without a daemon the index changes only when `commonplace index` (or a daemon that has
+    since stopped) writes it: then the next search opens it again and sees the new note."""
+    await local_backend.search("passport", 3, "hybrid", "")
+    opened = local_backend._index
+    await local_backend.search("shed roof", 3, "hybrid", "")
+    assert local_backend._index is opened
+    (indexed.vault / "Zebra.md").write_text("# Zebra\n\nThe zebra crossing on Mill Lane.\n")
+    writer = Index.open(indexed, LLM(indexed.ollama))
+    try:
+        await writer.refresh()
+    finally:
+        writer.close()
+    found = await local_backend.search("zebra crossing", 3, "keyword", "")
+    assert local_backend._index is not opened
+    assert found["results"][0]["path"] == "Zebra.md"

@@ -8,6 +8,7 @@ daemon (or the token was just rotated), and the client is told so instead of wri
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -34,10 +35,12 @@ def daemon_url(settings: Settings) -> str:
 
 
 class DaemonBackend:
-    def __init__(self, settings: Settings, token: str, base_url: str | None = None) -> None:
+    def __init__(
+        self, settings: Settings, token: Callable[[], str], base_url: str | None = None
+    ) -> None:
         self.settings = settings
         self.base_url = (base_url or daemon_url(settings)).rstrip("/")
-        self._token = token
+        self.token = token  # read at each call: `commonplace token --rotate` needs no restart
         self._session: aiohttp.ClientSession | None = None
         ollama = settings.ollama
         # An answer may wait for the model, its retries and backoff, like the daemon does.
@@ -76,18 +79,24 @@ class DaemonBackend:
         seconds: float = SHORT_TIMEOUT_S,
     ) -> dict[str, Any]:
         if self._session is None:
+            self._session = aiohttp.ClientSession()
+        try:
+            token = self.token()
+        except OSError as exc:
+            raise BackendError(
+                f"the daemon's token cannot be read or made ({exc}); run 'commonplace token'"
+            ) from None
+        headers = {"Authorization": f"Bearer {token}"}
+        if not is_loopback(urlsplit(self.base_url).hostname):
             # A daemon listening on another address still knows itself as localhost.
-            headers = {"Authorization": f"Bearer {self._token}"}
-            if not is_loopback(urlsplit(self.base_url).hostname):
-                headers["Host"] = f"localhost:{self.settings.web.port}"
-            self._session = aiohttp.ClientSession(headers=headers)
-        url = self.base_url + path
+            headers["Host"] = f"localhost:{self.settings.web.port}"
         try:
             async with self._session.request(
                 method,
-                url,
+                self.base_url + path,
                 params=params,
                 json=json,
+                headers=headers,
                 timeout=aiohttp.ClientTimeout(total=seconds),
             ) as response:
                 body = await _json_body(response)

@@ -88,7 +88,7 @@ class LocalBackend:
             return self._index
         await self.close()
         self._index = await asyncio.to_thread(self._open_read_only)
-        self._index_stamp = stamp
+        self._index_stamp = _stamp(self.settings.data_path / "index")  # opening may touch it
         return self._index
 
     def _open_read_only(self) -> Index:

@@ -17,6 +17,8 @@ from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
+from mcp.server.auth.provider import TokenVerifier
+from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
@@ -76,11 +78,19 @@ def build_server(
     *,
     max_read_chars: int = 60_000,
     clock: Callable[[], datetime] | None = None,
+    auth: tuple[TokenVerifier, AuthSettings] | None = None,
 ) -> MCPServer:
-    """The server with its nine tools; `backend()` gives the way in at each call."""
+    """The server with its nine tools; `backend()` gives the way in at each call. `auth` is the
+    bearer-token check for HTTP (http.http_auth); stdio needs none: the client started it."""
     now = clock or (lambda: datetime.now(settings.tz))
+    verifier, auth_settings = auth if auth is not None else (None, None)
     server: MCPServer = MCPServer(
-        "commonplace", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
+        "commonplace",
+        version=__version__,
+        instructions=INSTRUCTIONS,
+        log_level="WARNING",
+        token_verifier=verifier,
+        auth=auth_settings,
     )
     reader = TaskReader(settings)
 
