@@ -26,7 +26,7 @@ async def test_a_proposal_changes_nothing_and_waits_on_the_owners_page(
         "already_waiting": False,
         "message": (
             "Nothing has changed. The owner has been asked on their phone (the Assistant view "
-            f'of Commonplace): "{TIMBER}" It changes only if they answer Yes there, today. '
+            f"of Commonplace): {TIMBER} It changes only if they answer Yes there, today. "
             "Tell the owner the question is waiting for them."
         ),
     }

@@ -124,8 +124,11 @@ def test_the_daemon_url_comes_from_the_config(mcp_settings: Settings) -> None:
     from commonplace.mcp.daemon_client import daemon_url
 
     def at(host: str) -> str:
-        return daemon_url(dataclasses.replace(mcp_settings, web=dataclasses.replace(
-            mcp_settings.web, host=host, port=8765)))
+        return daemon_url(
+            dataclasses.replace(
+                mcp_settings, web=dataclasses.replace(mcp_settings.web, host=host, port=8765)
+            )
+        )
 
     assert at("127.0.0.1") == "http://127.0.0.1:8765"
     assert at("0.0.0.0") == "http://127.0.0.1:8765"

@@ -11,10 +11,11 @@ from typing import Any
 import pytest
 from aiohttp.test_utils import TestClient
 
+from commonplace.apitoken import get_or_create_token, token_path
 from commonplace.assistant import build_assistant
 from commonplace.config import Settings
 from commonplace.llm import LLM
-from commonplace.server.context import Services
+from commonplace.server.context import SETTINGS, Services
 from tests.assistant.conftest import MEMORY, NOW, TASKS, write
 from tests.fakes.ollama import FakeOllama
 from tests.server.conftest import ClientFactory, local_host, write_headers
@@ -37,7 +38,10 @@ async def client(
 
 
 async def post(client: Client, path: str, body: dict[str, Any]) -> Any:
-    return await client.post(path, data=json.dumps(body), headers=write_headers(client))
+    """As the MCP server sends it: the vault's token, no Origin."""
+    token = get_or_create_token(token_path(client.app[SETTINGS].data_path))[0]
+    headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+    return await client.post(path, data=json.dumps(body), headers=headers)
 
 
 async def test_a_proposal_waits_for_the_owner_and_says_who_asked(
@@ -66,7 +70,12 @@ async def test_a_proposal_waits_for_the_owner_and_says_who_asked(
     assert "- [ ] Order timber" in (vault / "Tasks.md").read_text()  # nothing ran
     assert fake_ollama.chat_requests() == []  # no model was involved
 
-    yes = await post(client, "/api/assistant/answer", {"id": made["id"], "answer": "yes"})
+    # The owner's Yes, from the page.
+    yes = await client.post(
+        "/api/assistant/answer",
+        data=json.dumps({"id": made["id"], "answer": "yes"}),
+        headers=write_headers(client),
+    )
     assert yes.status == 200 and (await yes.json())["ran"] is True
     assert "- [x] Order timber" in (vault / "Tasks.md").read_text()
 
@@ -94,13 +103,23 @@ async def test_a_request_that_is_no_question_is_400_and_nothing_waits(
     assert today["pending"] == []
 
 
-async def test_a_cross_site_proposal_is_refused(client: Client) -> None:
+async def test_a_proposal_needs_the_token_even_from_the_page(client: Client) -> None:
+    body = json.dumps({"tool": "remember", "arguments": {"fact": "x"}, "source": "mcp"})
+    from_the_page = await client.post(
+        "/api/assistant/propose", data=body, headers=write_headers(client)
+    )
+    assert from_the_page.status == 401
+    assert (await from_the_page.json())["error"]["code"] in ("bad_token", "no_token")
     forged = await client.post(
         "/api/assistant/propose",
-        data=json.dumps({"tool": "remember", "arguments": {"fact": "x"}, "source": "mcp"}),
+        data=body,
         headers={"Origin": "https://evil.example", "Content-Type": "application/json"},
     )
-    assert forged.status == 403
+    assert forged.status in (401, 403)
+    today = await (
+        await client.get("/api/assistant/today", headers={"Host": local_host(client)})
+    ).json()
+    assert today["pending"] == []
 
 
 async def test_a_capture_may_say_it_came_through_mcp(client: Client, vault: Path) -> None:

@@ -23,6 +23,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "mcp": ("mcp:mcp", "Serve the vault to other AI clients over MCP (stdio or --http)."),
     "digest": ("digest:digest", "Write the weekly digest note."),
     "push": ("push:push", "Web push notifications."),
+    "token": (
+        "token:token",
+        "Print (or --rotate) the token the Obsidian plugin and MCP clients send.",
+    ),
     "eval": ("evals:eval_group", "Measure search, tidying, answers and the digest."),
 }
 

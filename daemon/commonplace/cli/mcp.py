@@ -7,6 +7,7 @@ output: every message of ours goes to standard error, through logging or `err=Tr
 from __future__ import annotations
 
 import asyncio
+import logging
 
 import click
 
@@ -38,6 +39,8 @@ def mcp(ctx: click.Context, use_http: bool, port: int | None) -> None:
     """
     settings = settings_from(ctx)
     require_vault(settings)
+    # The SDK logs a failed tool's message at INFO, and those can hold a client's words.
+    logging.getLogger("mcp").setLevel(logging.WARNING)
     if use_http:
         _serve_http(settings, port or settings.mcp.port)
     else:

@@ -16,7 +16,6 @@ import aiohttp
 
 from commonplace.config import Settings
 from commonplace.mcp.backend import BackendError
-from commonplace.server.security import is_loopback
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +40,7 @@ class DaemonBackend:
         self.settings = settings
         self.base_url = (base_url or daemon_url(settings)).rstrip("/")
         self.token = token  # read at each call: `commonplace token --rotate` needs no restart
+        self._port = urlsplit(self.base_url).port or 80
         self._session: aiohttp.ClientSession | None = None
         ollama = settings.ollama
         # An answer may wait for the model, its retries and backoff, like the daemon does.
@@ -86,10 +86,8 @@ class DaemonBackend:
             raise BackendError(
                 f"the daemon's token cannot be read or made ({exc}); run 'commonplace token'"
             ) from None
-        headers = {"Authorization": f"Bearer {token}"}
-        if not is_loopback(urlsplit(self.base_url).hostname):
-            # A daemon listening on another address still knows itself as localhost.
-            headers["Host"] = f"localhost:{self.settings.web.port}"
+        # The daemon knows itself as localhost, whichever address it listens on.
+        headers = {"Authorization": f"Bearer {token}", "Host": f"localhost:{self._port}"}
         try:
             async with self._session.request(
                 method,

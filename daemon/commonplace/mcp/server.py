@@ -66,7 +66,7 @@ ASKS_OWNER = ToolAnnotations(
 )
 ASKED = (
     "Nothing has changed. The owner has been asked on their phone (the Assistant view of "
-    'Commonplace): "{question}" It changes only if they answer Yes there, today. Tell the owner '
+    "Commonplace): {question} It changes only if they answer Yes there, today. Tell the owner "
     "the question is waiting for them."
 )
 WHEN = "the due date: YYYY-MM-DD, 'today', 'tomorrow' or a weekday name"
