@@ -12,12 +12,14 @@ from typing import Any
 
 import pytest
 
+from commonplace.attention import Entry
 from commonplace.changes import Change
 from commonplace.config import Settings
 from commonplace.llm import LLM
 from commonplace.tidy.service import StabilityTracker, TidyService
 from tests.fakes.ollama import FakeError, FakeOllama, Stall
-from tests.tidy.conftest import answer, body_of, filed_notes, put_capture
+from tests.faults import disk_full
+from tests.tidy.conftest import answer, body_of, fast, filed_notes, put_capture
 
 WEEK = ["2026-10-22 1405.md", "2026-10-19 0742.md", "2026-10-20 1830.md"]
 
@@ -288,3 +290,56 @@ async def test_the_worker_is_restarted_after_an_unexpected_error(
     (entry,) = svc.attention.entries()
     assert (entry.source, entry.code) == ("tidy worker", "task_restarted")
     assert "RuntimeError" in entry.reason
+
+
+async def test_a_capture_that_cannot_be_written_is_retried_and_shown(
+    tidy_settings: Settings, fake_ollama: FakeOllama, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rel = put_capture(tidy_settings, WEEK[0])
+    fake_ollama.chat_handler = lambda body: answer("Dentist")
+    refused = disk_full(monkeypatch, writes=2)
+    svc = TidyService(tidy_settings, LLM(tidy_settings.ollama))
+    reported: list[Entry] = []
+    report = svc.attention.report
+    monkeypatch.setattr(
+        svc.attention, "report", lambda *a, **k: reported.append(report(*a, **k)) or reported[-1]
+    )
+    try:
+        await svc.startup()
+        await run_until_idle(svc)
+    finally:
+        await svc.close()
+    assert len(refused) == 2 and len(filed_notes(tidy_settings)) == 1
+    assert not (tidy_settings.vault / rel).exists()
+    assert [(e.code, e.count) for e in reported] == [("write_failed", 1), ("write_failed", 2)]
+    assert "No space left on device" in reported[0].reason
+    assert svc.attention.entries() == []
+
+
+async def test_big_and_empty_captures_are_left_as_they_are_and_shown(
+    settings: Settings, fake_ollama: FakeOllama
+) -> None:
+    small = fast(settings, fake_ollama.url, max_capture_kb=1)
+    head = "---\ncaptured: 2026-10-19T07:00\n---\n"
+    big = put_capture(small, "2026-10-19 0700.md", head + "word " * 300)  # 1.5 KB
+    empty = put_capture(small, "2026-10-19 0710.md", head + "\n   \n")
+    put_capture(small, WEEK[0])
+    before = (small.vault / big).read_bytes()
+    fake_ollama.chat_handler = lambda body: answer("Note")
+    svc = TidyService(small, LLM(small.ollama))
+    try:
+        await svc.startup()
+        await run_until_idle(svc)
+        assert len(fake_ollama.chat_requests()) == 1 and len(filed_notes(small)) == 1
+        assert (small.vault / big).read_bytes() == before
+        codes = {e.path: (e.code, e.level) for e in svc.attention.entries()}
+        assert codes == {big: ("too_large", "warn"), empty: ("empty", "warn")}
+        assert "over the 1 KB limit" in str(svc.attention.get("tidy", big))
+        # Cut down to size by the owner, it is filed like any capture.
+        (small.vault / big).write_text(head + "just a few words\n")
+        await svc.on_changes([Change(big, "modified")])
+        await run_until_idle(svc)
+    finally:
+        await svc.close()
+    assert len(filed_notes(small)) == 2
+    assert [e.path for e in svc.attention.entries()] == [empty]

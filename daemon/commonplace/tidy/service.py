@@ -24,7 +24,7 @@ from datetime import datetime
 from typing import Any
 
 from commonplace.attention import Attention
-from commonplace.capture import capture_order_key
+from commonplace.capture import CaptureTooLarge, capture_order_key
 from commonplace.changes import Change
 from commonplace.config import Settings
 from commonplace.llm import LLM, BadAnswer, LLMError, ModelMissing
@@ -32,7 +32,7 @@ from commonplace.supervise import start_supervised, where
 from commonplace.tidy.candidates import SearchIndex
 from commonplace.tidy.pipeline import CaptureEdited, CaptureUnreadable, TidyContext, tidy_capture
 from commonplace.tidy.state import TidyState
-from commonplace.vault import file_hash, in_folder, is_ignored, iter_note_paths
+from commonplace.vault import VaultBusy, file_hash, in_folder, is_ignored, iter_note_paths
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +40,10 @@ SOURCE = "tidy"  # its entries in attention
 READ_ACTION = "let the daemon's user read it (e.g. chmod u+r)"
 WRITE_ACTION = "check the disk (free space, permissions)"
 REPORT_IT = "the daemon's log has the details"
+EMPTY = "has no words (only frontmatter or blank lines); nothing to file"
+TOO_LARGE_ACTION = (
+    "split it into smaller notes, or move it out of the inbox (or raise [tidy] max_capture_kb)"
+)
 
 Signature = tuple[int, int]  # (mtime_ns, size)
 
@@ -212,6 +216,10 @@ class TidyService:
             self._busy = None
 
     async def _tidy(self, path: str, item: _Waiting) -> None:
+        limit = self.settings.tidy.max_capture_kb * 1024
+        if item.signature is not None and item.signature[1] > limit:
+            self._too_large(CaptureTooLarge(path, item.signature[1], limit))
+            return  # not read at all
         try:
             digest = file_hash(self.settings.vault / path)
         except OSError as exc:
@@ -228,6 +236,8 @@ class TidyService:
             outcome = await tidy_capture(self.ctx, path)
         except CaptureUnreadable as exc:
             self._unreadable(path, item, exc.error)
+        except CaptureTooLarge as exc:  # it grew past the limit since it was looked at
+            self._too_large(exc)
         except CaptureEdited as exc:
             log.info("%s; waiting for it to settle", exc)
             item.signature = None
@@ -240,6 +250,10 @@ class TidyService:
             self.state.garbage(path, digest, "not UTF-8 text", 1)
             log.warning("%s is not UTF-8 text; it is left in the inbox", path)
             self.tracker.forget(path)
+        except VaultBusy as exc:
+            reason = "not filed yet: a git operation is running in the vault"
+            action = f"if no git command is running, delete {exc.lock}"
+            self._failed(path, item, "vault_busy", reason, action)
         except OSError as exc:
             reason = f"could not be filed: {exc.strerror or type(exc).__name__}"
             self._failed(path, item, "write_failed", reason, WRITE_ACTION)
@@ -247,8 +261,24 @@ class TidyService:
             if outcome.status == "filed":
                 self.filed += 1
             self.state.clear(path)
+            if outcome.status == "empty":
+                self._set_aside(path, "empty", EMPTY, "write something in it, or delete it")
+                return
             self.tracker.forget(path)
             self.attention.clear(SOURCE, path)
+
+    def _too_large(self, exc: CaptureTooLarge) -> None:
+        kb, limit = exc.size // 1024, exc.limit // 1024
+        log.warning(
+            "%s: %d KB, over the %d KB capture limit; left in the inbox", exc.path, kb, limit
+        )
+        reason = f"{kb} KB, over the {limit} KB limit for a capture; not read, left as it is"
+        self._set_aside(exc.path, "too_large", reason, TOO_LARGE_ACTION)
+
+    def _set_aside(self, path: str, code: str, reason: str, action: str) -> None:
+        """Left in the inbox as it is, shown with why, until it changes (a change re-adds it)."""
+        self.tracker.forget(path)
+        self.attention.report(SOURCE, path, code, reason, action=action)
 
     def _unreadable(self, path: str, item: _Waiting, exc: OSError) -> None:
         reason = f"cannot be read ({exc.strerror or type(exc).__name__})"
