@@ -240,3 +240,58 @@ def test_temp_files_left_by_a_crash_are_removed_at_start(daemon: Daemon, vault: 
     status, found = daemon.call("/api/search?q=zanzibarquux&mode=keyword")
     assert status == 200 and found["results"] == []
     assert filed(vault) == []
+
+
+@pytest.mark.slow
+def test_a_capture_marked_while_the_model_answered_garbage_is_filed_once_it_recovers(
+    daemon: Daemon, vault: Path, fake_ollama_thread: FakeOllama
+) -> None:
+    good = tidy_answer("Flour")
+    broken = [True]
+
+    def model(body: dict[str, object]) -> str:
+        return '{"title": "Flour"}' if broken[0] else good(body)  # required fields missing
+
+    fake_ollama_thread.chat_handler = model
+    waiting = capture(vault, "2026-10-19 0800.md", "buy flour")
+    daemon.config = FAST_TIDY + "max_attempts = 2\nmarked_retry_s = 3.0\n"
+    daemon.start()
+    rel = "Inbox/2026-10-19 0800.md"
+    daemon.wait_until(lambda: has_code(daemon, rel, "unusable_answers"), "the capture marked")
+    entry = daemon.entry(rel)
+    assert entry is not None and "tags: Field required" in entry["reason"]
+    assert filed(vault) == [] and waiting.exists()
+
+    broken[0] = False  # Ollama answers properly again
+    daemon.wait_until(lambda: len(filed(vault)) == 1 and not waiting.exists(), "filed later")
+    daemon.wait_until(lambda: daemon.attention() == [], "the mark cleared")
+
+
+@pytest.mark.slow
+def test_sync_conflict_copies_are_shown_with_what_to_do(daemon: Daemon, vault: Path) -> None:
+    marker = ".sync-conflict-20261020-081500-ABCDEFG"
+    capture(vault, "2026-10-19 0800.md", "buy flour")
+    copy = capture(vault, f"2026-10-19 0800{marker}.md", "buy flour and eggs")
+    note = ask_note(vault)
+    ask_copy = note.with_name(f"Questions{marker}.md")
+    ask_copy.write_text("?? Where is the chess clock?\n")
+    daemon.config = FAST_TIDY + FAST_ASK
+    daemon.start()
+    rel, ask_rel = f"Inbox/{copy.name}", f"Ask/{ask_copy.name}"
+    daemon.wait_until(lambda: has_code(daemon, rel, "conflict_copy"), "the capture's copy shown")
+    daemon.wait_until(lambda: has_code(daemon, ask_rel, "conflict_copy"), "the Ask copy shown")
+    entry = daemon.entry(rel)
+    assert entry is not None and entry["source"] == "sync"
+    assert "compare it with Inbox/2026-10-19 0800.md" in entry["action"]
+
+    daemon.wait_until(lambda: len(filed(vault)) == 1, "the original filed")
+    daemon.wait_until(lambda: "[!answer]" in note.read_text(), "the original's question answered")
+    assert copy.exists() and ask_copy.read_text() == "?? Where is the chess clock?\n"
+    assert filed(vault)[0].read_text().count("buy flour and eggs") == 0  # the copy is not filed
+
+    doctor = daemon.command("doctor").stdout
+    assert f"warn sync: {rel}: a sync conflict copy of the capture" in doctor
+    assert f"warn sync: {ask_rel}: a sync conflict copy of the Ask note" in doctor
+
+    copy.unlink()  # the owner merged it by hand
+    daemon.wait_until(lambda: daemon.entry(rel) is None, "the entry gone", timeout=30)

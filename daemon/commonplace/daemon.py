@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
+import functools
 import logging
 import signal
 from collections.abc import Awaitable, Callable, Sequence
@@ -26,6 +27,7 @@ from commonplace.ask.service import AskService
 from commonplace.attention import Attention, attention_file
 from commonplace.changes import Change
 from commonplace.config import Settings
+from commonplace.conflicts import watch_conflicts
 from commonplace.digest.service import digest_job
 from commonplace.index import Index, IndexBusy, IndexService
 from commonplace.jobs import Job, JobQueue, Stage, describe, route_changes
@@ -185,13 +187,16 @@ async def start_watcher(settings: Settings, jobs: JobQueue, parts: Parts) -> Vau
 
 
 def start_background(settings: Settings, llm: LLM, parts: Parts) -> list[asyncio.Task[Any]]:
-    """The scheduler (weekly digest) and the index's periodic reconcile, each supervised: a
-    loop that fails is logged, shown in attention and restarted, never silently gone."""
+    """The scheduler (weekly digest), the index's periodic reconcile and the look-out for sync
+    conflict copies, each supervised: a loop that fails is logged, shown in attention and
+    restarted, never silently gone."""
     tasks = [start_supervised("index check", fn, parts.attention) for fn in parts.periodic]
     scheduler = Scheduler(
         [digest_job(settings, llm)], settings.data_path, attention=parts.attention
     )
     tasks.append(start_supervised("scheduler", scheduler.run_forever, parts.attention))
+    conflicts = functools.partial(watch_conflicts, settings, parts.attention)
+    tasks.append(start_supervised("conflict check", conflicts, parts.attention))
     return tasks
 
 

@@ -343,3 +343,81 @@ async def test_big_and_empty_captures_are_left_as_they_are_and_shown(
         await svc.close()
     assert len(filed_notes(small)) == 2
     assert [e.path for e in svc.attention.entries()] == [empty]
+
+
+async def eventually(check: Any, what: str, seconds: float = 10) -> None:
+    for _ in range(int(seconds / 0.05)):
+        if check():
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"not within {seconds} s: {what}")
+
+
+async def test_a_marked_capture_is_tried_again_later_and_shown_until_filed(
+    settings: Settings, fake_ollama: FakeOllama
+) -> None:
+    quick = fast(settings, fake_ollama.url, marked_retry_s=0.5)
+    rel = put_capture(quick, WEEK[0])
+    fake_ollama.chat_handler = lambda body: "this is not json"
+    svc = TidyService(quick, LLM(quick.ollama))
+    try:
+        await svc.startup()
+        await run_until_idle(svc)  # marked: parked on its long wait
+        (entry,) = svc.attention.entries()
+        assert (entry.path, entry.code) == (rel, "unusable_answers")
+        assert "3 unusable answers" in entry.reason and entry.retry_at
+        assert svc.status()["failing"][0]["path"] == rel
+        fake_ollama.chat_handler = lambda body: answer("Dentist")  # the model recovers
+        await eventually(lambda: filed_notes(quick), "the marked capture filed on its retry")
+        await eventually(lambda: not svc.attention.entries(), "the mark cleared")
+    finally:
+        await svc.close()
+    assert svc.status()["failing"] == []
+    assert len(fake_ollama.chat_requests()) == 4
+
+
+async def test_a_new_model_tries_marked_captures_again_at_once(
+    tidy_settings: Settings, fake_ollama: FakeOllama, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("commonplace.tidy.service.MODEL_CHECK_S", 0.1)
+    rel = put_capture(tidy_settings, WEEK[0])  # marked_retry_s: an hour
+    fake_ollama.chat_handler = lambda body: "this is not json"
+    svc = TidyService(tidy_settings, LLM(tidy_settings.ollama))
+    try:
+        await svc.startup()
+        await run_until_idle(svc)
+        await asyncio.sleep(0.5)
+        assert len(fake_ollama.chat_requests()) == 3 and not filed_notes(tidy_settings)
+        # `ollama pull` brings a new version of the same model: a new digest in /api/tags.
+        entry = fake_ollama._model_entry
+        monkeypatch.setattr(fake_ollama, "_model_entry", lambda n: entry(n) | {"digest": "f00d"})
+        fake_ollama.chat_handler = lambda body: answer("Dentist")
+        await eventually(lambda: filed_notes(tidy_settings), "filed with the new model")
+    finally:
+        await svc.close()
+    assert not (tidy_settings.vault / rel).exists()
+
+
+async def test_another_chat_model_tries_marked_captures_again_at_once(
+    tidy_settings: Settings, fake_ollama: FakeOllama
+) -> None:
+    put_capture(tidy_settings, WEEK[0])
+    fake_ollama.chat_handler = lambda body: "this is not json"
+    svc = TidyService(tidy_settings, LLM(tidy_settings.ollama))
+    await svc.startup()
+    await run_until_idle(svc)
+    await svc.close()
+    assert svc.status()["failing"]
+    # The owner sets another chat model and restarts the daemon.
+    fake_ollama.models.append("llama3.2:3b")
+    other = dataclasses.replace(
+        tidy_settings, ollama=dataclasses.replace(tidy_settings.ollama, chat_model="llama3.2:3b")
+    )
+    fake_ollama.chat_handler = lambda body: answer("Dentist")
+    again = TidyService(other, LLM(other.ollama))
+    try:
+        await again.startup()
+        await eventually(lambda: filed_notes(tidy_settings), "filed with the other model")
+    finally:
+        await again.close()
+    assert fake_ollama.chat_requests()[-1]["model"] == "llama3.2:3b"

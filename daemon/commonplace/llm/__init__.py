@@ -6,6 +6,7 @@ from commonplace.llm.errors import (
     LLMError,
     LLMTimeout,
     ModelMissing,
+    OllamaBadReply,
     OllamaFailed,
     OllamaUnavailable,
 )
@@ -18,6 +19,7 @@ __all__ = [
     "LLMError",
     "LLMTimeout",
     "ModelMissing",
+    "OllamaBadReply",
     "OllamaFailed",
     "OllamaStatus",
     "OllamaUnavailable",

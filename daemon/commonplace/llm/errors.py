@@ -50,3 +50,13 @@ class OllamaFailed(LLMError):
         super().__init__(f"Ollama answered with an error ({status}): {message}")
         self.status = status
         self.retryable = status >= 500 or status == 429
+
+
+class OllamaBadReply(LLMError):
+    """Ollama's HTTP reply could not be read (cut off, not JSON, a proxy's error page): a fault
+    of the connection or the server, tried again; not a bad answer from the model."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "Ollama's reply could not be read (cut off or not JSON); it will be tried again"
+        )

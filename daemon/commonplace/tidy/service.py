@@ -4,7 +4,8 @@ A capture is read only once it is stable (size and modified time unchanged for `
 a file still being written by a sync tool or an editor is never read half-way. Captures are
 processed one at a time, oldest capture first. When Ollama is down, slow or answers garbage the
 capture waits and is retried with backoff; after `max_attempts` garbage answers in a row it is
-marked in the data folder and waits until its text changes.
+marked in the data folder (see state.py) and tried again on a long backoff, or at once when its
+text, the chat model or Ollama changes: a check every minute notices a new model or version.
 
 One capture never holds up the others: a capture that cannot be read, or whose tidying fails in
 any way, waits on its own backoff and is shown in attention (/api/state, `doctor`) with what to
@@ -27,16 +28,17 @@ from commonplace.attention import Attention
 from commonplace.capture import CaptureTooLarge, capture_order_key
 from commonplace.changes import Change
 from commonplace.config import Settings
-from commonplace.llm import LLM, BadAnswer, LLMError, ModelMissing
+from commonplace.llm import LLM, BadAnswer, LLMError, ModelMissing, OllamaStatus
 from commonplace.supervise import start_supervised, where
 from commonplace.tidy.candidates import SearchIndex
 from commonplace.tidy.pipeline import CaptureEdited, CaptureUnreadable, TidyContext, tidy_capture
-from commonplace.tidy.state import TidyState
+from commonplace.tidy.state import Mark, TidyState
 from commonplace.vault import VaultBusy, file_hash, in_folder, is_ignored, iter_note_paths
 
 log = logging.getLogger(__name__)
 
 SOURCE = "tidy"  # its entries in attention
+MODEL_CHECK_S = 60.0  # how often the chat model and Ollama are checked for a change
 READ_ACTION = "let the daemon's user read it (e.g. chmod u+r)"
 WRITE_ACTION = "check the disk (free space, permissions)"
 REPORT_IT = "the daemon's log has the details"
@@ -113,11 +115,13 @@ class TidyService:
         self.ctx = TidyContext(settings, llm, index, now=now)
         self.state = TidyState(settings.data_path)
         self.tracker = StabilityTracker(settings.tidy.stable_s, clock)
+        self.model_id = ""  # model_id() of the chat model answering now, once known
         self.filed = 0
         self._busy: str | None = None
         self._wake = asyncio.Event()
         self._idle = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self._model_task: asyncio.Task[None] | None = None
 
     # -- the daemon's interface -------------------------------------------------------------
 
@@ -155,11 +159,12 @@ class TidyService:
         return {"waiting": waiting, "busy": self._busy, "failing": failing, "filed": self.filed}
 
     async def close(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        for task in (self._task, self._model_task):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        self._task = self._model_task = None
 
     async def wait_idle(self) -> None:
         """Wait until no capture is waiting, except those parked until the owner acts (tests
@@ -176,6 +181,10 @@ class TidyService:
     def _start(self) -> None:
         if self._task is None or self._task.done():
             self._task = start_supervised("tidy worker", self._work, self.attention)
+        if self._model_task is None or self._model_task.done():
+            self._model_task = start_supervised(
+                "tidy model check", self._watch_model, self.attention
+            )
 
     def _stat(self, path: str) -> Signature | None:
         try:
@@ -229,8 +238,11 @@ class TidyService:
             self.tracker.forget(path)
             self.attention.clear(SOURCE, path)
             return
-        if self.state.failing(path, digest):
-            self.tracker.forget(path)  # marked: waits for the user to change it
+        if not self.model_id:  # so that a mark made now says which model gave the garbage
+            await self._check_model()
+        mark = self.state.mark(path)
+        if mark is not None and mark.failing and not self._mark_due(mark, digest):
+            self._park_marked(path, item, mark)
             return
         try:
             outcome = await tidy_capture(self.ctx, path)
@@ -295,19 +307,77 @@ class TidyService:
     def _garbage(self, path: str, digest: str, item: _Waiting, exc: LLMError) -> None:
         """An answer that cannot be used: counted, and after max_attempts the capture is marked."""
         reason = exc.reason if isinstance(exc, BadAnswer) else str(exc)
-        mark = self.state.garbage(path, digest, reason, self.settings.tidy.max_attempts)
+        t = self.settings.tidy
+        mark = self.state.garbage(
+            path,
+            digest,
+            reason,
+            t.max_attempts,
+            model=self.model_id,
+            first_wait_s=t.marked_retry_s,
+        )
         if mark.failing:
             log.warning(
-                "%s: marked after %d unusable answers (%s); edit it or run "
-                "'commonplace tidy \"%s\"' to try again",
+                "%s: marked after %d unusable answers (%s); tried again in %.0f s, or at once "
+                "when it is edited or the model changes",
                 path,
                 mark.attempts,
                 reason,
-                path,
+                mark.retry_at - time.time(),
             )
-            self.tracker.forget(path)
+            self._park_marked(path, item, mark)
         else:
             self._back_off(item, str(exc))
+
+    def _mark_due(self, mark: Mark, digest: str) -> bool:
+        """A marked capture is tried when its text or the model changed, or its wait is over."""
+        changed = mark.content_hash != digest or self._other_model(mark)
+        return changed or time.time() >= mark.retry_at
+
+    def _other_model(self, mark: Mark) -> bool:
+        return bool(self.model_id and mark.model) and mark.model != self.model_id
+
+    def _park_marked(self, path: str, item: _Waiting, mark: Mark) -> None:
+        item.not_before = self.tracker.clock() + max(0.0, mark.retry_at - time.time())
+        item.parked = True
+        item.reason = mark.reason
+        self.attention.report(
+            SOURCE,
+            path,
+            "unusable_answers",
+            f"the model gave {mark.attempts} unusable answers (last: {mark.reason})",
+            action="it is tried again by itself, and at once when you edit it or the chat model "
+            f"or Ollama changes; or run: commonplace tidy '{path}'",
+            retry_at=mark.retry_at,
+        )
+
+    # -- noticing a new model ---------------------------------------------------------------
+
+    async def _watch_model(self) -> None:
+        """Every MODEL_CHECK_S, which chat model and Ollama answer; a change tries every
+        marked capture again at once (the garbage may have been the old model's)."""
+        while True:
+            await self._check_model()
+            await asyncio.sleep(MODEL_CHECK_S)
+
+    async def _check_model(self) -> None:
+        status = await self.ctx.llm.status()
+        if not status.reachable:
+            return
+        current = model_id(self.settings, status)
+        if current != self.model_id:
+            if self.model_id:
+                log.info("tidy: the chat model or Ollama changed; marked captures are retried")
+            self.model_id = current
+            self._wake_marked()
+
+    def _wake_marked(self) -> None:
+        woken = [m.path for m in self.state.marks() if m.failing and self._other_model(m)]
+        for path in woken:
+            if path in self.tracker.waiting:
+                self.tracker.add(path)
+        if woken:
+            self._wake.set()
 
     def _back_off(self, item: _Waiting, reason: str, path: str = "") -> float:
         t = self.settings.tidy
@@ -318,6 +388,13 @@ class TidyService:
         prefix = f"{path}: " if path else ""
         log.warning("tidy will try again in %.0f s: %s%s", wait, prefix, reason)
         return wait
+
+
+def model_id(settings: Settings, status: OllamaStatus) -> str:
+    """Which chat model answers, down to its digest, and which Ollama: a mark made with another
+    is tried again."""
+    name = settings.ollama.chat_model
+    return f"{name}@{status.digest(name)[:12]} ollama {status.version} at {status.host}"
 
 
 def _unusable(exc: LLMError) -> bool:

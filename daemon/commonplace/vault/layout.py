@@ -54,6 +54,11 @@ def is_ignored(rel_path: str) -> bool:
     return bool(_CONFLICT.search(name))
 
 
+def is_conflict_copy(name: str) -> bool:
+    """A sync tool's copy of a note two computers changed (never a note: see conflicts.py)."""
+    return name.lower().endswith(NOTE_SUFFIXES) and bool(_CONFLICT.search(name))
+
+
 def iter_note_paths(vault: Path, under: str = "") -> Iterator[str]:
     """Vault-relative paths of every note (below the folder `under`, if given), found with
     os.scandir, so that a stage interested in one folder never walks the whole vault."""
