@@ -421,3 +421,24 @@ async def test_another_chat_model_tries_marked_captures_again_at_once(
     finally:
         await again.close()
     assert fake_ollama.chat_requests()[-1]["model"] == "llama3.2:3b"
+
+
+async def test_while_ollama_fails_no_other_capture_is_tried(
+    tidy_settings: Settings, fake_ollama: FakeOllama
+) -> None:
+    """Ollama's trouble is not the capture's: the whole inbox waits with it, so a thousand
+    captures against a dead Ollama are one try per backoff, not a thousand."""
+    for name in WEEK:
+        put_capture(tidy_settings, name)
+    fake_ollama.chat_handler = lambda body: answer("Note")
+    fake_ollama.enqueue_chat(FakeError(500, "out of memory"), FakeError(500, "out of memory"))
+    svc = TidyService(tidy_settings, LLM(tidy_settings.ollama))
+    try:
+        await svc.startup()
+        await run_until_idle(svc)
+    finally:
+        await svc.close()
+    seen = [capture_in(r).split("\n</capture>")[0] for r in fake_ollama.chat_requests()]
+    oldest = body_of(sorted(WEEK)[0]).strip("\n")
+    assert seen[:3] == [oldest] * 3  # two refused (the client's own retry), then filed
+    assert len(seen) == 5 and len(filed_notes(tidy_settings)) == 3

@@ -88,7 +88,7 @@ async def tidy_capture(ctx: TidyContext, path: str, *, dry_run: bool = False) ->
         raise CaptureUnreadable(path, exc) from exc
     if not capture.body.strip():
         return Outcome(path, "empty")
-    facts = ctx.catalog.facts()
+    facts = await asyncio.to_thread(ctx.catalog.facts)  # a stat per note: off the event loop
     earlier = facts.filed.get(capture.capture_id, ())
     for filed in earlier:
         if _carries_words(ctx, filed, capture):

@@ -20,7 +20,6 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -33,12 +32,14 @@ from commonplace.supervise import start_supervised, where
 from commonplace.tidy.candidates import SearchIndex
 from commonplace.tidy.pipeline import CaptureEdited, CaptureUnreadable, TidyContext, tidy_capture
 from commonplace.tidy.state import Mark, TidyState
+from commonplace.tidy.tracker import Signature, StabilityTracker, Waiting
 from commonplace.vault import VaultBusy, file_hash, in_folder, is_ignored, iter_note_paths
 
 log = logging.getLogger(__name__)
 
 SOURCE = "tidy"  # its entries in attention
 MODEL_CHECK_S = 60.0  # how often the chat model and Ollama are checked for a change
+STATUS_LIST_MAX = 100  # captures listed by status(): /api/state stays small whatever waits
 READ_ACTION = "let the daemon's user read it (e.g. chmod u+r)"
 WRITE_ACTION = "check the disk (free space, permissions)"
 REPORT_IT = "the daemon's log has the details"
@@ -46,57 +47,6 @@ EMPTY = "has no words (only frontmatter or blank lines); nothing to file"
 TOO_LARGE_ACTION = (
     "split it into smaller notes, or move it out of the inbox (or raise [tidy] max_capture_kb)"
 )
-
-Signature = tuple[int, int]  # (mtime_ns, size)
-
-
-@dataclass
-class _Waiting:
-    signature: Signature | None = None
-    since: float = 0.0  # clock time the signature was first seen
-    not_before: float = 0.0  # backoff: not tried again before this clock time
-    failures: int = 0  # failures in a row (any kind), for the backoff
-    reason: str = ""  # the last failure, for status()
-    parked: bool = False  # waits for the owner (or a long backoff): wait_idle() ignores it
-
-
-class StabilityTracker:
-    """Which paths have kept the same size and modified time for `delay` seconds."""
-
-    def __init__(self, delay: float, clock: Callable[[], float] = time.monotonic) -> None:
-        self.delay = delay
-        self.clock = clock
-        self.waiting: dict[str, _Waiting] = {}
-
-    def add(self, path: str) -> None:
-        """(Re)start the quiet period: the file just changed (an edit, a chmod), so whatever
-        made it fail may be fixed: it is tried again as soon as it is quiet."""
-        item = self.waiting.setdefault(path, _Waiting())
-        item.signature = None
-        item.not_before = 0.0
-        item.parked = False
-
-    def forget(self, path: str) -> None:
-        self.waiting.pop(path, None)
-
-    def check(self, stat: Callable[[str], Signature | None]) -> tuple[list[str], float | None]:
-        """(paths ready now, clock time of the next check or None)."""
-        now = self.clock()
-        ready: list[str] = []
-        next_at: float | None = None
-        for path, item in list(self.waiting.items()):
-            sig = stat(path)
-            if sig is None:
-                del self.waiting[path]
-                continue
-            if sig != item.signature:
-                item.signature, item.since = sig, now
-            due = max(item.since + self.delay, item.not_before)
-            if now >= due:
-                ready.append(path)
-            else:
-                next_at = due if next_at is None else min(next_at, due)
-        return ready, next_at
 
 
 class TidyService:
@@ -114,8 +64,10 @@ class TidyService:
         self.attention = attention if attention is not None else Attention()
         self.ctx = TidyContext(settings, llm, index, now=now)
         self.state = TidyState(settings.data_path)
+        self.tz = settings.tz  # once: working it out reads /etc/localtime
         self.tracker = StabilityTracker(settings.tidy.stable_s, clock)
         self.model_id = ""  # model_id() of the chat model answering now, once known
+        self._pause_until = 0.0  # clock time: Ollama failed, nothing is tried before then
         self.filed = 0
         self._busy: str | None = None
         self._wake = asyncio.Event()
@@ -149,14 +101,20 @@ class TidyService:
         """For /api/state and `doctor`: what waits, what is being tidied, what is marked."""
         waiting = [
             {"path": p, "retrying": bool(w.failures), "reason": w.reason}
-            for p, w in sorted(self.tracker.waiting.items())
+            for p, w in sorted(self.tracker.waiting.items())[:STATUS_LIST_MAX]
         ]
         failing = [
             {"path": m.path, "reason": m.reason, "attempts": m.attempts}
             for m in self.state.marks()
             if m.failing
         ]
-        return {"waiting": waiting, "busy": self._busy, "failing": failing, "filed": self.filed}
+        return {
+            "waiting": waiting,  # the first STATUS_LIST_MAX, by path
+            "waiting_count": len(self.tracker.waiting),
+            "busy": self._busy,
+            "failing": failing,
+            "filed": self.filed,
+        }
 
     async def close(self) -> None:
         for task in (self._task, self._model_task):
@@ -196,15 +154,17 @@ class TidyService:
     def _order(self, path: str) -> tuple[datetime, str]:
         item = self.tracker.waiting.get(path)
         mtime = item.signature[0] / 1e9 if item and item.signature else 0.0
-        return capture_order_key(path, self.settings.tz, mtime)
+        return capture_order_key(path, self.tz, mtime)
 
     async def _work(self) -> None:
         while True:
             self._wake.clear()
             ready, next_at = self.tracker.check(self._stat)
-            if ready:
+            if ready and self.tracker.clock() >= self._pause_until:
                 await self._process(min(ready, key=self._order))
                 continue
+            if ready:  # Ollama itself failed a moment ago: no capture is tried before then
+                next_at = self._pause_until if next_at is None else min(next_at, self._pause_until)
             if not self._active():
                 self._idle.set()
             timeout = None if next_at is None else max(0.0, next_at - self.tracker.clock())
@@ -224,7 +184,7 @@ class TidyService:
         finally:
             self._busy = None
 
-    async def _tidy(self, path: str, item: _Waiting) -> None:
+    async def _tidy(self, path: str, item: Waiting) -> None:
         limit = self.settings.tidy.max_capture_kb * 1024
         if item.signature is not None and item.signature[1] > limit:
             self._too_large(CaptureTooLarge(path, item.signature[1], limit))
@@ -256,8 +216,9 @@ class TidyService:
         except LLMError as exc:
             if _unusable(exc):
                 self._garbage(path, digest, item, exc)
-            else:
-                self._back_off(item, str(exc))
+            else:  # Ollama's trouble, not this capture's: the others wait with it
+                wait = self._back_off(item, str(exc))
+                self._pause_until = self.tracker.clock() + wait
         except UnicodeDecodeError:
             self.state.garbage(path, digest, "not UTF-8 text", 1)
             log.warning("%s is not UTF-8 text; it is left in the inbox", path)
@@ -292,19 +253,19 @@ class TidyService:
         self.tracker.forget(path)
         self.attention.report(SOURCE, path, code, reason, action=action)
 
-    def _unreadable(self, path: str, item: _Waiting, exc: OSError) -> None:
+    def _unreadable(self, path: str, item: Waiting, exc: OSError) -> None:
         reason = f"cannot be read ({exc.strerror or type(exc).__name__})"
         item.parked = True  # it needs the owner; a chmod or an edit retries it at once
         self._failed(path, item, "unreadable", reason, READ_ACTION)
 
-    def _failed(self, path: str, item: _Waiting, code: str, reason: str, action: str) -> None:
+    def _failed(self, path: str, item: Waiting, code: str, reason: str, action: str) -> None:
         """This capture waits on its own backoff and is shown with why; the others go on."""
         wait = self._back_off(item, reason, path)
         self.attention.report(
             SOURCE, path, code, reason, action=action, retry_at=time.time() + wait
         )
 
-    def _garbage(self, path: str, digest: str, item: _Waiting, exc: LLMError) -> None:
+    def _garbage(self, path: str, digest: str, item: Waiting, exc: LLMError) -> None:
         """An answer that cannot be used: counted, and after max_attempts the capture is marked."""
         reason = exc.reason if isinstance(exc, BadAnswer) else str(exc)
         t = self.settings.tidy
@@ -337,7 +298,7 @@ class TidyService:
     def _other_model(self, mark: Mark) -> bool:
         return bool(self.model_id and mark.model) and mark.model != self.model_id
 
-    def _park_marked(self, path: str, item: _Waiting, mark: Mark) -> None:
+    def _park_marked(self, path: str, item: Waiting, mark: Mark) -> None:
         item.not_before = self.tracker.clock() + max(0.0, mark.retry_at - time.time())
         item.parked = True
         item.reason = mark.reason
@@ -379,7 +340,7 @@ class TidyService:
         if woken:
             self._wake.set()
 
-    def _back_off(self, item: _Waiting, reason: str, path: str = "") -> float:
+    def _back_off(self, item: Waiting, reason: str, path: str = "") -> float:
         t = self.settings.tidy
         item.failures += 1
         wait = float(min(t.retry_s * 2 ** (item.failures - 1), t.retry_max_s))
