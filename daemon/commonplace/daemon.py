@@ -24,6 +24,7 @@ from typing import Any
 from aiohttp import web
 
 from commonplace.ask.service import AskService
+from commonplace.assistant import build_assistant
 from commonplace.attention import Attention, attention_file
 from commonplace.changes import Change
 from commonplace.config import Settings
@@ -97,6 +98,7 @@ async def _run_locked(settings: Settings, ready: asyncio.Event | None, stop: asy
         jobs=jobs,
         attention=attention,
         transcriber=WhisperTranscriber(settings.speech),
+        assistant=build_assistant(settings, llm),
         stages=dict(parts.status),
         notes=start_notes(settings),
     )

@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 from aiohttp import web
 
+from commonplace.assistant import Assistant
 from commonplace.attention import Attention
 from commonplace.config import Settings
 from commonplace.index import Index
@@ -33,6 +34,7 @@ class Services:
     index: Index | None = None
     jobs: JobQueue | None = None
     transcriber: Transcriber | None = None
+    assistant: Assistant | None = None
     stages: Mapping[str, StatusSource] = field(default_factory=dict)  # name -> status()
     attention: Attention = field(default_factory=Attention)  # skipped / failing, with why
     started: float = field(default_factory=time.time)

@@ -99,12 +99,12 @@ async def tidy_capture(ctx: TidyContext, path: str, *, dry_run: bool = False) ->
             return Outcome(path, "finished", filed=filed)
     candidates = await find_candidates(ctx.index, capture.body, ctx.settings.daemon_folders())
     proposal = await ask_model(ctx.llm, capture, candidates, facts.top_tags(), ctx.today())
-    decision = decide(proposal, capture, facts)
+    decision = decide(proposal, capture, facts, flavor=ctx.settings.flavor)
     for dropped in decision.dropped:
         log.info("%s: dropped %s", path, dropped)
     if dry_run:
         return Outcome(path, "dry-run", None, proposal, decision, tuple(candidates))
-    text = filed_note.render(capture, decision, ctx.settings.flavor)
+    text = filed_note.render(capture, decision, ctx.settings.flavor, ctx.settings.tidy.todo_format)
     # In a thread: the writes fsync, and wait (bounded) while a git operation holds the vault.
     filed = await asyncio.to_thread(file_capture, ctx, capture, decision, text, earlier)
     _tell_index(ctx, [filed, path, *earlier])

@@ -27,7 +27,14 @@ from commonplace.attention import Attention
 from commonplace.capture import CaptureTooLarge, capture_order_key
 from commonplace.changes import Change
 from commonplace.config import Settings
-from commonplace.llm import LLM, BadAnswer, LLMError, ModelMissing, OllamaStatus
+from commonplace.llm import (
+    LLM,
+    BadAnswer,
+    LLMError,
+    ModelMissing,
+    ModelUnsuitable,
+    OllamaStatus,
+)
 from commonplace.supervise import start_supervised, where
 from commonplace.tidy.candidates import SearchIndex
 from commonplace.tidy.pipeline import CaptureEdited, CaptureUnreadable, TidyContext, tidy_capture
@@ -322,7 +329,11 @@ class TidyService:
             await asyncio.sleep(MODEL_CHECK_S)
 
     async def _check_model(self) -> None:
-        status = await self.ctx.llm.status()
+        try:
+            status = await self.ctx.llm.status()
+        except Exception as exc:  # a probe: whatever went wrong, the next one may work
+            log.info("tidy: could not ask Ollama which models it has: %s", where(exc))
+            return
         if not status.reachable:
             return
         current = model_id(self.settings, status)
@@ -359,6 +370,9 @@ def model_id(settings: Settings, status: OllamaStatus) -> str:
 
 
 def _unusable(exc: LLMError) -> bool:
-    """Garbage, or a request Ollama will never accept: counted towards a mark. A missing model
-    is not: it waits (with backoff) for `ollama pull`."""
-    return isinstance(exc, BadAnswer) or not (exc.retryable or isinstance(exc, ModelMissing))
+    """Garbage, or a request Ollama will never accept (a 4xx, such as a schema its runner cannot
+    compile): counted towards a mark. A missing or unsuitable model is not the capture's fault:
+    it waits (with backoff) for `ollama pull` or a change of settings."""
+    if isinstance(exc, ModelMissing | ModelUnsuitable):
+        return False
+    return isinstance(exc, BadAnswer) or not exc.retryable
