@@ -102,8 +102,8 @@ class Daemon:
 
     def state(self) -> dict[str, Any] | None:
         assert self.proc is not None
-        if self.proc.poll() is not None:
-            raise AssertionError(f"the daemon exited early:\n{self.proc.communicate()[1]}")
+        if (code := self.proc.poll()) is not None:
+            raise AssertionError(f"the daemon exited early (status {code}):\n{self.stop()}")
         try:
             status, body = self.call("/api/state")
         except OSError:
