@@ -88,6 +88,9 @@ def write_capture(settings: Settings, text: str, via: str, now: datetime) -> str
     tz = settings.tz
     local = now.replace(tzinfo=tz) if now.tzinfo is None else now.astimezone(tz)
     head = f"---\ncaptured: {capture_stamp(local)}\nvia: {via}\n---\n"
+    limit_kb = settings.tidy.max_capture_kb
+    if len((head + text).encode("utf-8")) > limit_kb * 1024:  # tidy would leave it unread
+        raise CaptureError(f"the capture is over {limit_kb} KB ([tidy] max_capture_kb); not saved")
     folder = settings.folder("inbox")
     base = local.strftime("%Y-%m-%d %H%M")
     for n in range(1, _MAX_SAME_MINUTE + 1):

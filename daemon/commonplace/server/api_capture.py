@@ -37,7 +37,7 @@ log = logging.getLogger(__name__)
 
 MAX_CAPTURE_CHARS = 100_000
 CAPTURE_HEAD_BYTES = 64  # the frontmatter write_capture puts above the words
-VIA_CHOICES = ("phone", "dictation", "web", "plugin", "api")
+VIA_CHOICES = ("phone", "dictation", "web", "plugin", "api", "mcp")
 MAX_BACKDATE = timedelta(days=30)
 HINT_CACHE_S = 600.0
 _ID = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
