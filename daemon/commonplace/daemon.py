@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
+import functools
 import logging
 import signal
 from collections.abc import Awaitable, Callable, Sequence
@@ -29,6 +30,7 @@ from commonplace.briefing import briefing_job
 from commonplace.calendar import CalendarClient
 from commonplace.changes import Change
 from commonplace.config import Settings
+from commonplace.conflicts import watch_conflicts
 from commonplace.digest.service import digest_job
 from commonplace.index import Index, IndexBusy, IndexService
 from commonplace.jobs import Job, JobQueue, Stage, describe, route_changes
@@ -41,6 +43,7 @@ from commonplace.server.security import is_loopback
 from commonplace.speech import SpeechUnavailable, WhisperTranscriber, model_path
 from commonplace.supervise import start_supervised
 from commonplace.tidy.service import TidyService
+from commonplace.vault.layout import remove_stale_temp_files
 from commonplace.watcher import VaultWatcher
 
 log = logging.getLogger(__name__)
@@ -88,6 +91,7 @@ async def run_daemon(
 
 
 async def _run_locked(settings: Settings, ready: asyncio.Event | None, stop: asyncio.Event) -> None:
+    await asyncio.to_thread(clean_up_after_a_crash, settings)
     llm = LLM(settings.ollama)
     attention = Attention(attention_file(settings.data_path))
     jobs = JobQueue(attention=attention)
@@ -125,6 +129,16 @@ async def _run_locked(settings: Settings, ready: asyncio.Event | None, stop: asy
         await shutdown(parts, jobs, runner)
 
 
+def clean_up_after_a_crash(settings: Settings) -> None:
+    """Temp files a crash left between writing and renaming, in the vault and the data folder
+    (before anything else runs: nothing may index or file one meanwhile)."""
+    for root in (settings.vault, settings.data_path):
+        removed = remove_stale_temp_files(root)
+        if removed:
+            log.info("removed %d temp file(s) left by an earlier crash in %s", len(removed), root)
+            log.debug("removed %s", removed)
+
+
 def queue_changes(jobs: JobQueue, parts: Parts, changes: Sequence[Change]) -> None:
     """One job per stage that the batch concerns, index first (tidy's links read the index)."""
     for name, batch in route_changes(changes, parts.settings).items():
@@ -154,7 +168,7 @@ async def build_parts(settings: Settings, llm: LLM, attention: Attention | None 
     parts.closers.append(_to_async(index.close))
     service = IndexService(index, settings)
     tidy = TidyService(settings, llm, index, attention=parts.attention)
-    ask = AskService(settings, llm, index)
+    ask = AskService(settings, llm, index, attention=parts.attention)
     parts.stages.update(index=service, tidy=tidy, ask=ask)
     parts.status.update(index=index, tidy=tidy, ask=ask)
     parts.periodic.append(service.periodic)
@@ -179,14 +193,17 @@ async def start_watcher(settings: Settings, jobs: JobQueue, parts: Parts) -> Vau
 
 
 def start_background(settings: Settings, llm: LLM, parts: Parts) -> list[asyncio.Task[Any]]:
-    """The scheduler (weekly digest, morning briefing) and the index's periodic reconcile, each
-    supervised: a loop that fails is logged, shown in attention and restarted, never gone."""
+    """The scheduler (weekly digest, morning briefing), the index's periodic reconcile and the
+    look-out for sync conflict copies, each supervised: a loop that fails is logged, shown in
+    attention and restarted, never silently gone."""
     tasks = [start_supervised("index check", fn, parts.attention) for fn in parts.periodic]
     jobs = [digest_job(settings, llm)]
     if parts.calendar is not None:
         jobs.append(briefing_job(settings, parts.calendar))
-    scheduler = Scheduler(jobs, settings.data_path)
+    scheduler = Scheduler(jobs, settings.data_path, attention=parts.attention)
     tasks.append(start_supervised("scheduler", scheduler.run_forever, parts.attention))
+    conflicts = functools.partial(watch_conflicts, settings, parts.attention)
+    tasks.append(start_supervised("conflict check", conflicts, parts.attention))
     return tasks
 
 
