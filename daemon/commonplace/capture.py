@@ -18,7 +18,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from commonplace.config import Settings
-from commonplace.vault import FileChanged, atomic_write, content_hash, markdown
+from commonplace.vault import FileChanged, atomic_write, content_hash, markdown, read_file
 
 _NAME_TIME = re.compile(r"^(\d{4}-\d{2}-\d{2})[ T_](\d{2})[:.]?(\d{2})")
 _VIA = re.compile(r"^[\w.-]{1,32}$")
@@ -139,10 +139,10 @@ def parse_capture(path: str, data: bytes, tz: ZoneInfo, mtime: float | None = No
 
 
 def read_capture(vault: Path, path: str, tz: ZoneInfo) -> Capture:
-    """Read a capture from disk (FileNotFoundError / UnicodeDecodeError pass through)."""
-    full = vault / path
-    data = full.read_bytes()
-    return parse_capture(path, data, tz, full.stat().st_mtime)
+    """Read a capture from disk by the vault's rule (an ordinary file, never through a link):
+    FileRefused, FileNotFoundError and UnicodeDecodeError pass through."""
+    data, stat = read_file(vault, path)
+    return parse_capture(path, data, tz, stat.st_mtime)
 
 
 def captured_time(meta: Mapping[str, Any], path: str, tz: ZoneInfo) -> datetime | None:

@@ -9,7 +9,7 @@ from typing import Literal
 from commonplace.config import Settings
 from commonplace.llm import LLM, OllamaStatus
 from commonplace.tidy.state import TidyState
-from commonplace.vault import is_ignored, iter_note_paths
+from commonplace.vault import iter_note_paths
 
 Level = Literal["ok", "warn", "fail"]
 
@@ -36,8 +36,10 @@ def config_checks(settings: Settings) -> list[Check]:
     elif not os.access(vault, os.W_OK):
         checks.append(Check("fail", "vault", f"{vault} is not writable by this user"))
     else:
-        count = sum(1 for _ in iter_note_paths(vault))
+        refused: list[tuple[str, str]] = []
+        count = sum(1 for _ in iter_note_paths(vault, refused=lambda p, r: refused.append((p, r))))
         checks.append(Check("ok", "vault", f"{vault} ({settings.flavor}, {count} notes)"))
+        checks.extend(skipped_checks(refused))
     data = settings.data_path
     try:
         data.mkdir(parents=True, exist_ok=True)
@@ -50,6 +52,21 @@ def config_checks(settings: Settings) -> list[Check]:
         else Check("fail", "data folder", f"{data} cannot be created or written; set data_dir")
     )
     checks.append(Check("ok", "timezone", settings.tz.key))
+    return checks
+
+
+MAX_SKIPPED_LINES = 20
+
+
+def skipped_checks(refused: list[tuple[str, str]]) -> list[Check]:
+    """Entries with a note's name that are never read (links, FIFOs, sockets, devices)."""
+    checks = [
+        Check("warn", "skipped", f"{path} {reason}; it is never read, moved or deleted")
+        for path, reason in refused[:MAX_SKIPPED_LINES]
+    ]
+    if len(refused) > MAX_SKIPPED_LINES:
+        more = len(refused) - MAX_SKIPPED_LINES
+        checks.append(Check("warn", "skipped", f"and {more} more like these"))
     return checks
 
 
@@ -70,8 +87,7 @@ def ollama_checks(settings: Settings, status: OllamaStatus) -> list[Check]:
 
 def inbox_checks(settings: Settings) -> list[Check]:
     """Captures waiting, and those the model kept failing on (marked in the data folder)."""
-    inbox = settings.vault / settings.folder("inbox")
-    waiting = sum(1 for p in inbox.glob("*.md") if not is_ignored(p.name)) if inbox.is_dir() else 0
+    waiting = sum(1 for _ in iter_note_paths(settings.vault, under=settings.folder("inbox")))
     checks = [Check("ok", "inbox", f"{waiting} capture(s) waiting to be tidied")]
     for mark in TidyState(settings.data_path).marks():
         if mark.failing:

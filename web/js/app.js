@@ -55,6 +55,7 @@ function renderDetails(state) {
   const index = state.index || {};
   if (index.last_refresh || index.last) rows.push(["Last index", String(index.last_refresh || index.last)]);
   for (const note of state.daemon.notes || []) rows.push(["Note", note]);
+  for (const item of state.skipped || []) rows.push(["Skipped", `${item.path} ${item.reason}`]);
   $("#state-details").replaceChildren(...rows.flatMap(([k, v]) => [el("dt", { text: k }), el("dd", { text: v })]));
 }
 

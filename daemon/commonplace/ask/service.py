@@ -24,6 +24,7 @@ from commonplace.ask.record import AnswerRecord
 from commonplace.changes import Change
 from commonplace.config import Settings
 from commonplace.llm import LLM, LLMError
+from commonplace.skipped import SkippedEntries
 from commonplace.vault import (
     FileChanged,
     NoteSkipped,
@@ -59,7 +60,7 @@ class AskService:
         self.record = AnswerRecord(settings.data_path / "ask" / "answers.json")
         self._due: dict[str, float] = {}
         self._workers: dict[str, asyncio.Task[None]] = {}
-        self._model = asyncio.Lock()  # one question at a time: the model is one GPU
+        self.skipped = SkippedEntries()  # links, FIFOs... in the Ask folder: never read
         self._last_error = ""
         self._closed = False
 
@@ -69,7 +70,7 @@ class AskService:
         """Look at every Ask note once: questions asked while the daemon was off get answered."""
         roots = {self.folder.split("/", 1)[0] if self.settings.flavor == "logseq" else self.folder}
         for root in roots:  # Logseq: all of pages/, for the Ask/ namespace pages
-            for path in iter_note_paths(self.settings.vault, under=root):
+            for path in iter_note_paths(self.settings.vault, under=root, refused=self._refused):
                 if self._is_ask_note(path):
                     self._schedule(path, self.quiet_s)
 
@@ -80,6 +81,7 @@ class AskService:
                 continue
             if change.kind == "deleted":
                 self._due.pop(change.path, None)
+                self.skipped.discard(change.path)
             else:
                 self._schedule(change.path, self.quiet_s)
 
@@ -92,6 +94,7 @@ class AskService:
             "waiting": sorted(self._due),
             "answers_inserted": self.record.total_inserts(),
             "gave_up": self.record.gave_up(),
+            "skipped": self.skipped.as_list(),
             "last_error": self._last_error,
         }
 
@@ -143,19 +146,18 @@ class AskService:
         for question in pending_questions(text[0]):
             if not self._may_insert(path, question):
                 continue
-            async with self._model:
-                try:
-                    answer = await answer_question(
-                        question.text, index=self.index, llm=self.llm, settings=self.settings
-                    )
-                except AskError as exc:
-                    log.warning("Ask: %s: %s", path, exc)
-                    continue
-                except LLMError as exc:
-                    self._last_error = str(exc)
-                    log.warning("Ask: %s: not answered yet: %s", path, exc)
-                    self._schedule(path, self.retry_s)
-                    return
+            try:  # the model's one-at-a-time queue is in the LLM client (llm/gate.py)
+                answer = await answer_question(
+                    question.text, index=self.index, llm=self.llm, settings=self.settings
+                )
+            except AskError as exc:
+                log.warning("Ask: %s: %s", path, exc)
+                continue
+            except LLMError as exc:
+                self._last_error = str(exc)
+                log.warning("Ask: %s: not answered yet: %s", path, exc)
+                self._schedule(path, self.retry_s)
+                return
             self._last_error = ""
             await self._insert(path, question, answer)
 
@@ -164,15 +166,16 @@ class AskService:
         if tries >= self.settings.ask.max_inserts:
             if self.record.give_up(path, q.qid):
                 log.warning(
-                    "Ask: %s: the answer to %r was removed %d times (an editor with an old copy "
-                    "of the note?); not inserting it again. Reword the question to ask again.",
+                    "Ask: %s: the answer to question %s was removed %d times (an editor with an "
+                    "old copy of the note?); not inserting it again. Reword the question to ask "
+                    "again.",
                     path,
-                    q.text,
+                    q.qid,
                     tries,
                 )
             return False
         if tries:
-            log.info("Ask: %s: the answer to %r is gone; inserting it again", path, q.text)
+            log.info("Ask: %s: the answer to question %s is gone; inserting it again", path, q.qid)
         return True
 
     async def _insert(self, path: str, question: Question, answer: Answer) -> bool:
@@ -191,7 +194,13 @@ class AskService:
                 await asyncio.sleep(0.05 * (attempt + 1))
                 continue
             self.record.inserted(path, question.qid)
-            log.info("Ask: answered %r in %s", question.text, path)
+            log.info(
+                "Ask: answered question %s in %s (%d sources)",
+                question.qid,
+                path,
+                len(answer.sources),
+            )
+            log.debug("Ask: question %s was %r", question.qid, question.text)
             self._tell_index(path)
             return True
         log.warning("Ask: %s kept changing while the answer was written; will retry", path)
@@ -207,9 +216,19 @@ class AskService:
                 max_bytes=self.settings.index.max_note_kb * 1024,
             )
         except NoteSkipped as exc:
-            log.info("Ask: %s", exc)
+            if exc.missing:
+                self.skipped.discard(path)
+                log.info("Ask: %s", exc)
+            else:
+                self._refused(path, exc.reason)
             return None
+        self.skipped.discard(path)
         return note.text, note.content_hash
+
+    def _refused(self, path: str, reason: str) -> None:
+        """Never read nor written: shown in /api/state and doctor until it changes."""
+        if self._is_ask_note(path) and self.skipped.add(path, reason):
+            log.warning("Ask: %s is skipped: %s; it is left as it is", path, reason)
 
     def _tell_index(self, path: str) -> None:
         mark = getattr(self.index, "mark_dirty", None)

@@ -3,7 +3,8 @@
 `/api/search` returns exactly what `commonplace search --json` prints (the index's
 SearchResponse.to_json()), including its `notice` when Ollama is down and search fell back to
 keywords. `/api/note` opens a cited note; its path comes from the client, so it is checked to
-name a note inside the vault before anything is read.
+name a note inside the vault before anything is read, and the read itself follows the vault's
+rule (an ordinary file, never through a link, never a FIFO: vault/files.py).
 """
 
 from __future__ import annotations

@@ -52,6 +52,7 @@ async def state(request: web.Request) -> web.Response:
             else {},
         },
         "captures_waiting": await asyncio.to_thread(captures_waiting, settings),
+        "skipped": [item for stage in stages.values() for item in stage.get("skipped", ())],
         "index": stages.pop("index", {}),
         "stages": stages,
         "search": services.index is not None,
@@ -63,8 +64,7 @@ async def state(request: web.Request) -> web.Response:
 
 def captures_waiting(settings: Settings) -> int:
     """Captures still in the inbox: saved, not yet filed (e.g. while Ollama is down)."""
-    inbox = settings.vault / settings.folder("inbox")
-    return sum(1 for _ in iter_note_paths(inbox)) if inbox.is_dir() else 0
+    return sum(1 for _ in iter_note_paths(settings.vault, under=settings.folder("inbox")))
 
 
 def _speech_state(settings: Settings, services: Services) -> dict[str, Any]:

@@ -22,10 +22,18 @@ from commonplace.capture import capture_order_key
 from commonplace.changes import Change
 from commonplace.config import Settings
 from commonplace.llm import LLM, BadAnswer, LLMError, ModelMissing
+from commonplace.skipped import SkippedEntries
 from commonplace.tidy.candidates import SearchIndex
 from commonplace.tidy.pipeline import CaptureEdited, TidyContext, tidy_capture
 from commonplace.tidy.state import TidyState
-from commonplace.vault import file_hash, in_folder, is_ignored, iter_note_paths
+from commonplace.vault import (
+    FileRefused,
+    content_hash,
+    in_folder,
+    is_ignored,
+    iter_note_paths,
+    read_file,
+)
 
 log = logging.getLogger(__name__)
 
@@ -91,6 +99,7 @@ class TidyService:
         self.ctx = TidyContext(settings, llm, index, now=now)
         self.state = TidyState(settings.data_path)
         self.tracker = StabilityTracker(settings.tidy.stable_s, clock)
+        self.skipped = SkippedEntries()  # links, FIFOs... in the inbox: left where they are
         self.filed = 0
         self._busy: str | None = None
         self._wake = asyncio.Event()
@@ -102,7 +111,7 @@ class TidyService:
     async def startup(self) -> None:
         """Queue every capture in the inbox (catch-up), then start the worker."""
         inbox = self.settings.folder("inbox")
-        for path in iter_note_paths(self.settings.vault, under=inbox):
+        for path in iter_note_paths(self.settings.vault, under=inbox, refused=self._skip):
             self.tracker.add(path)
         self._start()
 
@@ -113,6 +122,7 @@ class TidyService:
                 continue
             if change.kind == "deleted":
                 self.tracker.forget(change.path)
+                self.skipped.discard(change.path)
             else:
                 self.tracker.add(change.path)
         self._start()
@@ -129,7 +139,13 @@ class TidyService:
             for m in self.state.marks()
             if m.failing
         ]
-        return {"waiting": waiting, "busy": self._busy, "failing": failing, "filed": self.filed}
+        return {
+            "waiting": waiting,
+            "busy": self._busy,
+            "failing": failing,
+            "skipped": self.skipped.as_list(),
+            "filed": self.filed,
+        }
 
     async def close(self) -> None:
         if self._task is not None:
@@ -152,7 +168,7 @@ class TidyService:
 
     def _stat(self, path: str) -> Signature | None:
         try:
-            st = (self.settings.vault / path).stat()
+            st = (self.settings.vault / path).lstat()  # a link is judged as itself
         except OSError:
             return None
         return (st.st_mtime_ns, st.st_size)
@@ -177,10 +193,18 @@ class TidyService:
 
     async def _process(self, path: str) -> None:
         item = self.tracker.waiting[path]
-        digest = file_hash(self.settings.vault / path)
-        if digest is None:
+        try:
+            digest = content_hash(read_file(self.settings.vault, path)[0])
+        except FileRefused as exc:
+            self._skip(path, exc.reason)
+            return
+        except (FileNotFoundError, NotADirectoryError):
             self.tracker.forget(path)
             return
+        except OSError as exc:  # unreadable for now (permissions, I/O): the others go on
+            self._back_off(item, f"{path} cannot be read ({exc.strerror or exc})")
+            return
+        self.skipped.discard(path)
         if self.state.failing(path, digest):
             self.tracker.forget(path)  # marked: waits for the user to change it
             return
@@ -190,6 +214,8 @@ class TidyService:
         except CaptureEdited as exc:
             log.info("%s; waiting for it to settle", exc)
             item.signature = None
+        except FileRefused as exc:  # replaced by a link or a FIFO since the check above
+            self._skip(path, exc.reason)
         except LLMError as exc:
             if _unusable(exc):
                 self._garbage(path, digest, item, exc)
@@ -209,6 +235,12 @@ class TidyService:
             self.tracker.forget(path)
         finally:
             self._busy = None
+
+    def _skip(self, path: str, reason: str) -> None:
+        """Never read, moved or deleted: shown in /api/state and doctor until it changes."""
+        self.tracker.forget(path)
+        if self.skipped.add(path, reason):
+            log.warning("%s is skipped: %s; it is left where it is", path, reason)
 
     def _garbage(self, path: str, digest: str, item: _Waiting, exc: LLMError) -> None:
         """An answer that cannot be used: counted, and after max_attempts the capture is marked."""
