@@ -15,6 +15,12 @@ something only because nothing else can reach the loopback port and `tailscale s
     browser sends no Origin) and carry JSON (audio only where audio is uploaded), which a
     cross-site form can never do.
 
+Before all of these, two refusals whatever the Host: a request marked `Tailscale-Funnel-Request`
+came from the public internet through Tailscale Funnel (tailscale serve sets that header on every
+funnelled request and sends no identity with it), and the page is for the owner's own devices
+only; and a request with more than one `Tailscale-User-Login` did not come through tailscale
+serve, which deletes every copy a client sent before setting its own.
+
 `check_request` is a pure function of the request's facts, so every rule is tested directly.
 """
 
@@ -36,6 +42,7 @@ from commonplace.server.errors import error_response
 log = logging.getLogger(__name__)
 
 IDENTITY_HEADER = "Tailscale-User-Login"
+FUNNEL_HEADER = "Tailscale-Funnel-Request"
 LOCAL_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 UPLOAD_PATHS = frozenset({"/api/transcribe"})
@@ -67,6 +74,8 @@ class RequestFacts:
     port: int  # the local port the request arrived on
     peer_loopback: bool  # the TCP peer is 127.0.0.0/8 or ::1
     identity: str | None = None  # Tailscale-User-Login
+    identities: int = 0  # how many Tailscale-User-Login headers came (tailscale serve sends one)
+    funnel: bool = False  # Tailscale-Funnel-Request present: from the public internet
     origin: str | None = None
     referer: str | None = None
     content_type: str = ""  # media type only, lower case
@@ -89,7 +98,7 @@ class Policy:
 
 @dataclass(frozen=True)
 class Refusal:
-    code: str  # bad_host, not_owner, cross_origin, content_type
+    code: str  # funnel, bad_host, not_owner, cross_origin, content_type
     reason: str  # one line for the log and the client; never request data beyond names
 
 
@@ -110,7 +119,16 @@ def split_host(host: str) -> tuple[str, int | None]:
 
 
 def check_request(facts: RequestFacts, policy: Policy) -> Refusal | None:
-    """None if the request may proceed, else why not. Order: host, identity, origin, type."""
+    """None if the request may proceed, else why not. Order: funnel and duplicated identity,
+    then host, identity, origin, type."""
+    if facts.funnel:
+        return Refusal(
+            "funnel",
+            "requests from the public internet (Tailscale Funnel) are refused; "
+            "the page is for your own devices: use tailscale serve, not funnel",
+        )
+    if facts.identities > 1:
+        return Refusal("not_owner", f"more than one {IDENTITY_HEADER} header")
     name, port = split_host(facts.host)
     on_tailnet = bool(policy.ts_name) and name == policy.ts_name
     local = name in LOCAL_NAMES or name in policy.extra_hosts
@@ -181,6 +199,8 @@ def facts_from(request: web.Request) -> RequestFacts:
         port=port,
         peer_loopback=is_loopback(request.remote),
         identity=decode_identity(request.headers.get(IDENTITY_HEADER)),
+        identities=len(request.headers.getall(IDENTITY_HEADER, [])),
+        funnel=FUNNEL_HEADER in request.headers,
         origin=request.headers.get("Origin"),
         referer=request.headers.get("Referer"),
         content_type=request.content_type.lower() if "Content-Type" in request.headers else "",
