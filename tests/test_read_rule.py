@@ -3,9 +3,10 @@
 A symbolic link `Inbox/x.md -> ~/.ssh/id_rsa` was once read, sent to the model, filed, archived,
 indexed and then removed. Here the same kinds of entry (a link out of the vault, a link inside it,
 a FIFO) sit in a vault, and each reader runs: tidy, Ask notes, the index, the dictation name
-hint, the digest, `doctor`, and (in tests/server/test_read_rule_api.py) `/api/note` and
-`/api/state`. None may read them (the secret's words appear nowhere), none may block, and the
-entries stay exactly where they are, reported with a reason where the issue asks for it.
+hint, the digest, the assistant's notes, `doctor`, and (in tests/server/test_read_rule_api.py)
+`/api/note` and `/api/state`. None may read them (the secret's words appear nowhere), none may
+block, and the entries stay exactly where they are, reported with a reason where the issue asks
+for it.
 """
 
 from __future__ import annotations
@@ -21,10 +22,12 @@ from pathlib import Path
 import pytest
 
 from commonplace.ask.service import AskService
+from commonplace.assistant.gate import Stale
+from commonplace.assistant.vaultfiles import read_snapshot
 from commonplace.changes import Change
 from commonplace.config import Settings
 from commonplace.digest.collect import vault_notes
-from commonplace.doctor import config_checks, inbox_checks
+from commonplace.doctor import inbox_checks, skipped_checks
 from commonplace.index import Index
 from commonplace.llm import LLM
 from commonplace.speech.hints import vault_names
@@ -114,7 +117,7 @@ async def test_tidy_skips_links_and_fifos_and_files_the_rest(
         await svc.on_changes([Change("Inbox/2026-10-21 0900.md", "created")])
         async with asyncio.timeout(WAIT_S):
             await svc.wait_idle()
-        skipped = {item["path"]: item["reason"] for item in svc.status()["skipped"]}
+        skipped = {e.path: e.reason for e in svc.attention.entries() if e.code == "not_a_file"}
     finally:
         await svc.close()
     assert [n.name for n in filed_notes(s)] == ["2026-10-19 0742 Note.md"]
@@ -142,10 +145,10 @@ async def test_ask_notes_behind_links_are_never_read_or_written(
         await svc.startup()
         await svc.on_changes([Change(p, "modified") for p in planted])
         async with asyncio.timeout(WAIT_S):
-            while svc.status()["waiting"] or len(svc.status()["skipped"]) < 3:  # noqa: ASYNC110
+            while svc.status()["waiting"] or len(svc.attention.entries()) < 3:  # noqa: ASYNC110
                 await asyncio.sleep(0.02)
             await svc.idle()
-        skipped = {item["path"] for item in svc.status()["skipped"]}
+        skipped = {e.path for e in svc.attention.entries()}
     finally:
         await svc.close()
     assert skipped == set(planted)
@@ -180,8 +183,23 @@ async def test_the_index_and_the_name_hint_and_the_digest_never_see_them(
 
 def test_doctor_lists_them(settings: Settings, secret: Path, fifo_cleanup: list[Path]) -> None:
     planted = plant(settings, secret, "Inbox", fifo_cleanup)
-    lines = [c.line() for c in config_checks(settings)]
+    lines = [c.line() for c in skipped_checks(settings)]
     for rel in planted:
         assert any(line.startswith(f"warn skipped: {rel} ") for line in lines), lines
     inbox = [c.line() for c in inbox_checks(settings)]
     assert "ok   inbox: 0 capture(s) waiting to be tidied" in inbox
+    # What the running daemon already shows (attention) is not said twice.
+    assert skipped_checks(settings, [("tidy", rel) for rel in planted]) == []
+
+
+def test_the_assistants_notes_are_read_by_the_same_rule(
+    settings: Settings, secret: Path, fifo_cleanup: list[Path]
+) -> None:
+    (settings.vault / "Tasks.md").symlink_to(secret)
+    os.mkfifo(settings.vault / "Memory.md")
+    fifo_cleanup.append(settings.vault / "Memory.md")
+    for name in ("Tasks.md", "Memory.md"):
+        with pytest.raises(Stale, match="left alone") as refused:
+            read_snapshot(settings.vault, name)
+        assert MARK not in str(refused.value)
+    assert (settings.vault / "Tasks.md").is_symlink()

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
+from commonplace.attention import Entry, read_running
 from commonplace.config import Settings
 from commonplace.llm import LLM, OllamaStatus
 from commonplace.tidy.state import TidyState
@@ -36,10 +38,8 @@ def config_checks(settings: Settings) -> list[Check]:
     elif not os.access(vault, os.W_OK):
         checks.append(Check("fail", "vault", f"{vault} is not writable by this user"))
     else:
-        refused: list[tuple[str, str]] = []
-        count = sum(1 for _ in iter_note_paths(vault, refused=lambda p, r: refused.append((p, r))))
+        count = sum(1 for _ in iter_note_paths(vault))
         checks.append(Check("ok", "vault", f"{vault} ({settings.flavor}, {count} notes)"))
-        checks.extend(skipped_checks(refused))
     data = settings.data_path
     try:
         data.mkdir(parents=True, exist_ok=True)
@@ -58,8 +58,14 @@ def config_checks(settings: Settings) -> list[Check]:
 MAX_SKIPPED_LINES = 20
 
 
-def skipped_checks(refused: list[tuple[str, str]]) -> list[Check]:
-    """Entries with a note's name that are never read (links, FIFOs, sockets, devices)."""
+def skipped_checks(settings: Settings, shown: Iterable[tuple[str, str]] = ()) -> list[Check]:
+    """Entries with a note's name that are never read (links, FIFOs, sockets, devices; see
+    vault/files.py), found by walking the vault, unless the running daemon already shows them."""
+    said = {path for _, path in shown}
+    refused: list[tuple[str, str]] = []
+    for _ in iter_note_paths(settings.vault, refused=lambda p, r: refused.append((p, r))):
+        pass
+    refused = [(p, r) for p, r in refused if p not in said]
     checks = [
         Check("warn", "skipped", f"{path} {reason}; it is never read, moved or deleted")
         for path, reason in refused[:MAX_SKIPPED_LINES]
@@ -85,12 +91,29 @@ def ollama_checks(settings: Settings, status: OllamaStatus) -> list[Check]:
     return checks
 
 
-def inbox_checks(settings: Settings) -> list[Check]:
-    """Captures waiting, and those the model kept failing on (marked in the data folder)."""
+def daemon_checks(running: list[Entry] | None) -> list[Check]:
+    """Is the daemon running on this vault, and what does it say needs the owner's attention
+    (files it skips or keeps failing on, parts it had to restart), one line each."""
+    if running is None:
+        return [Check("ok", "daemon", "not running on this vault (start it: commonplace run)")]
+    if not running:
+        return [Check("ok", "daemon", "running; nothing needs your attention")]
+    checks = [Check("ok", "daemon", f"running; {len(running)} thing(s) need your attention:")]
+    return checks + [entry_check(e) for e in running]
+
+
+def entry_check(entry: Entry) -> Check:
+    return Check("warn" if entry.level == "warn" else "ok", entry.source, entry.line())
+
+
+def inbox_checks(settings: Settings, shown: Iterable[tuple[str, str]] = ()) -> list[Check]:
+    """Captures waiting, and those the model kept failing on (marked in the data folder) unless
+    the running daemon already said so (`shown`: (source, path) of its entries)."""
     waiting = sum(1 for _ in iter_note_paths(settings.vault, under=settings.folder("inbox")))
     checks = [Check("ok", "inbox", f"{waiting} capture(s) waiting to be tidied")]
+    shown = set(shown)
     for mark in TidyState(settings.data_path).marks():
-        if mark.failing:
+        if mark.failing and ("tidy", mark.path) not in shown:
             checks.append(
                 Check(
                     "warn",
@@ -105,4 +128,9 @@ def inbox_checks(settings: Settings) -> list[Check]:
 async def run_checks(settings: Settings) -> list[Check]:
     status = await LLM(settings.ollama).status()
     checks = config_checks(settings) + ollama_checks(settings, status)
-    return checks + (inbox_checks(settings) if settings.vault.is_dir() else [])
+    if not settings.vault.is_dir():
+        return checks
+    running = read_running(settings.data_path)
+    shown = [e.key for e in running or ()]
+    found = inbox_checks(settings, shown) + skipped_checks(settings, shown)
+    return checks + found + daemon_checks(running)

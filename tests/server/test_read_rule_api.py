@@ -1,11 +1,12 @@
 """The read rule (tests/test_read_rule.py) through the API: `/api/note` never reads a link or a
-FIFO (and never blocks on one), and `/api/state` lists what the stages skipped, with why."""
+FIFO (and never blocks on one), and `/api/state` lists in `attention` what was skipped, and why."""
 
 from __future__ import annotations
 
 import asyncio
 from pathlib import Path
 
+from commonplace.attention import Attention
 from commonplace.config import Settings
 from commonplace.llm import LLM
 from commonplace.server.context import Services
@@ -42,16 +43,18 @@ async def test_api_state_shows_what_was_skipped(
 ) -> None:
     s = fast(web_settings, fake_ollama.url)
     planted = plant(s, secret, "Inbox", fifo_cleanup)
-    tidy = TidyService(s, LLM(s.ollama))
+    attention = Attention()
+    tidy = TidyService(s, LLM(s.ollama), attention=attention)
     try:
         await tidy.startup()
         async with asyncio.timeout(WAIT_S):
             await tidy.wait_idle()
-        client = await make_client(s, Services(stages={"tidy": tidy}))
+        client = await make_client(s, Services(stages={"tidy": tidy}, attention=attention))
         response = await client.get("/api/state", headers={"Host": local_host(client)})
         state = await response.json()
     finally:
         await tidy.close()
-    assert {item["path"] for item in state["skipped"]} == set(planted)
-    assert all(item["reason"] for item in state["skipped"])
+    shown = {e["path"]: e for e in state["attention"] if e["source"] == "tidy"}
+    assert set(shown) == set(planted)
+    assert all(e["reason"] and e["action"] and e["code"] == "not_a_file" for e in shown.values())
     assert state["captures_waiting"] == 0  # a link or a FIFO is not a capture

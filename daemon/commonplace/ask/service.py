@@ -21,10 +21,10 @@ from commonplace.ask.asknote import Question, insert_answer, is_ask_note, pendin
 from commonplace.ask.models import Answer
 from commonplace.ask.passages import SearchIndex
 from commonplace.ask.record import AnswerRecord
+from commonplace.attention import Attention
 from commonplace.changes import Change
 from commonplace.config import Settings
 from commonplace.llm import LLM, LLMError
-from commonplace.skipped import SkippedEntries
 from commonplace.vault import (
     FileChanged,
     NoteSkipped,
@@ -36,6 +36,8 @@ from commonplace.vault import (
 
 log = logging.getLogger(__name__)
 
+SOURCE = "ask"  # its entries in attention
+NOT_READ_ACTION = "questions are read from ordinary notes only: put the note itself there"
 WRITE_TRIES = 5  # read-insert-write rounds before waiting for the note to be quiet again
 
 
@@ -50,6 +52,7 @@ class AskService:
         *,
         quiet_s: float | None = None,
         retry_s: float | None = None,
+        attention: Attention | None = None,
     ) -> None:
         self.settings = settings
         self.llm = llm
@@ -60,7 +63,7 @@ class AskService:
         self.record = AnswerRecord(settings.data_path / "ask" / "answers.json")
         self._due: dict[str, float] = {}
         self._workers: dict[str, asyncio.Task[None]] = {}
-        self.skipped = SkippedEntries()  # links, FIFOs... in the Ask folder: never read
+        self.attention = attention if attention is not None else Attention()
         self._last_error = ""
         self._closed = False
 
@@ -81,7 +84,7 @@ class AskService:
                 continue
             if change.kind == "deleted":
                 self._due.pop(change.path, None)
-                self.skipped.discard(change.path)
+                self.attention.clear(SOURCE, change.path)
             else:
                 self._schedule(change.path, self.quiet_s)
 
@@ -94,7 +97,6 @@ class AskService:
             "waiting": sorted(self._due),
             "answers_inserted": self.record.total_inserts(),
             "gave_up": self.record.gave_up(),
-            "skipped": self.skipped.as_list(),
             "last_error": self._last_error,
         }
 
@@ -217,18 +219,23 @@ class AskService:
             )
         except NoteSkipped as exc:
             if exc.missing:
-                self.skipped.discard(path)
+                self.attention.clear(SOURCE, path)
                 log.info("Ask: %s", exc)
             else:
                 self._refused(path, exc.reason)
             return None
-        self.skipped.discard(path)
+        self.attention.clear(SOURCE, path)
         return note.text, note.content_hash
 
     def _refused(self, path: str, reason: str) -> None:
-        """Never read nor written: shown in /api/state and doctor until it changes."""
-        if self._is_ask_note(path) and self.skipped.add(path, reason):
+        """Never read nor written (a link, a FIFO, a file too big...): shown in attention
+        (/api/state, doctor) until it changes."""
+        if not self._is_ask_note(path):
+            return
+        old = self.attention.get(SOURCE, path)
+        if old is None or old.reason != reason:
             log.warning("Ask: %s is skipped: %s; it is left as it is", path, reason)
+            self.attention.report(SOURCE, path, "not_read", reason, action=NOT_READ_ACTION)
 
     def _tell_index(self, path: str) -> None:
         mark = getattr(self.index, "mark_dirty", None)

@@ -52,9 +52,10 @@ async def state(request: web.Request) -> web.Response:
             else {},
         },
         "captures_waiting": await asyncio.to_thread(captures_waiting, settings),
-        "skipped": [item for stage in stages.values() for item in stage.get("skipped", ())],
         "index": stages.pop("index", {}),
         "stages": stages,
+        # Files skipped or failing and parts that had to be restarted, each with what to do.
+        "attention": services.attention.as_json(),
         "search": services.index is not None,
         "speech": _speech_state(settings, services),
         "server_time": time.time(),

@@ -5,6 +5,11 @@ a file still being written by a sync tool or an editor is never read half-way. C
 processed one at a time, oldest capture first. When Ollama is down, slow or answers garbage the
 capture waits and is retried with backoff; after `max_attempts` garbage answers in a row it is
 marked in the data folder and waits until its text changes.
+
+One capture never holds up the others: a capture that cannot be read, or whose tidying fails in
+any way, waits on its own backoff and is shown in attention (/api/state, `doctor`) with what to
+do, while the captures after it go on. The worker runs supervised, so even a bug in this file
+restarts it instead of silently ending the inbox's processing.
 """
 
 from __future__ import annotations
@@ -18,13 +23,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from commonplace.attention import Attention
 from commonplace.capture import capture_order_key
 from commonplace.changes import Change
 from commonplace.config import Settings
 from commonplace.llm import LLM, BadAnswer, LLMError, ModelMissing
-from commonplace.skipped import SkippedEntries
+from commonplace.supervise import start_supervised, where
 from commonplace.tidy.candidates import SearchIndex
-from commonplace.tidy.pipeline import CaptureEdited, TidyContext, tidy_capture
+from commonplace.tidy.pipeline import CaptureEdited, CaptureUnreadable, TidyContext, tidy_capture
 from commonplace.tidy.state import TidyState
 from commonplace.vault import (
     FileRefused,
@@ -37,6 +43,15 @@ from commonplace.vault import (
 
 log = logging.getLogger(__name__)
 
+SOURCE = "tidy"  # its entries in attention
+READ_ACTION = "let the daemon's user read it (e.g. chmod u+r)"
+NOT_A_FILE_ACTION = (
+    "it is never read, moved or deleted: links, FIFOs, sockets and devices are not captures; "
+    "put the file itself there, or remove it"
+)
+WRITE_ACTION = "check the disk (free space, permissions)"
+REPORT_IT = "the daemon's log has the details"
+
 Signature = tuple[int, int]  # (mtime_ns, size)
 
 
@@ -47,6 +62,7 @@ class _Waiting:
     not_before: float = 0.0  # backoff: not tried again before this clock time
     failures: int = 0  # failures in a row (any kind), for the backoff
     reason: str = ""  # the last failure, for status()
+    parked: bool = False  # waits for the owner (or a long backoff): wait_idle() ignores it
 
 
 class StabilityTracker:
@@ -58,9 +74,12 @@ class StabilityTracker:
         self.waiting: dict[str, _Waiting] = {}
 
     def add(self, path: str) -> None:
-        """(Re)start the quiet period: the file just changed."""
+        """(Re)start the quiet period: the file just changed (an edit, a chmod), so whatever
+        made it fail may be fixed: it is tried again as soon as it is quiet."""
         item = self.waiting.setdefault(path, _Waiting())
         item.signature = None
+        item.not_before = 0.0
+        item.parked = False
 
     def forget(self, path: str) -> None:
         self.waiting.pop(path, None)
@@ -94,12 +113,13 @@ class TidyService:
         *,
         clock: Callable[[], float] = time.monotonic,
         now: Callable[[], datetime] | None = None,
+        attention: Attention | None = None,
     ) -> None:
         self.settings = settings
+        self.attention = attention if attention is not None else Attention()
         self.ctx = TidyContext(settings, llm, index, now=now)
         self.state = TidyState(settings.data_path)
         self.tracker = StabilityTracker(settings.tidy.stable_s, clock)
-        self.skipped = SkippedEntries()  # links, FIFOs... in the inbox: left where they are
         self.filed = 0
         self._busy: str | None = None
         self._wake = asyncio.Event()
@@ -122,7 +142,7 @@ class TidyService:
                 continue
             if change.kind == "deleted":
                 self.tracker.forget(change.path)
-                self.skipped.discard(change.path)
+                self.attention.clear(SOURCE, change.path)
             else:
                 self.tracker.add(change.path)
         self._start()
@@ -139,13 +159,7 @@ class TidyService:
             for m in self.state.marks()
             if m.failing
         ]
-        return {
-            "waiting": waiting,
-            "busy": self._busy,
-            "failing": failing,
-            "skipped": self.skipped.as_list(),
-            "filed": self.filed,
-        }
+        return {"waiting": waiting, "busy": self._busy, "failing": failing, "filed": self.filed}
 
     async def close(self) -> None:
         if self._task is not None:
@@ -155,16 +169,20 @@ class TidyService:
             self._task = None
 
     async def wait_idle(self) -> None:
-        """Wait until no capture is waiting (tests and one-shot runs; bound it with a timeout)."""
-        while self.tracker.waiting or self._busy:
+        """Wait until no capture is waiting, except those parked until the owner acts (tests
+        and one-shot runs; bound it with a timeout)."""
+        while self._active() or self._busy:
             self._idle.clear()
             await self._idle.wait()
+
+    def _active(self) -> bool:
+        return any(not w.parked for w in self.tracker.waiting.values())
 
     # -- the worker ---------------------------------------------------------------------------
 
     def _start(self) -> None:
         if self._task is None or self._task.done():
-            self._task = asyncio.create_task(self._work(), name="commonplace-tidy")
+            self._task = start_supervised("tidy worker", self._work, self.attention)
 
     def _stat(self, path: str) -> Signature | None:
         try:
@@ -185,7 +203,7 @@ class TidyService:
             if ready:
                 await self._process(min(ready, key=self._order))
                 continue
-            if not self.tracker.waiting:
+            if not self._active():
                 self._idle.set()
             timeout = None if next_at is None else max(0.0, next_at - self.tracker.clock())
             with contextlib.suppress(TimeoutError):
@@ -193,28 +211,41 @@ class TidyService:
 
     async def _process(self, path: str) -> None:
         item = self.tracker.waiting[path]
+        self._busy = path
         try:
+            await self._tidy(path, item)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # never let one capture stop the worker or the others
+            log.exception("%s: tidy failed", path)
+            self._failed(path, item, "failed", f"could not be tidied ({where(exc)})", REPORT_IT)
+        finally:
+            self._busy = None
+
+    async def _tidy(self, path: str, item: _Waiting) -> None:
+        try:  # by the vault's read rule: never through a link, never blocking (vault/files.py)
             digest = content_hash(read_file(self.settings.vault, path)[0])
         except FileRefused as exc:
             self._skip(path, exc.reason)
             return
         except (FileNotFoundError, NotADirectoryError):
             self.tracker.forget(path)
+            self.attention.clear(SOURCE, path)
             return
-        except OSError as exc:  # unreadable for now (permissions, I/O): the others go on
-            self._back_off(item, f"{path} cannot be read ({exc.strerror or exc})")
+        except OSError as exc:
+            self._unreadable(path, item, exc)
             return
-        self.skipped.discard(path)
         if self.state.failing(path, digest):
             self.tracker.forget(path)  # marked: waits for the user to change it
             return
-        self._busy = path
         try:
             outcome = await tidy_capture(self.ctx, path)
+        except CaptureUnreadable as exc:
+            self._unreadable(path, item, exc.error)
         except CaptureEdited as exc:
             log.info("%s; waiting for it to settle", exc)
             item.signature = None
-        except FileRefused as exc:  # replaced by a link or a FIFO since the check above
+        except FileRefused as exc:  # replaced by a link or a FIFO since it was looked at
             self._skip(path, exc.reason)
         except LLMError as exc:
             if _unusable(exc):
@@ -225,22 +256,36 @@ class TidyService:
             self.state.garbage(path, digest, "not UTF-8 text", 1)
             log.warning("%s is not UTF-8 text; it is left in the inbox", path)
             self.tracker.forget(path)
-        except Exception as exc:  # never let one capture stop the worker
-            log.exception("%s: tidy failed", path)
-            self._back_off(item, f"{type(exc).__name__}: {exc}")
+        except OSError as exc:
+            reason = f"could not be filed: {exc.strerror or type(exc).__name__}"
+            self._failed(path, item, "write_failed", reason, WRITE_ACTION)
         else:
             if outcome.status == "filed":
                 self.filed += 1
             self.state.clear(path)
             self.tracker.forget(path)
-        finally:
-            self._busy = None
+            self.attention.clear(SOURCE, path)
 
     def _skip(self, path: str, reason: str) -> None:
-        """Never read, moved or deleted: shown in /api/state and doctor until it changes."""
+        """A link, FIFO, socket or device: never read, moved or deleted; shown in attention
+        (/api/state, doctor) until it changes or goes."""
         self.tracker.forget(path)
-        if self.skipped.add(path, reason):
+        old = self.attention.get(SOURCE, path)
+        if old is None or old.reason != reason:
             log.warning("%s is skipped: %s; it is left where it is", path, reason)
+            self.attention.report(SOURCE, path, "not_a_file", reason, action=NOT_A_FILE_ACTION)
+
+    def _unreadable(self, path: str, item: _Waiting, exc: OSError) -> None:
+        reason = f"cannot be read ({exc.strerror or type(exc).__name__})"
+        item.parked = True  # it needs the owner; a chmod or an edit retries it at once
+        self._failed(path, item, "unreadable", reason, READ_ACTION)
+
+    def _failed(self, path: str, item: _Waiting, code: str, reason: str, action: str) -> None:
+        """This capture waits on its own backoff and is shown with why; the others go on."""
+        wait = self._back_off(item, reason, path)
+        self.attention.report(
+            SOURCE, path, code, reason, action=action, retry_at=time.time() + wait
+        )
 
     def _garbage(self, path: str, digest: str, item: _Waiting, exc: LLMError) -> None:
         """An answer that cannot be used: counted, and after max_attempts the capture is marked."""
@@ -259,13 +304,15 @@ class TidyService:
         else:
             self._back_off(item, str(exc))
 
-    def _back_off(self, item: _Waiting, reason: str) -> None:
+    def _back_off(self, item: _Waiting, reason: str, path: str = "") -> float:
         t = self.settings.tidy
         item.failures += 1
-        wait = min(t.retry_s * 2 ** (item.failures - 1), t.retry_max_s)
+        wait = float(min(t.retry_s * 2 ** (item.failures - 1), t.retry_max_s))
         item.not_before = self.tracker.clock() + wait
         item.reason = reason
-        log.warning("tidy will try again in %.0f s: %s", wait, reason)
+        prefix = f"{path}: " if path else ""
+        log.warning("tidy will try again in %.0f s: %s%s", wait, prefix, reason)
+        return wait
 
 
 def _unusable(exc: LLMError) -> bool:
