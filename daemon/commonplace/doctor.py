@@ -10,6 +10,7 @@ from typing import Literal
 from commonplace.attention import Entry, read_running
 from commonplace.config import Settings
 from commonplace.llm import LLM, OllamaStatus
+from commonplace.llm.support import Lookup, host_warning, system_lookup, version_warnings
 from commonplace.tidy.state import TidyState
 from commonplace.vault import iter_note_paths
 
@@ -106,6 +107,15 @@ def entry_check(entry: Entry) -> Check:
     return Check("warn" if entry.level == "warn" else "ok", entry.source, entry.line())
 
 
+async def ollama_warning_checks(
+    settings: Settings, status: OllamaStatus, lookup: Lookup = system_lookup
+) -> list[Check]:
+    """Too old an Ollama, and notes crossing a network unencrypted (llm/support.py)."""
+    found = version_warnings(settings.ollama, status.version) if status.reachable else []
+    host = await host_warning(settings.ollama.host, lookup)
+    return [Check("warn", "ollama", text) for text in [*found, *([host] if host else [])]]
+
+
 def inbox_checks(settings: Settings, shown: Iterable[tuple[str, str]] = ()) -> list[Check]:
     """Captures waiting, and those the model kept failing on (marked in the data folder) unless
     the running daemon already said so (`shown`: (source, path) of its entries)."""
@@ -128,6 +138,7 @@ def inbox_checks(settings: Settings, shown: Iterable[tuple[str, str]] = ()) -> l
 async def run_checks(settings: Settings) -> list[Check]:
     status = await LLM(settings.ollama).status()
     checks = config_checks(settings) + ollama_checks(settings, status)
+    checks += await ollama_warning_checks(settings, status)
     if not settings.vault.is_dir():
         return checks
     running = read_running(settings.data_path)

@@ -9,6 +9,7 @@ from commonplace.llm.errors import (
     OllamaFailed,
     OllamaUnavailable,
 )
+from commonplace.llm.gate import ModelBusy, ModelGate, for_a_person
 from commonplace.llm.think import ThinkFilter, strip_think
 
 __all__ = [
@@ -17,12 +18,15 @@ __all__ = [
     "ChatReply",
     "LLMError",
     "LLMTimeout",
+    "ModelBusy",
+    "ModelGate",
     "ModelMissing",
     "OllamaFailed",
     "OllamaStatus",
     "OllamaUnavailable",
     "ThinkFilter",
     "ToolCall",
+    "for_a_person",
     "same_model",
     "strip_think",
 ]

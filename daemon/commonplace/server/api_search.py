@@ -17,13 +17,15 @@ from aiohttp import web
 from commonplace.index import SEARCH_MODES
 from commonplace.server.context import SERVICES, SETTINGS
 from commonplace.server.errors import ApiError
+from commonplace.server.limits import limited
 from commonplace.vault import NoteSkipped, is_ignored, read_note
 
 MAX_QUERY_CHARS = 1000
 MAX_LIMIT = 50
 
 
-async def search(request: web.Request) -> web.Response:
+@limited("searches")
+async def search(request: web.Request) -> web.StreamResponse:
     index = request.app[SERVICES].index
     query = request.query.get("q", "").strip()
     mode = request.query.get("mode", "hybrid")

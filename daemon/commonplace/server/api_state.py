@@ -56,6 +56,8 @@ async def state(request: web.Request) -> web.Response:
         "stages": stages,
         # Files skipped or failing and parts that had to be restarted, each with what to do.
         "attention": services.attention.as_json(),
+        # The one model queue (llm/gate.py): who has the model, how many calls wait behind.
+        "model": app[LLM_KEY].gate.status(),
         "search": services.index is not None,
         "speech": _speech_state(settings, services),
         "server_time": time.time(),
