@@ -33,6 +33,7 @@ from commonplace.llm import LLM
 from commonplace.speech.hints import vault_names
 from commonplace.tidy.service import TidyService
 from tests.ask.helpers import FixedIndex, cite_passage_with, hit
+from tests.daemon_process import Daemon, filed, tidy_answer
 from tests.fakes.ollama import FakeOllama
 from tests.tidy.conftest import answer, fast, filed_notes, put_capture
 
@@ -203,3 +204,35 @@ def test_the_assistants_notes_are_read_by_the_same_rule(
             read_snapshot(settings.vault, name)
         assert MARK not in str(refused.value)
     assert (settings.vault / "Tasks.md").is_symlink()
+
+
+@pytest.mark.slow
+def test_the_daemon_as_a_process_skips_them_and_says_so(
+    vault: Path, tmp_path: Path, secret: Path, fake_ollama_thread: FakeOllama
+) -> None:
+    """The black-box case itself: `commonplace run` on a vault with `Inbox/x.md -> id_rsa`."""
+    fake_ollama_thread.chat_handler = tidy_answer("Filed thought")
+    inbox = vault / "Inbox"
+    inbox.mkdir(exist_ok=True)
+    (inbox / "x.md").symlink_to(secret)
+    os.mkfifo(inbox / "pipe.md")
+    (inbox / "2026-10-19 0800.md").write_text("---\ncaptured: 2026-10-19T08:00\n---\nbuy flour\n")
+    daemon = Daemon(
+        vault, tmp_path / "data", fake_ollama_thread.url, config="[tidy]\nstable_s = 0.2\n"
+    )
+    daemon.start()
+    try:
+        daemon.wait_until(lambda: len(filed(vault)) == 1, "the ordinary capture filed")
+        daemon.wait_until(
+            lambda: {e["path"] for e in daemon.attention()} >= {"Inbox/x.md", "Inbox/pipe.md"},
+            "both shown in /api/state",
+        )
+        codes = {e["path"]: e["code"] for e in daemon.attention()}
+    finally:
+        log = daemon.stop()
+    assert codes["Inbox/x.md"] == codes["Inbox/pipe.md"] == "not_a_file"
+    assert (inbox / "x.md").is_symlink() and (inbox / "pipe.md").is_fifo()
+    assert all(MARK not in str(body) for body in fake_ollama_thread.chat_requests())
+    assert MARK not in log
+    no_secret_under(vault)
+    no_secret_under(tmp_path / "data")
