@@ -296,3 +296,16 @@ async def test_conversations_are_kept_in_the_data_folder_not_the_vault(
     folder = assistant.settings.data_path / "assistant"
     assert (folder / "2026-10-26.jsonl").is_file()
     assert vault_hashes(task_vault) == before
+
+
+async def test_a_tool_that_found_too_much_still_looked(
+    assistant: Assistant, fake_ollama: FakeOllama
+) -> None:
+    fake_ollama.enqueue_chat(
+        call("complete_task", task="book"),
+        "Two tasks match 'book': the chimney sweep and the MOT. Which one?",
+    )
+    turn = await assistant.respond("Tick off the booking task")
+    assert turn.tool_calls[0]["result"].startswith("Error: several open tasks match 'book'")
+    assert turn.reminders == []  # it did look: the error listed the tasks
+    assert turn.reply.endswith("Which one?")

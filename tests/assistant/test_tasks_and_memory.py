@@ -158,3 +158,11 @@ async def test_memory_lines_go_into_the_instructions_and_change_only_after_yes(s
     await remove.run({"line": 5}, seen, NOW)
     assert "Sam is my brother" not in (s.vault / "Memory.md").read_text()
     assert "I prefer meetings after 10:00." in (s.vault / "Memory.md").read_text()
+
+
+def test_close_matches_win_over_loose_ones(s: Settings) -> None:
+    tasks = TaskReader(s).open_tasks()
+    # "Renew passport — see [[Passport]]" matches only loosely ("renewal" starts with "renew").
+    found = find_task(tasks, "passport renewal", TODAY)
+    assert found.text == "Apply for passport renewal online"
+    assert find_task(tasks, "renewing the passport", TODAY).text.startswith("Renew passport")

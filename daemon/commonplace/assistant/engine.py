@@ -237,6 +237,12 @@ class Assistant:
         started = time.monotonic()
         try:
             args = coerce_arguments(tool, call.arguments, ctx.today)
+            # It ran, so it looked, even if it then found nothing or too much ("several tasks
+            # match ..." shows the model the tasks).
+            if tool.looks_at:
+                facts.looked_at.add(tool.looks_at)
+            if tool.searches_ahead:
+                facts.searched_ahead = True
             async with asyncio.timeout(TOOL_TIMEOUT_S):
                 result = await tool.run(ctx, args)
             if isinstance(result, Propose):
@@ -253,10 +259,6 @@ class Assistant:
             return f"Error: {call.name} failed. Tell the owner; the daemon's log has why."
         finally:
             log.debug("assistant: tool %s in %.2f s", call.name, time.monotonic() - started)
-        if tool.looks_at:
-            facts.looked_at.add(tool.looks_at)
-        if tool.searches_ahead:
-            facts.searched_ahead = True
         return result
 
     async def _propose(

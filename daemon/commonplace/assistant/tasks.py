@@ -130,12 +130,15 @@ def words_of(text: str) -> list[str]:
     return [w for w in _WORD.findall(text.casefold()) if w not in _STOP]
 
 
-def _matches(query: list[str], text: str) -> bool:
-    """Every query word starts a word of the text ('timber' finds 'timber', 'order' 'ordered')."""
+def _matches(query: list[str], text: str, *, loose: bool = False) -> bool:
+    """Every query word starts a word of the text ('order' finds 'ordered'); `loose` also lets
+    a text word start a query word ('renewal' finds 'renew'), for when nothing matches closely."""
     words = _WORD.findall(text.casefold())
-    return all(
-        any(w.startswith(q) or (q.startswith(w) and len(w) > 3) for w in words) for q in query
-    )
+
+    def found(q: str) -> bool:
+        return any(w.startswith(q) or (loose and len(w) > 3 and q.startswith(w)) for w in words)
+
+    return all(found(q) for q in query)
 
 
 def find_task(tasks: list[Task], words: str, today: date) -> Task:
@@ -148,8 +151,11 @@ def find_task(tasks: list[Task], words: str, today: date) -> Task:
             f"{words!r} is a number; name the task with words from its text (numbers change "
             "as tasks are ticked off)"
         )
-    exact = [t for t in tasks if words_of(t.text) == query]
-    hits = exact or [t for t in tasks if _matches(query, t.text)]
+    hits = (
+        [t for t in tasks if words_of(t.text) == query]
+        or [t for t in tasks if _matches(query, t.text)]
+        or [t for t in tasks if _matches(query, t.text, loose=True)]
+    )
     if not hits:
         raise ToolError(
             f"no open task matches {words!r}. Call list_tasks to see the open tasks, then use "
@@ -176,7 +182,10 @@ def list_text(tasks: list[Task], today: date, within: int | None, words: str) ->
     """The open tasks as the model reads them: by due date, dates that cannot be misread."""
     if words:
         query = words_of(words)
-        tasks = [t for t in tasks if _matches(query, t.text)] if query else tasks
+        close = [t for t in tasks if _matches(query, t.text)]
+        tasks = (
+            (close or [t for t in tasks if _matches(query, t.text, loose=True)]) if query else tasks
+        )
     dated = [t for t in tasks if t.due is not None]
     if within is not None:
         dated = [t for t in dated if t.due is not None and t.due <= today + timedelta(within)]

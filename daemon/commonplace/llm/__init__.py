@@ -1,11 +1,13 @@
 """Ollama access: chat with a schema, tool calls, embeddings, and leaked-draft removal."""
 
+from commonplace.llm import budget
 from commonplace.llm.client import LLM, ChatReply, OllamaStatus, ToolCall, same_model
 from commonplace.llm.errors import (
     BadAnswer,
     LLMError,
     LLMTimeout,
     ModelMissing,
+    ModelUnsuitable,
     OllamaFailed,
     OllamaUnavailable,
 )
@@ -21,11 +23,13 @@ __all__ = [
     "ModelBusy",
     "ModelGate",
     "ModelMissing",
+    "ModelUnsuitable",
     "OllamaFailed",
     "OllamaStatus",
     "OllamaUnavailable",
     "ThinkFilter",
     "ToolCall",
+    "budget",
     "for_a_person",
     "same_model",
     "strip_think",

@@ -106,7 +106,7 @@ async def tidy_capture(ctx: TidyContext, path: str, *, dry_run: bool = False) ->
             return Outcome(path, "finished", filed=filed)
     candidates = await find_candidates(ctx.index, capture.body, ctx.settings.daemon_folders())
     proposal = await ask_model(ctx.llm, capture, candidates, facts.top_tags(), ctx.today())
-    decision = decide(proposal, capture, facts)
+    decision = decide(proposal, capture, facts, flavor=ctx.settings.flavor)
     if decision.dropped:
         # The values are the model's reading of the capture's words: DEBUG only.
         fields = ", ".join(d.field for d in decision.dropped)
@@ -115,7 +115,7 @@ async def tidy_capture(ctx: TidyContext, path: str, *, dry_run: bool = False) ->
             log.debug("%s: dropped %s", path, dropped)
     if dry_run:
         return Outcome(path, "dry-run", None, proposal, decision, tuple(candidates))
-    text = filed_note.render(capture, decision, ctx.settings.flavor)
+    text = filed_note.render(capture, decision, ctx.settings.flavor, ctx.settings.tidy.todo_format)
     filed = write_filed(ctx, capture, decision, text)
     verify_filed(ctx, filed, text)
     for stale in earlier:
