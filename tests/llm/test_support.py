@@ -43,15 +43,16 @@ def test_parse_version(text: str, expected: tuple[int, int, int] | None) -> None
 
 
 def test_an_ollama_older_than_structured_outputs_is_warned_about(settings: Settings) -> None:
-    (warning,) = version_warnings(settings.ollama, "0.1.20")
+    plain = dataclasses.replace(settings.ollama, think="")
+    (warning,) = version_warnings(plain, "0.1.20")
     assert "0.1.20 is older than 0.5.0" in warning and "Update Ollama" in warning
-    assert version_warnings(settings.ollama, "0.4.7")
-    assert version_warnings(settings.ollama, "0.5.0") == []
-    assert version_warnings(settings.ollama, "0.12.6") == []
-    assert version_warnings(settings.ollama, "") == []  # unknown: nothing to say
+    assert version_warnings(plain, "0.4.7")
+    assert version_warnings(plain, "0.5.0") == []
+    assert version_warnings(plain, "0.12.6") == []
+    assert version_warnings(plain, "") == []  # unknown: nothing to say
     thinking = dataclasses.replace(settings.ollama, think="off")
     (think,) = version_warnings(thinking, "0.6.1")
-    assert "needs 0.9.0" in think
+    assert "ignores [ollama] think = 'off'" in think and "0.9.0" in think
     assert version_warnings(thinking, "0.9.0") == []
 
 

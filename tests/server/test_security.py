@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from multidict import CIMultiDict
 from yarl import URL
 
 from commonplace.config import Settings
@@ -205,7 +204,7 @@ async def test_two_identity_headers_are_refused(
     """tailscale serve deletes every Tailscale-User-Login a client sent and sets one: two of
     them mean the request did not come through it, whichever comes first."""
     client = await make_client()
-    headers = CIMultiDict([("Host", TS_NAME)] + [("Tailscale-User-Login", x) for x in logins])
+    headers = [("Host", TS_NAME)] + [("Tailscale-User-Login", x) for x in logins]
     response = await client.get("/api/state", headers=headers)
     body = await _refused(response)
     assert body["error"]["code"] == "not_owner" and "more than one" in body["error"]["message"]

@@ -4,7 +4,8 @@ Two warnings, shown by `doctor` and logged (and listed in /api/state) when the d
 
 - an Ollama older than MIN_VERSION: 0.5.0 is the release that added structured outputs (a JSON
   schema in `format`), which tidy and the digest rely on; an older one ignores or refuses the
-  schema, and every tidy answer fails. `[ollama] think` needs 0.9.0 (the `think` field).
+  schema, and every tidy answer fails. `[ollama] think` needs 0.9.0 (the `think` field; older
+  ones ignore it, so a thinking model thinks first, which is slower).
 - a plain-http Ollama at an address that is neither this computer nor the tailnet: every note,
   capture and question sent to the model would cross the network unencrypted. Loopback, a
   tailnet address (100.64.0.0/10, fd7a:115c:a1e0::/48, a *.ts.net name; WireGuard encrypts it)
@@ -48,8 +49,9 @@ def version_warnings(settings: OllamaSettings, version: str) -> list[str]:
         ]
     if settings.think and found < THINK_VERSION:
         return [
-            f"Ollama {version} does not know [ollama] think = {settings.think!r} (it needs "
-            '0.9.0 or later); update Ollama or set think = "".'
+            f"Ollama {version} ignores [ollama] think = {settings.think!r} (the think field "
+            "arrived in 0.9.0), so a thinking model will think first, which is slower; "
+            "update Ollama"
         ]
     return []
 
