@@ -8,7 +8,7 @@ TEST_STAMP := $(VENV)/.installed-test
 CONSTRAINTS := constraints.txt
 PIP := $(BIN)/python -m pip
 
-.PHONY: run test test-live lint fmt clean browser upgrade check-install
+.PHONY: run test test-live lint fmt clean browser upgrade check-install plugin
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -39,7 +39,19 @@ browser:
 			echo "the browser tests will be skipped"; \
 		fi; }
 
-test: $(TEST_STAMP) browser
+# The Obsidian plugin (obsidian-bridge/): needs only Node.js 20+ and npm; the packages are the
+# ones package-lock.json names. Builds main.js, then runs its tests (one loads the built file).
+plugin:
+	@command -v node >/dev/null && command -v npm >/dev/null || { \
+		echo "make test: obsidian-bridge/ needs Node.js 20 or later and npm, and they are not installed"; \
+		echo "  install them (https://nodejs.org, or: apt-get install nodejs npm), then run make test again"; \
+		exit 1; }
+	@node -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 20 ? 0 : 1)' || { \
+		echo "make test: obsidian-bridge/ needs Node.js 20 or later; this is node $$(node --version)"; \
+		exit 1; }
+	cd obsidian-bridge && npm ci --no-audit --no-fund && npm run build && npm test
+
+test: $(TEST_STAMP) browser plugin
 	$(BIN)/ruff check daemon tests eval_suite
 	$(BIN)/ruff format --check daemon tests eval_suite
 	$(BIN)/mypy
@@ -84,3 +96,4 @@ fmt: $(TEST_STAMP)
 
 clean:
 	rm -rf $(VENV) .venv-upgrade .venv-install build dist .pytest_cache .mypy_cache .ruff_cache
+	rm -rf obsidian-bridge/node_modules obsidian-bridge/main.js

@@ -12,13 +12,13 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from aiohttp.test_utils import TestClient
+from aiohttp.test_utils import TestClient, make_mocked_request
 
 from commonplace.config import LimitSettings, Settings
 from commonplace.index import Index
 from commonplace.llm import LLM
 from commonplace.server.context import LLM_KEY, Services
-from commonplace.server.limits import RateLimiter, limited
+from commonplace.server.limits import RateLimiter, identity, limited
 from tests.fakes.ollama import FakeOllama
 from tests.server.conftest import OWNER, ClientFactory, tailnet_headers, write_headers
 
@@ -69,6 +69,15 @@ def test_a_burst_then_one_every_so_often_per_identity() -> None:
     assert limiter.take("asks", "me") == 0.0
     now[0] = 1000.0  # a long pause refills the burst, no more
     assert [limiter.take("asks", "me") for _ in range(7)][-2:] == [0.0, pytest.approx(10.0)]
+
+
+def test_who_is_asking() -> None:
+    """The Tailscale login, the Obsidian plugin (its token checked by then), this computer."""
+    login = {"Tailscale-User-Login": "Owner@Example.com"}
+    assert identity(make_mocked_request("GET", "/", headers=login)) == "tailscale:owner@example.com"
+    obsidian = {"Origin": "app://obsidian.md"}
+    assert identity(make_mocked_request("GET", "/", headers=obsidian)) == "obsidian"
+    assert identity(make_mocked_request("GET", "/")) == "this computer"
 
 
 def test_the_defaults_are_far_above_a_person_typing() -> None:

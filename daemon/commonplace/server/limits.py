@@ -2,11 +2,12 @@
 model's queue.
 
 Put `@limited("asks")` on a handler that makes model calls (a question, an assistant message),
-`@limited("searches")` or `@limited("transcriptions")` on the others. Each (kind, identity) has a
-token bucket: a burst of up to N requests is served at once, then one every 60/N seconds (N is
-`[limits] <kind>_per_minute`); past that the answer is 429 with `Retry-After`, before the body
-is read or anything is computed. The handler then runs `for_a_person()`: its model calls go
-through the one model queue (llm/gate.py) ahead of the daemon's background work.
+`@limited("searches")` (searches, related notes) or `@limited("transcriptions")` on the others.
+Each (kind, identity) has a token bucket: a burst of up to N requests is served at once, then
+one every 60/N seconds (N is `[limits] <kind>_per_minute`); past that the answer is 429 with
+`Retry-After`, before the body is read or anything is computed. The handler then runs
+`for_a_person()`: its model calls go through the one model queue (llm/gate.py) ahead of the
+daemon's background work.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from aiohttp import web
 from commonplace.config import LimitSettings
 from commonplace.llm.gate import for_a_person
 from commonplace.server.errors import ApiError
-from commonplace.server.security import IDENTITY_HEADER, decode_identity
+from commonplace.server.security import APP_ORIGIN, IDENTITY_HEADER, decode_identity
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 KINDS = {
@@ -84,9 +85,13 @@ LIMITER = web.AppKey("rate_limiter", RateLimiter)
 
 def identity(request: web.Request) -> str:
     """Who is asking, for the limits: the Tailscale login (the security checks have made sure
-    it is the owner's), or this computer for requests on the local names."""
+    it is the owner's), the Obsidian plugin (its token checked), or this computer."""
     login = decode_identity(request.headers.get(IDENTITY_HEADER))
-    return f"tailscale:{login.strip().casefold()}" if login else "this computer"
+    if login:
+        return f"tailscale:{login.strip().casefold()}"
+    if request.headers.get("Origin") == APP_ORIGIN:
+        return "obsidian"
+    return "this computer"
 
 
 def limited(kind: str) -> Callable[[Handler], Handler]:
