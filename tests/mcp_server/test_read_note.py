@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import os
 from pathlib import Path
 
 import pytest
@@ -55,3 +57,13 @@ async def test_read_note_refuses(
     text = error_text(result)
     assert says in text
     assert SECRET not in text
+
+
+async def test_a_fifo_named_like_a_note_is_refused_at_once(
+    mcp_settings: Settings, bare_backend: LocalBackend
+) -> None:
+    """Opening a FIFO for reading waits for a writer that never comes."""
+    os.mkfifo(mcp_settings.vault / "Pipe.md")
+    async with connected(mcp_settings, bare_backend) as client:
+        result = await asyncio.wait_for(client.call_tool("read_note", {"path": "Pipe.md"}), 10)
+    assert "not an ordinary file" in error_text(result)

@@ -8,7 +8,9 @@ to a size a model can take.
 
 from __future__ import annotations
 
+import stat
 from datetime import date, timedelta
+from pathlib import Path
 
 from commonplace.assistant.days import day_name, day_name_year
 from commonplace.assistant.tasks import Task, TaskReader
@@ -25,6 +27,7 @@ def note_text(settings: Settings, raw_path: str, max_chars: int) -> NoteText:
     """The text of the note at `raw_path`, or BackendError saying why it cannot be read."""
     try:
         rel = note_in_vault(settings.vault, raw_path.strip())
+        _ordinary_file(settings.vault / rel)
         note = read_note(settings.vault, rel, settings.flavor, settings.index.max_note_kb * 1024)
     except PathRefused as exc:
         raise BackendError(exc.message) from None
@@ -39,6 +42,17 @@ def note_text(settings: Settings, raw_path: str, max_chars: int) -> NoteText:
     return NoteText(
         path=note.path, title=note.title, text=text, chars=len(note.text), truncated=cut
     )
+
+
+def _ordinary_file(path: Path) -> None:
+    """A FIFO or a device named like a note would block the read (or never end): refuse it
+    before opening. A missing file is left to the reader, which says so."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return
+    if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+        raise BackendError(f"{path.name!r} is not an ordinary file; it is never read")
 
 
 def task_list(reader: TaskReader, today: date, due_within_days: int | None) -> TaskList:
