@@ -441,6 +441,20 @@ async def test_empty_capture_is_left_alone(
     assert (tidy_settings.vault / rel).exists() and fake_ollama.chat_requests() == []
 
 
+async def test_todo_format_setting_reaches_the_filed_note(
+    tidy_settings: Settings, fake_ollama: FakeOllama
+) -> None:
+    settings = dataclasses.replace(
+        tidy_settings, tidy=dataclasses.replace(tidy_settings.tidy, todo_format="tasks")
+    )
+    rel = put_capture(settings, SHED)
+    todo = {"text": "Order the timber for the shed roof", "due": "2026-10-23"}
+    fake_ollama.enqueue_chat(answer("Shed timber", todos=[todo]))
+    await tidy_capture(context(settings), rel)
+    (filed,) = filed_notes(settings)
+    assert "- [ ] Order the timber for the shed roof 📅 2026-10-23" in filed.read_text()
+
+
 async def test_delete_setting_keeps_no_archive(
     tidy_settings: Settings, fake_ollama: FakeOllama
 ) -> None:
