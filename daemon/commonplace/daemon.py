@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
+import functools
 import logging
 import signal
 from collections.abc import Awaitable, Callable, Sequence
@@ -27,6 +28,7 @@ from commonplace.assistant import build_assistant
 from commonplace.attention import Attention, attention_file
 from commonplace.changes import Change
 from commonplace.config import Settings
+from commonplace.conflicts import watch_conflicts
 from commonplace.digest.service import digest_job
 from commonplace.index import Index, IndexBusy, IndexService
 from commonplace.jobs import Job, JobQueue, Stage, describe, route_changes
@@ -40,6 +42,7 @@ from commonplace.server.security import is_loopback
 from commonplace.speech import SpeechUnavailable, WhisperTranscriber, model_path
 from commonplace.supervise import start_supervised
 from commonplace.tidy.service import TidyService
+from commonplace.vault.layout import remove_stale_temp_files
 from commonplace.watcher import VaultWatcher
 
 log = logging.getLogger(__name__)
@@ -86,6 +89,7 @@ async def run_daemon(
 
 
 async def _run_locked(settings: Settings, ready: asyncio.Event | None, stop: asyncio.Event) -> None:
+    await asyncio.to_thread(clean_up_after_a_crash, settings)
     llm = LLM(settings.ollama, gate=ModelGate(settings.limits.model_wait_s))
     attention = Attention(attention_file(settings.data_path))
     jobs = JobQueue(attention=attention)
@@ -122,6 +126,16 @@ async def _run_locked(settings: Settings, ready: asyncio.Event | None, stop: asy
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.remove_signal_handler(sig)
         await shutdown(parts, jobs, runner)
+
+
+def clean_up_after_a_crash(settings: Settings) -> None:
+    """Temp files a crash left between writing and renaming, in the vault and the data folder
+    (before anything else runs: nothing may index or file one meanwhile)."""
+    for root in (settings.vault, settings.data_path):
+        removed = remove_stale_temp_files(root)
+        if removed:
+            log.info("removed %d temp file(s) left by an earlier crash in %s", len(removed), root)
+            log.debug("removed %s", removed)
 
 
 def queue_changes(jobs: JobQueue, parts: Parts, changes: Sequence[Change]) -> None:
@@ -177,11 +191,16 @@ async def start_watcher(settings: Settings, jobs: JobQueue, parts: Parts) -> Vau
 
 
 def start_background(settings: Settings, llm: LLM, parts: Parts) -> list[asyncio.Task[Any]]:
-    """The scheduler (weekly digest) and the index's periodic reconcile, each supervised: a
-    loop that fails is logged, shown in attention and restarted, never silently gone."""
+    """The scheduler (weekly digest), the index's periodic reconcile and the look-out for sync
+    conflict copies, each supervised: a loop that fails is logged, shown in attention and
+    restarted, never silently gone."""
     tasks = [start_supervised("index check", fn, parts.attention) for fn in parts.periodic]
-    scheduler = Scheduler([digest_job(settings, llm)], settings.data_path)
+    scheduler = Scheduler(
+        [digest_job(settings, llm)], settings.data_path, attention=parts.attention
+    )
     tasks.append(start_supervised("scheduler", scheduler.run_forever, parts.attention))
+    conflicts = functools.partial(watch_conflicts, settings, parts.attention)
+    tasks.append(start_supervised("conflict check", conflicts, parts.attention))
     return tasks
 
 

@@ -9,6 +9,7 @@ from typing import Literal
 
 from commonplace.attention import Entry, read_running
 from commonplace.config import Settings
+from commonplace.conflicts import find_conflict_copies
 from commonplace.llm import LLM, OllamaStatus
 from commonplace.llm.support import Lookup, host_warning, system_lookup, version_warnings
 from commonplace.tidy.state import TidyState
@@ -143,5 +144,6 @@ async def run_checks(settings: Settings) -> list[Check]:
         return checks
     running = read_running(settings.data_path)
     shown = [e.key for e in running or ()]
-    found = inbox_checks(settings, shown) + skipped_checks(settings, shown)
+    copies = [entry_check(e) for e in find_conflict_copies(settings) if e.key not in shown]
+    found = inbox_checks(settings, shown) + copies + skipped_checks(settings, shown)
     return checks + found + daemon_checks(running)

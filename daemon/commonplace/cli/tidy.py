@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from commonplace.capture import capture_order_key
+from commonplace.capture import CaptureTooLarge, capture_order_key
 from commonplace.changes import Change
 from commonplace.cli import common
 from commonplace.cli.common import require_vault, run_async, settings_from
@@ -18,7 +18,13 @@ from commonplace.config import Settings
 from commonplace.index import Index, IndexUnavailable
 from commonplace.llm import LLM, BadAnswer
 from commonplace.tidy.models import Outcome
-from commonplace.tidy.pipeline import CaptureEdited, FiledNoteBroken, TidyContext, tidy_capture
+from commonplace.tidy.pipeline import (
+    CaptureEdited,
+    CaptureUnreadable,
+    FiledNoteBroken,
+    TidyContext,
+    tidy_capture,
+)
 from commonplace.tidy.service import TidyService
 from commonplace.tidy.state import TidyState
 from commonplace.vault import FileRefused, in_folder, iter_note_paths
@@ -117,6 +123,8 @@ async def _tidy_now(settings: Settings, targets: list[str] | None, *, dry_run: b
             except (
                 BadAnswer,
                 CaptureEdited,
+                CaptureTooLarge,
+                CaptureUnreadable,
                 FiledNoteBroken,
                 FileRefused,
                 UnicodeDecodeError,

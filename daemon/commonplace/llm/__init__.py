@@ -8,6 +8,7 @@ from commonplace.llm.errors import (
     LLMTimeout,
     ModelMissing,
     ModelUnsuitable,
+    OllamaBadReply,
     OllamaFailed,
     OllamaUnavailable,
 )
@@ -24,6 +25,7 @@ __all__ = [
     "ModelGate",
     "ModelMissing",
     "ModelUnsuitable",
+    "OllamaBadReply",
     "OllamaFailed",
     "OllamaStatus",
     "OllamaUnavailable",

@@ -1,6 +1,13 @@
 """The vault as files: notes, their parts, chunks, and safe writes."""
 
-from commonplace.vault.atomic import FileChanged, atomic_write, file_hash, replace_file
+from commonplace.vault.atomic import (
+    FileChanged,
+    VaultBusy,
+    atomic_write,
+    file_hash,
+    replace_file,
+    wait_for_git,
+)
 from commonplace.vault.chunks import Chunk, estimate_tokens, split_into_chunks
 from commonplace.vault.files import FileRefused, entry_problem, is_regular_file, read_file
 from commonplace.vault.layout import in_folder, is_ignored, iter_note_paths
@@ -14,6 +21,7 @@ __all__ = [
     "Note",
     "NoteSkipped",
     "Todo",
+    "VaultBusy",
     "atomic_write",
     "content_hash",
     "entry_problem",
@@ -28,4 +36,5 @@ __all__ = [
     "read_note",
     "replace_file",
     "split_into_chunks",
+    "wait_for_git",
 ]

@@ -42,10 +42,11 @@ class FileRefused(Exception):
     """An entry the daemon will not read, with the reason shown in the log, /api/state and
     `doctor`. It is left exactly where it is: never moved, changed or deleted."""
 
-    def __init__(self, path: str, reason: str) -> None:
+    def __init__(self, path: str, reason: str, *, size: int | None = None) -> None:
         super().__init__(f"{path}: {reason}")
         self.path = path
         self.reason = reason
+        self.size = size  # set when the file is refused only for being over the size limit
 
 
 def kind_problem(mode: int) -> str | None:
@@ -183,14 +184,14 @@ def _check(rel: str, st: os.stat_result, max_bytes: int | None) -> None:
     if problem:
         raise FileRefused(rel, problem)
     if max_bytes is not None and st.st_size > max_bytes:
-        raise FileRefused(rel, _too_big(st.st_size, max_bytes))
+        raise FileRefused(rel, _too_big(st.st_size, max_bytes), size=st.st_size)
 
 
 def _bounded_read(handle: IO[bytes], rel: str, max_bytes: int | None) -> bytes:
     """Read at most max_bytes + 1, so a file that grows while it is read cannot fill memory."""
     data = handle.read() if max_bytes is None else handle.read(max_bytes + 1)
     if max_bytes is not None and len(data) > max_bytes:
-        raise FileRefused(rel, _too_big(len(data), max_bytes))
+        raise FileRefused(rel, _too_big(len(data), max_bytes), size=len(data))
     return data
 
 
