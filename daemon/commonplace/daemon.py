@@ -165,7 +165,7 @@ async def build_parts(settings: Settings, llm: LLM, attention: Attention | None 
         ) from None
     parts.index = index
     parts.closers.append(_to_async(index.close))
-    service = IndexService(index, settings)
+    service = IndexService(index, settings, attention=parts.attention)
     tidy = TidyService(settings, llm, index, attention=parts.attention)
     ask = AskService(settings, llm, index, attention=parts.attention)
     parts.stages.update(index=service, tidy=tidy, ask=ask)
