@@ -32,6 +32,8 @@ from commonplace.index import Index
 from commonplace.llm import LLM
 from commonplace.speech.hints import vault_names
 from commonplace.tidy.service import TidyService
+from commonplace.tidy.vetting import vet_all
+from commonplace.vault import FileRefused
 from tests.ask.helpers import FixedIndex, cite_passage_with, hit
 from tests.daemon_process import Daemon, filed, tidy_answer
 from tests.fakes.ollama import FakeOllama
@@ -236,3 +238,14 @@ def test_the_daemon_as_a_process_skips_them_and_says_so(
     assert MARK not in log
     no_secret_under(vault)
     no_secret_under(tmp_path / "data")
+
+
+def test_vetting_while_ollama_is_down_reports_them_too(
+    settings: Settings, secret: Path, fifo_cleanup: list[Path]
+) -> None:
+    """tidy/vetting.py reads waiting captures while Ollama is down: the same rule, no block."""
+    planted = plant(settings, secret, "Inbox", fifo_cleanup)
+    verdicts = vet_all(settings.vault, planted, settings.tz, 1024 * 1024)
+    assert [v.problem for v in verdicts] == ["not_a_file"] * 3
+    assert all(isinstance(v.error, FileRefused) for v in verdicts)
+    untouched(settings, planted, secret)
