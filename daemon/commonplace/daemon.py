@@ -13,29 +13,36 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import errno
 import logging
 import signal
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from aiohttp import web
 
+from commonplace.ask.asknote import is_ask_note
 from commonplace.ask.service import AskService
 from commonplace.changes import Change
 from commonplace.config import Settings
 from commonplace.digest.service import digest_job
 from commonplace.index import Index, IndexBusy, IndexService
-from commonplace.jobs import Job, JobQueue, Stage, describe, route_changes
+from commonplace.jobs import ChangeRouter, JobQueue, Stage
+from commonplace.lease import VaultLease, lease_path
 from commonplace.llm import LLM
 from commonplace.lock import LockHeld, VaultLock
+from commonplace.scans import Scans
+from commonplace.scheduler import Job as ScheduledJob
 from commonplace.scheduler import Scheduler
 from commonplace.server import create_app
 from commonplace.server.context import Services, StatusSource
 from commonplace.server.security import is_loopback
 from commonplace.speech import SpeechUnavailable, WhisperTranscriber, model_path
 from commonplace.tidy.service import TidyService
+from commonplace.vault import in_folder
 from commonplace.watcher import VaultWatcher
 
 log = logging.getLogger(__name__)
@@ -56,9 +63,10 @@ class Parts:
     status: dict[str, StatusSource] = field(default_factory=dict)  # shown in /api/state
     closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
     tasks: list[asyncio.Task[Any]] = field(default_factory=list)
-    periodic: list[Callable[[], Awaitable[object]]] = field(default_factory=list)
     index: Index | None = None
     watcher: VaultWatcher | None = None
+    scans: Scans | None = None
+    lease: VaultLease | None = None
 
 
 async def run_daemon(
@@ -84,6 +92,9 @@ async def _run_locked(settings: Settings, ready: asyncio.Event | None, stop: asy
     llm = LLM(settings.ollama)
     jobs = JobQueue()
     parts = await build_parts(settings, llm)
+    scans = parts.scans = Scans(jobs, parts.stages, settings.index.reconcile_minutes * 60)
+    parts.watcher = make_watcher(settings, jobs, parts)
+    parts.status["watcher"] = parts.watcher
     services = Services(
         index=parts.index,
         jobs=jobs,
@@ -100,9 +111,8 @@ async def _run_locked(settings: Settings, ready: asyncio.Event | None, stop: asy
             loop.add_signal_handler(sig, stop.set)
     try:
         jobs.start()
-        for name, stage in parts.stages.items():
-            jobs.put(Job(name, "catch up with the vault", stage.startup))
-        parts.watcher = await start_watcher(settings, jobs, parts)
+        scans.queue("start-up", first=True)
+        await parts.watcher.start()
         parts.tasks.extend(start_background(settings, llm, parts))
         if ready is not None:
             ready.set()
@@ -113,21 +123,6 @@ async def _run_locked(settings: Settings, ready: asyncio.Event | None, stop: asy
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.remove_signal_handler(sig)
         await shutdown(parts, jobs, runner)
-
-
-def queue_changes(jobs: JobQueue, parts: Parts, changes: Sequence[Change]) -> None:
-    """One job per stage that the batch concerns, index first (tidy's links read the index)."""
-    for name, batch in route_changes(changes, parts.settings).items():
-        stage = parts.stages.get(name)
-        if stage is not None:
-            jobs.put(Job(name, describe(batch), _changes_call(stage, batch)))
-
-
-def _changes_call(stage: Stage, batch: list[Change]) -> Callable[[], Awaitable[None]]:
-    async def run() -> None:
-        await stage.on_changes(batch)
-
-    return run
 
 
 async def build_parts(settings: Settings, llm: LLM) -> Parts:
@@ -142,35 +137,102 @@ async def build_parts(settings: Settings, llm: LLM) -> Parts:
         ) from None
     parts.index = index
     parts.closers.append(_to_async(index.close))
+    lease = parts.lease = await take_lease(settings)
     service = IndexService(index, settings)
-    tidy = TidyService(settings, llm, index)
-    ask = AskService(settings, llm, index)
+    tidy = TidyService(settings, llm, index, may_work=lambda: lease.held)
+    ask = AskService(settings, llm, index, may_work=lambda: lease.held)
     parts.stages.update(index=service, tidy=tidy, ask=ask)
-    parts.status.update(index=index, tidy=tidy, ask=ask)
-    parts.periodic.append(service.periodic)
+    parts.status.update(index=index, tidy=tidy, ask=ask, lease=lease)
     parts.closers.extend([tidy.close, ask.close])
     return parts
 
 
-async def start_watcher(settings: Settings, jobs: JobQueue, parts: Parts) -> VaultWatcher:
+async def take_lease(settings: Settings) -> VaultLease:
+    """The vault lease, checked once before any stage starts (see lease.py)."""
+    lease = VaultLease(settings.vault, settings.data_path, settings.lease)
+    try:
+        await asyncio.to_thread(lease.check)
+    except OSError as exc:
+        raise DaemonError(
+            f"cannot write the vault's lease file {exc.filename or lease_path(settings.vault)} "
+            f"({exc.strerror or exc}); the daemon needs to write in the vault"
+        ) from None
+    return lease
+
+
+async def keep_lease(lease: VaultLease, scans: Scans | None) -> None:
+    """Renew the lease every heartbeat (or keep watching another's); when this daemon wins it,
+    a scan hands the inbox and the Ask notes to the stages at once."""
+    while True:
+        await asyncio.sleep(lease.settings.heartbeat_s)
+        was = lease.held
+        try:
+            await asyncio.to_thread(lease.check)
+        except OSError as exc:
+            log.warning("vault lease: could not be checked (%s); trying again", exc)
+            continue
+        if lease.held and not was and scans is not None:
+            scans.queue("this computer now holds the vault's lease")
+
+
+def make_watcher(settings: Settings, jobs: JobQueue, parts: Parts) -> VaultWatcher:
+    """The vault's watcher; the inbox and the Ask notes are polled if events go missing."""
+    router = ChangeRouter(jobs, parts.stages, settings)
+
     async def on_changes(changes: list[Change]) -> None:
         # Searches apply dirty paths first, so a saved note is found at once even while the
         # queue is busy with a slow model call; the queued index job is then cheap.
         if parts.index is not None:
             parts.index.mark_dirty(c.path for c in changes)
-        queue_changes(jobs, parts, changes)
+        router.put(changes)
 
-    watcher = VaultWatcher(settings.vault, on_changes, debounce_s=WATCH_DEBOUNCE_S)
-    await watcher.start()
-    return watcher
+    def on_lost(reason: str) -> None:
+        if parts.scans is not None:
+            parts.scans.queue(reason)
+
+    inbox, ask = settings.folder("inbox"), settings.folder("ask")
+    ask_root = ask.split("/", 1)[0] if settings.flavor == "logseq" else ask  # namespace pages
+
+    def wanted(path: str) -> bool:
+        return in_folder(path, inbox) or is_ask_note(path, ask, settings.flavor)
+
+    return VaultWatcher(
+        settings.vault,
+        on_changes,
+        debounce_s=WATCH_DEBOUNCE_S,
+        poll=(inbox, ask_root),
+        poll_wanted=wanted,
+        on_lost=on_lost,
+    )
 
 
 def start_background(settings: Settings, llm: LLM, parts: Parts) -> list[asyncio.Task[Any]]:
-    """The scheduler (weekly digest) and the index's periodic reconcile."""
-    tasks = [asyncio.create_task(_guarded("index check", fn)) for fn in parts.periodic]
-    scheduler = Scheduler([digest_job(settings, llm)], settings.data_path)
+    """The periodic scan, the lease's heartbeat and the scheduler (weekly digest)."""
+    tasks = []
+    if parts.scans is not None:
+        tasks.append(asyncio.create_task(_guarded("periodic scan", parts.scans.run_forever)))
+    lease = parts.lease
+    if lease is not None:
+        tasks.append(asyncio.create_task(_guarded("lease", lambda: keep_lease(lease, parts.scans))))
+    digest = digest_job(settings, llm)
+    if lease is not None:
+        digest = leased(digest, lease)
+    scheduler = Scheduler([digest], settings.data_path)
     tasks.append(asyncio.create_task(_guarded("scheduler", scheduler.run_forever)))
     return tasks
+
+
+def leased(job: ScheduledJob, lease: VaultLease) -> ScheduledJob:
+    """The job runs only where the vault's lease is held (a digest is written once)."""
+
+    async def run(scheduled: datetime) -> None:
+        if not lease.held:
+            other = lease.other.who() if lease.other else "another computer"
+            log.info("%s: left to the daemon on %s, which holds the vault's lease", job.name, other)
+            return
+        await job.run(scheduled)
+
+    return dataclasses.replace(job, run=run)
 
 
 async def _guarded(name: str, fn: Callable[[], Awaitable[object]]) -> None:
@@ -228,6 +290,8 @@ async def shutdown(parts: Parts, jobs: JobQueue, runner: web.AppRunner) -> None:
     steps.append(("background tasks", lambda: _cancel(parts.tasks)))
     steps.extend(("stage", closer) for closer in reversed(parts.closers))
     steps.append(("server", runner.cleanup))
+    if parts.lease is not None:
+        steps.append(("lease", _to_async(parts.lease.release)))
     for name, step in steps:
         try:
             await step()

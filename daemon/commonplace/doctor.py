@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass
 from typing import Literal
 
 from commonplace.config import Settings
+from commonplace.lease import describe_lease
 from commonplace.llm import LLM, OllamaStatus
 from commonplace.tidy.state import TidyState
 from commonplace.vault import is_ignored, iter_note_paths
@@ -86,7 +88,15 @@ def inbox_checks(settings: Settings) -> list[Check]:
     return checks
 
 
+def lease_checks(settings: Settings) -> list[Check]:
+    """Which computer's daemon tidies and answers (the vault lease, see lease.py)."""
+    warn, line = describe_lease(settings.vault, settings.data_path, settings.lease, time.time())
+    return [Check("warn" if warn else "ok", "lease", line)]
+
+
 async def run_checks(settings: Settings) -> list[Check]:
     status = await LLM(settings.ollama).status()
     checks = config_checks(settings) + ollama_checks(settings, status)
-    return checks + (inbox_checks(settings) if settings.vault.is_dir() else [])
+    if settings.vault.is_dir():
+        checks += lease_checks(settings) + inbox_checks(settings)
+    return checks

@@ -6,7 +6,6 @@ re-embeds), filters inside the search, ignored files, rebuilds of broken parts, 
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import json
 import shutil
@@ -16,7 +15,6 @@ from pathlib import Path
 import pytest
 
 from commonplace.config import Settings
-from commonplace.index import IndexService
 from commonplace.index.manifest import INDEX_SCHEMA
 from commonplace.index.store import MANIFEST
 from tests.fakes.ollama import FakeError, FakeOllama
@@ -387,29 +385,6 @@ async def test_vector_index_past_the_threshold_and_new_rows_still_found(
     assert resp.results[0].path == "Gen/Fresh.md"
     filtered = await index.search("alder birch", limit=5, mode="vector", exclude_folders=("Gen",))
     assert all(not r.path.startswith("Gen/") for r in filtered.results)
-
-
-async def test_periodic_reconciliation_repairs_what_events_missed(
-    open_index: OpenIndex, isettings: Settings
-) -> None:
-    index = open_index()
-    service = IndexService(index, isettings)
-    await service.startup()
-    waits: list[float] = []
-
-    async def fake_sleep(seconds: float) -> None:
-        waits.append(seconds)
-        if len(waits) == 1:  # while "asleep", a change no watcher reported
-            write(isettings.vault, "Missed.md", "a missed axolotl\n")
-        else:
-            raise asyncio.CancelledError
-
-    service = IndexService(index, isettings, sleep=fake_sleep)
-    with pytest.raises(asyncio.CancelledError):
-        await service.periodic()
-    assert waits == [isettings.index.reconcile_minutes * 60] * 2
-    resp = await index.search("axolotl", limit=1, mode="keyword")
-    assert resp.results[0].path == "Missed.md"
 
 
 async def test_a_run_cut_off_midway_leaves_no_duplicates(

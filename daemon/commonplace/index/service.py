@@ -1,14 +1,14 @@
-"""What the daemon runs: the start-up scan, watcher changes, and periodic reconciliation.
+"""What the daemon runs: the start-up scan, watcher changes, and later scans.
 
 File events are hints, not the truth (inotify drops events under load, sync tools batch), so a
-reconciliation at start-up and every `reconcile_minutes` repairs whatever the events missed.
+reconciliation at start-up and at every scan (scans.py) repairs whatever the events missed.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 
 from commonplace.changes import Change
 from commonplace.config import Settings
@@ -19,16 +19,9 @@ log = logging.getLogger(__name__)
 
 
 class IndexService:
-    def __init__(
-        self,
-        index: Index,
-        settings: Settings,
-        *,
-        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
-    ) -> None:
+    def __init__(self, index: Index, settings: Settings) -> None:
         self.index = index
         self.settings = settings
-        self._sleep = sleep  # tests pass a fake clock
 
     async def startup(self) -> None:
         """Reconcile the index with the vault (progress is logged by the index)."""
@@ -56,18 +49,15 @@ class IndexService:
             log.exception("search index: could not apply %d change(s); will retry", len(changes))
             self.index.mark_dirty(c.path for c in changes)
 
-    async def periodic(self) -> None:
-        """Reconcile every reconcile_minutes, forever (cancel the task to stop)."""
-        interval = self.settings.index.reconcile_minutes * 60
-        while True:
-            await self._sleep(interval)
-            stats = await self._reconcile()
-            if stats is not None and (stats.indexed or stats.deleted or stats.errors):
-                log.info(
-                    "search index: reconciliation re-indexed %d and removed %d note(s)",
-                    stats.indexed,
-                    stats.deleted,
-                )
+    async def scan(self) -> None:
+        """Reconcile again (a later scan); logged only when it found something."""
+        stats = await self._reconcile()
+        if stats is not None and (stats.indexed or stats.deleted or stats.errors):
+            log.info(
+                "search index: reconciliation re-indexed %d and removed %d note(s)",
+                stats.indexed,
+                stats.deleted,
+            )
 
     async def _reconcile(self) -> RefreshStats | None:
         try:

@@ -53,6 +53,8 @@ async def state(request: web.Request) -> web.Response:
         },
         "captures_waiting": await asyncio.to_thread(captures_waiting, settings),
         "index": stages.pop("index", {}),
+        "watcher": stages.pop("watcher", None),
+        "lease": stages.pop("lease", None),
         "stages": stages,
         "search": services.index is not None,
         "speech": _speech_state(settings, services),

@@ -80,6 +80,17 @@ class VaultCatalog:
             filed={k: tuple(sorted(v)) for k, v in filed.items()},
         )
 
+    def filed_with(self, capture_id: str) -> tuple[str, ...]:
+        """Filed notes carrying this capture id, looked up now (only the filed folder is
+        read): another daemon on a synced vault may have filed the capture a moment ago."""
+        folder = self.settings.folder("filed")
+        found = []
+        for path in iter_note_paths(self.settings.vault, under=folder):
+            facts = self._note(path)
+            if facts is not None and facts.capture_id == capture_id:
+                found.append(path)
+        return tuple(found)
+
     def _note(self, path: str) -> NoteFacts | None:
         full = self.settings.vault / path
         try:

@@ -86,8 +86,12 @@ class TidyService:
         *,
         clock: Callable[[], float] = time.monotonic,
         now: Callable[[], datetime] | None = None,
+        may_work: Callable[[], bool] = lambda: True,
     ) -> None:
         self.settings = settings
+        # False while another computer's daemon holds the vault's lease (lease.py): captures
+        # wait for it; a scan wakes the worker when this daemon wins the lease.
+        self.may_work = may_work
         self.ctx = TidyContext(settings, llm, index, now=now)
         self.state = TidyState(settings.data_path)
         self.tracker = StabilityTracker(settings.tidy.stable_s, clock)
@@ -101,10 +105,16 @@ class TidyService:
 
     async def startup(self) -> None:
         """Queue every capture in the inbox (catch-up), then start the worker."""
+        await self.scan()
+
+    async def scan(self) -> None:
+        """Queue every capture in the inbox: at start-up, and at each later scan, so that a
+        capture whose file events were lost (or never came) is still tidied."""
         inbox = self.settings.folder("inbox")
         for path in iter_note_paths(self.settings.vault, under=inbox):
             self.tracker.add(path)
         self._start()
+        self._wake.set()
 
     async def on_changes(self, changes: Iterable[Change]) -> None:
         inbox = self.settings.folder("inbox")
@@ -166,9 +176,11 @@ class TidyService:
         while True:
             self._wake.clear()
             ready, next_at = self.tracker.check(self._stat)
-            if ready:
+            if ready and self.may_work():
                 await self._process(min(ready, key=self._order))
                 continue
+            if ready:
+                next_at = None  # until a scan wakes us: the lease is another computer's
             if not self.tracker.waiting:
                 self._idle.set()
             timeout = None if next_at is None else max(0.0, next_at - self.tracker.clock())
