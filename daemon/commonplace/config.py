@@ -178,6 +178,22 @@ class PushSettings:
 
 
 @dataclass(frozen=True)
+class AssistantSettings:
+    """The assistant on the phone page (assistant/): the vault notes its tools read and change."""
+
+    tasks_note: str = "Tasks.md"  # where new tasks go; created on the first Yes that adds one
+    memory_note: str = "Memory.md"  # lines the assistant keeps in mind; you can edit it by hand
+
+    def __post_init__(self) -> None:
+        for key in ("tasks_note", "memory_note"):
+            value = getattr(self, key).strip()
+            if not value or ".." in Path(value).parts or Path(value).is_absolute():
+                raise ConfigError(
+                    f"assistant.{key} = {value!r} must be a note's path inside the vault"
+                )
+
+
+@dataclass(frozen=True)
 class Settings:
     vault: Path = Path("~/Notes")
     flavor: str = field(default="obsidian", metadata=_choices("obsidian", "logseq"))
@@ -193,6 +209,7 @@ class Settings:
     digest: DigestSettings = field(default_factory=DigestSettings)
     push: PushSettings = field(default_factory=PushSettings)
     lease: LeaseSettings = field(default_factory=LeaseSettings)
+    assistant: AssistantSettings = field(default_factory=AssistantSettings)
     # Not settable from the file: where the settings came from.
     config_path: Path | None = field(default=None, metadata={"internal": True})
     vault_configured: bool = field(default=False, metadata={"internal": True})

@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import dataclasses
 import errno
+import functools
 import logging
 import signal
 from collections.abc import Awaitable, Callable
@@ -26,6 +27,8 @@ from aiohttp import web
 
 from commonplace.ask.asknote import is_ask_note
 from commonplace.ask.service import AskService
+from commonplace.assistant import build_assistant
+from commonplace.attention import Attention, attention_file
 from commonplace.changes import Change
 from commonplace.config import Settings
 from commonplace.digest.service import digest_job
@@ -41,6 +44,7 @@ from commonplace.server import create_app
 from commonplace.server.context import Services, StatusSource
 from commonplace.server.security import is_loopback
 from commonplace.speech import SpeechUnavailable, WhisperTranscriber, model_path
+from commonplace.supervise import start_supervised
 from commonplace.tidy.service import TidyService
 from commonplace.vault import in_folder
 from commonplace.watcher import VaultWatcher
@@ -59,6 +63,7 @@ class Parts:
     """Everything the daemon started, so shutdown can stop each in turn."""
 
     settings: Settings
+    attention: Attention = field(default_factory=Attention)  # what needs the owner, with why
     stages: dict[str, Stage] = field(default_factory=dict)  # get startup() and changes
     status: dict[str, StatusSource] = field(default_factory=dict)  # shown in /api/state
     closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
@@ -90,15 +95,18 @@ async def run_daemon(
 
 async def _run_locked(settings: Settings, ready: asyncio.Event | None, stop: asyncio.Event) -> None:
     llm = LLM(settings.ollama)
-    jobs = JobQueue()
-    parts = await build_parts(settings, llm)
+    attention = Attention(attention_file(settings.data_path))
+    jobs = JobQueue(attention=attention)
+    parts = await build_parts(settings, llm, attention)
     scans = parts.scans = Scans(jobs, parts.stages, settings.index.reconcile_minutes * 60)
     parts.watcher = make_watcher(settings, jobs, parts)
     parts.status["watcher"] = parts.watcher
     services = Services(
         index=parts.index,
         jobs=jobs,
+        attention=attention,
         transcriber=WhisperTranscriber(settings.speech),
+        assistant=build_assistant(settings, llm),
         stages=dict(parts.status),
         notes=start_notes(settings),
     )
@@ -125,9 +133,9 @@ async def _run_locked(settings: Settings, ready: asyncio.Event | None, stop: asy
         await shutdown(parts, jobs, runner)
 
 
-async def build_parts(settings: Settings, llm: LLM) -> Parts:
+async def build_parts(settings: Settings, llm: LLM, attention: Attention | None = None) -> Parts:
     """Open the index and make the stage services (they start working in their startup job)."""
-    parts = Parts(settings=settings)
+    parts = Parts(settings=settings, attention=attention or Attention())
     try:
         index = await asyncio.to_thread(Index.open, settings, llm)
     except IndexBusy:
@@ -139,7 +147,7 @@ async def build_parts(settings: Settings, llm: LLM) -> Parts:
     parts.closers.append(_to_async(index.close))
     lease = parts.lease = await take_lease(settings)
     service = IndexService(index, settings)
-    tidy = TidyService(settings, llm, index, may_work=lambda: lease.held)
+    tidy = TidyService(settings, llm, index, attention=parts.attention, may_work=lambda: lease.held)
     ask = AskService(settings, llm, index, may_work=lambda: lease.held)
     parts.stages.update(index=service, tidy=tidy, ask=ask)
     parts.status.update(index=index, tidy=tidy, ask=ask, lease=lease)
@@ -203,22 +211,25 @@ def make_watcher(settings: Settings, jobs: JobQueue, parts: Parts) -> VaultWatch
         poll=(inbox, ask_root),
         poll_wanted=wanted,
         on_lost=on_lost,
+        attention=parts.attention,
     )
 
 
 def start_background(settings: Settings, llm: LLM, parts: Parts) -> list[asyncio.Task[Any]]:
-    """The periodic scan, the lease's heartbeat and the scheduler (weekly digest)."""
+    """The periodic scan, the lease's heartbeat and the scheduler (weekly digest), each
+    supervised: a loop that fails is logged, shown in attention and restarted, never gone."""
     tasks = []
     if parts.scans is not None:
-        tasks.append(asyncio.create_task(_guarded("periodic scan", parts.scans.run_forever)))
+        tasks.append(start_supervised("periodic scan", parts.scans.run_forever, parts.attention))
     lease = parts.lease
     if lease is not None:
-        tasks.append(asyncio.create_task(_guarded("lease", lambda: keep_lease(lease, parts.scans))))
+        keep = functools.partial(keep_lease, lease, parts.scans)
+        tasks.append(start_supervised("lease", keep, parts.attention))
     digest = digest_job(settings, llm)
     if lease is not None:
         digest = leased(digest, lease)
     scheduler = Scheduler([digest], settings.data_path)
-    tasks.append(asyncio.create_task(_guarded("scheduler", scheduler.run_forever)))
+    tasks.append(start_supervised("scheduler", scheduler.run_forever, parts.attention))
     return tasks
 
 
@@ -233,16 +244,6 @@ def leased(job: ScheduledJob, lease: VaultLease) -> ScheduledJob:
         await job.run(scheduled)
 
     return dataclasses.replace(job, run=run)
-
-
-async def _guarded(name: str, fn: Callable[[], Awaitable[object]]) -> None:
-    """A background loop that fails is logged, not allowed to take the daemon down."""
-    try:
-        await fn()
-    except asyncio.CancelledError:
-        raise
-    except Exception:
-        log.exception("%s stopped after an error; restart commonplace to run it again", name)
 
 
 def start_notes(settings: Settings) -> list[str]:

@@ -26,9 +26,22 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import Any, Literal
 
-from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.events import (
+    DirCreatedEvent,
+    DirDeletedEvent,
+    DirMovedEvent,
+    FileClosedEvent,
+    FileCreatedEvent,
+    FileDeletedEvent,
+    FileModifiedEvent,
+    FileMovedEvent,
+    FileSystemEvent,
+    FileSystemEventHandler,
+)
 
+from commonplace.attention import Attention
 from commonplace.changes import Change, ChangeKind
+from commonplace.supervise import start_supervised
 from commonplace.vault import is_ignored, iter_note_paths
 from commonplace.watch_observer import make_observer
 
@@ -40,6 +53,19 @@ OnLost = Callable[[str], None]
 Signature = tuple[int, int]  # (mtime_ns, size)
 COALESCE_S = 0.05
 POLL_S = 2.0
+# Only what translate() uses. Without a filter inotify also reports every open and every
+# close-without-writing, so a backup or search tool reading the vault in a loop floods the
+# kernel's event queue (and overflows it) with events that are thrown away here.
+WATCHED_EVENTS = [
+    FileCreatedEvent,
+    FileModifiedEvent,  # also attribute changes: a chmod that makes a capture readable
+    FileDeletedEvent,
+    FileMovedEvent,
+    FileClosedEvent,  # closed after writing
+    DirCreatedEvent,
+    DirDeletedEvent,
+    DirMovedEvent,
+]
 
 
 def translate(event: FileSystemEvent, vault: Path) -> list[tuple[str, Hint]]:
@@ -226,8 +252,10 @@ class VaultWatcher:
         poll_wanted: Callable[[str], bool] | None = None,
         poll_s: float = POLL_S,
         on_lost: OnLost | None = None,
+        attention: Attention | None = None,
     ) -> None:
         self.vault = vault.resolve()
+        self.attention = attention
         self.on_changes = on_changes
         self.debouncer = Debouncer(debounce_s)
         self.poll_folders = tuple(poll)
@@ -245,9 +273,11 @@ class VaultWatcher:
     async def start(self) -> None:
         self.loop = asyncio.get_running_loop()
         self._wake = asyncio.Event()
-        self._task = asyncio.create_task(self._pump(), name="vault-watcher")
+        self._task = start_supervised("watcher", self._pump, self.attention)
         observer = make_observer(self)
-        observer.schedule(_Handler(self), str(self.vault), recursive=True)
+        observer.schedule(
+            _Handler(self), str(self.vault), recursive=True, event_filter=WATCHED_EVENTS
+        )
         try:
             await asyncio.to_thread(observer.start)
         except OSError as exc:
@@ -302,8 +332,17 @@ class VaultWatcher:
                 _why(error),
                 self.poll_s,
             )
+            if self.attention is not None:
+                self.attention.report(
+                    "watcher",
+                    "",
+                    "unwatched",
+                    f"some folders cannot be watched ({_why(error).split(';')[0]}); the inbox "
+                    "and Ask folders are polled, the rest waits for the periodic scan",
+                    action=_why(error).split("; ", 1)[-1],
+                )
         if self.poll_folders and self._poller is None:
-            self._poller = asyncio.create_task(self._poll(), name="vault-poller")
+            self._poller = start_supervised("watcher polling", self._poll, self.attention)
 
     def _lost(self) -> None:
         self.overflows += 1
@@ -312,6 +351,16 @@ class VaultWatcher:
             "(%d time(s) so far); scanning the vault now",
             self.overflows,
         )
+        if self.attention is not None:
+            self.attention.report(
+                "file events",
+                "",
+                "events_lost",
+                "the kernel's queue of file events overflowed and events were lost; the vault "
+                "was scanned at once",
+                action="if this keeps happening, look for a program reading the vault in a loop",
+                level="info",
+            )
         if self.on_lost is not None:
             self.on_lost("file events were lost")
 

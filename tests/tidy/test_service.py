@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import errno
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -223,3 +225,66 @@ async def test_a_missing_model_waits_without_a_mark(
     finally:
         await svc.close()
     assert len(filed_notes(tidy_settings)) == 1
+
+
+async def test_a_capture_that_cannot_be_read_does_not_hold_up_the_others(
+    tidy_settings: Settings, fake_ollama: FakeOllama, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in WEEK:
+        put_capture(tidy_settings, name)
+    locked = tidy_settings.vault / "Inbox" / sorted(WEEK)[0]  # the oldest: first in line
+    real_read = Path.read_bytes
+
+    def read_bytes(path: Path) -> bytes:
+        if path == locked:
+            raise PermissionError(errno.EACCES, "Permission denied", str(path))
+        return real_read(path)
+
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    fake_ollama.chat_handler = lambda body: answer("Note")
+    svc = TidyService(tidy_settings, LLM(tidy_settings.ollama))
+    try:
+        await svc.startup()
+        await run_until_idle(svc)  # the unreadable one is parked, not holding up the rest
+        assert len(filed_notes(tidy_settings)) == 2
+        (entry,) = svc.attention.entries()
+        rel = f"Inbox/{locked.name}"
+        assert (entry.source, entry.path, entry.code) == ("tidy", rel, "unreadable")
+        assert "Permission denied" in entry.reason and "chmod" in entry.action
+        assert entry.retry_at is not None
+        # The owner fixes the permissions (a chmod is a change): it is filed at once.
+        monkeypatch.setattr(Path, "read_bytes", real_read)
+        await svc.on_changes([Change(rel, "modified")])
+        await run_until_idle(svc)
+    finally:
+        await svc.close()
+    assert len(filed_notes(tidy_settings)) == 3
+    assert svc.attention.entries() == []
+
+
+async def test_the_worker_is_restarted_after_an_unexpected_error(
+    tidy_settings: Settings, fake_ollama: FakeOllama, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("commonplace.supervise.FIRST_WAIT_S", 0.01)
+    put_capture(tidy_settings, WEEK[0])
+    fake_ollama.chat_handler = lambda body: answer("Dentist")
+    svc = TidyService(tidy_settings, LLM(tidy_settings.ollama))
+    real_check = svc.tracker.check
+    calls = [0]
+
+    def check(stat: Any) -> Any:
+        calls[0] += 1
+        if calls[0] == 1:
+            raise RuntimeError("a bug in the worker loop")
+        return real_check(stat)
+
+    monkeypatch.setattr(svc.tracker, "check", check)
+    try:
+        await svc.startup()
+        await run_until_idle(svc)
+    finally:
+        await svc.close()
+    assert len(filed_notes(tidy_settings)) == 1
+    (entry,) = svc.attention.entries()
+    assert (entry.source, entry.code) == ("tidy worker", "task_restarted")
+    assert "RuntimeError" in entry.reason

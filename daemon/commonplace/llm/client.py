@@ -191,6 +191,55 @@ class LLM:
             yield rest
         self._record("chat_stream", model, {"messages": list(messages)}, "".join(parts))
 
+    async def chat_turn(
+        self,
+        messages: Sequence[Message],
+        *,
+        tools: Sequence[Mapping[str, Any]] | None = None,
+        on_text: Callable[[str], Awaitable[None]] | None = None,
+        model: str | None = None,
+        options: Mapping[str, Any] | None = None,
+    ) -> ChatReply:
+        """One tool-using turn, streamed: text goes to `on_text` as it arrives (drafts held
+        back), tool calls are collected from every chunk. Without `on_text` this is `chat`
+        (with its retries); a stream is not retried, as its text may already be shown."""
+        if on_text is None:
+            return await self.chat(messages, tools=tools, model=model, options=options)
+        model = model or self.settings.chat_model
+        timeout = self.settings.timeout_s
+        flt = ThinkFilter()
+        parts: list[str] = []
+        calls: list[ToolCall] = []
+        try:
+            async with asyncio.timeout(timeout):
+                stream = await self._chat_client.chat(
+                    model=model,
+                    messages=list(messages),
+                    tools=list(tools) if tools else None,
+                    options=self._options(options),
+                    keep_alive=self.settings.keep_alive,
+                    think=self._think(),
+                    stream=True,
+                )
+                async for chunk in stream:
+                    for call in chunk.message.tool_calls or ():
+                        calls.append(
+                            ToolCall(call.function.name, _tool_arguments(call.function.arguments))
+                        )
+                    piece = chunk.message.content or ""
+                    parts.append(piece)
+                    out = flt.feed(piece)
+                    if out:
+                        await on_text(out)
+                rest = flt.flush()
+                if rest:
+                    await on_text(rest)
+        except Exception as exc:
+            raise self._translate(exc, "answer", model, timeout) from exc
+        raw = "".join(parts)
+        self._record("chat", model, {"messages": list(messages), "tools": tools}, raw, calls)
+        return ChatReply(content=strip_think(raw), tool_calls=tuple(calls), raw=raw)
+
     def _think(self) -> bool | None:
         """None sends nothing: a model without thinking refuses even an explicit value."""
         return {"on": True, "off": False}.get(self.settings.think)

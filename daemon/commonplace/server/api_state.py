@@ -56,6 +56,8 @@ async def state(request: web.Request) -> web.Response:
         "watcher": stages.pop("watcher", None),
         "lease": stages.pop("lease", None),
         "stages": stages,
+        # Files skipped or failing and parts that had to be restarted, each with what to do.
+        "attention": services.attention.as_json(),
         "search": services.index is not None,
         "speech": _speech_state(settings, services),
         "server_time": time.time(),

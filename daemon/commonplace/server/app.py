@@ -17,6 +17,7 @@ from commonplace.config import Settings
 from commonplace.llm import LLM
 from commonplace.resources import resource_dir
 from commonplace.server import api_ask, api_capture, api_search, api_state
+from commonplace.server.api_assistant import add_assistant_routes
 from commonplace.server.context import LLM_KEY, SENT, SERVICES, SETTINGS, Services
 from commonplace.server.errors import error_middleware
 from commonplace.server.page import add_page_routes
@@ -54,6 +55,7 @@ def create_app(
     app.router.add_get("/api/search", api_search.search)
     app.router.add_get("/api/note", api_search.note)
     app.router.add_post("/api/ask", api_ask.ask)
+    add_assistant_routes(app)  # /api/assistant/message, /answer, /today
     add_push_routes(app)  # GET /api/push/key, POST /api/push/subscribe, /unsubscribe
     add_page_routes(app, web_root or resource_dir("web"))
     return app

@@ -45,6 +45,14 @@ class CaptureEdited(Exception):
     """The capture changed while it was being tidied; it waits and is tidied again."""
 
 
+class CaptureUnreadable(Exception):
+    """The capture is there but cannot be read (permissions, I/O error); it waits and is shown."""
+
+    def __init__(self, path: str, error: OSError) -> None:
+        super().__init__(f"{path} cannot be read: {error.strerror or error}")
+        self.error = error
+
+
 class FiledNoteBroken(Exception):
     """The filed note did not read back as written; the capture stays in the inbox."""
 
@@ -76,6 +84,8 @@ async def tidy_capture(ctx: TidyContext, path: str, *, dry_run: bool = False) ->
         capture = read_capture(ctx.settings.vault, path, ctx.settings.tz)
     except FileNotFoundError:
         return Outcome(path, "gone")
+    except OSError as exc:
+        raise CaptureUnreadable(path, exc) from exc
     if not capture.body.strip():
         return Outcome(path, "empty")
     facts = ctx.catalog.facts()

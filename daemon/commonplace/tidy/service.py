@@ -5,6 +5,11 @@ a file still being written by a sync tool or an editor is never read half-way. C
 processed one at a time, oldest capture first. When Ollama is down, slow or answers garbage the
 capture waits and is retried with backoff; after `max_attempts` garbage answers in a row it is
 marked in the data folder and waits until its text changes.
+
+One capture never holds up the others: a capture that cannot be read, or whose tidying fails in
+any way, waits on its own backoff and is shown in attention (/api/state, `doctor`) with what to
+do, while the captures after it go on. The worker runs supervised, so even a bug in this file
+restarts it instead of silently ending the inbox's processing.
 """
 
 from __future__ import annotations
@@ -18,16 +23,23 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from commonplace.attention import Attention
 from commonplace.capture import capture_order_key
 from commonplace.changes import Change
 from commonplace.config import Settings
 from commonplace.llm import LLM, BadAnswer, LLMError, ModelMissing
+from commonplace.supervise import start_supervised, where
 from commonplace.tidy.candidates import SearchIndex
-from commonplace.tidy.pipeline import CaptureEdited, TidyContext, tidy_capture
+from commonplace.tidy.pipeline import CaptureEdited, CaptureUnreadable, TidyContext, tidy_capture
 from commonplace.tidy.state import TidyState
 from commonplace.vault import file_hash, in_folder, is_ignored, iter_note_paths
 
 log = logging.getLogger(__name__)
+
+SOURCE = "tidy"  # its entries in attention
+READ_ACTION = "let the daemon's user read it (e.g. chmod u+r)"
+WRITE_ACTION = "check the disk (free space, permissions)"
+REPORT_IT = "the daemon's log has the details"
 
 Signature = tuple[int, int]  # (mtime_ns, size)
 
@@ -39,6 +51,7 @@ class _Waiting:
     not_before: float = 0.0  # backoff: not tried again before this clock time
     failures: int = 0  # failures in a row (any kind), for the backoff
     reason: str = ""  # the last failure, for status()
+    parked: bool = False  # waits for the owner (or a long backoff): wait_idle() ignores it
 
 
 class StabilityTracker:
@@ -50,9 +63,12 @@ class StabilityTracker:
         self.waiting: dict[str, _Waiting] = {}
 
     def add(self, path: str) -> None:
-        """(Re)start the quiet period: the file just changed."""
+        """(Re)start the quiet period: the file just changed (an edit, a chmod), so whatever
+        made it fail may be fixed: it is tried again as soon as it is quiet."""
         item = self.waiting.setdefault(path, _Waiting())
         item.signature = None
+        item.not_before = 0.0
+        item.parked = False
 
     def forget(self, path: str) -> None:
         self.waiting.pop(path, None)
@@ -86,9 +102,11 @@ class TidyService:
         *,
         clock: Callable[[], float] = time.monotonic,
         now: Callable[[], datetime] | None = None,
+        attention: Attention | None = None,
         may_work: Callable[[], bool] = lambda: True,
     ) -> None:
         self.settings = settings
+        self.attention = attention if attention is not None else Attention()
         # False while another computer's daemon holds the vault's lease (lease.py): captures
         # wait for it; a scan wakes the worker when this daemon wins the lease.
         self.may_work = may_work
@@ -112,7 +130,8 @@ class TidyService:
         capture whose file events were lost (or never came) is still tidied."""
         inbox = self.settings.folder("inbox")
         for path in iter_note_paths(self.settings.vault, under=inbox):
-            self.tracker.add(path)
+            if path not in self.tracker.waiting:  # one already waiting keeps its backoff
+                self.tracker.add(path)
         self._start()
         self._wake.set()
 
@@ -123,6 +142,7 @@ class TidyService:
                 continue
             if change.kind == "deleted":
                 self.tracker.forget(change.path)
+                self.attention.clear(SOURCE, change.path)
             else:
                 self.tracker.add(change.path)
         self._start()
@@ -149,16 +169,20 @@ class TidyService:
             self._task = None
 
     async def wait_idle(self) -> None:
-        """Wait until no capture is waiting (tests and one-shot runs; bound it with a timeout)."""
-        while self.tracker.waiting or self._busy:
+        """Wait until no capture is waiting, except those parked until the owner acts (tests
+        and one-shot runs; bound it with a timeout)."""
+        while self._active() or self._busy:
             self._idle.clear()
             await self._idle.wait()
+
+    def _active(self) -> bool:
+        return any(not w.parked for w in self.tracker.waiting.values())
 
     # -- the worker ---------------------------------------------------------------------------
 
     def _start(self) -> None:
         if self._task is None or self._task.done():
-            self._task = asyncio.create_task(self._work(), name="commonplace-tidy")
+            self._task = start_supervised("tidy worker", self._work, self.attention)
 
     def _stat(self, path: str) -> Signature | None:
         try:
@@ -181,7 +205,7 @@ class TidyService:
                 continue
             if ready:
                 next_at = None  # until a scan wakes us: the lease is another computer's
-            if not self.tracker.waiting:
+            if not self._active():
                 self._idle.set()
             timeout = None if next_at is None else max(0.0, next_at - self.tracker.clock())
             with contextlib.suppress(TimeoutError):
@@ -189,16 +213,34 @@ class TidyService:
 
     async def _process(self, path: str) -> None:
         item = self.tracker.waiting[path]
-        digest = file_hash(self.settings.vault / path)
+        self._busy = path
+        try:
+            await self._tidy(path, item)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # never let one capture stop the worker or the others
+            log.exception("%s: tidy failed", path)
+            self._failed(path, item, "failed", f"could not be tidied ({where(exc)})", REPORT_IT)
+        finally:
+            self._busy = None
+
+    async def _tidy(self, path: str, item: _Waiting) -> None:
+        try:
+            digest = file_hash(self.settings.vault / path)
+        except OSError as exc:
+            self._unreadable(path, item, exc)
+            return
         if digest is None:
             self.tracker.forget(path)
+            self.attention.clear(SOURCE, path)
             return
         if self.state.failing(path, digest):
             self.tracker.forget(path)  # marked: waits for the user to change it
             return
-        self._busy = path
         try:
             outcome = await tidy_capture(self.ctx, path)
+        except CaptureUnreadable as exc:
+            self._unreadable(path, item, exc.error)
         except CaptureEdited as exc:
             log.info("%s; waiting for it to settle", exc)
             item.signature = None
@@ -211,16 +253,27 @@ class TidyService:
             self.state.garbage(path, digest, "not UTF-8 text", 1)
             log.warning("%s is not UTF-8 text; it is left in the inbox", path)
             self.tracker.forget(path)
-        except Exception as exc:  # never let one capture stop the worker
-            log.exception("%s: tidy failed", path)
-            self._back_off(item, f"{type(exc).__name__}: {exc}")
+        except OSError as exc:
+            reason = f"could not be filed: {exc.strerror or type(exc).__name__}"
+            self._failed(path, item, "write_failed", reason, WRITE_ACTION)
         else:
             if outcome.status == "filed":
                 self.filed += 1
             self.state.clear(path)
             self.tracker.forget(path)
-        finally:
-            self._busy = None
+            self.attention.clear(SOURCE, path)
+
+    def _unreadable(self, path: str, item: _Waiting, exc: OSError) -> None:
+        reason = f"cannot be read ({exc.strerror or type(exc).__name__})"
+        item.parked = True  # it needs the owner; a chmod or an edit retries it at once
+        self._failed(path, item, "unreadable", reason, READ_ACTION)
+
+    def _failed(self, path: str, item: _Waiting, code: str, reason: str, action: str) -> None:
+        """This capture waits on its own backoff and is shown with why; the others go on."""
+        wait = self._back_off(item, reason, path)
+        self.attention.report(
+            SOURCE, path, code, reason, action=action, retry_at=time.time() + wait
+        )
 
     def _garbage(self, path: str, digest: str, item: _Waiting, exc: LLMError) -> None:
         """An answer that cannot be used: counted, and after max_attempts the capture is marked."""
@@ -239,13 +292,15 @@ class TidyService:
         else:
             self._back_off(item, str(exc))
 
-    def _back_off(self, item: _Waiting, reason: str) -> None:
+    def _back_off(self, item: _Waiting, reason: str, path: str = "") -> float:
         t = self.settings.tidy
         item.failures += 1
-        wait = min(t.retry_s * 2 ** (item.failures - 1), t.retry_max_s)
+        wait = float(min(t.retry_s * 2 ** (item.failures - 1), t.retry_max_s))
         item.not_before = self.tracker.clock() + wait
         item.reason = reason
-        log.warning("tidy will try again in %.0f s: %s", wait, reason)
+        prefix = f"{path}: " if path else ""
+        log.warning("tidy will try again in %.0f s: %s%s", wait, prefix, reason)
+        return wait
 
 
 def _unusable(exc: LLMError) -> bool:
