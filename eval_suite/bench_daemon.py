@@ -199,6 +199,7 @@ class Samples:
     rss: list[tuple[float, float]] = field(default_factory=list)
     ready_at: float | None = None
     peak_mb: float = 0.0
+    incomplete: str = ""
 
 
 async def measure(
@@ -217,8 +218,11 @@ async def measure(
                 asyncio.create_task(state_loop(http, base, samples, started)),
                 asyncio.create_task(memory_loop(proc.pid, samples, started)),
             ]
-            await wait_ready(work, proc, samples, started, args.timeout_s)
-            await asyncio.sleep(args.after_s)
+            try:
+                await wait_ready(work, proc, samples, started, args.timeout_s)
+                await asyncio.sleep(args.after_s)
+            except SystemExit as exc:  # report what was measured until then
+                samples.incomplete = str(exc)
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
@@ -326,6 +330,7 @@ def summarise(samples: Samples, first_answer_s: float) -> dict[str, Any]:
     after = [r for r in samples.searches if not r["during"]]
     notices = [r.get("notice") for r in during if r.get("notice")]
     return {
+        "incomplete": samples.incomplete or None,
         "first_state_answer_s": round(first_answer_s, 1),
         "index_ready_s": round(samples.ready_at or 0.0, 1),
         "search_while_indexing": latency(during),

@@ -78,12 +78,15 @@ class Searcher:
                 used = "keyword"
                 notice = f"Showing keyword matches only: {exc}"
         results = self.run(query, vector, used, limit, flt, group_by_note=group_by_note)
-        pending = self.index.status()["vectors_pending"]
+        status = self.index.status()
+        pending = status["vectors_pending"]
         if used != "keyword" and pending and notice is None:
             notice = (
                 f"{pending} note(s) are not yet searchable by meaning (waiting for Ollama's "
                 "embeddings); keyword search finds them."
             )
+        if notice is None and used != "keyword":
+            notice = _building(status, self.index.stores.vectors.pending_rows)
         return SearchResponse(results=results, mode=used, notice=notice)
 
     def run(
@@ -111,3 +114,17 @@ class Searcher:
         if group_by_note:
             hits = group_hits(hits)
         return hits[:limit]
+
+
+def _building(status: dict[str, object], unindexed: int) -> str | None:
+    """While the index is being built, results come from the part indexed so far: say so."""
+    progress = status.get("progress")
+    if status.get("running") and isinstance(progress, dict) and progress["total"] >= 200:
+        done, total = progress["done"], progress["total"]
+        return f"The index is being built ({done} of {total} notes so far); results may be missing."
+    if unindexed:
+        return (
+            f"{unindexed} passages are not yet searchable by meaning (the vector index is "
+            "catching up); keyword search finds them."
+        )
+    return None

@@ -12,6 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from commonplace.config import Settings
+from commonplace.foreground import pause
 from commonplace.vault import NoteSkipped, in_folder, iter_note_paths, read_note
 
 log = logging.getLogger(__name__)
@@ -57,6 +58,8 @@ class VaultCatalog:
         filed: dict[str, list[str]] = {}
         seen: set[str] = set()
         for path in iter_note_paths(s.vault):
+            if len(seen) % 64 == 0:
+                pause()  # a scan of a big vault lets requests go first (foreground.py)
             seen.add(path)
             facts = self._note(path)
             if facts is None:

@@ -18,6 +18,7 @@ touched it since it was written (its hash is kept in the data folder until step 
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from collections.abc import Callable
@@ -88,7 +89,9 @@ async def tidy_capture(ctx: TidyContext, path: str, *, dry_run: bool = False) ->
         raise CaptureUnreadable(path, exc) from exc
     if not capture.body.strip():
         return Outcome(path, "empty")
-    facts = ctx.catalog.facts()
+    # A scan of the whole vault (a stat per note, every note read the first time): in a
+    # thread, so the server keeps answering meanwhile.
+    facts = await asyncio.to_thread(ctx.catalog.facts)
     earlier = facts.filed.get(capture.capture_id, ())
     for filed in earlier:
         if _carries_words(ctx, filed, capture):
@@ -104,7 +107,7 @@ async def tidy_capture(ctx: TidyContext, path: str, *, dry_run: bool = False) ->
         log.info("%s: dropped %s", path, dropped)
     if dry_run:
         return Outcome(path, "dry-run", None, proposal, decision, tuple(candidates))
-    for filed in ctx.catalog.filed_with(capture.capture_id):
+    for filed in await asyncio.to_thread(ctx.catalog.filed_with, capture.capture_id):
         if filed not in earlier and _carries_words(ctx, filed, capture):
             log.info("%s: filed meanwhile as %s (by another daemon?); not filed again", path, filed)
             finish(ctx, capture, filed)
