@@ -230,6 +230,38 @@ async def test_request_carries_schema_and_fenced_capture(
     assert "Tuesday 2026-10-20 at 08:05" in user
 
 
+@pytest.mark.parametrize("num_ctx", [0, 16384])
+async def test_a_capture_larger_than_the_context_is_tidied_from_an_excerpt(
+    tidy_settings: Settings, fake_ollama: FakeOllama, num_ctx: int
+) -> None:
+    """Ollama would silently cut a prompt past num_ctx, rules first; the model is shown the
+    capture's beginning and end instead, and the filed note still holds every word."""
+    settings = dataclasses.replace(
+        tidy_settings, ollama=dataclasses.replace(tidy_settings.ollama, num_ctx=num_ctx)
+    )
+    pasted = "".join(
+        f"Paragraph {i}: notes on the Ashdown survey, page {i}.\n" for i in range(3000)
+    )
+    text = (
+        f"---\ncaptured: 2026-10-20T08:05\nvia: web\n---\nremind me to read this\n{pasted}last line"
+    )
+    rel = put_capture(settings, "2026-10-20 0805.md", text)
+    capture = read_capture(settings.vault, rel, LONDON)
+    fake_ollama.enqueue_chat(answer("Ashdown survey"))
+    outcome = await tidy_capture(context(settings), rel)
+    assert outcome.status == "filed" and outcome.filed
+    (record,) = fake_ollama.chat_records()
+    assert not record.truncated  # Ollama did not have to cut anything
+    user = record.body["messages"][1]["content"]
+    assert "remind me to read this" in user and "last line" in user
+    assert "characters of this capture are not shown here" in user
+    context_tokens = num_ctx or 4096
+    assert record.prompt_tokens < context_tokens - 1024  # room left for the answer
+    if num_ctx:
+        assert len(user) > 40_000  # a larger context shows more of the capture
+    assert_filed_ok(settings, settings.vault / outcome.filed, capture)
+
+
 # -- your edit wins -----------------------------------------------------------------------------
 
 

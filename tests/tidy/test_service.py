@@ -227,6 +227,31 @@ async def test_a_missing_model_waits_without_a_mark(
     assert len(filed_notes(tidy_settings)) == 1
 
 
+async def test_a_model_that_refuses_the_request_waits_without_marking_captures(
+    tidy_settings: Settings, fake_ollama: FakeOllama
+) -> None:
+    """think = "on" with a model that cannot think is the settings' fault, not the capture's:
+    Ollama's 400 must not mark every capture in the inbox as failing."""
+    fake_ollama.add_model("llama3.2:3b")
+    ollama = dataclasses.replace(tidy_settings.ollama, chat_model="llama3.2:3b", think="on")
+    settings = dataclasses.replace(tidy_settings, ollama=ollama)
+    rel = put_capture(settings, WEEK[0])
+    svc = TidyService(settings, LLM(settings.ollama))
+    try:
+        await svc.startup()
+        for _ in range(200):
+            if len(fake_ollama.chat_requests()) >= 4:
+                break
+            await asyncio.sleep(0.02)
+        status = svc.status()
+    finally:
+        await svc.close()
+    assert status["failing"] == []
+    (waiting,) = status["waiting"]
+    assert waiting["path"] == rel and waiting["retrying"]
+    assert 'think = "off"' in waiting["reason"]
+
+
 async def test_a_capture_that_cannot_be_read_does_not_hold_up_the_others(
     tidy_settings: Settings, fake_ollama: FakeOllama, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -22,6 +22,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "chat": ("chat:chat", "Talk to the assistant; it asks before it changes anything."),
     "digest": ("digest:digest", "Write the weekly digest note."),
     "push": ("push:push", "Web push notifications."),
+    "token": ("token:token", "Print (or --rotate) the token the Obsidian plugin sends."),
     "eval": ("evals:eval_group", "Measure search, tidying, answers and the digest."),
 }
 

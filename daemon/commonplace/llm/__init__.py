@@ -1,11 +1,13 @@
 """Ollama access: chat with a schema, tool calls, embeddings, and leaked-draft removal."""
 
+from commonplace.llm import budget
 from commonplace.llm.client import LLM, ChatReply, OllamaStatus, ToolCall, same_model
 from commonplace.llm.errors import (
     BadAnswer,
     LLMError,
     LLMTimeout,
     ModelMissing,
+    ModelUnsuitable,
     OllamaFailed,
     OllamaUnavailable,
 )
@@ -18,11 +20,13 @@ __all__ = [
     "LLMError",
     "LLMTimeout",
     "ModelMissing",
+    "ModelUnsuitable",
     "OllamaFailed",
     "OllamaStatus",
     "OllamaUnavailable",
     "ThinkFilter",
     "ToolCall",
+    "budget",
     "same_model",
     "strip_think",
 ]

@@ -20,18 +20,23 @@ import httpx
 import ollama
 import pydantic
 
-from commonplace.config import OllamaSettings
+from commonplace.config import OllamaSettings, keep_alive_value
+from commonplace.llm import budget
 from commonplace.llm.errors import (
     BadAnswer,
     LLMError,
     LLMTimeout,
     ModelMissing,
+    ModelUnsuitable,
     OllamaFailed,
     OllamaUnavailable,
 )
 from commonplace.llm.think import ThinkFilter, strip_code_fence, strip_think
 
 log = logging.getLogger(__name__)
+_CUT_REASON = (
+    "it was cut off at the length limit (the model's context or num_predict) before it ended"
+)
 
 M = TypeVar("M", bound=pydantic.BaseModel)
 T = TypeVar("T")
@@ -50,6 +55,7 @@ class ChatReply:
     content: str  # drafts removed
     tool_calls: tuple[ToolCall, ...] = ()
     raw: str = ""  # the content exactly as the model sent it
+    cut: bool = False  # the reply stopped at the length limit (done_reason "length")
 
 
 @dataclass(frozen=True)
@@ -105,13 +111,15 @@ class LLM:
                 messages=list(messages),
                 format=fmt,
                 options=self._options(options),
-                keep_alive=self.settings.keep_alive,
+                keep_alive=self._keep_alive(),
                 think=self._think(),
                 stream=False,
             ),
         )
         raw = response.message.content or ""
         self._record("chat_json", model, {"messages": list(messages), "format": fmt}, raw)
+        if response.done_reason == "length":
+            raise BadAnswer(_CUT_REASON, raw)
         text = strip_code_fence(strip_think(raw))
         if not text:
             raise BadAnswer("the answer was empty", raw)
@@ -132,7 +140,7 @@ class LLM:
         model: str | None = None,
         options: Mapping[str, Any] | None = None,
     ) -> ChatReply:
-        """A plain or tool-using chat turn; garbled tool arguments are repaired."""
+        """A plain or tool-using chat turn; `cut` says if it stopped at the length limit."""
         model = model or self.settings.chat_model
         response = await self._call(
             "answer",
@@ -143,18 +151,22 @@ class LLM:
                 messages=list(messages),
                 tools=list(tools) if tools else None,
                 options=self._options(options),
-                keep_alive=self.settings.keep_alive,
+                keep_alive=self._keep_alive(),
                 think=self._think(),
                 stream=False,
             ),
         )
         raw = response.message.content or ""
+        # Ollama always sends arguments as a JSON object; its client refuses anything else.
         calls = tuple(
-            ToolCall(call.function.name, _tool_arguments(call.function.arguments))
+            ToolCall(call.function.name, dict(call.function.arguments))
             for call in response.message.tool_calls or ()
         )
         self._record("chat", model, {"messages": list(messages), "tools": tools}, raw, calls)
-        return ChatReply(content=strip_think(raw), tool_calls=calls, raw=raw)
+        cut = response.done_reason == "length"
+        if cut:
+            log.warning("the %s answer was cut off at the length limit", model)
+        return ChatReply(content=strip_think(raw), tool_calls=calls, raw=raw, cut=cut)
 
     async def chat_stream(
         self,
@@ -174,11 +186,13 @@ class LLM:
                     model=model,
                     messages=list(messages),
                     options=self._options(options),
-                    keep_alive=self.settings.keep_alive,
+                    keep_alive=self._keep_alive(),
                     think=self._think(),
                     stream=True,
                 )
                 async for chunk in stream:
+                    if chunk.done_reason == "length":
+                        log.warning("the %s answer was cut off at the length limit", model)
                     piece = chunk.message.content or ""
                     parts.append(piece)
                     out = flt.feed(piece)
@@ -210,6 +224,7 @@ class LLM:
         flt = ThinkFilter()
         parts: list[str] = []
         calls: list[ToolCall] = []
+        cut = False
         try:
             async with asyncio.timeout(timeout):
                 stream = await self._chat_client.chat(
@@ -217,15 +232,16 @@ class LLM:
                     messages=list(messages),
                     tools=list(tools) if tools else None,
                     options=self._options(options),
-                    keep_alive=self.settings.keep_alive,
+                    keep_alive=self._keep_alive(),
                     think=self._think(),
                     stream=True,
                 )
                 async for chunk in stream:
-                    for call in chunk.message.tool_calls or ():
-                        calls.append(
-                            ToolCall(call.function.name, _tool_arguments(call.function.arguments))
-                        )
+                    if chunk.done_reason == "length":
+                        cut = True
+                        log.warning("the %s answer was cut off at the length limit", model)
+                    for call in chunk.message.tool_calls or ():  # arguments: always an object
+                        calls.append(ToolCall(call.function.name, dict(call.function.arguments)))
                     piece = chunk.message.content or ""
                     parts.append(piece)
                     out = flt.feed(piece)
@@ -238,14 +254,45 @@ class LLM:
             raise self._translate(exc, "answer", model, timeout) from exc
         raw = "".join(parts)
         self._record("chat", model, {"messages": list(messages), "tools": tools}, raw, calls)
-        return ChatReply(content=strip_think(raw), tool_calls=tuple(calls), raw=raw)
+        return ChatReply(content=strip_think(raw), tool_calls=tuple(calls), raw=raw, cut=cut)
+
+    # -- what every chat call sends -------------------------------------------------------
 
     def _think(self) -> bool | None:
-        """None sends nothing: a model without thinking refuses even an explicit value."""
+        """The one think decision for every chat call (tidy, digest, ask, the assistant).
+
+        False by default: Ollama accepts it from every model, and a thinking model then answers
+        at once instead of reasoning first (which costs time and context on every call). True
+        only when the user sets `[ollama] think = "on"` (models that cannot think refuse it);
+        None sends nothing, so a thinking model follows its own default and thinks.
+        """
         return {"on": True, "off": False}.get(self.settings.think)
 
+    def _keep_alive(self) -> str | float:
+        """A number of seconds goes as a number: Ollama refuses "600" as a duration string."""
+        value = keep_alive_value(self.settings.keep_alive)
+        return self.settings.keep_alive if value is None else value
+
     def _options(self, extra: Mapping[str, Any] | None) -> dict[str, Any]:
-        return {"temperature": 0, "num_ctx": self.settings.num_ctx, **(extra or {})}
+        """num_ctx only when the user set it: the server's own default is larger on big GPUs,
+        and a different num_ctx on every client makes Ollama reload the model."""
+        options: dict[str, Any] = {"temperature": 0}
+        if self.settings.num_ctx:
+            options["num_ctx"] = self.settings.num_ctx
+        return {**options, **(extra or {})}
+
+    def context_tokens(self) -> int:
+        """The chat context the prompts must fit: the user's num_ctx, else Ollama's smallest
+        default."""
+        return self.settings.num_ctx or budget.OLLAMA_DEFAULT_CTX
+
+    def prompt_room(self, messages: Sequence[Message]) -> int:
+        """Tokens still free for more prompt text after `messages`, with the reply's room kept
+        (more when the model may think first)."""
+        reply = budget.REPLY_TOKENS
+        if self.settings.think != "off":
+            reply += budget.THINKING_TOKENS
+        return self.context_tokens() - budget.messages_tokens(messages) - reply
 
     # -- embeddings ---------------------------------------------------------------------------
 
@@ -261,7 +308,7 @@ class LLM:
                 model,
                 self.settings.embed_timeout_s,
                 lambda batch=batch: self._embed_client.embed(  # type: ignore[misc]
-                    model=model, input=batch, truncate=True, keep_alive=self.settings.keep_alive
+                    model=model, input=batch, truncate=True, keep_alive=self._keep_alive()
                 ),
             )
             got = [list(v) for v in response.embeddings]
@@ -319,6 +366,8 @@ class LLM:
             message = str(exc.error)
             if exc.status_code == 404 and "not found" in message and model:
                 return ModelMissing(model)
+            if exc.status_code == 400 and "does not support" in message and model:
+                return ModelUnsuitable(model, message)
             return OllamaFailed(exc.status_code, message)
         if isinstance(exc, json.JSONDecodeError | pydantic.ValidationError | KeyError):
             return BadAnswer("Ollama's reply was not in the expected format")
@@ -354,16 +403,3 @@ def same_model(name: str, available: Sequence[str]) -> bool:
         return n if ":" in n.rsplit("/", 1)[-1] else f"{n}:latest"
 
     return norm(name) in {norm(a) for a in available}
-
-
-def _tool_arguments(raw: Any) -> dict[str, Any]:
-    """Small models sometimes send arguments as a JSON string, or nothing at all."""
-    if isinstance(raw, Mapping):
-        return dict(raw)
-    if isinstance(raw, str):
-        try:
-            parsed = json.loads(raw)
-        except json.JSONDecodeError:
-            return {}
-        return dict(parsed) if isinstance(parsed, Mapping) else {}
-    return {}

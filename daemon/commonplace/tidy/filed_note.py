@@ -30,10 +30,24 @@ def filed_name(capture: Capture, title: str, n: int = 1) -> str:
     return f"{base}.md" if n == 1 else f"{base} {n}.md"
 
 
-def render(capture: Capture, decision: Decision, flavor: str) -> str:
+DUE_FORMATS = {
+    "plain": "{text} (due {day})",
+    "tasks": "{text} 📅 {day}",  # the Obsidian Tasks plugin
+    "dataview": "{text} [due:: {day}]",  # a Dataview inline field
+}
+
+
+def render(capture: Capture, decision: Decision, flavor: str, todo_format: str = "plain") -> str:
     if flavor == "logseq":
         return render_logseq(capture, decision)
-    return render_obsidian(capture, decision)
+    return render_obsidian(capture, decision, todo_format)
+
+
+def todo_line(text: str, due: date | None, todo_format: str = "plain") -> str:
+    """A Markdown to-do in the chosen format; the vault reader reads all three back."""
+    if due is None:
+        return f"- [ ] {text}"
+    return "- [ ] " + DUE_FORMATS[todo_format].format(text=text, day=due.isoformat())
 
 
 def _words_then(body: str) -> str:
@@ -58,7 +72,7 @@ def all_tags(capture: Capture, decision: Decision) -> list[str]:
     return tags + [t for t in decision.tags if t not in tags]
 
 
-def render_obsidian(capture: Capture, decision: Decision) -> str:
+def render_obsidian(capture: Capture, decision: Decision, todo_format: str = "plain") -> str:
     meta: dict[str, object] = {
         "captured": capture_stamp(capture.captured),
         "via": capture.via,
@@ -72,10 +86,7 @@ def render_obsidian(capture: Capture, decision: Decision) -> str:
     if decision.links:
         tail.append("Related: " + ", ".join(f"[[{t}]]" for t in decision.links))
     if decision.todos:
-        lines = [
-            f"- [ ] {t.text}" + (f" (due {t.due.isoformat()})" if t.due else "")
-            for t in decision.todos
-        ]
+        lines = [todo_line(t.text, t.due, todo_format) for t in decision.todos]
         tail.append("\n".join(lines))
     end = ("\n" + "\n\n".join(tail) + "\n") if tail else ""
     return f"---\n{head}---\n{_words_then(capture.body)}{end}"

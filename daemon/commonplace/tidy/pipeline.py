@@ -102,7 +102,7 @@ async def tidy_capture(ctx: TidyContext, path: str, *, dry_run: bool = False) ->
             return Outcome(path, "finished", filed=filed)
     candidates = await find_candidates(ctx.index, capture.body, ctx.settings.daemon_folders())
     proposal = await ask_model(ctx.llm, capture, candidates, facts.top_tags(), ctx.today())
-    decision = decide(proposal, capture, facts)
+    decision = decide(proposal, capture, facts, flavor=ctx.settings.flavor)
     for dropped in decision.dropped:
         log.info("%s: dropped %s", path, dropped)
     if dry_run:
@@ -113,7 +113,7 @@ async def tidy_capture(ctx: TidyContext, path: str, *, dry_run: bool = False) ->
             finish(ctx, capture, filed)
             _tell_index(ctx, [filed, path])
             return Outcome(path, "finished", filed=filed)
-    text = filed_note.render(capture, decision, ctx.settings.flavor)
+    text = filed_note.render(capture, decision, ctx.settings.flavor, ctx.settings.tidy.todo_format)
     filed = write_filed(ctx, capture, decision, text)
     verify_filed(ctx, filed, text)
     for stale in earlier:

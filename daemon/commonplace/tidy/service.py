@@ -27,7 +27,7 @@ from commonplace.attention import Attention
 from commonplace.capture import capture_order_key
 from commonplace.changes import Change
 from commonplace.config import Settings
-from commonplace.llm import LLM, BadAnswer, LLMError, ModelMissing
+from commonplace.llm import LLM, BadAnswer, LLMError, ModelMissing, ModelUnsuitable
 from commonplace.supervise import start_supervised, where
 from commonplace.tidy.candidates import SearchIndex
 from commonplace.tidy.pipeline import CaptureEdited, CaptureUnreadable, TidyContext, tidy_capture
@@ -304,6 +304,9 @@ class TidyService:
 
 
 def _unusable(exc: LLMError) -> bool:
-    """Garbage, or a request Ollama will never accept: counted towards a mark. A missing model
-    is not: it waits (with backoff) for `ollama pull`."""
-    return isinstance(exc, BadAnswer) or not (exc.retryable or isinstance(exc, ModelMissing))
+    """Garbage, or a request Ollama will never accept (a 4xx, such as a schema its runner cannot
+    compile): counted towards a mark. A missing or unsuitable model is not the capture's fault:
+    it waits (with backoff) for `ollama pull` or a change of settings."""
+    if isinstance(exc, ModelMissing | ModelUnsuitable):
+        return False
+    return isinstance(exc, BadAnswer) or not exc.retryable
