@@ -111,6 +111,9 @@ def test_two_daemons_on_one_synced_vault_share_the_work_by_the_lease(
         second = b
         seen = lease_of(env_b, second)
         assert seen["held_here"] is False and seen["holder"]["pid"] == a.pid
+        state_b = wait_for_state(int(env_b["COMMONPLACE_WEB_PORT"]), second)
+        (told,) = [e for e in state_b["attention"] if e["source"] == "lease"]
+        assert told["code"] == "held_elsewhere" and f"pid {a.pid}" in told["reason"]
 
         # Ten captures: nine dropped into the inbox, one sent to the second daemon's page.
         for i in range(9):

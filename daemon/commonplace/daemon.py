@@ -34,7 +34,7 @@ from commonplace.config import Settings
 from commonplace.digest.service import digest_job
 from commonplace.index import Index, IndexBusy, IndexService
 from commonplace.jobs import ChangeRouter, JobQueue, Stage
-from commonplace.lease import VaultLease, lease_path
+from commonplace.lease import VaultLease, check_lease, keep_lease
 from commonplace.llm import LLM
 from commonplace.lock import LockHeld, VaultLock
 from commonplace.scans import Scans
@@ -145,7 +145,8 @@ async def build_parts(settings: Settings, llm: LLM, attention: Attention | None 
         ) from None
     parts.index = index
     parts.closers.append(_to_async(index.close))
-    lease = parts.lease = await take_lease(settings)
+    lease = parts.lease = VaultLease(settings.vault, settings.data_path, settings.lease)
+    await check_lease(lease, parts.attention)  # before any stage starts
     service = IndexService(index, settings)
     tidy = TidyService(settings, llm, index, attention=parts.attention, may_work=lambda: lease.held)
     ask = AskService(settings, llm, index, may_work=lambda: lease.held)
@@ -153,34 +154,6 @@ async def build_parts(settings: Settings, llm: LLM, attention: Attention | None 
     parts.status.update(index=index, tidy=tidy, ask=ask, lease=lease)
     parts.closers.extend([tidy.close, ask.close])
     return parts
-
-
-async def take_lease(settings: Settings) -> VaultLease:
-    """The vault lease, checked once before any stage starts (see lease.py)."""
-    lease = VaultLease(settings.vault, settings.data_path, settings.lease)
-    try:
-        await asyncio.to_thread(lease.check)
-    except OSError as exc:
-        raise DaemonError(
-            f"cannot write the vault's lease file {exc.filename or lease_path(settings.vault)} "
-            f"({exc.strerror or exc}); the daemon needs to write in the vault"
-        ) from None
-    return lease
-
-
-async def keep_lease(lease: VaultLease, scans: Scans | None) -> None:
-    """Renew the lease every heartbeat (or keep watching another's); when this daemon wins it,
-    a scan hands the inbox and the Ask notes to the stages at once."""
-    while True:
-        await asyncio.sleep(lease.settings.heartbeat_s)
-        was = lease.held
-        try:
-            await asyncio.to_thread(lease.check)
-        except OSError as exc:
-            log.warning("vault lease: could not be checked (%s); trying again", exc)
-            continue
-        if lease.held and not was and scans is not None:
-            scans.queue("this computer now holds the vault's lease")
 
 
 def make_watcher(settings: Settings, jobs: JobQueue, parts: Parts) -> VaultWatcher:
@@ -195,8 +168,7 @@ def make_watcher(settings: Settings, jobs: JobQueue, parts: Parts) -> VaultWatch
         router.put(changes)
 
     def on_lost(reason: str) -> None:
-        if parts.scans is not None:
-            parts.scans.queue(reason)
+        _scan(parts, reason)
 
     inbox, ask = settings.folder("inbox"), settings.folder("ask")
     ask_root = ask.split("/", 1)[0] if settings.flavor == "logseq" else ask  # namespace pages
@@ -223,7 +195,12 @@ def start_background(settings: Settings, llm: LLM, parts: Parts) -> list[asyncio
         tasks.append(start_supervised("periodic scan", parts.scans.run_forever, parts.attention))
     lease = parts.lease
     if lease is not None:
-        keep = functools.partial(keep_lease, lease, parts.scans)
+        keep = functools.partial(
+            keep_lease,
+            lease,
+            lambda: _scan(parts, "this computer took the vault's lease"),
+            parts.attention,
+        )
         tasks.append(start_supervised("lease", keep, parts.attention))
     digest = digest_job(settings, llm)
     if lease is not None:
@@ -231,6 +208,11 @@ def start_background(settings: Settings, llm: LLM, parts: Parts) -> list[asyncio
     scheduler = Scheduler([digest], settings.data_path)
     tasks.append(start_supervised("scheduler", scheduler.run_forever, parts.attention))
     return tasks
+
+
+def _scan(parts: Parts, reason: str) -> None:
+    if parts.scans is not None:
+        parts.scans.queue(reason)
 
 
 def leased(job: ScheduledJob, lease: VaultLease) -> ScheduledJob:

@@ -24,6 +24,7 @@ capture is not filed twice in that moment either, unless the other's note has no
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
@@ -35,6 +36,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from commonplace.attention import Attention
 from commonplace.config import LeaseSettings
 from commonplace.statefile import write_json
 from commonplace.vault import replace_file
@@ -281,3 +283,48 @@ class VaultLease:
         path = lease_path(self.vault)
         write_json(path, asdict(info))
         self._seen, self._seen_at = path.read_bytes(), self.clock()
+
+
+async def check_lease(lease: VaultLease, attention: Attention | None = None) -> bool:
+    """One check, in a thread (a synced folder can be slow to write); what it found goes to
+    attention. A vault the daemon cannot write in leaves it serving search: no tidying there."""
+    try:
+        await asyncio.to_thread(lease.check)
+    except OSError as exc:
+        lease.held = False
+        log.warning("vault lease: %s cannot be written (%s)", lease_path(lease.vault), exc)
+        if attention is not None:
+            attention.report(
+                "lease",
+                "",
+                "lease_unwritable",
+                f"the vault's lease file cannot be written ({exc.strerror or exc}), so this "
+                "daemon does not tidy captures, answer Ask notes or write digests",
+                action=f"let the daemon's user write in {lease.vault / LEASE_DIR}",
+            )
+        return False
+    if attention is not None:
+        if lease.held or lease.other is None:
+            attention.clear("lease")
+        else:
+            attention.report(
+                "lease",
+                "",
+                "held_elsewhere",
+                f"the daemon on {lease.other.who()} holds the vault's lease: it files captures, "
+                "answers Ask notes and writes digests; this one serves search and capture",
+                level="info",
+            )
+    return lease.held
+
+
+async def keep_lease(
+    lease: VaultLease, on_won: Callable[[], None], attention: Attention | None = None
+) -> None:
+    """Check every heartbeat, forever; `on_won` when this daemon takes the lease (a scan then
+    hands it the inbox and the Ask notes at once)."""
+    while True:
+        await asyncio.sleep(lease.settings.heartbeat_s)
+        was = lease.held
+        if await check_lease(lease, attention) and not was:
+            on_won()
