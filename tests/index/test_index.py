@@ -6,11 +6,14 @@ re-embeds), filters inside the search, ignored files, rebuilds of broken parts, 
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import logging
 import shutil
 import tempfile
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -487,3 +490,33 @@ async def test_rows_the_vector_index_does_not_cover_yet_are_skipped_and_said(
     assert store.pending_rows == 0
     resp = await index.search("quokka smiles camera", limit=3, mode="vector")
     assert resp.results[0].path == "Late/Quokka.md" and resp.notice is None
+
+
+async def test_a_search_during_a_compaction_answers_with_keywords_at_once(
+    open_index: OpenIndex, isettings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """LanceDB's optimize() holds up every vector search in the process while it runs (tens of
+    seconds on a big table): a search meanwhile answers from keywords at once and says so."""
+    gen_notes(isettings.vault, 40)
+    index = open_index()
+    await index.refresh()
+    table = index.stores.vectors._table
+    real = table.optimize
+    started = threading.Event()
+
+    def slow_optimize(**kwargs: object) -> None:
+        started.set()
+        time.sleep(1.5)  # as long as a big table's compaction takes, scaled down
+        real(**kwargs)
+
+    monkeypatch.setattr(table, "optimize", slow_optimize)
+    compacting = asyncio.create_task(asyncio.to_thread(index._maintain, True))
+    await asyncio.to_thread(started.wait, 5)
+    t0 = time.monotonic()
+    resp = await index.search("alder birch", limit=5, mode="hybrid")
+    assert time.monotonic() - t0 < 1.0
+    assert resp.mode == "keyword" and resp.results
+    assert resp.notice and "being compacted" in resp.notice
+    await compacting
+    resp = await index.search("alder birch", limit=5, mode="hybrid")
+    assert resp.mode == "hybrid" and resp.notice is None

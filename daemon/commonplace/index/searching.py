@@ -6,6 +6,7 @@ query embedding never fails the search: hybrid (and vector) fall back to keyword
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import datetime as dt
 import logging
@@ -16,6 +17,7 @@ from commonplace.index.filters import SearchFilter
 from commonplace.index.hybrid import group_by_note as group_hits
 from commonplace.index.hybrid import rrf
 from commonplace.index.models import SEARCH_MODES, SearchResponse, SearchResult
+from commonplace.index.vectors import VectorsBusy
 from commonplace.llm import LLM, LLMError
 
 if TYPE_CHECKING:
@@ -77,7 +79,16 @@ class Searcher:
             except LLMError as exc:
                 used = "keyword"
                 notice = f"Showing keyword matches only: {exc}"
-        results = self.run(query, vector, used, limit, flt, group_by_note=group_by_note)
+        # In a thread: while LanceDB and Tantivy search, the event loop answers other requests.
+        try:
+            results = await asyncio.to_thread(
+                self.run, query, vector, used, limit, flt, group_by_note=group_by_note
+            )
+        except VectorsBusy as exc:
+            used, notice = "keyword", f"Showing keyword matches only for a moment: {exc}."
+            results = await asyncio.to_thread(
+                self.run, query, None, used, limit, flt, group_by_note=group_by_note
+            )
         status = self.index.status()
         pending = status["vectors_pending"]
         if used != "keyword" and pending and notice is None:

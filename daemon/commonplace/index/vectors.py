@@ -11,6 +11,10 @@ the whole vault (600,000 chunks for 20,000 long notes: seconds per search), so `
 builds the index early and brings it up to date whenever the rows it does not cover outnumber
 those it does; and while more than FLAT_ROWS rows wait for it, searches skip them (LanceDB's
 fast search) and `pending_rows` says how many, so the answer can say so.
+
+Compacting the table (`optimize`) starves every search in the process for as long as it runs
+(measured: 40-80 s on a big table, whatever connection or API the search uses), so a search that
+comes meanwhile gets VectorsBusy at once and the caller searches keywords only, and says so.
 """
 
 from __future__ import annotations
@@ -37,6 +41,10 @@ FLAT_ROWS = 20_000  # rows a search may scan one by one (~100 ms) before it skip
 
 TABLE = "chunks"
 RESULT_COLUMNS = ["path", "title", "heading", "text", "ordinal", "start_line", "note_date", "mtime"]
+
+
+class VectorsBusy(Exception):
+    """The table is being compacted: a vector search now would wait for it to finish."""
 
 
 class VectorStoreError(Exception):
@@ -68,6 +76,7 @@ class VectorStore:
         self._writes = 0
         self._has_ann = False
         self._unindexed = 0  # rows added since the vector index was last brought up to date
+        self._compacting = False  # set by the writer thread while optimize() runs
         try:
             self._db = lancedb.connect(folder)
             self._table: Any = (
@@ -134,6 +143,8 @@ class VectorStore:
         """fingerprint -> vector for every chunk stored under these paths (for reuse)."""
         if self._table is None or not paths or not self._rows:
             return {}
+        if self._compacting:  # never in the indexer (it compacts under the same lock)
+            raise VectorsBusy("the vector index is being compacted")
         where = "path IN (" + ", ".join(_quote(p) for p in paths) + ")"
         data = (
             self._table.search().where(where).select(["fingerprint", "vector"]).limit(None)
@@ -164,6 +175,8 @@ class VectorStore:
     def search(self, vector: Sequence[float], limit: int, flt: SearchFilter) -> list[SearchResult]:
         if self._table is None or not self._rows or limit <= 0:
             return []
+        if self._compacting:
+            raise VectorsBusy("the vector index is being compacted")
         try:
             return self._search(vector, limit, flt)
         except (OSError, RuntimeError, ValueError) as exc:
@@ -212,7 +225,11 @@ class VectorStore:
             # We are the only writer (the Tantivy writer lock makes sure), so removing every
             # old version at once is safe.
             warnings.simplefilter("ignore")
-            self._table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
+            self._compacting = True
+            try:
+                self._table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
+            finally:
+                self._compacting = False
         self._writes = 0
         if self._has_ann:
             self._unindexed = 0  # optimize() adds new rows to the index
