@@ -201,6 +201,15 @@ class PushSettings:
 
 
 @dataclass(frozen=True)
+class McpSettings:
+    """The MCP server (`commonplace mcp`) other AI clients use: where --http listens, how much
+    of a note one read hands over."""
+
+    port: int = field(default=8766, metadata=_range(1, 65535))  # --http, on 127.0.0.1 only
+    max_read_chars: int = field(default=60_000, metadata=_range(1000, 10_000_000))  # read_note
+
+
+@dataclass(frozen=True)
 class AssistantSettings:
     """The assistant on the phone page (assistant/): the vault notes its tools read and change."""
 
@@ -233,6 +242,7 @@ class Settings:
     push: PushSettings = field(default_factory=PushSettings)
     lease: LeaseSettings = field(default_factory=LeaseSettings)
     assistant: AssistantSettings = field(default_factory=AssistantSettings)
+    mcp: McpSettings = field(default_factory=McpSettings)
     # Not settable from the file: where the settings came from.
     config_path: Path | None = field(default=None, metadata={"internal": True})
     vault_configured: bool = field(default=False, metadata={"internal": True})

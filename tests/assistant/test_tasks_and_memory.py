@@ -166,3 +166,25 @@ def test_close_matches_win_over_loose_ones(s: Settings) -> None:
     found = find_task(tasks, "passport renewal", TODAY)
     assert found.text == "Apply for passport renewal online"
     assert find_task(tasks, "renewing the passport", TODAY).text.startswith("Renew passport")
+
+
+@pytest.mark.parametrize(
+    ("flavor", "todo_format", "path", "written"),
+    [
+        ("obsidian", "tasks", "Tasks.md", "- [ ] Buy nails 📅 2026-10-30\n"),
+        ("obsidian", "dataview", "Tasks.md", "- [ ] Buy nails [due:: 2026-10-30]\n"),
+        ("logseq", "plain", "pages/Tasks.md", "- TODO Buy nails\n  DEADLINE: <2026-10-30 Fri>\n"),
+    ],
+)
+async def test_an_added_task_is_written_as_the_vault_writes_to_dos(
+    settings: Settings, flavor: str, todo_format: str, path: str, written: str
+) -> None:
+    s = dataclasses.replace(
+        settings, flavor=flavor, tidy=dataclasses.replace(settings.tidy, todo_format=todo_format)
+    )
+    action = AddTask(s)
+    params = {"text": "Buy nails", "due": "2026-10-30"}
+    await action.run(params, await action.describe(params, NOW), NOW)
+    assert (s.vault / path).read_text() == written
+    [task] = [t for t in TaskReader(s).open_tasks() if t.path == path]
+    assert (task.text, task.due) == ("Buy nails", date(2026, 10, 30))  # read back the same

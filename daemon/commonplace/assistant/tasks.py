@@ -36,6 +36,7 @@ from commonplace.assistant.vaultfiles import (
 )
 from commonplace.config import Settings
 from commonplace.vault import NoteSkipped, in_folder, iter_note_paths, read_note
+from commonplace.vault.markdown import logseq_deadline, todo_line
 from commonplace.vault.markdown import todos as parse_todos
 
 MAX_LISTED = 40  # dated tasks shown by one list_tasks call
@@ -209,14 +210,12 @@ def list_text(tasks: list[Task], today: date, within: int | None, words: str) ->
     return "\n".join(lines)
 
 
-def todo_line(text: str, due: date | None, flavor: str) -> list[str]:
-    """A new to-do as the vault's flavour writes it (one line, or a Logseq block)."""
-    if flavor == "logseq":
-        block = [f"- TODO {text}"]
-        if due is not None:
-            block.append(f"  DEADLINE: <{due.isoformat()} {due.strftime('%a')}>")
-        return block
-    return [f"- [ ] {text}" + (f" (due {due.isoformat()})" if due else "")]
+def todo_block(text: str, due: date | None, settings: Settings) -> list[str]:
+    """A new to-do as the vault writes them: a Logseq TODO block, or a Markdown checkbox in the
+    configured due-date format (the same one tidy uses)."""
+    if settings.flavor == "logseq":
+        return [f"- TODO {text}"] + ([f"  {logseq_deadline(due)}"] if due else [])
+    return [todo_line(text, due, settings.tidy.todo_format)]
 
 
 def clean_task_text(text: str) -> str:
@@ -382,7 +381,7 @@ class AddTask:
             write_lines(
                 self.settings.vault,
                 snap,
-                appended(snap, todo_line(text, due, self.settings.flavor)),
+                appended(snap, todo_block(text, due, self.settings)),
             )
 
         await asyncio.to_thread(add)

@@ -10,6 +10,11 @@ POST /api/assistant/answer `{"id", "answer": "yes" | "no"}` -> `{"ran", "message
 the question is unknown, expired, already answered, or no longer reads the same.
 
 GET /api/assistant/today -> `{"day", "messages", "pending", "briefing"}`.
+
+POST /api/assistant/propose `{"tool", "arguments", "source": "mcp", "client"?}` -> `{"id",
+"question", "new", "asked_by"}`: a change an outside client (the MCP server) asks for
+becomes a question on the owner's page, through the same tool and gate as the chat. Nothing
+changes until the owner answers it; there is no way to answer it here.
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ def add_assistant_routes(app: web.Application) -> None:
     app.router.add_post("/api/assistant/message", message)
     app.router.add_post("/api/assistant/answer", answer)
     app.router.add_get("/api/assistant/today", today)
+    app.router.add_post("/api/assistant/propose", propose)
 
 
 def _assistant(request: web.Request) -> Assistant:
@@ -47,7 +53,7 @@ def _assistant(request: web.Request) -> Assistant:
 
 
 def pending_json(pending: list[Proposal]) -> list[dict[str, str]]:
-    return [{"id": p.id, "question": p.question} for p in pending]
+    return [{"id": p.id, "question": p.question, "asked_by": p.asked_by} for p in pending]
 
 
 def turn_json(turn: Turn) -> dict[str, Any]:
@@ -153,3 +159,24 @@ async def today(request: web.Request) -> web.Response:
             "briefing": None,
         }
     )
+
+
+PROPOSE_SOURCES = ("mcp",)
+
+
+async def propose(request: web.Request) -> web.Response:
+    assistant = _assistant(request)
+    body = await read_json(request, request.app[SETTINGS].web.max_json_kb * 1024)
+    tool = text_field(body, "tool").strip()
+    source = text_field(body, "source").strip()
+    client = text_field(body, "client", required=False)
+    arguments = body.get("arguments", {})
+    if source not in PROPOSE_SOURCES:
+        raise ApiError(400, "bad_field", f"'source' must be one of {', '.join(PROPOSE_SOURCES)}")
+    if not isinstance(arguments, dict):
+        raise ApiError(400, "bad_field", "'arguments' must be a JSON object")
+    try:
+        done = await assistant.propose(tool, arguments, source=source, client=client)
+    except ToolError as exc:
+        raise ApiError(400, "bad_request", str(exc)) from None
+    return web.json_response(done.to_json(), status=201 if done.new else 200)

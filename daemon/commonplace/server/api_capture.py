@@ -36,7 +36,7 @@ from commonplace.speech import (
 log = logging.getLogger(__name__)
 
 MAX_CAPTURE_CHARS = 100_000
-VIA_CHOICES = ("phone", "dictation", "web", "plugin", "api")
+VIA_CHOICES = ("phone", "dictation", "web", "plugin", "api", "mcp")
 MAX_BACKDATE = timedelta(days=30)
 HINT_CACHE_S = 600.0
 _ID = re.compile(r"^[A-Za-z0-9_-]{8,64}$")

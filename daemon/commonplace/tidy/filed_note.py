@@ -9,14 +9,13 @@ tell that a capture was already filed.
 from __future__ import annotations
 
 import re
-from datetime import date
 from typing import Any
 
 import yaml
 
 from commonplace.capture import Capture, capture_stamp, split_capture
 from commonplace.tidy.models import Decision
-from commonplace.vault.markdown import frontmatter_tags
+from commonplace.vault.markdown import frontmatter_tags, logseq_deadline, todo_line
 
 # Keys the filed note writes itself; the capture's values for these are not carried over.
 OWN_KEYS = frozenset(
@@ -30,24 +29,10 @@ def filed_name(capture: Capture, title: str, n: int = 1) -> str:
     return f"{base}.md" if n == 1 else f"{base} {n}.md"
 
 
-DUE_FORMATS = {
-    "plain": "{text} (due {day})",
-    "tasks": "{text} 📅 {day}",  # the Obsidian Tasks plugin
-    "dataview": "{text} [due:: {day}]",  # a Dataview inline field
-}
-
-
 def render(capture: Capture, decision: Decision, flavor: str, todo_format: str = "plain") -> str:
     if flavor == "logseq":
         return render_logseq(capture, decision)
     return render_obsidian(capture, decision, todo_format)
-
-
-def todo_line(text: str, due: date | None, todo_format: str = "plain") -> str:
-    """A Markdown to-do in the chosen format; the vault reader reads all three back."""
-    if due is None:
-        return f"- [ ] {text}"
-    return "- [ ] " + DUE_FORMATS[todo_format].format(text=text, day=due.isoformat())
 
 
 def _words_then(body: str) -> str:
@@ -92,10 +77,6 @@ def render_obsidian(capture: Capture, decision: Decision, todo_format: str = "pl
     return f"---\n{head}---\n{_words_then(capture.body)}{end}"
 
 
-def _deadline(day: date) -> str:
-    return f"DEADLINE: <{day.isoformat()} {day.strftime('%a')}>"
-
-
 def render_logseq(capture: Capture, decision: Decision) -> str:
     """Page properties as `key:: value`, the words as they are, then Logseq blocks."""
     props = [
@@ -118,7 +99,7 @@ def render_logseq(capture: Capture, decision: Decision) -> str:
     for todo in decision.todos:
         block = f"- TODO {todo.text}"
         if todo.due:
-            block += f"\n  {_deadline(todo.due)}"
+            block += f"\n  {logseq_deadline(todo.due)}"
         blocks.append(block)
     end = ("\n" + "\n".join(blocks) + "\n") if blocks else ""
     return "\n".join(props) + "\n\n" + _words_then(capture.body) + end

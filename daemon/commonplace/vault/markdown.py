@@ -283,3 +283,24 @@ def _extract_due(rest: str) -> tuple[str, date | None]:
             cleaned = (rest[: match.start()] + rest[match.end() :]).strip()
             return cleaned, due
     return rest.strip(), None
+
+
+# --- writing to-dos: the counterpart of the due patterns above ----------------------------------
+
+DUE_FORMATS = {
+    "plain": "{text} (due {day})",
+    "tasks": "{text} 📅 {day}",  # the Obsidian Tasks plugin
+    "dataview": "{text} [due:: {day}]",  # a Dataview inline field
+}
+
+
+def todo_line(text: str, due: date | None, todo_format: str = "plain") -> str:
+    """A Markdown to-do in the chosen format; the vault reader reads all three back."""
+    if due is None:
+        return f"- [ ] {text}"
+    return "- [ ] " + DUE_FORMATS[todo_format].format(text=text, day=due.isoformat())
+
+
+def logseq_deadline(day: date) -> str:
+    """The line under a Logseq TODO block that gives its due date."""
+    return f"DEADLINE: <{day.isoformat()} {day.strftime('%a')}>"
