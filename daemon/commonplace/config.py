@@ -135,6 +135,10 @@ class TidySettings:
     max_attempts: int = field(default=3, metadata=_range(1, 100))  # garbage answers, then marked
     retry_s: float = field(default=30.0, metadata=_range(0, 3600))  # first wait after a failure
     retry_max_s: float = field(default=900.0, metadata=_range(0, 86400))  # waits double to this
+    # A capture file larger than this stays in the inbox, untouched, shown with the reason.
+    max_capture_kb: int = field(default=512, metadata=_range(1, 1_000_000))
+    # A marked capture is tried again after this, the wait doubling up to a day.
+    marked_retry_s: float = field(default=3600.0, metadata=_range(1, 86400))
     # How a to-do's due date is written (Obsidian flavour): "plain" (due 2026-10-23), "tasks"
     # (the Tasks plugin's 📅 2026-10-23) or "dataview" ([due:: 2026-10-23]).
     todo_format: str = field(default="plain", metadata=_choices("plain", "tasks", "dataview"))

@@ -31,6 +31,7 @@ from commonplace.assistant import build_assistant
 from commonplace.attention import Attention, attention_file
 from commonplace.changes import Change
 from commonplace.config import Settings
+from commonplace.conflicts import watch_conflicts
 from commonplace.digest.service import digest_job
 from commonplace.index import Index, IndexBusy, IndexService
 from commonplace.jobs import ChangeRouter, JobQueue, Stage
@@ -47,6 +48,7 @@ from commonplace.speech import SpeechUnavailable, WhisperTranscriber, model_path
 from commonplace.supervise import start_supervised
 from commonplace.tidy.service import TidyService
 from commonplace.vault import in_folder
+from commonplace.vault.layout import remove_stale_temp_files
 from commonplace.watcher import VaultWatcher
 
 log = logging.getLogger(__name__)
@@ -95,6 +97,7 @@ async def run_daemon(
 
 async def _run_locked(settings: Settings, ready: asyncio.Event | None, stop: asyncio.Event) -> None:
     llm = LLM(settings.ollama)
+    await asyncio.to_thread(clean_up_after_a_crash, settings)
     attention = Attention(attention_file(settings.data_path))
     jobs = JobQueue(attention=attention)
     parts = await build_parts(settings, llm, attention)
@@ -133,6 +136,16 @@ async def _run_locked(settings: Settings, ready: asyncio.Event | None, stop: asy
         await shutdown(parts, jobs, runner)
 
 
+def clean_up_after_a_crash(settings: Settings) -> None:
+    """Temp files a crash left between writing and renaming, in the vault and the data folder
+    (before anything else runs: nothing may index or file one meanwhile)."""
+    for root in (settings.vault, settings.data_path):
+        removed = remove_stale_temp_files(root)
+        if removed:
+            log.info("removed %d temp file(s) left by an earlier crash in %s", len(removed), root)
+            log.debug("removed %s", removed)
+
+
 async def build_parts(settings: Settings, llm: LLM, attention: Attention | None = None) -> Parts:
     """Open the index and make the stage services (they start working in their startup job)."""
     parts = Parts(settings=settings, attention=attention or Attention())
@@ -149,7 +162,9 @@ async def build_parts(settings: Settings, llm: LLM, attention: Attention | None 
     await check_lease(lease, parts.attention)  # before any stage starts
     service = IndexService(index, settings)
     tidy = TidyService(settings, llm, index, attention=parts.attention, may_work=lambda: lease.held)
-    ask = AskService(settings, llm, index, may_work=lambda: lease.held)
+    ask = AskService(
+        settings, llm, index, attention=parts.attention, may_work=lambda: lease.held
+    )
     parts.stages.update(index=service, tidy=tidy, ask=ask)
     parts.status.update(index=index, tidy=tidy, ask=ask, lease=lease)
     parts.closers.extend([tidy.close, ask.close])
@@ -188,8 +203,9 @@ def make_watcher(settings: Settings, jobs: JobQueue, parts: Parts) -> VaultWatch
 
 
 def start_background(settings: Settings, llm: LLM, parts: Parts) -> list[asyncio.Task[Any]]:
-    """The periodic scan, the lease's heartbeat and the scheduler (weekly digest), each
-    supervised: a loop that fails is logged, shown in attention and restarted, never gone."""
+    """The periodic scan, the lease's heartbeat, the scheduler (weekly digest) and the look-out
+    for sync conflict copies, each supervised: a loop that fails is logged, shown in attention
+    and restarted, never silently gone."""
     tasks = []
     if parts.scans is not None:
         tasks.append(start_supervised("periodic scan", parts.scans.run_forever, parts.attention))
@@ -205,8 +221,10 @@ def start_background(settings: Settings, llm: LLM, parts: Parts) -> list[asyncio
     digest = digest_job(settings, llm)
     if lease is not None:
         digest = leased(digest, lease)
-    scheduler = Scheduler([digest], settings.data_path)
+    scheduler = Scheduler([digest], settings.data_path, attention=parts.attention)
     tasks.append(start_supervised("scheduler", scheduler.run_forever, parts.attention))
+    conflicts = functools.partial(watch_conflicts, settings, parts.attention)
+    tasks.append(start_supervised("conflict check", conflicts, parts.attention))
     return tasks
 
 

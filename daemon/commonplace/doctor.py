@@ -10,6 +10,7 @@ from typing import Literal
 
 from commonplace.attention import Entry, read_running
 from commonplace.config import Settings
+from commonplace.conflicts import find_conflict_copies
 from commonplace.lease import describe_lease
 from commonplace.llm import LLM, OllamaStatus
 from commonplace.tidy.state import TidyState
@@ -120,4 +121,6 @@ async def run_checks(settings: Settings) -> list[Check]:
         return checks
     running = read_running(settings.data_path)
     shown = [e.key for e in running or ()]
-    return checks + lease_checks(settings) + inbox_checks(settings, shown) + daemon_checks(running)
+    copies = [entry_check(e) for e in find_conflict_copies(settings) if e.key not in shown]
+    leased = lease_checks(settings)
+    return checks + leased + inbox_checks(settings, shown) + copies + daemon_checks(running)

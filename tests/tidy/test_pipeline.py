@@ -194,13 +194,29 @@ async def test_hostile_answers_file_only_valid_fields(
     assert outcome.decision.dropped or case == "changed capture text in the proposal"
 
 
-@pytest.mark.parametrize("reply", ["", "   ", "not json at all", "[1, 2]", Raw("{}{", 200)])
+GROSS = {"title": "Shed", "tags": ["wood"] * 10_000, "links": [], "todos": []}
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "",
+        "   ",
+        "not json at all",
+        "[1, 2]",
+        {"title": "Shed timber"},  # required fields missing
+        {"title": "Shed", "tags": [], "links": []},
+        GROSS,  # 10,000 tags: not a proposal with 9,995 of them dropped
+        GROSS | {"tags": [], "title": "x" * 5000},
+    ],
+)
 async def test_garbage_answers_leave_the_capture_waiting(
     tidy_settings: Settings, fake_ollama: FakeOllama, reply: Any
 ) -> None:
     rel = put_capture(tidy_settings, SHED)
     before = inbox_bytes(tidy_settings, rel)
-    fake_ollama.enqueue_chat(reply if isinstance(reply, Raw) else json.dumps(reply)[1:-1])
+    text = json.dumps(reply) if isinstance(reply, dict) else json.dumps(reply)[1:-1]
+    fake_ollama.enqueue_chat(text)
     with pytest.raises(BadAnswer):
         await tidy_capture(context(tidy_settings), rel)
     assert filed_notes(tidy_settings) == []
@@ -210,6 +226,15 @@ async def test_garbage_answers_leave_the_capture_waiting(
     outcome = await tidy_capture(context(tidy_settings), rel)
     capture = read_capture_bytes(before, rel)
     assert_filed_ok(tidy_settings, tidy_settings.vault / str(outcome.filed), capture)
+
+
+async def test_an_unreadable_reply_from_ollama_is_retried_not_counted(
+    tidy_settings: Settings, fake_ollama: FakeOllama
+) -> None:
+    rel = put_capture(tidy_settings, SHED)
+    fake_ollama.enqueue_chat(Raw("{}{", 200), answer("Shed timber"))  # a body cut short, then ok
+    outcome = await tidy_capture(context(tidy_settings), rel)
+    assert outcome.status == "filed" and len(fake_ollama.chat_requests()) == 2
 
 
 def read_capture_bytes(data: bytes, rel: str) -> Capture:
@@ -467,6 +492,20 @@ async def test_empty_capture_is_left_alone(
     outcome = await tidy_capture(context(tidy_settings), rel)
     assert outcome.status == "empty"
     assert (tidy_settings.vault / rel).exists() and fake_ollama.chat_requests() == []
+
+
+async def test_todo_format_setting_reaches_the_filed_note(
+    tidy_settings: Settings, fake_ollama: FakeOllama
+) -> None:
+    settings = dataclasses.replace(
+        tidy_settings, tidy=dataclasses.replace(tidy_settings.tidy, todo_format="tasks")
+    )
+    rel = put_capture(settings, SHED)
+    todo = {"text": "Order the timber for the shed roof", "due": "2026-10-23"}
+    fake_ollama.enqueue_chat(answer("Shed timber", todos=[todo]))
+    await tidy_capture(context(settings), rel)
+    (filed,) = filed_notes(settings)
+    assert "- [ ] Order the timber for the shed roof 📅 2026-10-23" in filed.read_text()
 
 
 async def test_delete_setting_keeps_no_archive(

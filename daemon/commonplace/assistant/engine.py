@@ -229,6 +229,9 @@ class Assistant:
                 continue
             turn.model_text = reply.content
             turn.reply, turn.corrections = checks.correct(reply.content, facts)
+            if reply.cut:  # the owner should know the end is missing, not guess it
+                turn.corrections.append(checks.CUT_SHORT)
+                turn.reply = f"{turn.reply}\n\n{checks.CUT_SHORT}"
             if turn.corrections:
                 log.info("assistant: reply corrected (%s)", ", ".join(turn.corrections))
             return turn

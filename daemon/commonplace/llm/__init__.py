@@ -8,6 +8,7 @@ from commonplace.llm.errors import (
     LLMTimeout,
     ModelMissing,
     ModelUnsuitable,
+    OllamaBadReply,
     OllamaFailed,
     OllamaUnavailable,
 )
@@ -21,6 +22,7 @@ __all__ = [
     "LLMTimeout",
     "ModelMissing",
     "ModelUnsuitable",
+    "OllamaBadReply",
     "OllamaFailed",
     "OllamaStatus",
     "OllamaUnavailable",

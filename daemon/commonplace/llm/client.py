@@ -28,6 +28,7 @@ from commonplace.llm.errors import (
     LLMTimeout,
     ModelMissing,
     ModelUnsuitable,
+    OllamaBadReply,
     OllamaFailed,
     OllamaUnavailable,
 )
@@ -65,9 +66,17 @@ class OllamaStatus:
     version: str = ""
     models: tuple[str, ...] = ()
     error: str = ""
+    digests: tuple[str, ...] = ()  # of `models`, in the same order
 
     def has_model(self, name: str) -> bool:
         return same_model(name, self.models)
+
+    def digest(self, name: str) -> str:
+        """The model's digest ('' if not pulled): it changes when the model is pulled anew."""
+        for model, digest in zip(self.models, self.digests, strict=False):
+            if same_model(name, [model]):
+                return digest
+        return ""
 
 
 @dataclass
@@ -334,7 +343,10 @@ class LLM:
             error = self._translate(exc, "list its models", "", 10)
             return OllamaStatus(reachable=False, host=host, error=str(error))
         names = tuple(m.model or "" for m in listed.models)
-        return OllamaStatus(reachable=True, host=host, version=str(version), models=names)
+        digests = tuple(m.digest or "" for m in listed.models)
+        return OllamaStatus(
+            reachable=True, host=host, version=str(version), models=names, digests=digests
+        )
 
     # -- the error boundary -------------------------------------------------------------------
 
@@ -370,7 +382,9 @@ class LLM:
                 return ModelUnsuitable(model, message)
             return OllamaFailed(exc.status_code, message)
         if isinstance(exc, json.JSONDecodeError | pydantic.ValidationError | KeyError):
-            return BadAnswer("Ollama's reply was not in the expected format")
+            # The HTTP body itself could not be read: Ollama's (or a proxy's) fault, not the
+            # model's answer, so it is retried and never counts towards marking a capture.
+            return OllamaBadReply()
         if isinstance(exc, ollama.RequestError):
             return OllamaFailed(400, str(exc))
         raise exc
