@@ -162,9 +162,7 @@ async def build_parts(settings: Settings, llm: LLM, attention: Attention | None 
     await check_lease(lease, parts.attention)  # before any stage starts
     service = IndexService(index, settings)
     tidy = TidyService(settings, llm, index, attention=parts.attention, may_work=lambda: lease.held)
-    ask = AskService(
-        settings, llm, index, attention=parts.attention, may_work=lambda: lease.held
-    )
+    ask = AskService(settings, llm, index, attention=parts.attention, may_work=lambda: lease.held)
     parts.stages.update(index=service, tidy=tidy, ask=ask)
     parts.status.update(index=index, tidy=tidy, ask=ask, lease=lease)
     parts.closers.extend([tidy.close, ask.close])
