@@ -3,11 +3,13 @@ taking over a lease nobody renews, stepping back, clock skew, a crash and a clea
 
 from __future__ import annotations
 
+import errno
 import json
 from pathlib import Path
 
 import pytest
 
+from commonplace import lease as lease_module
 from commonplace.config import ConfigError, LeaseSettings
 from commonplace.lease import LeaseInfo, VaultLease, decide, describe_lease, lease_path
 from commonplace.vault import iter_note_paths
@@ -147,3 +149,23 @@ def test_doctor_says_who_holds_it(tmp_path: Path) -> None:
 def test_stale_must_outlast_a_few_heartbeats() -> None:
     with pytest.raises(ConfigError, match=r"lease\.stale_s"):
         LeaseSettings(heartbeat_s=60.0, stale_s=90.0)
+
+
+def test_a_heartbeat_that_cannot_be_written_keeps_the_lease(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A full disk at start-up: by the rules the lease is this daemon's, so it goes on (its
+    stages report their own failed writes) and writes the heartbeat once there is space."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    full = OSError(errno.ENOSPC, "No space left on device")
+
+    def no_space(*args: object, **kwargs: object) -> None:
+        raise full
+
+    monkeypatch.setattr(lease_module, "write_json", no_space)
+    a = daemon(vault, tmp_path / "data-a", Clock())
+    assert a.check() is True and a.write_error == "No space left on device"
+    assert not lease_path(vault).exists()
+    monkeypatch.undo()
+    assert a.check() is True and a.write_error == "" and lease_path(vault).exists()

@@ -25,6 +25,7 @@ capture is not filed twice in that moment either, unless the other's note has no
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import os
@@ -46,6 +47,7 @@ log = logging.getLogger(__name__)
 LEASE_DIR = ".commonplace"
 LEASE_FILE = "lease.json"
 ID_FILE = "lease-id"  # in the data folder: who "this daemon" is, across restarts
+WRITE_RETRY_S = 5.0  # a heartbeat that could not be written is tried again this soon
 
 
 @dataclass(frozen=True)
@@ -200,12 +202,16 @@ class VaultLease:
         self.settings = settings
         self.clock = clock
         self.wall = wall
-        self.me = daemon_id(data_path) or secrets.token_hex(8)
+        try:
+            self.me = daemon_id(data_path) or secrets.token_hex(8)
+        except OSError:  # a full disk: this run is a daemon of its own (never a crash's heir)
+            self.me = secrets.token_hex(8)
         self.host = socket.gethostname()
         self.pid = os.getpid()
         self.started = wall()
         self.held = False
         self.other: LeaseInfo | None = None  # the holder, when it is not us
+        self.write_error = ""  # why the last heartbeat could not be written, or ""
         self._beat = 0
         self._seen: bytes | None = None
         self._seen_at = clock()
@@ -236,7 +242,7 @@ class VaultLease:
         if step in ("renew", "take", "take over"):
             if info is not None and info.holder == self.me:
                 self._beat = max(self._beat, info.beat)
-            self._write()
+            self._try_write()
             self._set(held=True, other=None)
         else:
             self._set(held=False, other=info)
@@ -247,7 +253,8 @@ class VaultLease:
         if self.held:
             info, _ = read_lease(self.vault)
             if info is not None and info.holder == self.me:
-                self._write(released=True)
+                with contextlib.suppress(OSError):  # then it goes stale, as after a crash
+                    self._write(released=True)
             self.held = False
 
     def status(self) -> dict[str, Any]:
@@ -275,6 +282,19 @@ class VaultLease:
             )
         self.held, self.other = held, other
 
+    def _try_write(self) -> None:
+        """Write the heartbeat. A write that fails (a full disk, a read-only vault) does not
+        give the lease up: by the rules it is ours, the stages' own writes report the trouble,
+        and the next heartbeat writes it again. `write_error` says why, meanwhile."""
+        try:
+            self._write()
+        except OSError as exc:
+            if not self.write_error:
+                log.warning("vault lease: %s cannot be written (%s)", lease_path(self.vault), exc)
+            self.write_error = exc.strerror or str(exc)
+        else:
+            self.write_error = ""
+
     def _write(self, *, released: bool = False) -> None:
         self._beat += 1
         info = LeaseInfo(
@@ -287,34 +307,30 @@ class VaultLease:
 
 async def check_lease(lease: VaultLease, attention: Attention | None = None) -> bool:
     """One check, in a thread (a synced folder can be slow to write); what it found goes to
-    attention. A vault the daemon cannot write in leaves it serving search: no tidying there."""
-    try:
-        await asyncio.to_thread(lease.check)
-    except OSError as exc:
-        lease.held = False
-        log.warning("vault lease: %s cannot be written (%s)", lease_path(lease.vault), exc)
-        if attention is not None:
-            attention.report(
-                "lease",
-                "",
-                "lease_unwritable",
-                f"the vault's lease file cannot be written ({exc.strerror or exc}), so this "
-                "daemon does not tidy captures, answer Ask notes or write digests",
-                action=f"let the daemon's user write in {lease.vault / LEASE_DIR}",
-            )
-        return False
-    if attention is not None:
-        if lease.held or lease.other is None:
-            attention.clear("lease")
-        else:
-            attention.report(
-                "lease",
-                "",
-                "held_elsewhere",
-                f"the daemon on {lease.other.who()} holds the vault's lease: it files captures, "
-                "answers Ask notes and writes digests; this one serves search and capture",
-                level="info",
-            )
+    attention."""
+    await asyncio.to_thread(lease.check)
+    if attention is None:
+        return lease.held
+    if lease.write_error:
+        attention.report(
+            "lease",
+            "",
+            "lease_unwritable",
+            f"the vault's lease file cannot be written ({lease.write_error}); other computers "
+            "syncing this vault cannot see that this one tidies it",
+            action=f"free some space, or let the daemon's user write in {lease.vault / LEASE_DIR}",
+        )
+    elif lease.held or lease.other is None:
+        attention.clear("lease")
+    else:
+        attention.report(
+            "lease",
+            "",
+            "held_elsewhere",
+            f"the daemon on {lease.other.who()} holds the vault's lease: it files captures, "
+            "answers Ask notes and writes digests; this one serves search and capture",
+            level="info",
+        )
     return lease.held
 
 
@@ -324,7 +340,8 @@ async def keep_lease(
     """Check every heartbeat, forever; `on_won` when this daemon takes the lease (a scan then
     hands it the inbox and the Ask notes at once)."""
     while True:
-        await asyncio.sleep(lease.settings.heartbeat_s)
+        wait = lease.settings.heartbeat_s
+        await asyncio.sleep(min(wait, WRITE_RETRY_S) if lease.write_error else wait)
         was = lease.held
         if await check_lease(lease, attention) and not was:
             on_won()
