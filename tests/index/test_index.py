@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import errno
 import json
 import logging
 import shutil
@@ -18,8 +19,9 @@ from pathlib import Path
 
 import pytest
 
+from commonplace.changes import Change
 from commonplace.config import Settings
-from commonplace.index import indexer, vectors
+from commonplace.index import IndexService, indexer, vectors
 from commonplace.index.manifest import INDEX_SCHEMA
 from commonplace.index.store import MANIFEST
 from tests.fakes.ollama import FakeError, FakeOllama
@@ -520,3 +522,26 @@ async def test_a_search_during_a_compaction_answers_with_keywords_at_once(
     await compacting
     resp = await index.search("alder birch", limit=5, mode="hybrid")
     assert resp.mode == "hybrid" and resp.notice is None
+
+
+async def test_a_failed_index_write_is_shown_until_one_succeeds(
+    open_index: OpenIndex, isettings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    index = open_index()
+    service = IndexService(index, isettings)
+    write(isettings.vault, "New.md", "a new okapi\n")
+    real = index.apply_pending
+
+    async def disk_full() -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(index, "apply_pending", disk_full)
+    await service.on_changes([Change("New.md", "created")])
+    (entry,) = service.attention.entries()
+    assert (entry.source, entry.code) == ("search index", "write_failed")
+    assert "No space left on device" in entry.reason and entry.retry_at
+    monkeypatch.setattr(index, "apply_pending", real)
+    await service.on_changes([Change("New.md", "modified")])  # the next try writes it
+    assert service.attention.entries() == []
+    resp = await index.search("okapi", limit=1, mode="keyword")
+    assert resp.results[0].path == "New.md"

@@ -467,3 +467,22 @@ async def test_while_ollama_fails_no_other_capture_is_tried(
     oldest = body_of(sorted(WEEK)[0]).strip("\n")
     assert seen[:3] == [oldest] * 3  # two refused (the client's own retry), then filed
     assert len(seen) == 5 and len(filed_notes(tidy_settings)) == 3
+
+
+async def test_while_ollama_is_down_what_needs_the_owner_is_still_shown(
+    settings: Settings, dead_ollama_url: str
+) -> None:
+    down = fast(settings, dead_ollama_url, max_capture_kb=1, retry_s=60, retry_max_s=60)
+    head = "---\ncaptured: 2026-10-19T07:00\n---\n"
+    waiting = put_capture(down, "2026-10-19 0700.md", head + "buy flour\n")  # first in line
+    big = put_capture(down, "2026-10-19 0710.md", head + "word " * 300)
+    empty = put_capture(down, "2026-10-19 0720.md", head + "\n")
+    svc = TidyService(down, LLM(down.ollama))
+    try:
+        await svc.startup()
+        await eventually(lambda: len(svc.attention.entries()) == 2, "the two shown")
+    finally:
+        await svc.close()
+    assert {e.path: e.code for e in svc.attention.entries()} == {big: "too_large", empty: "empty"}
+    (still,) = svc.status()["waiting"]
+    assert still["path"] == waiting and "not answering" in still["reason"]

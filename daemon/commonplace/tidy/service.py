@@ -40,6 +40,7 @@ from commonplace.tidy.candidates import SearchIndex
 from commonplace.tidy.pipeline import CaptureEdited, CaptureUnreadable, TidyContext, tidy_capture
 from commonplace.tidy.state import Mark, TidyState
 from commonplace.tidy.tracker import Signature, StabilityTracker, Waiting
+from commonplace.tidy.vetting import vet_all
 from commonplace.vault import VaultBusy, file_hash, in_folder, is_ignored, iter_note_paths
 
 log = logging.getLogger(__name__)
@@ -51,6 +52,8 @@ READ_ACTION = "let the daemon's user read it (e.g. chmod u+r)"
 WRITE_ACTION = "check the disk (free space, permissions)"
 REPORT_IT = "the daemon's log has the details"
 EMPTY = "has no words (only frontmatter or blank lines); nothing to file"
+EMPTY_ACTION = "write something in it, or delete it"
+VET_BATCH = 200  # captures looked at per round while Ollama is down
 TOO_LARGE_ACTION = (
     "split it into smaller notes, or move it out of the inbox (or raise [tidy] max_capture_kb)"
 )
@@ -184,13 +187,40 @@ class TidyService:
                 continue
             if ready and leased_elsewhere:
                 next_at = None  # until a scan wakes us: the lease is another computer's
-            elif ready:  # Ollama itself failed a moment ago: no capture is tried before then
+            elif ready:  # Ollama itself failed a moment ago: no capture is tried before then,
+                unseen = [p for p in ready if self._unvetted(p)][:VET_BATCH]
+                if unseen:  # but what needs the owner is found and shown meanwhile
+                    await self._vet(unseen)
+                    continue
                 next_at = self._pause_until if next_at is None else min(next_at, self._pause_until)
             if not self._active():
                 self._idle.set()
             timeout = None if next_at is None else max(0.0, next_at - self.tracker.clock())
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout)
+
+    def _unvetted(self, path: str) -> bool:
+        item = self.tracker.waiting[path]
+        return item.vetted is None or item.vetted != item.signature
+
+    async def _vet(self, paths: list[str]) -> None:
+        seen = {p: self.tracker.waiting[p].signature for p in paths}
+        limit = self.settings.tidy.max_capture_kb * 1024
+        verdicts = await asyncio.to_thread(vet_all, self.settings.vault, paths, self.tz, limit)
+        for verdict in verdicts:
+            item = self.tracker.waiting.get(verdict.path)
+            if item is None or item.signature != seen[verdict.path]:
+                continue  # changed meanwhile: it is looked at again
+            item.vetted = item.signature
+            if verdict.problem == "gone":
+                self.tracker.forget(verdict.path)
+                self.attention.clear(SOURCE, verdict.path)
+            elif isinstance(verdict.error, CaptureTooLarge):
+                self._too_large(verdict.error)
+            elif isinstance(verdict.error, OSError):
+                self._unreadable(verdict.path, item, verdict.error)
+            elif verdict.problem == "empty":
+                self._set_aside(verdict.path, "empty", EMPTY, EMPTY_ACTION)
 
     async def _process(self, path: str) -> None:
         item = self.tracker.waiting[path]
@@ -256,7 +286,7 @@ class TidyService:
                 self.filed += 1
             self.state.clear(path)
             if outcome.status == "empty":
-                self._set_aside(path, "empty", EMPTY, "write something in it, or delete it")
+                self._set_aside(path, "empty", EMPTY, EMPTY_ACTION)
                 return
             self.tracker.forget(path)
             self.attention.clear(SOURCE, path)
