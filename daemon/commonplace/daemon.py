@@ -36,7 +36,8 @@ from commonplace.digest.service import digest_job
 from commonplace.index import Index, IndexBusy, IndexService
 from commonplace.jobs import ChangeRouter, JobQueue, Stage
 from commonplace.lease import VaultLease, check_lease, keep_lease
-from commonplace.llm import LLM
+from commonplace.llm import LLM, ModelGate
+from commonplace.llm.support import host_warning, version_warnings
 from commonplace.lock import LockHeld, VaultLock
 from commonplace.scans import Scans
 from commonplace.scheduler import Job as ScheduledJob
@@ -96,8 +97,8 @@ async def run_daemon(
 
 
 async def _run_locked(settings: Settings, ready: asyncio.Event | None, stop: asyncio.Event) -> None:
-    llm = LLM(settings.ollama)
     await asyncio.to_thread(clean_up_after_a_crash, settings)
+    llm = LLM(settings.ollama, gate=ModelGate(settings.limits.model_wait_s))
     attention = Attention(attention_file(settings.data_path))
     jobs = JobQueue(attention=attention)
     parts = await build_parts(settings, llm, attention)
@@ -116,6 +117,7 @@ async def _run_locked(settings: Settings, ready: asyncio.Event | None, stop: asy
     for note in services.notes:
         log.warning("%s", note)
     runner = await start_server(settings, create_app(settings, llm, services))
+    parts.tasks.append(asyncio.create_task(warn_about_ollama(settings, llm, services)))
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError):
@@ -242,6 +244,17 @@ def leased(job: ScheduledJob, lease: VaultLease) -> ScheduledJob:
         await job.run(scheduled)
 
     return dataclasses.replace(job, run=run)
+
+
+async def warn_about_ollama(settings: Settings, llm: LLM, services: Services) -> None:
+    """At start-up, without holding it up: too old an Ollama, or notes that would cross a
+    network unencrypted (llm/support.py). Logged, and listed in /api/state's notes."""
+    status = await llm.status()
+    found = version_warnings(settings.ollama, status.version) if status.reachable else []
+    host = await host_warning(settings.ollama.host)
+    for text in [*found, *([host] if host else [])]:
+        log.warning("%s", text)
+        services.notes = [*services.notes, text]
 
 
 def start_notes(settings: Settings) -> list[str]:

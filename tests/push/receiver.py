@@ -5,7 +5,8 @@ JWT whose signature, audience, expiry and subject are verified here with `crypto
 not with py_vapid), refuses bodies over 4096 bytes, and, as the phone would, decrypts the
 aes128gcm body (RFC 8291) with the subscription's own private key and auth secret. Tests can
 script a status per subscription: 201 by default, or 404/410/429/500 to exercise the sender,
-with headers (Retry-After) and a delay before answering (a slow service).
+with headers (Retry-After) and a delay before answering (a slow service), or a redirect (which
+the sender must never follow).
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ class PushReceiver:
     delays: dict[str, float] = field(default_factory=dict)  # seconds before answering
     received: list[Received] = field(default_factory=list)
     rejected: list[str] = field(default_factory=list)  # why a request was refused
+    redirects: dict[str, str] = field(default_factory=dict)  # sub_id -> Location of a 307
 
     @property
     def origin(self) -> str:
@@ -93,6 +95,8 @@ class PushReceiver:
         body = await request.read()
         if sub_id in self.delays:
             await asyncio.sleep(self.delays[sub_id])
+        if sub_id in self.redirects:
+            return web.Response(status=307, headers={"Location": self.redirects[sub_id]})
         if sub_id not in self.keys:
             return web.Response(status=404)
         if self.script[sub_id]:

@@ -7,7 +7,7 @@ import asyncio
 import dataclasses
 import errno
 import json
-from pathlib import Path
+import os
 from typing import Any
 
 import pytest
@@ -260,14 +260,16 @@ async def test_a_capture_that_cannot_be_read_does_not_hold_up_the_others(
     for name in WEEK:
         put_capture(tidy_settings, name)
     locked = tidy_settings.vault / "Inbox" / sorted(WEEK)[0]  # the oldest: first in line
-    real_read = Path.read_bytes
+    real_open = os.open
 
-    def read_bytes(path: Path) -> bytes:
-        if path == locked:
+    def denied(path: Any, flags: int, *args: Any, **kw: Any) -> int:
+        """EACCES for the locked capture (opened by name relative to its folder), as a mode-000
+        file gives a user other than root."""
+        if os.fspath(path) in (locked.name, str(locked)):
             raise PermissionError(errno.EACCES, "Permission denied", str(path))
-        return real_read(path)
+        return real_open(path, flags, *args, **kw)
 
-    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    monkeypatch.setattr(os, "open", denied)
     fake_ollama.chat_handler = lambda body: answer("Note")
     svc = TidyService(tidy_settings, LLM(tidy_settings.ollama))
     try:
@@ -280,7 +282,7 @@ async def test_a_capture_that_cannot_be_read_does_not_hold_up_the_others(
         assert "Permission denied" in entry.reason and "chmod" in entry.action
         assert entry.retry_at is not None
         # The owner fixes the permissions (a chmod is a change): it is filed at once.
-        monkeypatch.setattr(Path, "read_bytes", real_read)
+        monkeypatch.setattr(os, "open", real_open)
         await svc.on_changes([Change(rel, "modified")])
         await run_until_idle(svc)
     finally:

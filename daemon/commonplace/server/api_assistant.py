@@ -32,6 +32,7 @@ from commonplace.assistant.gate import Proposal
 from commonplace.llm import LLMError
 from commonplace.server.context import SERVICES, SETTINGS
 from commonplace.server.errors import ApiError, llm_error, read_json, text_field
+from commonplace.server.limits import limited
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +66,7 @@ def turn_json(turn: Turn) -> dict[str, Any]:
     }
 
 
+@limited("asks")
 async def message(request: web.Request) -> web.StreamResponse:
     assistant = _assistant(request)
     body = await read_json(request, request.app[SETTINGS].web.max_json_kb * 1024)

@@ -3,7 +3,8 @@
 `/api/search` returns exactly what `commonplace search --json` prints (the index's
 SearchResponse.to_json()), including its `notice` when Ollama is down and search fell back to
 keywords. `/api/note` opens a cited note; its path comes from the client, so it is checked to
-name a note inside the vault before anything is read.
+name a note inside the vault before anything is read, and the read itself follows the vault's
+rule (an ordinary file, never through a link, never a FIFO: vault/files.py).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from aiohttp import web
 from commonplace.index import SEARCH_MODES
 from commonplace.server.context import SERVICES, SETTINGS
 from commonplace.server.errors import ApiError
+from commonplace.server.limits import limited
 from commonplace.vault import NoteSkipped, read_note
 from commonplace.vault.paths import PathRefused, folder_in_vault, note_in_vault
 
@@ -23,7 +25,8 @@ MAX_QUERY_CHARS = 1000
 MAX_LIMIT = 50
 
 
-async def search(request: web.Request) -> web.Response:
+@limited("searches")
+async def search(request: web.Request) -> web.StreamResponse:
     index = request.app[SERVICES].index
     query = request.query.get("q", "").strip()
     mode = request.query.get("mode", "hybrid")

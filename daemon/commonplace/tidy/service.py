@@ -41,7 +41,15 @@ from commonplace.tidy.pipeline import CaptureEdited, CaptureUnreadable, TidyCont
 from commonplace.tidy.state import Mark, TidyState
 from commonplace.tidy.tracker import Signature, StabilityTracker, Waiting
 from commonplace.tidy.vetting import vet_all
-from commonplace.vault import VaultBusy, file_hash, in_folder, is_ignored, iter_note_paths
+from commonplace.vault import (
+    FileRefused,
+    VaultBusy,
+    content_hash,
+    in_folder,
+    is_ignored,
+    iter_note_paths,
+    read_file,
+)
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +57,10 @@ SOURCE = "tidy"  # its entries in attention
 MODEL_CHECK_S = 60.0  # how often the chat model and Ollama are checked for a change
 STATUS_LIST_MAX = 100  # captures listed by status(): /api/state stays small whatever waits
 READ_ACTION = "let the daemon's user read it (e.g. chmod u+r)"
+NOT_A_FILE_ACTION = (
+    "it is never read, moved or deleted: links, FIFOs, sockets and devices are not captures; "
+    "put the file itself there, or remove it"
+)
 WRITE_ACTION = "check the disk (free space, permissions)"
 REPORT_IT = "the daemon's log has the details"
 EMPTY = "has no words (only frontmatter or blank lines); nothing to file"
@@ -99,7 +111,7 @@ class TidyService:
         """Queue every capture in the inbox: at start-up, and at each later scan, so that a
         capture whose file events were lost (or never came) is still tidied."""
         inbox = self.settings.folder("inbox")
-        for path in iter_note_paths(self.settings.vault, under=inbox):
+        for path in iter_note_paths(self.settings.vault, under=inbox, refused=self._skip):
             if path not in self.tracker.waiting:  # one already waiting keeps its backoff
                 self.tracker.add(path)
         self._start()
@@ -167,7 +179,7 @@ class TidyService:
 
     def _stat(self, path: str) -> Signature | None:
         try:
-            st = (self.settings.vault / path).stat()
+            st = (self.settings.vault / path).lstat()  # a link is judged as itself
         except OSError:
             return None
         return (st.st_mtime_ns, st.st_size)
@@ -217,6 +229,8 @@ class TidyService:
                 self.attention.clear(SOURCE, verdict.path)
             elif isinstance(verdict.error, CaptureTooLarge):
                 self._too_large(verdict.error)
+            elif isinstance(verdict.error, FileRefused):
+                self._skip(verdict.path, verdict.error.reason)
             elif isinstance(verdict.error, OSError):
                 self._unreadable(verdict.path, item, verdict.error)
             elif verdict.problem == "empty":
@@ -240,14 +254,20 @@ class TidyService:
         if item.signature is not None and item.signature[1] > limit:
             self._too_large(CaptureTooLarge(path, item.signature[1], limit))
             return  # not read at all
-        try:
-            digest = file_hash(self.settings.vault / path)
-        except OSError as exc:
-            self._unreadable(path, item, exc)
+        try:  # by the vault's read rule: never through a link, never blocking (vault/files.py)
+            digest = content_hash(read_file(self.settings.vault, path, limit)[0])
+        except FileRefused as exc:
+            if exc.size is not None:  # grew past the limit since it was looked at
+                self._too_large(CaptureTooLarge(path, exc.size, limit))
+            else:
+                self._skip(path, exc.reason)
             return
-        if digest is None:
+        except (FileNotFoundError, NotADirectoryError):
             self.tracker.forget(path)
             self.attention.clear(SOURCE, path)
+            return
+        except OSError as exc:
+            self._unreadable(path, item, exc)
             return
         if not self.model_id:  # so that a mark made now says which model gave the garbage
             await self._check_model()
@@ -264,6 +284,8 @@ class TidyService:
         except CaptureEdited as exc:
             log.info("%s; waiting for it to settle", exc)
             item.signature = None
+        except FileRefused as exc:  # replaced by a link or a FIFO since it was looked at
+            self._skip(path, exc.reason)
         except LLMError as exc:
             if _unusable(exc):
                 self._garbage(path, digest, item, exc)
@@ -290,6 +312,14 @@ class TidyService:
                 return
             self.tracker.forget(path)
             self.attention.clear(SOURCE, path)
+
+    def _skip(self, path: str, reason: str) -> None:
+        """A link, FIFO, socket or device: never read, moved or deleted; shown in attention
+        (/api/state, doctor) until it changes or goes."""
+        old = self.attention.get(SOURCE, path)
+        if old is None or old.reason != reason:
+            log.warning("%s is skipped: %s; it is left where it is", path, reason)
+        self._set_aside(path, "not_a_file", reason, NOT_A_FILE_ACTION)
 
     def _too_large(self, exc: CaptureTooLarge) -> None:
         kb, limit = exc.size // 1024, exc.limit // 1024

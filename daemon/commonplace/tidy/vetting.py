@@ -16,15 +16,16 @@ from typing import Literal
 from zoneinfo import ZoneInfo
 
 from commonplace.capture import CaptureTooLarge, read_capture
+from commonplace.vault import FileRefused
 
-Problem = Literal["", "gone", "too_large", "unreadable", "empty"]
+Problem = Literal["", "gone", "too_large", "unreadable", "empty", "not_a_file"]
 
 
 @dataclass(frozen=True)
 class Verdict:
     path: str
     problem: Problem  # "": nothing found that needs the owner
-    error: OSError | CaptureTooLarge | None = None
+    error: OSError | CaptureTooLarge | FileRefused | None = None
 
 
 def vet(vault: Path, path: str, tz: ZoneInfo, max_bytes: int) -> Verdict:
@@ -35,6 +36,8 @@ def vet(vault: Path, path: str, tz: ZoneInfo, max_bytes: int) -> Verdict:
         return Verdict(path, "gone")
     except CaptureTooLarge as exc:
         return Verdict(path, "too_large", exc)
+    except FileRefused as exc:  # a link, FIFO, socket or device: never read (vault/files.py)
+        return Verdict(path, "not_a_file", exc)
     except OSError as exc:
         return Verdict(path, "unreadable", exc)
     except UnicodeDecodeError:
