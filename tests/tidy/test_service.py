@@ -419,9 +419,11 @@ async def test_a_new_model_tries_marked_captures_again_at_once(
         entry = fake_ollama._model_entry
         monkeypatch.setattr(fake_ollama, "_model_entry", lambda n: entry(n) | {"digest": "f00d"})
         fake_ollama.chat_handler = lambda body: answer("Dentist")
-        # The filed note appears a moment before the capture leaves the inbox: wait for both.
-        done = lambda: filed_notes(tidy_settings) and not (tidy_settings.vault / rel).exists()  # noqa: E731
-        await eventually(done, "filed with the new model")
+        # Filed, and then (a moment later: archive, remove) gone from the inbox.
+        await eventually(
+            lambda: bool(filed_notes(tidy_settings)) and not (tidy_settings.vault / rel).exists(),
+            "filed with the new model",
+        )
     finally:
         await svc.close()
 
