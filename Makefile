@@ -60,7 +60,7 @@ test: $(TEST_STAMP) browser plugin
 # The suite against a real Ollama at OLLAMA_HOST (default http://127.0.0.1:11434) with the
 # configured models; it skips with one line when no Ollama answers there.
 test-live: $(TEST_STAMP)
-	$(BIN)/python -m pytest tests/live -m live -rs
+	$(BIN)/python -m pytest tests/live -m live -q
 
 # Refresh constraints.txt: the newest versions pyproject.toml allows, resolved in a clean
 # virtualenv with nothing else in it. Then run `make test` and commit both files.

@@ -56,7 +56,8 @@ class Daemon:
     proc: subprocess.Popen[str] | None = None
     log: str = ""
 
-    def start(self, *, prefix: list[str] | None = None) -> Daemon:
+    def env(self) -> dict[str, str]:
+        """The environment of `commonplace` commands on this vault (writes the config file)."""
         config = self.data.parent / "commonplace.toml"
         config.write_text(self.config)
         env = dict(os.environ)
@@ -68,9 +69,12 @@ class Daemon:
             COMMONPLACE_TIMEZONE="Europe/London",
             OLLAMA_HOST=self.ollama_url,
         )
+        return env
+
+    def start(self, *, prefix: list[str] | None = None) -> Daemon:
         self.proc = subprocess.Popen(
             [*(prefix or []), sys.executable, "-m", "commonplace", "-v", "run"],
-            env=env,
+            env=self.env(),
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,
@@ -86,10 +90,20 @@ class Daemon:
         except urllib.error.HTTPError as exc:
             return exc.code, json.loads(exc.read())
 
+    def command(self, *args: str) -> subprocess.CompletedProcess[str]:
+        """Another `commonplace` command on the same vault, e.g. `doctor`."""
+        return subprocess.run(
+            [sys.executable, "-m", "commonplace", *args],
+            env=self.env(),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
     def state(self) -> dict[str, Any] | None:
         assert self.proc is not None
-        if self.proc.poll() is not None:
-            raise AssertionError(f"the daemon exited early:\n{self.proc.communicate()[1]}")
+        if (code := self.proc.poll()) is not None:
+            raise AssertionError(f"the daemon exited early (status {code}):\n{self.stop()}")
         try:
             status, body = self.call("/api/state")
         except OSError:

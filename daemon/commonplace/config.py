@@ -135,9 +135,30 @@ class TidySettings:
     max_attempts: int = field(default=3, metadata=_range(1, 100))  # garbage answers, then marked
     retry_s: float = field(default=30.0, metadata=_range(0, 3600))  # first wait after a failure
     retry_max_s: float = field(default=900.0, metadata=_range(0, 86400))  # waits double to this
+    # A capture file larger than this stays in the inbox, untouched, shown with the reason.
+    max_capture_kb: int = field(default=512, metadata=_range(1, 1_000_000))
+    # A marked capture is tried again after this, the wait doubling up to a day.
+    marked_retry_s: float = field(default=3600.0, metadata=_range(1, 86400))
     # How a to-do's due date is written (Obsidian flavour): "plain" (due 2026-10-23), "tasks"
     # (the Tasks plugin's 📅 2026-10-23) or "dataview" ([due:: 2026-10-23]).
     todo_format: str = field(default="plain", metadata=_choices("plain", "tasks", "dataview"))
+
+
+@dataclass(frozen=True)
+class LeaseSettings:
+    """The vault lease (lease.py): which computer's daemon tidies and answers, when several
+    computers sync one vault."""
+
+    heartbeat_s: float = field(default=60.0, metadata=_range(0.1, 3600))  # holder renews it
+    stale_s: float = field(default=600.0, metadata=_range(1, 86400))  # unchanged: taken over
+
+    def __post_init__(self) -> None:
+        if self.stale_s < 3 * self.heartbeat_s:
+            raise ConfigError(
+                f"lease.stale_s = {self.stale_s:g} must be at least three heartbeats "
+                f"(3 x lease.heartbeat_s = {3 * self.heartbeat_s:g}), or a slow sync tool "
+                "makes a working daemon look gone"
+            )
 
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -166,6 +187,8 @@ class PushSettings:
     retries: int = field(default=3, metadata=_range(0, 10))  # extra tries after a failure
     backoff_s: float = field(default=2.0, metadata=_range(0, 600))  # first retry wait, doubles
     timeout_s: float = field(default=10.0, metadata=_range(1, 120))  # one request to a service
+    # The longest Retry-After honoured; a service asking for more is not tried again that time.
+    max_wait_s: float = field(default=60.0, metadata=_range(0, 3600))
     # Tests run a push service on plain http://127.0.0.1; real ones are always https.
     allow_http_loopback: bool = field(default=False, metadata={"internal": True})
 
@@ -182,6 +205,15 @@ class PushSettings:
 
 
 @dataclass(frozen=True)
+class McpSettings:
+    """The MCP server (`commonplace mcp`) other AI clients use: where --http listens, how much
+    of a note one read hands over."""
+
+    port: int = field(default=8766, metadata=_range(1, 65535))  # --http, on 127.0.0.1 only
+    max_read_chars: int = field(default=60_000, metadata=_range(1000, 10_000_000))  # read_note
+
+
+@dataclass(frozen=True)
 class AssistantSettings:
     """The assistant on the phone page (assistant/): the vault notes its tools read and change."""
 
@@ -195,6 +227,19 @@ class AssistantSettings:
                 raise ConfigError(
                     f"assistant.{key} = {value!r} must be a note's path inside the vault"
                 )
+
+
+@dataclass(frozen=True)
+class LimitSettings:
+    """Expensive requests, per identity (the Tailscale login, or this computer): a burst of up
+    to N is served at once, then one every 60/N seconds; past that the API answers 429 with
+    Retry-After. A person typing never meets these; a script looping does."""
+
+    asks_per_minute: int = field(default=10, metadata=_range(1, 10_000))  # questions, assistant
+    searches_per_minute: int = field(default=120, metadata=_range(1, 100_000))
+    transcriptions_per_minute: int = field(default=10, metadata=_range(1, 10_000))
+    # How long a question from the page waits for the model while other work has it.
+    model_wait_s: float = field(default=120.0, metadata=_range(1, 3600))
 
 
 @dataclass(frozen=True)
@@ -265,7 +310,10 @@ class Settings:
     ask: AskSettings = field(default_factory=AskSettings)
     digest: DigestSettings = field(default_factory=DigestSettings)
     push: PushSettings = field(default_factory=PushSettings)
+    lease: LeaseSettings = field(default_factory=LeaseSettings)
     assistant: AssistantSettings = field(default_factory=AssistantSettings)
+    mcp: McpSettings = field(default_factory=McpSettings)
+    limits: LimitSettings = field(default_factory=LimitSettings)
     calendar: CalendarSettings = field(default_factory=CalendarSettings)
     weather: WeatherSettings = field(default_factory=WeatherSettings)
     briefing: BriefingSettings = field(default_factory=BriefingSettings)

@@ -72,3 +72,24 @@ def test_ollama_down_is_one_clear_line(
     result = CliRunner().invoke(cli, ["chat", "hello"])
     assert result.exit_code == 1
     assert "Ollama is not answering" in result.output and "Traceback" not in result.output
+
+
+def test_chat_says_which_questions_an_outside_client_asked(
+    run_chat: Any, fake_ollama_thread: FakeOllama, vault: Path
+) -> None:
+    import asyncio
+
+    from commonplace.assistant import build_assistant
+    from commonplace.config import load_settings
+    from commonplace.llm import LLM
+
+    (vault / "Tasks.md").write_text("- [ ] Order timber\n")
+    settings = load_settings()
+    outside = build_assistant(settings, LLM(settings.ollama))
+    asyncio.run(outside.propose("complete_task", {"task": "timber"}, source="mcp", client="Zed"))
+    result = run_chat(input="n\nquit\n")
+    assert result.exit_code == 0, result.output
+    assert '(Asked by an MCP client calling itself "Zed", not in this chat.)' in result.output
+    assert 'Tick off "Order timber"? [y/N]' in result.output
+    assert "Nothing was changed." in result.output
+    assert (vault / "Tasks.md").read_text() == "- [ ] Order timber\n"

@@ -315,3 +315,12 @@ async def test_a_tool_that_found_too_much_still_looked(
     assert turn.tool_calls[0]["result"].startswith("Error: several open tasks match 'book'")
     assert turn.reminders == []  # it did look: the error listed the tasks
     assert turn.reply.endswith("Which one?")
+
+
+async def test_a_reply_cut_at_the_length_limit_says_so(
+    assistant: Assistant, fake_ollama: FakeOllama
+) -> None:
+    fake_ollama.enqueue_chat({"content": "Your tasks for this week are", "done_reason": "length"})
+    turn = await assistant.respond("Hello there")
+    assert turn.reply == "Your tasks for this week are\n\n" + checks.CUT_SHORT
+    assert turn.corrections == [checks.CUT_SHORT]

@@ -79,3 +79,28 @@ def test_a_failed_reply_is_shown_and_the_page_keeps_working(
     fake_ollama_thread.enqueue_chat("Hello! How can I help?")
     page.click("#assistant-send")
     page.wait_for_selector(".bubble.assistant:has-text('How can I help?')")
+
+
+def test_a_question_an_mcp_client_asked_for_says_so_on_its_card(
+    page: Any, server: ServerThread, fake_ollama_thread: FakeOllama
+) -> None:
+    from commonplace.assistant import build_assistant
+    from commonplace.llm import LLM
+
+    tasks = write(server.settings.vault, "Tasks.md", TASKS)
+    outside = build_assistant(
+        server.settings, LLM(server.settings.ollama), clock=lambda: server.now[0]
+    )
+    server._call(
+        outside.propose("complete_task", {"task": "timber"}, source="mcp", client="Cursor")
+    )
+    open_assistant(page)
+    card = page.wait_for_selector(".question-card .yes")
+    assert page.inner_text(".question-card .asked-by") == (
+        'Asked by an MCP client calling itself "Cursor", not in this chat.'
+    )
+    assert tasks.read_text() == TASKS
+    screenshot(page, "assistant-mcp-question")
+    card.click()
+    page.wait_for_selector(".question-card .result.ran")
+    assert "- [x] Order timber" in tasks.read_text()

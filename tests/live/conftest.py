@@ -1,9 +1,10 @@
 """The live suite: the same code paths against a real Ollama (`make test-live`).
 
 Settings come from the user's own config and environment, read by a session fixture, which runs
-before the root conftest's isolation fixture clears OLLAMA_HOST for each test. Every test is
-skipped with one line when no Ollama answers there or a model is not pulled; nothing is
-downloaded. `make test` deselects these tests (`-m "not live"` in pyproject.toml).
+before the root conftest's isolation fixture clears OLLAMA_HOST for each test. When no Ollama
+answers there, or a model is not pulled, the run stops at once with one line saying so (and
+exit status 0: there was nothing to test against); nothing is downloaded. `make test`
+deselects these tests (`-m "not live"` in pyproject.toml).
 """
 
 from __future__ import annotations
@@ -27,12 +28,12 @@ LIVE_TIMEOUT_S = 300.0  # at least: a model may have to load first
 
 @pytest.fixture(scope="session", autouse=True)
 def live_ollama() -> OllamaSettings:
-    """The user's Ollama settings; one skip line for the whole suite when there is nothing to
-    test against."""
+    """The user's Ollama settings; one line for the whole suite when there is nothing to test
+    against."""
     try:
         ollama = load_settings().ollama
     except ConfigError as exc:
-        pytest.skip(f"the config cannot be read: {exc}")
+        pytest.exit(f"live tests skipped: the config cannot be read: {exc}", returncode=0)
     ollama = dataclasses.replace(
         ollama,
         timeout_s=max(ollama.timeout_s, LIVE_TIMEOUT_S),
@@ -40,11 +41,15 @@ def live_ollama() -> OllamaSettings:
     )
     status = asyncio.run(LLM(ollama).status())
     if not status.reachable:
-        pytest.skip(f"no Ollama answers at {ollama.host}: start it, or set OLLAMA_HOST")
+        pytest.exit(
+            f"live tests skipped: no Ollama answers at {ollama.host} (start it, or set "
+            "OLLAMA_HOST)",
+            returncode=0,
+        )
     missing = [m for m in (ollama.chat_model, ollama.embed_model) if not status.has_model(m)]
     if missing:
         pulls = "; ".join(f"ollama pull {m}" for m in missing)
-        pytest.skip(f"Ollama at {ollama.host} lacks {', '.join(missing)}: run {pulls}")
+        pytest.exit(f"live tests skipped: Ollama at {ollama.host} lacks them: {pulls}", 0)
     return ollama
 
 

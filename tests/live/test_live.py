@@ -10,7 +10,6 @@ code, tool calls that name offered tools with object arguments.
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 import re
 from datetime import date, datetime, timedelta
 
@@ -129,10 +128,23 @@ async def test_a_chat_with_tools_names_offered_tools_with_object_arguments(
         assert isinstance(call.arguments, dict)
 
 
-async def test_one_assistant_exchange(live_settings: Settings) -> None:
-    if importlib.util.find_spec("commonplace.assistant") is None:
-        pytest.skip("the assistant (issue 11) is not in this build: no exchange to run")
-    # TODO(lead, issue 11): run one assistant turn here (e.g. "what's on tomorrow?") against
-    # the real model and check its shape: a reply, tool calls only from the assistant's tools,
-    # and no change made without the Yes/No question.
-    pytest.skip("the assistant exists, but this exchange is not wired yet (see the TODO)")
+async def test_one_assistant_exchange_changes_nothing_before_yes(
+    live_settings: Settings,
+) -> None:
+    """One owner message to the assistant: a reply comes back, every tool call names one of its
+    tools, and the vault is unchanged (a change is only ever a question until Yes)."""
+    from commonplace.assistant import build_assistant, build_registry
+    from tests.assistant.conftest import MEMORY, NOW, TASKS, write
+
+    s = live_settings
+    tasks = write(s.vault, s.assistant.tasks_note, TASKS)
+    write(s.vault, s.assistant.memory_note, MEMORY)
+    before = tasks.read_bytes()
+    assistant = build_assistant(s, LLM(s.ollama), clock=lambda: NOW, in_memory=True)
+    turn = await assistant.respond("Add a task to ring the plumber on Thursday.")
+    assert turn.reply.strip()
+    names = {schema["function"]["name"] for schema in build_registry(s).schemas()}
+    assert {call["name"] for call in turn.tool_calls} <= names
+    assert tasks.read_bytes() == before
+    for proposal in turn.proposals:
+        assert proposal.question.strip()

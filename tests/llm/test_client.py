@@ -15,6 +15,7 @@ from commonplace.llm import (
     LLMTimeout,
     ModelMissing,
     ModelUnsuitable,
+    OllamaBadReply,
     OllamaFailed,
     OllamaUnavailable,
     ThinkFilter,
@@ -85,8 +86,8 @@ async def test_think_leak_and_code_fence_are_removed(fake_ollama: FakeOllama) ->
 
 async def test_timeout_is_retried_then_reported(fake_ollama: FakeOllama) -> None:
     fake_ollama.enqueue_chat(Stall(5), Stall(5))
-    with pytest.raises(LLMTimeout, match=r"longer than 0\.3 s"):
-        await make_llm(fake_ollama.url, timeout_s=0.3).chat_json(MSGS, Proposal)
+    with pytest.raises(LLMTimeout, match=r"longer than 1 s"):
+        await make_llm(fake_ollama.url, timeout_s=1).chat_json(MSGS, Proposal)
     assert len(fake_ollama.chat_requests()) == 2  # one retry
 
 
@@ -108,10 +109,18 @@ async def test_ollama_error_status(fake_ollama: FakeOllama) -> None:
         await make_llm(fake_ollama.url).chat(MSGS)
 
 
-async def test_malformed_http_body_is_a_bad_answer(fake_ollama: FakeOllama) -> None:
-    fake_ollama.enqueue_chat(Raw("{not json"), Raw("{not json"))
-    with pytest.raises(BadAnswer):
+async def test_an_unreadable_http_body_is_ollamas_fault_and_retried(
+    fake_ollama: FakeOllama,
+) -> None:
+    """Not the model's answer: a reply cut off or replaced (a proxy's error page) is retried,
+    and never counts as a bad answer towards marking a capture."""
+    fake_ollama.enqueue_chat(Raw("{not json"), Raw("<html>bad gateway</html>"))
+    with pytest.raises(OllamaBadReply) as caught:
         await make_llm(fake_ollama.url).chat(MSGS)
+    assert caught.value.retryable and not isinstance(caught.value, BadAnswer)
+    assert len(fake_ollama.chat_requests()) == 2  # tried again
+    fake_ollama.enqueue_chat(Raw("{not json"), "fine")
+    assert (await make_llm(fake_ollama.url).chat(MSGS)).content == "fine"
 
 
 async def test_ollama_down_says_how_to_start_it(dead_ollama_url: str) -> None:

@@ -387,3 +387,18 @@ def test_search_results_match_the_cli(
 
     body = asyncio.run(from_api())
     assert expected and body["results"] == expected
+
+
+async def test_a_capture_over_the_size_limit_is_refused_not_saved(
+    make_client: ClientFactory, web_settings: Settings
+) -> None:
+    small = dataclasses.replace(
+        web_settings, tidy=dataclasses.replace(web_settings.tidy, max_capture_kb=1)
+    )
+    client = await make_client(small)
+    response = await client.post(
+        "/api/capture", data=json.dumps({"text": "é" * 600}), headers=write_headers(client)
+    )  # 600 characters, 1200 bytes
+    assert response.status == 413
+    assert (await response.json())["error"]["message"] == "a capture is limited to 1 KB"
+    assert not (small.vault / "Inbox").exists()

@@ -10,6 +10,7 @@ import asyncio
 import dataclasses
 import json
 import re
+import shutil
 from collections.abc import Callable
 from datetime import date, datetime
 from pathlib import Path
@@ -193,13 +194,29 @@ async def test_hostile_answers_file_only_valid_fields(
     assert outcome.decision.dropped or case == "changed capture text in the proposal"
 
 
-@pytest.mark.parametrize("reply", ["", "   ", "not json at all", "[1, 2]", Raw("{}{", 200)])
+GROSS = {"title": "Shed", "tags": ["wood"] * 10_000, "links": [], "todos": []}
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "",
+        "   ",
+        "not json at all",
+        "[1, 2]",
+        {"title": "Shed timber"},  # required fields missing
+        {"title": "Shed", "tags": [], "links": []},
+        GROSS,  # 10,000 tags: not a proposal with 9,995 of them dropped
+        GROSS | {"tags": [], "title": "x" * 5000},
+    ],
+)
 async def test_garbage_answers_leave_the_capture_waiting(
     tidy_settings: Settings, fake_ollama: FakeOllama, reply: Any
 ) -> None:
     rel = put_capture(tidy_settings, SHED)
     before = inbox_bytes(tidy_settings, rel)
-    fake_ollama.enqueue_chat(reply if isinstance(reply, Raw) else json.dumps(reply)[1:-1])
+    text = json.dumps(reply) if isinstance(reply, dict) else json.dumps(reply)[1:-1]
+    fake_ollama.enqueue_chat(text)
     with pytest.raises(BadAnswer):
         await tidy_capture(context(tidy_settings), rel)
     assert filed_notes(tidy_settings) == []
@@ -209,6 +226,15 @@ async def test_garbage_answers_leave_the_capture_waiting(
     outcome = await tidy_capture(context(tidy_settings), rel)
     capture = read_capture_bytes(before, rel)
     assert_filed_ok(tidy_settings, tidy_settings.vault / str(outcome.filed), capture)
+
+
+async def test_an_unreadable_reply_from_ollama_is_retried_not_counted(
+    tidy_settings: Settings, fake_ollama: FakeOllama
+) -> None:
+    rel = put_capture(tidy_settings, SHED)
+    fake_ollama.enqueue_chat(Raw("{}{", 200), answer("Shed timber"))  # a body cut short, then ok
+    outcome = await tidy_capture(context(tidy_settings), rel)
+    assert outcome.status == "filed" and len(fake_ollama.chat_requests()) == 2
 
 
 def read_capture_bytes(data: bytes, rel: str) -> Capture:
@@ -285,6 +311,33 @@ async def test_edit_during_a_slow_answer_wins(
     filed = tidy_settings.vault / str(outcome.filed)
     assert "PS: and the felt for the roof" in filed.read_text()
     assert_filed_ok(tidy_settings, filed, read_capture_bytes(edited, rel))
+
+
+async def test_a_capture_filed_meanwhile_by_another_computer_is_not_filed_again(
+    tidy_settings: Settings, fake_ollama: FakeOllama, tmp_path: Path
+) -> None:
+    """Two computers sync the vault; the other one's filed note arrives while our model is
+    still answering. The vault is checked again just before writing: one filed note."""
+    rel = put_capture(tidy_settings, SHED)
+    other = dataclasses.replace(
+        tidy_settings, vault=tmp_path / "other-vault", data_dir=tmp_path / "other-data"
+    )
+    shutil.copytree(tidy_settings.vault, other.vault)
+    fake_ollama.enqueue_chat(answer("Timber order"))
+    theirs = await tidy_capture(context(other), rel)
+    assert theirs.status == "filed" and theirs.filed is not None
+    fake_ollama.enqueue_chat(Stall(0.6, answer("Shed timber", tags=["shed"])))
+    task = asyncio.create_task(tidy_capture(context(tidy_settings), rel))
+    async with asyncio.timeout(5):
+        while len(fake_ollama.chat_requests()) < 2:  # noqa: ASYNC110 - ours is "thinking"
+            await asyncio.sleep(0.01)
+    synced = tidy_settings.vault / theirs.filed
+    synced.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(other.vault / theirs.filed, synced)  # the sync tool delivers it
+    ours = await task
+    assert (ours.status, ours.filed) == ("finished", theirs.filed)
+    assert filed_notes(tidy_settings) == [synced]
+    assert not (tidy_settings.vault / rel).exists()
 
 
 # -- nothing lost, nothing doubled --------------------------------------------------------------
@@ -439,6 +492,20 @@ async def test_empty_capture_is_left_alone(
     outcome = await tidy_capture(context(tidy_settings), rel)
     assert outcome.status == "empty"
     assert (tidy_settings.vault / rel).exists() and fake_ollama.chat_requests() == []
+
+
+async def test_todo_format_setting_reaches_the_filed_note(
+    tidy_settings: Settings, fake_ollama: FakeOllama
+) -> None:
+    settings = dataclasses.replace(
+        tidy_settings, tidy=dataclasses.replace(tidy_settings.tidy, todo_format="tasks")
+    )
+    rel = put_capture(settings, SHED)
+    todo = {"text": "Order the timber for the shed roof", "due": "2026-10-23"}
+    fake_ollama.enqueue_chat(answer("Shed timber", todos=[todo]))
+    await tidy_capture(context(settings), rel)
+    (filed,) = filed_notes(settings)
+    assert "- [ ] Order the timber for the shed roof 📅 2026-10-23" in filed.read_text()
 
 
 async def test_delete_setting_keeps_no_archive(

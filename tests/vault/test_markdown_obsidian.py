@@ -17,9 +17,7 @@ FOUR_BACKTICKS = """\
 Intro with #real-tag.
 
 ````markdown
-Example note:
-```
-code
+Type three backticks to start a code block:
 ```
 #not-a-tag [[Not A Link]]
 - [ ] not a task

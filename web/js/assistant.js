@@ -66,6 +66,8 @@ function bubble(role, text) {
 
 function questionCard(message, waiting, result) {
   const children = [el("p", { className: "question", text: message.text })];
+  // A question another program (an MCP client) asked for: say so, in the daemon's words.
+  if (message.asked_by) children.unshift(el("p", { className: "asked-by", text: message.asked_by }));
   if (waiting) {
     const yes = el("button", { type: "button", className: "primary yes", text: "Yes" });
     const no = el("button", { type: "button", className: "secondary no", text: "No" });

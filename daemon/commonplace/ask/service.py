@@ -6,6 +6,10 @@ hash read); if the user typed in between, the write is refused and redone on the
 nothing they wrote is lost or reordered. The answer's id marker in the note is what says
 "answered"; the record in the data folder counts inserts, so an answer that a stale editor
 buffer keeps reverting is re-inserted at most `max_inserts` times.
+
+A note whose answer cannot be written (a full disk, a git operation holding the vault, any
+other failure) is tried again with backoff, `retry_s` doubling up to 15 minutes, and shown in
+attention meanwhile; an answer already computed is kept for that retry, not asked again.
 """
 
 from __future__ import annotations
@@ -13,7 +17,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from commonplace.ask.answer import AskError, answer_question
@@ -21,12 +26,15 @@ from commonplace.ask.asknote import Question, insert_answer, is_ask_note, pendin
 from commonplace.ask.models import Answer
 from commonplace.ask.passages import SearchIndex
 from commonplace.ask.record import AnswerRecord
+from commonplace.attention import Attention
 from commonplace.changes import Change
 from commonplace.config import Settings
 from commonplace.llm import LLM, LLMError
+from commonplace.supervise import where
 from commonplace.vault import (
     FileChanged,
     NoteSkipped,
+    VaultBusy,
     atomic_write,
     is_ignored,
     iter_note_paths,
@@ -35,7 +43,11 @@ from commonplace.vault import (
 
 log = logging.getLogger(__name__)
 
+SOURCE = "ask"  # its entries in attention
+NOT_READ = "not_read"  # a link, a FIFO, a file too big...: never read nor written
+NOT_READ_ACTION = "questions are read from ordinary notes only: put the note itself there"
 WRITE_TRIES = 5  # read-insert-write rounds before waiting for the note to be quiet again
+RETRY_MAX_S = 900.0  # waits after failures double up to this
 
 
 class AskService:
@@ -49,17 +61,24 @@ class AskService:
         *,
         quiet_s: float | None = None,
         retry_s: float | None = None,
+        attention: Attention | None = None,
+        may_work: Callable[[], bool] = lambda: True,
     ) -> None:
         self.settings = settings
+        # False while another computer's daemon holds the vault's lease (lease.py); a scan
+        # brings every Ask note back when this daemon wins it.
+        self.may_work = may_work
         self.llm = llm
         self.index = index
         self.folder = settings.folder("ask")
         self.quiet_s = settings.ask.quiet_s if quiet_s is None else quiet_s
         self.retry_s = settings.ask.retry_s if retry_s is None else retry_s
         self.record = AnswerRecord(settings.data_path / "ask" / "answers.json")
+        self.attention = attention if attention is not None else Attention()
+        self._failures: dict[str, int] = {}  # failures in a row per note, for the backoff
+        self._answers: dict[tuple[str, str], Answer] = {}  # computed, not yet written
         self._due: dict[str, float] = {}
         self._workers: dict[str, asyncio.Task[None]] = {}
-        self._model = asyncio.Lock()  # one question at a time: the model is one GPU
         self._last_error = ""
         self._closed = False
 
@@ -67,9 +86,14 @@ class AskService:
 
     async def startup(self) -> None:
         """Look at every Ask note once: questions asked while the daemon was off get answered."""
+        await self.scan()
+
+    async def scan(self) -> None:
+        """Look at every Ask note (start-up and later scans): a question whose file events
+        were lost is answered too. Answered questions are skipped by their id in the note."""
         roots = {self.folder.split("/", 1)[0] if self.settings.flavor == "logseq" else self.folder}
         for root in roots:  # Logseq: all of pages/, for the Ask/ namespace pages
-            for path in iter_note_paths(self.settings.vault, under=root):
+            for path in iter_note_paths(self.settings.vault, under=root, refused=self._refused):
                 if self._is_ask_note(path):
                     self._schedule(path, self.quiet_s)
 
@@ -80,6 +104,7 @@ class AskService:
                 continue
             if change.kind == "deleted":
                 self._due.pop(change.path, None)
+                self._forget(change.path)
             else:
                 self._schedule(change.path, self.quiet_s)
 
@@ -129,22 +154,61 @@ class AskService:
                 del self._due[path]
                 try:
                     await self._handle(path)
-                except Exception:  # the watcher must outlive any one note
-                    log.exception("Ask: could not handle %s", path)
+                except asyncio.CancelledError:
+                    raise
+                except Exception as exc:  # one note must never stop the others
+                    self._failed(path, exc)
+                else:
+                    if self._failures.pop(path, None) is not None:
+                        self.attention.clear(SOURCE, path)
         finally:
             self._workers.pop(path, None)
+
+    def _failed(self, path: str, exc: Exception) -> None:
+        """Try the note again later, with backoff, and say so in attention."""
+        n = self._failures[path] = self._failures.get(path, 0) + 1
+        wait = float(min(self.retry_s * 2 ** (n - 1), RETRY_MAX_S))
+        if isinstance(exc, VaultBusy):
+            code, reason = "vault_busy", "answer not written yet: a git operation is running"
+            action = f"if no git command is running, delete {exc.lock}"
+        elif isinstance(exc, OSError):
+            code = "write_failed"
+            reason = f"the answer could not be written: {exc.strerror or type(exc).__name__}"
+            action = "check the disk (free space, permissions)"
+        else:
+            log.error("Ask: could not handle %s", path, exc_info=exc)
+            code, reason = "failed", f"could not be answered ({where(exc)})"
+            action = "the daemon's log has the details"
+        log.warning("Ask: %s: %s; trying again in %.0f s", path, reason, wait)
+        self.attention.report(
+            SOURCE, path, code, reason, action=action, retry_at=time.time() + wait
+        )
+        self._schedule(path, wait)
+
+    def _forget(self, path: str) -> None:
+        self._failures.pop(path, None)
+        self.attention.clear(SOURCE, path)
+        for key in [k for k in self._answers if k[0] == path]:
+            del self._answers[key]
 
     # -- one note -------------------------------------------------------------------------------
 
     async def _handle(self, path: str) -> None:
+        if not self.may_work():
+            return
         text = self._read(path)
         if text is None:
             return
-        for question in pending_questions(text[0]):
+        questions = pending_questions(text[0])
+        asked = {q.qid for q in questions}
+        for key in [k for k in self._answers if k[0] == path and k[1] not in asked]:
+            del self._answers[key]  # that question was edited or removed meanwhile
+        for question in questions:
             if not self._may_insert(path, question):
                 continue
-            async with self._model:
-                try:
+            answer = self._answers.pop((path, question.qid), None)
+            if answer is None:
+                try:  # the model's one-at-a-time queue is in the LLM client (llm/gate.py)
                     answer = await answer_question(
                         question.text, index=self.index, llm=self.llm, settings=self.settings
                     )
@@ -156,23 +220,30 @@ class AskService:
                     log.warning("Ask: %s: not answered yet: %s", path, exc)
                     self._schedule(path, self.retry_s)
                     return
-            self._last_error = ""
-            await self._insert(path, question, answer)
+                self._last_error = ""
+            if not self.may_work():
+                return  # the lease went to another computer while the model answered
+            try:
+                await self._insert(path, question, answer)
+            except Exception:
+                self._answers[(path, question.qid)] = answer  # kept for the retry
+                raise
 
     def _may_insert(self, path: str, q: Question) -> bool:
         tries = self.record.inserts(path, q.qid)
         if tries >= self.settings.ask.max_inserts:
             if self.record.give_up(path, q.qid):
                 log.warning(
-                    "Ask: %s: the answer to %r was removed %d times (an editor with an old copy "
-                    "of the note?); not inserting it again. Reword the question to ask again.",
+                    "Ask: %s: the answer to question %s was removed %d times (an editor with an "
+                    "old copy of the note?); not inserting it again. Reword the question to ask "
+                    "again.",
                     path,
-                    q.text,
+                    q.qid,
                     tries,
                 )
             return False
         if tries:
-            log.info("Ask: %s: the answer to %r is gone; inserting it again", path, q.text)
+            log.info("Ask: %s: the answer to question %s is gone; inserting it again", path, q.qid)
         return True
 
     async def _insert(self, path: str, question: Question, answer: Answer) -> bool:
@@ -185,13 +256,19 @@ class AskService:
             new_text = insert_answer(text, question.qid, answer, self.settings.flavor)
             if new_text is None:
                 return False  # the question was edited, deleted or answered meanwhile
-            try:
-                atomic_write(full, new_text, expect=expect)
+            try:  # in a thread: it fsyncs, and waits (bounded) while git holds the vault
+                await asyncio.to_thread(atomic_write, full, new_text, expect=expect)
             except FileChanged:
                 await asyncio.sleep(0.05 * (attempt + 1))
                 continue
             self.record.inserted(path, question.qid)
-            log.info("Ask: answered %r in %s", question.text, path)
+            log.info(
+                "Ask: answered question %s in %s (%d sources)",
+                question.qid,
+                path,
+                len(answer.sources),
+            )
+            log.debug("Ask: question %s was %r", question.qid, question.text)
             self._tell_index(path)
             return True
         log.warning("Ask: %s kept changing while the answer was written; will retry", path)
@@ -207,9 +284,26 @@ class AskService:
                 max_bytes=self.settings.index.max_note_kb * 1024,
             )
         except NoteSkipped as exc:
-            log.info("Ask: %s", exc)
+            if exc.missing:
+                self.attention.clear(SOURCE, path)
+                log.info("Ask: %s", exc)
+            else:
+                self._refused(path, exc.reason)
             return None
+        old = self.attention.get(SOURCE, path)
+        if old is not None and old.code == NOT_READ:  # readable again (other entries stay)
+            self.attention.clear(SOURCE, path)
         return note.text, note.content_hash
+
+    def _refused(self, path: str, reason: str) -> None:
+        """Never read nor written (a link, a FIFO, a file too big...): shown in attention
+        (/api/state, doctor) until it changes."""
+        if not self._is_ask_note(path):
+            return
+        old = self.attention.get(SOURCE, path)
+        if old is None or old.reason != reason:
+            log.warning("Ask: %s is skipped: %s; it is left as it is", path, reason)
+            self.attention.report(SOURCE, path, NOT_READ, reason, action=NOT_READ_ACTION)
 
     def _tell_index(self, path: str) -> None:
         mark = getattr(self.index, "mark_dirty", None)

@@ -26,6 +26,7 @@ REMINDER_KINDS = (ANNOUNCED, ASKED_TO_GO_AHEAD, NOT_LOOKED, GAVE_UP, EMPTY)
 
 NOTHING_YET = "(Nothing has changed yet: answer the question below.)"
 NOTHING_PROPOSED = "(Nothing was changed: no change was proposed. Ask again.)"
+CUT_SHORT = "(This reply was cut short at the model's length limit.)"
 
 _CHANGE_VERBS = (
     r"add(?:ed)?|mov(?:ed|e)|delet(?:ed|e)|remov(?:ed|e)|cancel(?:l?ed)?|tick(?:ed)?|"

@@ -7,7 +7,8 @@ loses at most the line being written, and two processes (the daemon and `commonp
 append under one file lock.
 
 Event types: user, reply (the checked text the owner saw, and the model's own text), model (a
-message the model saw: its tool calls, tool results, reminders), proposal, answer, error.
+message the model saw: its tool calls, tool results, reminders), proposal (with `source` and
+`client` when an outside client such as an MCP client asked for it), answer, error.
 """
 
 from __future__ import annotations
@@ -90,9 +91,13 @@ def fold(events: list[dict[str, Any]]) -> DayState:
                 params=event["params"],
                 question=event["question"],
                 day=event["day"],
+                source=event.get("source", ""),
+                client=event.get("client", ""),
             )
             state.proposals[p.id] = p
             question = {"role": "question", "id": p.id, "text": p.question, "time": when}
+            if p.source:
+                question["asked_by"] = p.asked_by
             (questions if turn is not None else state.messages).append(question)
         elif kind == "answer":
             state.answers[event["id"]] = event

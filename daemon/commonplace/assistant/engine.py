@@ -15,7 +15,7 @@ import logging
 import re
 import secrets
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
@@ -39,6 +39,8 @@ log = logging.getLogger(__name__)
 
 MAX_ROUNDS = 8  # model calls for one owner message: tool rounds and reminders together
 MAX_PROPOSALS = 5  # questions one owner message may raise
+MAX_OUTSIDE_PENDING = 5  # questions from one outside source (MCP) waiting at once
+MAX_CLIENT_NAME = 60  # characters of an outside client's name shown to the owner
 TOOL_TIMEOUT_S = 30.0
 GAVE_UP_REPLY = "Sorry, I couldn't finish that. Please ask again, perhaps more simply."
 _YES = re.compile(
@@ -55,6 +57,19 @@ MemoryReader = Callable[[], str]
 class Outcome:
     ran: bool
     message: str
+
+
+@dataclass(frozen=True)
+class Proposed:
+    """What `propose` did: the question now waiting (`new` False: it was waiting already)."""
+
+    proposal: Proposal
+    new: bool
+
+    def to_json(self) -> dict[str, Any]:
+        """The shape the API answers with and the MCP server reads."""
+        p = self.proposal
+        return {"id": p.id, "question": p.question, "new": self.new, "asked_by": p.asked_by}
 
 
 @dataclass
@@ -214,6 +229,9 @@ class Assistant:
                 continue
             turn.model_text = reply.content
             turn.reply, turn.corrections = checks.correct(reply.content, facts)
+            if reply.cut:  # the owner should know the end is missing, not guess it
+                turn.corrections.append(checks.CUT_SHORT)
+                turn.reply = f"{turn.reply}\n\n{checks.CUT_SHORT}"
             if turn.corrections:
                 log.info("assistant: reply corrected (%s)", ", ".join(turn.corrections))
             return turn
@@ -281,29 +299,60 @@ class Assistant:
             raise ToolError(
                 f"{MAX_PROPOSALS} changes are already waiting for the owner in this message"
             )
-        day = now.date().isoformat()
-        proposal = Proposal(
-            id=f"{day}-{secrets.token_hex(4)}",
-            kind=request.kind,
-            params=request.params,
-            question=described.question,
-            day=day,
-        )
-        day_log.append(
-            {
-                "type": "proposal",
-                "id": proposal.id,
-                "kind": proposal.kind,
-                "params": proposal.params,
-                "question": proposal.question,
-                "day": proposal.day,
-            },
-            now,
-        )
+        proposal = _record_proposal(day_log, request, described.question, now)
         turn.proposals.append(proposal)
         facts.proposed += 1
-        log.info("assistant: proposed %s (%s)", proposal.kind, proposal.id)
         return f"Proposed: {proposal.question} Nothing has changed: the owner answers Yes or No."
+
+    # -- a change asked for from outside the chat ----------------------------------------------
+
+    async def propose(
+        self,
+        tool_name: str,
+        arguments: Mapping[str, Any],
+        *,
+        source: str,
+        client: str = "",
+        now: datetime | None = None,
+    ) -> Proposed:
+        """A change an outside client (an MCP client) asks for becomes the owner's question.
+
+        The same changing tool, the same argument coercion and the same gate as in the chat: the
+        tool only finds the real task or line and the gate writes the question from it. The
+        question is recorded in today's conversation, marked with who asked, and waits for the
+        owner's Yes on the phone page or in `commonplace chat`. Nothing here runs a change, and
+        the caller gets no way to answer: ToolError (a sentence the client can act on) when the
+        request names no change, its arguments make no sense, or too many are waiting.
+        """
+        now = now or self.now()
+        client = client_name(client)
+        tool = self.registry.tools.get(tool_name)
+        if tool is None or not tool.changes:
+            known = ", ".join(n for n, t in self.registry.tools.items() if t.changes)
+            raise ToolError(f"{tool_name!r} is not a change the owner can be asked about ({known})")
+        ctx = ToolContext(self.settings, now)
+        args = coerce_arguments(tool, arguments, ctx.today)
+        try:
+            async with asyncio.timeout(TOOL_TIMEOUT_S):
+                request = await tool.run(ctx, args)
+        except TimeoutError:
+            raise ToolError(f"{tool_name} took too long; try again") from None
+        if not isinstance(request, Propose):
+            raise ToolError(f"{tool_name} did not propose a change")  # pragma: no cover
+        described = await describe(self.registry.actions, request, now)
+        # No await from here to the append: in this process nothing can slip in between.
+        day_log = self.conversations.day(now.date())
+        waiting = day_log.state().pending
+        same = next((p for p in waiting if p.question == described.question), None)
+        if same is not None:
+            return Proposed(same, new=False)
+        if sum(1 for p in waiting if p.source == source) >= MAX_OUTSIDE_PENDING:
+            raise ToolError(
+                f"{MAX_OUTSIDE_PENDING} questions from outside clients are already waiting for "
+                "the owner; wait until they answer them"
+            )
+        proposal = _record_proposal(day_log, request, described.question, now, source, client)
+        return Proposed(proposal, new=True)
 
     # -- the owner's Yes or No ---------------------------------------------------------------
 
@@ -392,6 +441,48 @@ class Assistant:
             days=day_list(now),
             memory=self.memory(),
         )
+
+
+def client_name(name: str) -> str:
+    """A client's name for the owner's page: its own claim, so one printable line, short."""
+    printable = "".join(c if c.isprintable() else " " for c in name)
+    return " ".join(printable.split())[:MAX_CLIENT_NAME]
+
+
+def _record_proposal(
+    day_log: DayLog,
+    request: Propose,
+    question: str,
+    now: datetime,
+    source: str = "",
+    client: str = "",
+) -> Proposal:
+    """Store a question the gate wrote; from now on it waits for the owner's Yes or No."""
+    day = now.date().isoformat()
+    proposal = Proposal(
+        id=f"{day}-{secrets.token_hex(4)}",
+        kind=request.kind,
+        params=request.params,
+        question=question,
+        day=day,
+        source=source,
+        client=client,
+    )
+    event: dict[str, Any] = {
+        "type": "proposal",
+        "id": proposal.id,
+        "kind": proposal.kind,
+        "params": proposal.params,
+        "question": proposal.question,
+        "day": proposal.day,
+    }
+    if source:
+        event |= {"source": source, "client": client}
+    day_log.append(event, now)
+    log.info(
+        "assistant: proposed %s (%s), asked by %s", proposal.kind, proposal.id, source or "chat"
+    )
+    return proposal
 
 
 def _ran_since_last_message(day_log: DayLog) -> bool:

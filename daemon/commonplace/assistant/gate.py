@@ -48,6 +48,9 @@ class Action(Protocol):
         ...
 
 
+SOURCES = {"mcp": "an MCP client"}  # where a question can come from besides the chat
+
+
 @dataclass(frozen=True)
 class Proposal:
     id: str
@@ -55,6 +58,17 @@ class Proposal:
     params: dict[str, Any]
     question: str
     day: str  # YYYY-MM-DD: the proposal expires at the end of this day
+    source: str = ""  # "" when the owner's own conversation asked; "mcp" for an MCP client
+    client: str = ""  # the name the outside client gave itself (its own claim, shown as such)
+
+    @property
+    def asked_by(self) -> str:
+        """The line the owner reads above a question that came from outside the chat."""
+        if not self.source:
+            return ""
+        who = SOURCES.get(self.source, self.source)
+        named = f' calling itself "{self.client}"' if self.client else ""
+        return f"Asked by {who}{named}, not in this chat."
 
 
 class Refused(Exception):

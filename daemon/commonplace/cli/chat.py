@@ -67,6 +67,8 @@ async def _one(assistant: Assistant, text: str) -> None:
 async def _ask_owner(assistant: Assistant, pending: list[Proposal]) -> None:
     """Each waiting question, answered at the prompt; nothing runs on anything but 'y'."""
     for proposal in pending:
+        if proposal.asked_by:
+            click.echo(f"  ({proposal.asked_by})")
         yes = await asyncio.to_thread(click.confirm, f"  {proposal.question}", default=False)
         try:
             outcome = await assistant.answer(proposal.id, yes)

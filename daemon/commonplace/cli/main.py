@@ -20,6 +20,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "tidy": ("tidy:tidy", "File captures from the inbox into notes."),
     "ask": ("ask:ask", "Answer a question from your notes, with its sources."),
     "chat": ("chat:chat", "Talk to the assistant; it asks before it changes anything."),
+    "mcp": ("mcp:mcp", "Serve the vault to other AI clients over MCP (stdio or --http)."),
     "digest": ("digest:digest", "Write the weekly digest note."),
     "push": ("push:push", "Web push notifications."),
     "calendar": (
@@ -27,7 +28,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "List the calendar's events as the assistant sees them.",
     ),
     "briefing": ("briefing:briefing", "Print (and send) the morning briefing for a day."),
-    "token": ("token:token", "Print (or --rotate) the token the Obsidian plugin sends."),
+    "token": (
+        "token:token",
+        "Print (or --rotate) the token the Obsidian plugin and MCP clients send.",
+    ),
     "eval": ("evals:eval_group", "Measure search, tidying, answers and the digest."),
 }
 

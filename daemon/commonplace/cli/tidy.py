@@ -5,22 +5,31 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import time
 from pathlib import Path
 
 import click
 
-from commonplace.capture import capture_order_key
+from commonplace.capture import CaptureTooLarge, capture_order_key
 from commonplace.changes import Change
 from commonplace.cli import common
 from commonplace.cli.common import require_vault, run_async, settings_from
 from commonplace.config import Settings
 from commonplace.index import Index, IndexUnavailable
+from commonplace.lease import daemon_id, read_lease
 from commonplace.llm import LLM, BadAnswer
 from commonplace.tidy.models import Outcome
-from commonplace.tidy.pipeline import CaptureEdited, FiledNoteBroken, TidyContext, tidy_capture
+from commonplace.tidy.pipeline import (
+    CaptureEdited,
+    CaptureUnreadable,
+    FiledNoteBroken,
+    TidyContext,
+    tidy_capture,
+)
 from commonplace.tidy.service import TidyService
 from commonplace.tidy.state import TidyState
-from commonplace.vault import in_folder, iter_note_paths
+from commonplace.vault import FileRefused, in_folder, iter_note_paths
 from commonplace.vault.layout import relative
 
 log = logging.getLogger(__name__)
@@ -39,6 +48,8 @@ def tidy(ctx: click.Context, once: bool, dry_run: bool, path: Path | None) -> No
     """
     settings = settings_from(ctx)
     require_vault(settings)
+    if not dry_run:
+        _refuse_if_leased_elsewhere(settings)
     targets = [_capture_path(settings, path)] if path else None
     if targets is None and not once and not dry_run:
         run_async(_watch(settings))
@@ -48,13 +59,30 @@ def tidy(ctx: click.Context, once: bool, dry_run: bool, path: Path | None) -> No
         raise click.ClickException(f"{failed} capture(s) could not be tidied; see above")
 
 
+def _refuse_if_leased_elsewhere(settings: Settings) -> None:
+    """Another computer's daemon tidies this vault (it holds the lease, lease.py): tidying here
+    too could file a capture twice. A one-shot command cannot watch the lease change, so it
+    goes by the heartbeat's time, as written by that computer's clock."""
+    info, _ = read_lease(settings.vault)
+    if info is None or info.released or info.holder == daemon_id(settings.data_path, create=False):
+        return
+    age = time.time() - info.heartbeat
+    if age < settings.lease.stale_s:
+        raise click.ClickException(
+            f"the daemon on {info.who()} holds this vault's lease (last heartbeat "
+            f"{max(0, age):.0f} s ago by its clock) and tidies the inbox; run tidy there, or "
+            "stop that daemon first"
+        )
+
+
 def _capture_path(settings: Settings, path: Path) -> str:
     """PATH as given (vault-relative or not), checked to be a capture in the inbox."""
     inbox = settings.folder("inbox")
     candidates = [path] if path.is_absolute() else [Path.cwd() / path, settings.vault / path]
     for full in candidates:
-        rel = relative(settings.vault, full)
-        if rel is not None and full.is_file():
+        folder = relative(settings.vault, full.parent)  # the file itself may be a link
+        rel = None if folder is None else f"{folder}/{full.name}".removeprefix("./")
+        if rel is not None and os.path.lexists(full) and not full.is_dir():
             if not in_folder(rel, inbox):
                 raise click.ClickException(f"{path} is not in the inbox folder '{inbox}/'")
             return rel
@@ -93,6 +121,10 @@ async def open_index(settings: Settings, llm: LLM) -> Index | None:
     return index
 
 
+# What stops one capture (the message says why) without stopping the others.
+NOT_TIDIED = (BadAnswer, CaptureEdited, FiledNoteBroken, FileRefused, UnicodeDecodeError)
+
+
 async def _tidy_now(settings: Settings, targets: list[str] | None, *, dry_run: bool) -> int:
     llm = LLM(settings.ollama)
     index = await open_index(settings, llm)
@@ -108,7 +140,15 @@ async def _tidy_now(settings: Settings, targets: list[str] | None, *, dry_run: b
                 state.clear(rel)  # an explicit PATH is tried again even if it was marked
             try:
                 outcome = await tidy_capture(context, rel, dry_run=dry_run)
-            except (BadAnswer, CaptureEdited, FiledNoteBroken, UnicodeDecodeError) as exc:
+            except (
+                BadAnswer,
+                CaptureEdited,
+                CaptureTooLarge,
+                CaptureUnreadable,
+                FiledNoteBroken,
+                FileRefused,
+                UnicodeDecodeError,
+            ) as exc:
                 click.echo(f"{rel}: not tidied: {exc}")
                 failed += 1
                 continue

@@ -1,4 +1,5 @@
-"""`commonplace token`: the secret the Obsidian plugin sends with every request."""
+"""`commonplace token`: the secret the Obsidian plugin (and the MCP server, and MCP clients
+over `commonplace mcp --http`) send with every request."""
 
 from __future__ import annotations
 
@@ -20,7 +21,10 @@ def token(ctx: click.Context, rotate: bool) -> None:
     try:
         if rotate:
             value = rotate_token(path)
-            note = "a new token; the old one no longer works. Paste this one into the plugin."
+            note = (
+                "a new token; the old one no longer works. Paste this one into the plugin "
+                "(and into MCP clients that connect over --http)."
+            )
         else:
             value, made = get_or_create_token(path)
             note = "a new token" if made else "the token"

@@ -23,6 +23,7 @@ from typing import Any
 
 import tantivy
 
+from commonplace.foreground import pause
 from commonplace.index.chunking import IndexedChunk
 from commonplace.index.filters import SearchFilter
 from commonplace.index.models import SearchResult
@@ -110,7 +111,9 @@ class KeywordIndex:
             raise IndexBusy(str(self.folder))
         for path in delete_paths:
             writer.delete_documents_by_term("path", path)
-        for c in chunks:
+        for i, c in enumerate(chunks):
+            if i % 64 == 0:
+                pause()  # let a request being answered go first (foreground.py)
             writer.add_document(
                 tantivy.Document(
                     title=c.title,

@@ -6,6 +6,7 @@ query embedding never fails the search: hybrid (and vector) fall back to keyword
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import datetime as dt
 import logging
@@ -16,6 +17,7 @@ from commonplace.index.filters import SearchFilter
 from commonplace.index.hybrid import group_by_note as group_hits
 from commonplace.index.hybrid import rrf
 from commonplace.index.models import SEARCH_MODES, SearchResponse, SearchResult
+from commonplace.index.vectors import VectorsBusy
 from commonplace.llm import LLM, LLMError
 
 if TYPE_CHECKING:
@@ -44,7 +46,9 @@ class Searcher:
         if self._llm is None:
             # A search must not wait through retries and backoff when Ollama is down: one try.
             llm = self.index.llm
-            self._llm = LLM(dataclasses.replace(llm.settings, retries=0), recorder=llm.recorder)
+            self._llm = LLM(
+                dataclasses.replace(llm.settings, retries=0), recorder=llm.recorder, gate=llm.gate
+            )
         try:
             [vector] = await self._llm.embed([text], model=self.index.model)
         except LLMError as exc:
@@ -77,13 +81,25 @@ class Searcher:
             except LLMError as exc:
                 used = "keyword"
                 notice = f"Showing keyword matches only: {exc}"
-        results = self.run(query, vector, used, limit, flt, group_by_note=group_by_note)
-        pending = self.index.status()["vectors_pending"]
+        # In a thread: while LanceDB and Tantivy search, the event loop answers other requests.
+        try:
+            results = await asyncio.to_thread(
+                self.run, query, vector, used, limit, flt, group_by_note=group_by_note
+            )
+        except VectorsBusy as exc:
+            used, notice = "keyword", f"Showing keyword matches only for a moment: {exc}."
+            results = await asyncio.to_thread(
+                self.run, query, None, used, limit, flt, group_by_note=group_by_note
+            )
+        status = self.index.status()
+        pending = status["vectors_pending"]
         if used != "keyword" and pending and notice is None:
             notice = (
                 f"{pending} note(s) are not yet searchable by meaning (waiting for Ollama's "
                 "embeddings); keyword search finds them."
             )
+        if notice is None and used != "keyword":
+            notice = _building(status, self.index.stores.vectors.pending_rows)
         return SearchResponse(results=results, mode=used, notice=notice)
 
     def run(
@@ -111,3 +127,17 @@ class Searcher:
         if group_by_note:
             hits = group_hits(hits)
         return hits[:limit]
+
+
+def _building(status: dict[str, object], unindexed: int) -> str | None:
+    """While the index is being built, results come from the part indexed so far: say so."""
+    progress = status.get("progress")
+    if status.get("running") and isinstance(progress, dict) and progress["total"] >= 200:
+        done, total = progress["done"], progress["total"]
+        return f"The index is being built ({done} of {total} notes so far); results may be missing."
+    if unindexed:
+        return (
+            f"{unindexed} passages are not yet searchable by meaning (the vector index is "
+            "catching up); keyword search finds them."
+        )
+    return None

@@ -4,6 +4,17 @@ Writes are batched (one delete and one add per refresh batch). Every write makes
 and usually a small fragment, so the table is compacted and old versions removed every
 `compact_every` writes: a note edited a thousand times must not leave a thousand versions on
 disk. Past `ann_rows` rows a vector index is built, since a flat scan grows with the vault.
+
+A search compares the query with every row the vector index does not cover yet, one by one
+(about 4 ms per thousand rows here). During a long first indexing run that part would grow to
+the whole vault (600,000 chunks for 20,000 long notes: seconds per search), so `keep_searchable`
+builds the index early and brings it up to date whenever the rows it does not cover outnumber
+those it does; and while more than FLAT_ROWS rows wait for it, searches skip them (LanceDB's
+fast search) and `pending_rows` says how many, so the answer can say so.
+
+Compacting the table (`optimize`) starves every search in the process for as long as it runs
+(measured: 40-80 s on a big table, whatever connection or API the search uses), so a search that
+comes meanwhile gets VectorsBusy at once and the caller searches keywords only, and says so.
 """
 
 from __future__ import annotations
@@ -26,8 +37,14 @@ from commonplace.index.models import SearchResult
 
 log = logging.getLogger(__name__)
 
+FLAT_ROWS = 20_000  # rows a search may scan one by one (~100 ms) before it skips them
+
 TABLE = "chunks"
 RESULT_COLUMNS = ["path", "title", "heading", "text", "ordinal", "start_line", "note_date", "mtime"]
+
+
+class VectorsBusy(Exception):
+    """The table is being compacted: a vector search now would wait for it to finish."""
 
 
 class VectorStoreError(Exception):
@@ -58,6 +75,8 @@ class VectorStore:
         self.ann_rows = ann_rows
         self._writes = 0
         self._has_ann = False
+        self._unindexed = 0  # rows added since the vector index was last brought up to date
+        self._compacting = False  # set by the writer thread while optimize() runs
         try:
             self._db = lancedb.connect(folder)
             self._table: Any = (
@@ -66,6 +85,7 @@ class VectorStore:
             if self._table is not None:
                 self._rows = self._table.count_rows()
                 self._has_ann = any(i.index_type != "BTree" for i in self._table.list_indices())
+                self._unindexed = self._unindexed_on_disk()
             else:
                 self._rows = 0
         except Exception as exc:  # lance raises plain OSError/RuntimeError/ValueError
@@ -86,6 +106,25 @@ class VectorStore:
     def has_vector_index(self) -> bool:
         return self._has_ann
 
+    @property
+    def pending_rows(self) -> int:
+        """Rows a search leaves out for now (see FLAT_ROWS); 0 when every row is searched."""
+        return self._unindexed if self._skips_unindexed() else 0
+
+    def _skips_unindexed(self) -> bool:
+        return self._has_ann and self._unindexed > FLAT_ROWS
+
+    def _unindexed_on_disk(self) -> int:
+        """Rows the vector index does not cover, on opening (a run cut off midway)."""
+        if not self._has_ann:
+            return self._rows
+        try:
+            names = [i.name for i in self._table.list_indices() if i.index_type != "BTree"]
+            stats = self._table.index_stats(names[0])
+        except Exception:  # no statistics from this table: take it as up to date
+            return 0
+        return int(getattr(stats, "num_unindexed_rows", 0) or 0)
+
     def drop(self) -> None:
         """Remove every vector (a model change with a new dimension, or a corrupt table)."""
         if self._table is not None:
@@ -104,6 +143,8 @@ class VectorStore:
         """fingerprint -> vector for every chunk stored under these paths (for reuse)."""
         if self._table is None or not paths or not self._rows:
             return {}
+        if self._compacting:  # never in the indexer (it compacts under the same lock)
+            raise VectorsBusy("the vector index is being compacted")
         where = "path IN (" + ", ".join(_quote(p) for p in paths) + ")"
         data = (
             self._table.search().where(where).select(["fingerprint", "vector"]).limit(None)
@@ -128,11 +169,14 @@ class VectorStore:
                 self._table = self._db.create_table(TABLE, schema=_schema(vectors.shape[1]))
             self._table.add(batch)
             self._rows += len(chunks)
+            self._unindexed += len(chunks)
             self._writes += 1
 
     def search(self, vector: Sequence[float], limit: int, flt: SearchFilter) -> list[SearchResult]:
         if self._table is None or not self._rows or limit <= 0:
             return []
+        if self._compacting:
+            raise VectorsBusy("the vector index is being compacted")
         try:
             return self._search(vector, limit, flt)
         except (OSError, RuntimeError, ValueError) as exc:
@@ -148,6 +192,8 @@ class VectorStore:
         query = query.distance_type("cosine").limit(limit)
         if self._has_ann:
             query = query.ef(max(64, limit * 2))
+        if self._skips_unindexed():
+            query = query.fast_search()
         where = flt.to_sql()
         if where:
             query = query.where(where, prefilter=True)
@@ -179,12 +225,35 @@ class VectorStore:
             # We are the only writer (the Tantivy writer lock makes sure), so removing every
             # old version at once is safe.
             warnings.simplefilter("ignore")
-            self._table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
+            self._compacting = True
+            try:
+                self._table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
+            finally:
+                self._compacting = False
         self._writes = 0
-        if not self._has_ann and self._rows >= self.ann_rows:
-            log.info("building the vector index over %d chunks", self._rows)
-            self._table.create_index("vector", config=IvfHnswSq(distance_type="cosine"))
-            self._has_ann = True
+        if self._has_ann:
+            self._unindexed = 0  # optimize() adds new rows to the index
+        elif self._rows >= self.ann_rows:
+            self._build_index()
+
+    def keep_searchable(self) -> None:
+        """Between the batches of a long run: build the vector index as soon as a flat scan
+        would be slow, then bring it up to date each time the rows it does not cover outnumber
+        those it does (so the work stays proportional to the vault, not to its square)."""
+        if self._table is None or self._unindexed <= FLAT_ROWS:
+            return
+        if not self._has_ann:
+            if self._rows >= self.ann_rows:
+                self._build_index()
+        elif self._unindexed >= self._rows - self._unindexed:
+            log.info("updating the vector index: %d new chunks", self._unindexed)
+            self.maintain(force=True)
+
+    def _build_index(self) -> None:
+        log.info("building the vector index over %d chunks", self._rows)
+        self._table.create_index("vector", config=IvfHnswSq(distance_type="cosine"))
+        self._has_ann = True
+        self._unindexed = 0
 
 
 def _quote(value: str) -> str:

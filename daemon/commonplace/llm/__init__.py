@@ -8,9 +8,11 @@ from commonplace.llm.errors import (
     LLMTimeout,
     ModelMissing,
     ModelUnsuitable,
+    OllamaBadReply,
     OllamaFailed,
     OllamaUnavailable,
 )
+from commonplace.llm.gate import ModelBusy, ModelGate, for_a_person
 from commonplace.llm.think import ThinkFilter, strip_think
 
 __all__ = [
@@ -19,14 +21,18 @@ __all__ = [
     "ChatReply",
     "LLMError",
     "LLMTimeout",
+    "ModelBusy",
+    "ModelGate",
     "ModelMissing",
     "ModelUnsuitable",
+    "OllamaBadReply",
     "OllamaFailed",
     "OllamaStatus",
     "OllamaUnavailable",
     "ThinkFilter",
     "ToolCall",
     "budget",
+    "for_a_person",
     "same_model",
     "strip_think",
 ]

@@ -8,6 +8,7 @@ to do. Nothing else in the program catches `ollama` or `httpx` exceptions.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import math
@@ -28,9 +29,11 @@ from commonplace.llm.errors import (
     LLMTimeout,
     ModelMissing,
     ModelUnsuitable,
+    OllamaBadReply,
     OllamaFailed,
     OllamaUnavailable,
 )
+from commonplace.llm.gate import ModelGate
 from commonplace.llm.think import ThinkFilter, strip_code_fence, strip_think
 
 log = logging.getLogger(__name__)
@@ -65,9 +68,17 @@ class OllamaStatus:
     version: str = ""
     models: tuple[str, ...] = ()
     error: str = ""
+    digests: tuple[str, ...] = ()  # of `models`, in the same order
 
     def has_model(self, name: str) -> bool:
         return same_model(name, self.models)
+
+    def digest(self, name: str) -> str:
+        """The model's digest ('' if not pulled): it changes when the model is pulled anew."""
+        for model, digest in zip(self.models, self.digests, strict=False):
+            if same_model(name, [model]):
+                return digest
+        return ""
 
 
 @dataclass
@@ -76,6 +87,8 @@ class LLM:
 
     settings: OllamaSettings
     recorder: Recorder | None = None  # the eval suite keeps every request and reply
+    # Every chat call waits here for its turn: one at a time, a person's first (gate.py).
+    gate: ModelGate = field(default_factory=ModelGate)
     _chat_client: ollama.AsyncClient = field(init=False, repr=False)
     _embed_client: ollama.AsyncClient = field(init=False, repr=False)
 
@@ -106,7 +119,8 @@ class LLM:
             "answer",
             model,
             self.settings.timeout_s,
-            lambda: self._chat_client.chat(
+            gated=True,
+            make=lambda: self._chat_client.chat(
                 model=model,
                 messages=list(messages),
                 format=fmt,
@@ -146,7 +160,8 @@ class LLM:
             "answer",
             model,
             self.settings.timeout_s,
-            lambda: self._chat_client.chat(
+            gated=True,
+            make=lambda: self._chat_client.chat(
                 model=model,
                 messages=list(messages),
                 tools=list(tools) if tools else None,
@@ -181,7 +196,7 @@ class LLM:
         flt = ThinkFilter()
         parts: list[str] = []
         try:
-            async with asyncio.timeout(timeout):
+            async with self.gate.turn(), asyncio.timeout(timeout):
                 stream = await self._chat_client.chat(
                     model=model,
                     messages=list(messages),
@@ -226,7 +241,7 @@ class LLM:
         calls: list[ToolCall] = []
         cut = False
         try:
-            async with asyncio.timeout(timeout):
+            async with self.gate.turn(), asyncio.timeout(timeout):
                 stream = await self._chat_client.chat(
                     model=model,
                     messages=list(messages),
@@ -307,7 +322,7 @@ class LLM:
                 "embed text",
                 model,
                 self.settings.embed_timeout_s,
-                lambda batch=batch: self._embed_client.embed(  # type: ignore[misc]
+                make=lambda batch=batch: self._embed_client.embed(  # type: ignore[misc]
                     model=model, input=batch, truncate=True, keep_alive=self._keep_alive()
                 ),
             )
@@ -334,18 +349,30 @@ class LLM:
             error = self._translate(exc, "list its models", "", 10)
             return OllamaStatus(reachable=False, host=host, error=str(error))
         names = tuple(m.model or "" for m in listed.models)
-        return OllamaStatus(reachable=True, host=host, version=str(version), models=names)
+        digests = tuple(m.digest or "" for m in listed.models)
+        return OllamaStatus(
+            reachable=True, host=host, version=str(version), models=names, digests=digests
+        )
 
     # -- the error boundary -------------------------------------------------------------------
 
     async def _call(
-        self, what: str, model: str, limit_s: float, make: Callable[[], Awaitable[T]]
+        self,
+        what: str,
+        model: str,
+        limit_s: float,
+        make: Callable[[], Awaitable[T]],
+        *,
+        gated: bool = False,
     ) -> T:
+        """`make()` bounded by limit_s, retried with backoff; a `gated` (chat) call takes the
+        model's turn for each attempt, and the time it waits for the turn is not in limit_s."""
         delay = self.settings.backoff_s
         for attempt in range(self.settings.retries + 1):
             try:
-                async with asyncio.timeout(limit_s):
-                    return await make()
+                async with self.gate.turn() if gated else contextlib.nullcontext():
+                    async with asyncio.timeout(limit_s):
+                        return await make()
             except Exception as exc:
                 error = self._translate(exc, what, model, limit_s)
                 if not error.retryable or attempt == self.settings.retries:
@@ -370,7 +397,9 @@ class LLM:
                 return ModelUnsuitable(model, message)
             return OllamaFailed(exc.status_code, message)
         if isinstance(exc, json.JSONDecodeError | pydantic.ValidationError | KeyError):
-            return BadAnswer("Ollama's reply was not in the expected format")
+            # The HTTP body itself could not be read: Ollama's (or a proxy's) fault, not the
+            # model's answer, so it is retried and never counts towards marking a capture.
+            return OllamaBadReply()
         if isinstance(exc, ollama.RequestError):
             return OllamaFailed(400, str(exc))
         raise exc

@@ -72,3 +72,13 @@ class OllamaFailed(LLMError):
         # A 4xx is Ollama (or its llama-server runner) refusing this request as it is: sending
         # it again gets the same answer. Overload, a crashed runner and a broken stream may pass.
         self.retryable = status >= 500 or status in (429, -1)
+
+
+class OllamaBadReply(LLMError):
+    """Ollama's HTTP reply could not be read (cut off, not JSON, a proxy's error page): a fault
+    of the connection or the server, tried again; not a bad answer from the model."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "Ollama's reply could not be read (cut off or not JSON); it will be tried again"
+        )

@@ -10,6 +10,11 @@ POST /api/assistant/answer `{"id", "answer": "yes" | "no"}` -> `{"ran", "message
 the question is unknown, expired, already answered, or no longer reads the same.
 
 GET /api/assistant/today -> `{"day", "messages", "pending", "briefing"}`.
+
+POST /api/assistant/propose `{"tool", "arguments", "source": "mcp", "client"?}` -> `{"id",
+"question", "new", "asked_by"}`: a change an outside client (the MCP server) asks for
+becomes a question on the owner's page, through the same tool and gate as the chat. Nothing
+changes until the owner answers it; there is no way to answer it here.
 """
 
 from __future__ import annotations
@@ -25,9 +30,10 @@ from aiohttp import web
 from commonplace.assistant import Assistant, Refused, ToolError, Turn
 from commonplace.assistant.gate import Proposal
 from commonplace.briefing import kept_briefing
-from commonplace.llm import LLMError
+from commonplace.llm import LLMError, for_a_person
 from commonplace.server.context import SERVICES, SETTINGS
 from commonplace.server.errors import ApiError, llm_error, read_json, text_field
+from commonplace.server.limits import limited
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +44,7 @@ def add_assistant_routes(app: web.Application) -> None:
     app.router.add_post("/api/assistant/message", message)
     app.router.add_post("/api/assistant/answer", answer)
     app.router.add_get("/api/assistant/today", today)
+    app.router.add_post("/api/assistant/propose", propose)
 
 
 def _assistant(request: web.Request) -> Assistant:
@@ -48,7 +55,7 @@ def _assistant(request: web.Request) -> Assistant:
 
 
 def pending_json(pending: list[Proposal]) -> list[dict[str, str]]:
-    return [{"id": p.id, "question": p.question} for p in pending]
+    return [{"id": p.id, "question": p.question, "asked_by": p.asked_by} for p in pending]
 
 
 def turn_json(turn: Turn) -> dict[str, Any]:
@@ -60,6 +67,7 @@ def turn_json(turn: Turn) -> dict[str, Any]:
     }
 
 
+@limited("asks")
 async def message(request: web.Request) -> web.StreamResponse:
     assistant = _assistant(request)
     body = await read_json(request, request.app[SETTINGS].web.max_json_kb * 1024)
@@ -91,8 +99,13 @@ async def _stream(request: web.Request, assistant: Assistant, text: str) -> web.
         finally:
             await events.put(None)
 
+    async def waiting(holder: str) -> None:
+        """The model is busy with other work: the page says so at once, not after a silence."""
+        await emit({"type": "status", "text": f"Waiting for the model: it is busy with {holder}."})
+
     # The turn runs to its end even if the phone goes away: its questions are kept for later.
-    task = asyncio.create_task(run())
+    with for_a_person(waiting):
+        task = asyncio.create_task(run())
     response = web.StreamResponse(headers={"Content-Type": "application/x-ndjson"})
     await response.prepare(request)
     try:
@@ -154,3 +167,24 @@ async def today(request: web.Request) -> web.Response:
             "briefing": kept_briefing(request.app[SETTINGS], day),
         }
     )
+
+
+PROPOSE_SOURCES = ("mcp",)
+
+
+async def propose(request: web.Request) -> web.Response:
+    assistant = _assistant(request)
+    body = await read_json(request, request.app[SETTINGS].web.max_json_kb * 1024)
+    tool = text_field(body, "tool").strip()
+    source = text_field(body, "source").strip()
+    client = text_field(body, "client", required=False)
+    arguments = body.get("arguments", {})
+    if source not in PROPOSE_SOURCES:
+        raise ApiError(400, "bad_field", f"'source' must be one of {', '.join(PROPOSE_SOURCES)}")
+    if not isinstance(arguments, dict):
+        raise ApiError(400, "bad_field", "'arguments' must be a JSON object")
+    try:
+        done = await assistant.propose(tool, arguments, source=source, client=client)
+    except ToolError as exc:
+        raise ApiError(400, "bad_request", str(exc)) from None
+    return web.json_response(done.to_json(), status=201 if done.new else 200)

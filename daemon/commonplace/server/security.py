@@ -19,6 +19,19 @@ Requests from the Obsidian plugin come from the origin `app://obsidian.md` and p
 any other; instead of (d) they need the bearer token (`commonplace token`) on every request, any
 method, and the daemon answers their CORS preflight. Every other origin is checked as above.
 
+A program on this computer that is not a browser (the MCP server) sends no Origin; it sends the
+same token as `Authorization: Bearer`, which then stands in for (d). A browser cannot take that
+path: it sends an Origin with every change, and a page elsewhere cannot add an Authorization
+header without a CORS preflight, which is answered for Obsidian only. A request that carries a
+token must carry the right one, whatever else it sends (401), and the paths in TOKEN_PATHS
+(a change asked for by an outside client) always need it.
+
+Before all of these, two refusals whatever the Host: a request marked `Tailscale-Funnel-Request`
+came from the public internet through Tailscale Funnel (tailscale serve sets that header on every
+funnelled request and sends no identity with it), and the page is for the owner's own devices
+only; and a request with more than one `Tailscale-User-Login` did not come through tailscale
+serve, which deletes every copy a client sent before setting its own.
+
 `check_request` is a pure function of the request's facts, so every rule is tested directly.
 """
 
@@ -42,11 +55,13 @@ from commonplace.server.errors import error_response
 log = logging.getLogger(__name__)
 
 IDENTITY_HEADER = "Tailscale-User-Login"
+FUNNEL_HEADER = "Tailscale-Funnel-Request"
 LOCAL_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 UPLOAD_PATHS = frozenset({"/api/transcribe"})
 UPLOAD_TYPES = ("audio/", "video/webm", "video/mp4", "multipart/form-data")
 APP_ORIGIN = "app://obsidian.md"  # Obsidian desktop's window, where its plugins run
+TOKEN_PATHS = frozenset({"/api/assistant/propose"})  # only with the token, from any origin
 TOKEN_HINT = "run 'commonplace token' and paste the token into the Obsidian plugin's settings"
 CORS_HEADERS = {
     "Access-Control-Allow-Methods": "GET, POST",
@@ -80,10 +95,12 @@ class RequestFacts:
     port: int  # the local port the request arrived on
     peer_loopback: bool  # the TCP peer is 127.0.0.0/8 or ::1
     identity: str | None = None  # Tailscale-User-Login
+    identities: int = 0  # how many Tailscale-User-Login headers came (tailscale serve sends one)
+    funnel: bool = False  # Tailscale-Funnel-Request present: from the public internet
     origin: str | None = None
     referer: str | None = None
     content_type: str = ""  # media type only, lower case
-    authorization: str | None = None  # the Authorization header; looked at for APP_ORIGIN only
+    authorization: str | None = None  # the Authorization header (Obsidian, the MCP server)
 
 
 @dataclass(frozen=True)
@@ -105,7 +122,7 @@ class Policy:
 
 @dataclass(frozen=True)
 class Refusal:
-    code: str  # bad_host, not_owner, cross_origin, content_type, no_token, bad_token
+    code: str  # funnel, bad_host, not_owner, cross_origin, content_type, no_token, bad_token
     reason: str  # one line for the log and the client; never request data beyond names
     status: int = 403  # 401 for a missing or wrong token
 
@@ -127,10 +144,19 @@ def split_host(host: str) -> tuple[str, int | None]:
 
 
 def check_request(facts: RequestFacts, policy: Policy, token: str | None = None) -> Refusal | None:
-    """None if the request may proceed, else why not. Order: host, identity, origin, type.
+    """None if the request may proceed, else why not. Order: funnel and duplicated identity,
+    then host, identity, origin, type.
 
-    `token` is the plugin's current token (None when none was made); it matters only for
-    requests from APP_ORIGIN."""
+    `token` is the vault's current API token (None when none was made); it matters for
+    requests from APP_ORIGIN, requests that carry a token, and TOKEN_PATHS."""
+    if facts.funnel:
+        return Refusal(
+            "funnel",
+            "requests from the public internet (Tailscale Funnel) are refused; "
+            "the page is for your own devices: use tailscale serve, not funnel",
+        )
+    if facts.identities > 1:
+        return Refusal("not_owner", f"more than one {IDENTITY_HEADER} header")
     name, port = split_host(facts.host)
     on_tailnet = bool(policy.ts_name) and name == policy.ts_name
     local = name in LOCAL_NAMES or name in policy.extra_hosts
@@ -149,8 +175,36 @@ def check_request(facts: RequestFacts, policy: Policy, token: str | None = None)
         )
     if facts.origin == APP_ORIGIN:
         return _check_app(facts, token)
+    if facts.authorization is not None or facts.path in TOKEN_PATHS:
+        refusal = _check_bearer(facts, token)
+        if refusal is not None or (facts.origin is None and facts.referer is None):
+            return refusal  # a program with the right token: the token stands in for (d)
     if facts.method.upper() in UNSAFE_METHODS:
         return _check_write(facts)
+    return None
+
+
+def wants_token(facts: RequestFacts) -> bool:
+    """Whether the check needs the current token (read from its file only then)."""
+    return (
+        facts.origin == APP_ORIGIN or facts.authorization is not None or facts.path in TOKEN_PATHS
+    )
+
+
+def _check_bearer(facts: RequestFacts, token: str | None) -> Refusal | None:
+    """A token sent by a program on this computer (the MCP server) must be this vault's."""
+    if token is None:
+        return Refusal("no_token", "no API token has been made yet: run 'commonplace token'", 401)
+    if not token_matches(token, facts.authorization):
+        what = "a wrong" if facts.authorization else "no"
+        return Refusal(
+            "bad_token",
+            f"the request sent {what} token; this vault's token is the output of "
+            "'commonplace token'",
+            401,
+        )
+    if facts.method.upper() in UNSAFE_METHODS:
+        return _check_type(facts)
     return None
 
 
@@ -226,6 +280,8 @@ def facts_from(request: web.Request) -> RequestFacts:
         port=port,
         peer_loopback=is_loopback(request.remote),
         identity=decode_identity(request.headers.get(IDENTITY_HEADER)),
+        identities=len(request.headers.getall(IDENTITY_HEADER, [])),
+        funnel=FUNNEL_HEADER in request.headers,
         origin=request.headers.get("Origin"),
         referer=request.headers.get("Referer"),
         content_type=request.content_type.lower() if "Content-Type" in request.headers else "",
@@ -261,7 +317,7 @@ def security_middleware(policy: Policy) -> Middleware:
     async def checks(request: web.Request, handler: Handler) -> web.StreamResponse:
         facts = facts_from(request)
         token = None
-        if facts.origin == APP_ORIGIN and policy.token_file is not None:
+        if wants_token(facts) and policy.token_file is not None:
             token = read_token(policy.token_file)  # each time: a rotation needs no restart
         refusal = check_request(facts, policy, token)
         if refusal is not None:

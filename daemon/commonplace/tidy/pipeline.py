@@ -9,16 +9,20 @@ The steps are ordered so that a crash at any point loses nothing and doubles not
 4. the capture leaves the inbox, only if it is still unchanged.
 
 Before any of that, a capture whose filed note already exists (found by the `capture_id` in its
-frontmatter, with the capture's words in it) is not tidied again: steps 3-4 finish it. A filed
+frontmatter, with the capture's words in it) is not tidied again: steps 3-4 finish it. The
+filed folder is looked at again just before step 1, because the model's answer takes a while and
+another computer's daemon on a synced vault may have filed the capture meanwhile. A filed
 note left with older words (the capture was edited after step 1) is replaced, but only if nobody
 touched it since it was written (its hash is kept in the data folder until step 4).
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
@@ -33,7 +37,15 @@ from commonplace.tidy.journal import Journal
 from commonplace.tidy.models import Decision, Outcome
 from commonplace.tidy.proposal import ask_model
 from commonplace.tidy.validate import decide
-from commonplace.vault import FileChanged, atomic_write, content_hash, file_hash
+from commonplace.vault import (
+    FileChanged,
+    FileRefused,
+    atomic_write,
+    content_hash,
+    file_hash,
+    read_file,
+    wait_for_git,
+)
 
 log = logging.getLogger(__name__)
 MAX_SAME_NAME = 100
@@ -76,54 +88,86 @@ class TidyContext:
 
 
 async def tidy_capture(ctx: TidyContext, path: str, *, dry_run: bool = False) -> Outcome:
-    """Tidy one capture. LLMError passes through (the caller retries); CaptureEdited too."""
+    """Tidy one capture. LLMError passes through (the caller retries); CaptureEdited too, and
+    FileRefused for a capture that is a link, a FIFO or another non-file (never touched)."""
     assert ctx.catalog is not None
-    try:
-        capture = read_capture(ctx.settings.vault, path, ctx.settings.tz)
+    limit = ctx.settings.tidy.max_capture_kb * 1024
+    try:  # CaptureTooLarge passes through: the capture stays in the inbox, untouched
+        capture = read_capture(ctx.settings.vault, path, ctx.settings.tz, max_bytes=limit)
     except FileNotFoundError:
         return Outcome(path, "gone")
     except OSError as exc:
         raise CaptureUnreadable(path, exc) from exc
     if not capture.body.strip():
         return Outcome(path, "empty")
-    facts = ctx.catalog.facts()
+    facts = await asyncio.to_thread(ctx.catalog.facts)  # a stat per note: off the event loop
     earlier = facts.filed.get(capture.capture_id, ())
     for filed in earlier:
         if _carries_words(ctx, filed, capture):
             if dry_run:
                 return Outcome(path, "dry-run", filed=filed)
-            finish(ctx, capture, filed)
+            await asyncio.to_thread(finish, ctx, capture, filed)
             _tell_index(ctx, [filed, path])
             return Outcome(path, "finished", filed=filed)
     candidates = await find_candidates(ctx.index, capture.body, ctx.settings.daemon_folders())
     proposal = await ask_model(ctx.llm, capture, candidates, facts.top_tags(), ctx.today())
     decision = decide(proposal, capture, facts, flavor=ctx.settings.flavor)
-    for dropped in decision.dropped:
-        log.info("%s: dropped %s", path, dropped)
+    if decision.dropped:
+        # The values are the model's reading of the capture's words: DEBUG only.
+        fields = ", ".join(d.field for d in decision.dropped)
+        log.info("%s: dropped %d proposed value(s): %s", path, len(decision.dropped), fields)
+        for dropped in decision.dropped:
+            log.debug("%s: dropped %s", path, dropped)
     if dry_run:
         return Outcome(path, "dry-run", None, proposal, decision, tuple(candidates))
+    for filed in await asyncio.to_thread(ctx.catalog.filed_with, capture.capture_id):
+        if filed not in earlier and _carries_words(ctx, filed, capture):
+            log.info("%s: filed meanwhile as %s (by another daemon?); not filed again", path, filed)
+            finish(ctx, capture, filed)
+            _tell_index(ctx, [filed, path])
+            return Outcome(path, "finished", filed=filed)
     text = filed_note.render(capture, decision, ctx.settings.flavor, ctx.settings.tidy.todo_format)
-    filed = write_filed(ctx, capture, decision, text)
-    verify_filed(ctx, filed, text)
-    for stale in earlier:
-        remove_stale(ctx, stale)
-    finish(ctx, capture, filed)
+    # In a thread: the writes fsync, and wait (bounded) while a git operation holds the vault.
+    filed = await asyncio.to_thread(file_capture, ctx, capture, decision, text, earlier)
     _tell_index(ctx, [filed, path, *earlier])
     log.info("%s: filed as %s", path, filed)
     return Outcome(path, "filed", filed, proposal, decision, tuple(candidates))
 
 
+def file_capture(
+    ctx: TidyContext, capture: Capture, decision: Decision, text: str, earlier: Sequence[str]
+) -> str:
+    """Steps 1-4 for a capture the model has answered for; returns the filed note's path."""
+    filed = write_filed(ctx, capture, decision, text)
+    verify_filed(ctx, filed, text)
+    for stale in earlier:
+        remove_stale(ctx, stale)
+    finish(ctx, capture, filed)
+    return filed
+
+
 def _carries_words(ctx: TidyContext, filed: str, capture: Capture) -> bool:
     try:
-        text = (ctx.settings.vault / filed).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        text = read_file(ctx.settings.vault, filed)[0].decode("utf-8")
+    except (OSError, FileRefused, UnicodeDecodeError):
         return False
     return filed_note.words_of(text, capture)
 
 
 def check_unchanged(ctx: TidyContext, capture: Capture) -> None:
-    if file_hash(ctx.settings.vault / capture.path) != capture.content_hash:
+    if _current_hash(ctx, capture.path) != capture.content_hash:
         raise CaptureEdited(f"{capture.path} changed while it was being tidied")
+
+
+def _current_hash(ctx: TidyContext, path: str) -> str | None:
+    """The capture's hash now, by the vault's rule; a capture that became a link or a FIFO
+    counts as changed (and is then skipped, untouched, when it is looked at again)."""
+    try:
+        return content_hash(read_file(ctx.settings.vault, path)[0])
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except FileRefused as exc:
+        raise CaptureEdited(f"{path} {exc.reason}") from None
 
 
 def write_filed(ctx: TidyContext, capture: Capture, decision: Decision, text: str) -> str:
@@ -132,7 +176,7 @@ def write_filed(ctx: TidyContext, capture: Capture, decision: Decision, text: st
     folder = ctx.settings.folder("filed")
     for n in range(1, MAX_SAME_NAME + 1):
         rel = f"{folder}/{filed_note.filed_name(capture, decision.title, n)}"
-        if (ctx.settings.vault / rel).exists():
+        if os.path.lexists(ctx.settings.vault / rel):
             continue  # taken; its journal entry (another capture's note) must stay as it is
         check_unchanged(ctx, capture)
         ctx.journal.record(rel, content_hash(text.encode("utf-8")))
@@ -148,8 +192,8 @@ def write_filed(ctx: TidyContext, capture: Capture, decision: Decision, text: st
 def verify_filed(ctx: TidyContext, filed: str, text: str) -> None:
     """Step 2: read the new note back; only a note that reads back exactly lets the capture go."""
     try:
-        data = (ctx.settings.vault / filed).read_bytes()
-    except OSError as exc:
+        data = read_file(ctx.settings.vault, filed)[0]
+    except (OSError, FileRefused) as exc:
         raise FiledNoteBroken(f"{filed} cannot be read back: {exc}") from exc
     if data != text.encode("utf-8"):
         raise FiledNoteBroken(f"{filed} did not read back as written; the capture stays")
@@ -175,11 +219,12 @@ def archive_capture(ctx: TidyContext, capture: Capture) -> Path | None:
 def remove_capture(ctx: TidyContext, capture: Capture) -> None:
     """Step 4: the capture leaves the inbox, unless it was edited since it was read."""
     full = ctx.settings.vault / capture.path
-    current = file_hash(full)
+    current = _current_hash(ctx, capture.path)
     if current is None:
         return
     if current != capture.content_hash:
         raise CaptureEdited(f"{capture.path} changed after it was filed; it will be tidied again")
+    wait_for_git(full)
     full.unlink()
 
 
@@ -195,8 +240,13 @@ def remove_stale(ctx: TidyContext, stale: str) -> None:
     """Delete a filed note that holds a capture's older words, if it is as we wrote it."""
     assert ctx.journal is not None
     full = ctx.settings.vault / stale
-    current = file_hash(full)
+    try:
+        current = file_hash(full)
+    except FileRefused as exc:
+        log.warning("%s %s; it is left as it is", stale, exc.reason)
+        return
     if current is not None and current == ctx.journal.written(stale):
+        wait_for_git(full)
         with contextlib.suppress(FileNotFoundError):
             full.unlink()
         ctx.journal.forget(stale)

@@ -15,7 +15,7 @@ from typing import Any
 from commonplace import prompts
 from commonplace.capture import Capture
 from commonplace.llm import LLM, budget
-from commonplace.tidy.models import Candidate, Proposal
+from commonplace.tidy.models import Candidate, Proposal, ProposalReply
 
 MAX_TAGS = 5
 MAX_TODOS = 8
@@ -126,6 +126,7 @@ async def ask_model(
     top_tags: Sequence[str],
     today: date,
 ) -> Proposal:
-    """One call; LLMError (including BadAnswer for garbage) goes to the caller, who retries."""
+    """One call; LLMError (including BadAnswer for garbage: not JSON, a required field missing,
+    grossly out of schema) goes to the caller, who retries."""
     messages = fitted_messages(llm, capture, candidates, top_tags, today)
-    return await llm.chat_json(messages, Proposal, schema=proposal_schema(candidates))
+    return await llm.chat_json(messages, ProposalReply, schema=proposal_schema(candidates))

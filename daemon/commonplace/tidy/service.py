@@ -4,7 +4,8 @@ A capture is read only once it is stable (size and modified time unchanged for `
 a file still being written by a sync tool or an editor is never read half-way. Captures are
 processed one at a time, oldest capture first. When Ollama is down, slow or answers garbage the
 capture waits and is retried with backoff; after `max_attempts` garbage answers in a row it is
-marked in the data folder and waits until its text changes.
+marked in the data folder (see state.py) and tried again on a long backoff, or at once when its
+text, the chat model or Ollama changes: a check every minute notices a new model or version.
 
 One capture never holds up the others: a capture that cannot be read, or whose tidying fails in
 any way, waits on its own backoff and is shown in attention (/api/state, `doctor`) with what to
@@ -19,78 +20,55 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from commonplace.attention import Attention
-from commonplace.capture import capture_order_key
+from commonplace.capture import CaptureTooLarge, capture_order_key
 from commonplace.changes import Change
 from commonplace.config import Settings
-from commonplace.llm import LLM, BadAnswer, LLMError, ModelMissing, ModelUnsuitable
+from commonplace.llm import (
+    LLM,
+    BadAnswer,
+    LLMError,
+    ModelMissing,
+    ModelUnsuitable,
+    OllamaStatus,
+)
 from commonplace.supervise import start_supervised, where
 from commonplace.tidy.candidates import SearchIndex
 from commonplace.tidy.pipeline import CaptureEdited, CaptureUnreadable, TidyContext, tidy_capture
-from commonplace.tidy.state import TidyState
-from commonplace.vault import file_hash, in_folder, is_ignored, iter_note_paths
+from commonplace.tidy.state import Mark, TidyState
+from commonplace.tidy.tracker import Signature, StabilityTracker, Waiting
+from commonplace.tidy.vetting import vet_all
+from commonplace.vault import (
+    FileRefused,
+    VaultBusy,
+    content_hash,
+    in_folder,
+    is_ignored,
+    iter_note_paths,
+    read_file,
+)
 
 log = logging.getLogger(__name__)
 
 SOURCE = "tidy"  # its entries in attention
+MODEL_CHECK_S = 60.0  # how often the chat model and Ollama are checked for a change
+STATUS_LIST_MAX = 100  # captures listed by status(): /api/state stays small whatever waits
 READ_ACTION = "let the daemon's user read it (e.g. chmod u+r)"
+NOT_A_FILE_ACTION = (
+    "it is never read, moved or deleted: links, FIFOs, sockets and devices are not captures; "
+    "put the file itself there, or remove it"
+)
 WRITE_ACTION = "check the disk (free space, permissions)"
 REPORT_IT = "the daemon's log has the details"
-
-Signature = tuple[int, int]  # (mtime_ns, size)
-
-
-@dataclass
-class _Waiting:
-    signature: Signature | None = None
-    since: float = 0.0  # clock time the signature was first seen
-    not_before: float = 0.0  # backoff: not tried again before this clock time
-    failures: int = 0  # failures in a row (any kind), for the backoff
-    reason: str = ""  # the last failure, for status()
-    parked: bool = False  # waits for the owner (or a long backoff): wait_idle() ignores it
-
-
-class StabilityTracker:
-    """Which paths have kept the same size and modified time for `delay` seconds."""
-
-    def __init__(self, delay: float, clock: Callable[[], float] = time.monotonic) -> None:
-        self.delay = delay
-        self.clock = clock
-        self.waiting: dict[str, _Waiting] = {}
-
-    def add(self, path: str) -> None:
-        """(Re)start the quiet period: the file just changed (an edit, a chmod), so whatever
-        made it fail may be fixed: it is tried again as soon as it is quiet."""
-        item = self.waiting.setdefault(path, _Waiting())
-        item.signature = None
-        item.not_before = 0.0
-        item.parked = False
-
-    def forget(self, path: str) -> None:
-        self.waiting.pop(path, None)
-
-    def check(self, stat: Callable[[str], Signature | None]) -> tuple[list[str], float | None]:
-        """(paths ready now, clock time of the next check or None)."""
-        now = self.clock()
-        ready: list[str] = []
-        next_at: float | None = None
-        for path, item in list(self.waiting.items()):
-            sig = stat(path)
-            if sig is None:
-                del self.waiting[path]
-                continue
-            if sig != item.signature:
-                item.signature, item.since = sig, now
-            due = max(item.since + self.delay, item.not_before)
-            if now >= due:
-                ready.append(path)
-            else:
-                next_at = due if next_at is None else min(next_at, due)
-        return ready, next_at
+EMPTY = "has no words (only frontmatter or blank lines); nothing to file"
+EMPTY_ACTION = "write something in it, or delete it"
+VET_BATCH = 200  # captures looked at per round while Ollama is down
+TOO_LARGE_ACTION = (
+    "split it into smaller notes, or move it out of the inbox (or raise [tidy] max_capture_kb)"
+)
 
 
 class TidyService:
@@ -103,26 +81,41 @@ class TidyService:
         clock: Callable[[], float] = time.monotonic,
         now: Callable[[], datetime] | None = None,
         attention: Attention | None = None,
+        may_work: Callable[[], bool] = lambda: True,
     ) -> None:
         self.settings = settings
         self.attention = attention if attention is not None else Attention()
+        # False while another computer's daemon holds the vault's lease (lease.py): captures
+        # wait for it; a scan wakes the worker when this daemon wins the lease.
+        self.may_work = may_work
         self.ctx = TidyContext(settings, llm, index, now=now)
         self.state = TidyState(settings.data_path)
+        self.tz = settings.tz  # once: working it out reads /etc/localtime
         self.tracker = StabilityTracker(settings.tidy.stable_s, clock)
+        self.model_id = ""  # model_id() of the chat model answering now, once known
+        self._pause_until = 0.0  # clock time: Ollama failed, nothing is tried before then
         self.filed = 0
         self._busy: str | None = None
         self._wake = asyncio.Event()
         self._idle = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self._model_task: asyncio.Task[None] | None = None
 
     # -- the daemon's interface -------------------------------------------------------------
 
     async def startup(self) -> None:
         """Queue every capture in the inbox (catch-up), then start the worker."""
+        await self.scan()
+
+    async def scan(self) -> None:
+        """Queue every capture in the inbox: at start-up, and at each later scan, so that a
+        capture whose file events were lost (or never came) is still tidied."""
         inbox = self.settings.folder("inbox")
-        for path in iter_note_paths(self.settings.vault, under=inbox):
-            self.tracker.add(path)
+        for path in iter_note_paths(self.settings.vault, under=inbox, refused=self._skip):
+            if path not in self.tracker.waiting:  # one already waiting keeps its backoff
+                self.tracker.add(path)
         self._start()
+        self._wake.set()
 
     async def on_changes(self, changes: Iterable[Change]) -> None:
         inbox = self.settings.folder("inbox")
@@ -141,21 +134,28 @@ class TidyService:
         """For /api/state and `doctor`: what waits, what is being tidied, what is marked."""
         waiting = [
             {"path": p, "retrying": bool(w.failures), "reason": w.reason}
-            for p, w in sorted(self.tracker.waiting.items())
+            for p, w in sorted(self.tracker.waiting.items())[:STATUS_LIST_MAX]
         ]
         failing = [
             {"path": m.path, "reason": m.reason, "attempts": m.attempts}
             for m in self.state.marks()
             if m.failing
         ]
-        return {"waiting": waiting, "busy": self._busy, "failing": failing, "filed": self.filed}
+        return {
+            "waiting": waiting,  # the first STATUS_LIST_MAX, by path
+            "waiting_count": len(self.tracker.waiting),
+            "busy": self._busy,
+            "failing": failing,
+            "filed": self.filed,
+        }
 
     async def close(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        for task in (self._task, self._model_task):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        self._task = self._model_task = None
 
     async def wait_idle(self) -> None:
         """Wait until no capture is waiting, except those parked until the owner acts (tests
@@ -172,10 +172,14 @@ class TidyService:
     def _start(self) -> None:
         if self._task is None or self._task.done():
             self._task = start_supervised("tidy worker", self._work, self.attention)
+        if self._model_task is None or self._model_task.done():
+            self._model_task = start_supervised(
+                "tidy model check", self._watch_model, self.attention
+            )
 
     def _stat(self, path: str) -> Signature | None:
         try:
-            st = (self.settings.vault / path).stat()
+            st = (self.settings.vault / path).lstat()  # a link is judged as itself
         except OSError:
             return None
         return (st.st_mtime_ns, st.st_size)
@@ -183,20 +187,54 @@ class TidyService:
     def _order(self, path: str) -> tuple[datetime, str]:
         item = self.tracker.waiting.get(path)
         mtime = item.signature[0] / 1e9 if item and item.signature else 0.0
-        return capture_order_key(path, self.settings.tz, mtime)
+        return capture_order_key(path, self.tz, mtime)
 
     async def _work(self) -> None:
         while True:
             self._wake.clear()
             ready, next_at = self.tracker.check(self._stat)
-            if ready:
+            leased_elsewhere = not self.may_work()
+            if ready and not leased_elsewhere and self.tracker.clock() >= self._pause_until:
                 await self._process(min(ready, key=self._order))
                 continue
+            if ready and leased_elsewhere:
+                next_at = None  # until a scan wakes us: the lease is another computer's
+            elif ready:  # Ollama itself failed a moment ago: no capture is tried before then,
+                unseen = [p for p in ready if self._unvetted(p)][:VET_BATCH]
+                if unseen:  # but what needs the owner is found and shown meanwhile
+                    await self._vet(unseen)
+                    continue
+                next_at = self._pause_until if next_at is None else min(next_at, self._pause_until)
             if not self._active():
                 self._idle.set()
             timeout = None if next_at is None else max(0.0, next_at - self.tracker.clock())
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout)
+
+    def _unvetted(self, path: str) -> bool:
+        item = self.tracker.waiting[path]
+        return item.vetted is None or item.vetted != item.signature
+
+    async def _vet(self, paths: list[str]) -> None:
+        seen = {p: self.tracker.waiting[p].signature for p in paths}
+        limit = self.settings.tidy.max_capture_kb * 1024
+        verdicts = await asyncio.to_thread(vet_all, self.settings.vault, paths, self.tz, limit)
+        for verdict in verdicts:
+            item = self.tracker.waiting.get(verdict.path)
+            if item is None or item.signature != seen[verdict.path]:
+                continue  # changed meanwhile: it is looked at again
+            item.vetted = item.signature
+            if verdict.problem == "gone":
+                self.tracker.forget(verdict.path)
+                self.attention.clear(SOURCE, verdict.path)
+            elif isinstance(verdict.error, CaptureTooLarge):
+                self._too_large(verdict.error)
+            elif isinstance(verdict.error, FileRefused):
+                self._skip(verdict.path, verdict.error.reason)
+            elif isinstance(verdict.error, OSError):
+                self._unreadable(verdict.path, item, verdict.error)
+            elif verdict.problem == "empty":
+                self._set_aside(verdict.path, "empty", EMPTY, EMPTY_ACTION)
 
     async def _process(self, path: str) -> None:
         item = self.tracker.waiting[path]
@@ -211,35 +249,57 @@ class TidyService:
         finally:
             self._busy = None
 
-    async def _tidy(self, path: str, item: _Waiting) -> None:
-        try:
-            digest = file_hash(self.settings.vault / path)
-        except OSError as exc:
-            self._unreadable(path, item, exc)
+    async def _tidy(self, path: str, item: Waiting) -> None:
+        limit = self.settings.tidy.max_capture_kb * 1024
+        if item.signature is not None and item.signature[1] > limit:
+            self._too_large(CaptureTooLarge(path, item.signature[1], limit))
+            return  # not read at all
+        try:  # by the vault's read rule: never through a link, never blocking (vault/files.py)
+            digest = content_hash(read_file(self.settings.vault, path, limit)[0])
+        except FileRefused as exc:
+            if exc.size is not None:  # grew past the limit since it was looked at
+                self._too_large(CaptureTooLarge(path, exc.size, limit))
+            else:
+                self._skip(path, exc.reason)
             return
-        if digest is None:
+        except (FileNotFoundError, NotADirectoryError):
             self.tracker.forget(path)
             self.attention.clear(SOURCE, path)
             return
-        if self.state.failing(path, digest):
-            self.tracker.forget(path)  # marked: waits for the user to change it
+        except OSError as exc:
+            self._unreadable(path, item, exc)
+            return
+        if not self.model_id:  # so that a mark made now says which model gave the garbage
+            await self._check_model()
+        mark = self.state.mark(path)
+        if mark is not None and mark.failing and not self._mark_due(mark, digest):
+            self._park_marked(path, item, mark)
             return
         try:
             outcome = await tidy_capture(self.ctx, path)
         except CaptureUnreadable as exc:
             self._unreadable(path, item, exc.error)
+        except CaptureTooLarge as exc:  # it grew past the limit since it was looked at
+            self._too_large(exc)
         except CaptureEdited as exc:
             log.info("%s; waiting for it to settle", exc)
             item.signature = None
+        except FileRefused as exc:  # replaced by a link or a FIFO since it was looked at
+            self._skip(path, exc.reason)
         except LLMError as exc:
             if _unusable(exc):
                 self._garbage(path, digest, item, exc)
-            else:
-                self._back_off(item, str(exc))
+            else:  # Ollama's trouble, not this capture's: the others wait with it
+                wait = self._back_off(item, str(exc))
+                self._pause_until = self.tracker.clock() + wait
         except UnicodeDecodeError:
             self.state.garbage(path, digest, "not UTF-8 text", 1)
             log.warning("%s is not UTF-8 text; it is left in the inbox", path)
             self.tracker.forget(path)
+        except VaultBusy as exc:
+            reason = "not filed yet: a git operation is running in the vault"
+            action = f"if no git command is running, delete {exc.lock}"
+            self._failed(path, item, "vault_busy", reason, action)
         except OSError as exc:
             reason = f"could not be filed: {exc.strerror or type(exc).__name__}"
             self._failed(path, item, "write_failed", reason, WRITE_ACTION)
@@ -247,39 +307,125 @@ class TidyService:
             if outcome.status == "filed":
                 self.filed += 1
             self.state.clear(path)
+            if outcome.status == "empty":
+                self._set_aside(path, "empty", EMPTY, EMPTY_ACTION)
+                return
             self.tracker.forget(path)
             self.attention.clear(SOURCE, path)
 
-    def _unreadable(self, path: str, item: _Waiting, exc: OSError) -> None:
+    def _skip(self, path: str, reason: str) -> None:
+        """A link, FIFO, socket or device: never read, moved or deleted; shown in attention
+        (/api/state, doctor) until it changes or goes."""
+        old = self.attention.get(SOURCE, path)
+        if old is None or old.reason != reason:
+            log.warning("%s is skipped: %s; it is left where it is", path, reason)
+        self._set_aside(path, "not_a_file", reason, NOT_A_FILE_ACTION)
+
+    def _too_large(self, exc: CaptureTooLarge) -> None:
+        kb, limit = exc.size // 1024, exc.limit // 1024
+        log.warning(
+            "%s: %d KB, over the %d KB capture limit; left in the inbox", exc.path, kb, limit
+        )
+        reason = f"{kb} KB, over the {limit} KB limit for a capture; not read, left as it is"
+        self._set_aside(exc.path, "too_large", reason, TOO_LARGE_ACTION)
+
+    def _set_aside(self, path: str, code: str, reason: str, action: str) -> None:
+        """Left in the inbox as it is, shown with why, until it changes (a change re-adds it)."""
+        self.tracker.forget(path)
+        self.attention.report(SOURCE, path, code, reason, action=action)
+
+    def _unreadable(self, path: str, item: Waiting, exc: OSError) -> None:
         reason = f"cannot be read ({exc.strerror or type(exc).__name__})"
         item.parked = True  # it needs the owner; a chmod or an edit retries it at once
         self._failed(path, item, "unreadable", reason, READ_ACTION)
 
-    def _failed(self, path: str, item: _Waiting, code: str, reason: str, action: str) -> None:
+    def _failed(self, path: str, item: Waiting, code: str, reason: str, action: str) -> None:
         """This capture waits on its own backoff and is shown with why; the others go on."""
         wait = self._back_off(item, reason, path)
         self.attention.report(
             SOURCE, path, code, reason, action=action, retry_at=time.time() + wait
         )
 
-    def _garbage(self, path: str, digest: str, item: _Waiting, exc: LLMError) -> None:
+    def _garbage(self, path: str, digest: str, item: Waiting, exc: LLMError) -> None:
         """An answer that cannot be used: counted, and after max_attempts the capture is marked."""
         reason = exc.reason if isinstance(exc, BadAnswer) else str(exc)
-        mark = self.state.garbage(path, digest, reason, self.settings.tidy.max_attempts)
+        t = self.settings.tidy
+        mark = self.state.garbage(
+            path,
+            digest,
+            reason,
+            t.max_attempts,
+            model=self.model_id,
+            first_wait_s=t.marked_retry_s,
+        )
         if mark.failing:
             log.warning(
-                "%s: marked after %d unusable answers (%s); edit it or run "
-                "'commonplace tidy \"%s\"' to try again",
+                "%s: marked after %d unusable answers (%s); tried again in %.0f s, or at once "
+                "when it is edited or the model changes",
                 path,
                 mark.attempts,
                 reason,
-                path,
+                mark.retry_at - time.time(),
             )
-            self.tracker.forget(path)
+            self._park_marked(path, item, mark)
         else:
             self._back_off(item, str(exc))
 
-    def _back_off(self, item: _Waiting, reason: str, path: str = "") -> float:
+    def _mark_due(self, mark: Mark, digest: str) -> bool:
+        """A marked capture is tried when its text or the model changed, or its wait is over."""
+        changed = mark.content_hash != digest or self._other_model(mark)
+        return changed or time.time() >= mark.retry_at
+
+    def _other_model(self, mark: Mark) -> bool:
+        return bool(self.model_id and mark.model) and mark.model != self.model_id
+
+    def _park_marked(self, path: str, item: Waiting, mark: Mark) -> None:
+        item.not_before = self.tracker.clock() + max(0.0, mark.retry_at - time.time())
+        item.parked = True
+        item.reason = mark.reason
+        self.attention.report(
+            SOURCE,
+            path,
+            "unusable_answers",
+            f"the model gave {mark.attempts} unusable answers (last: {mark.reason})",
+            action="it is tried again by itself, and at once when you edit it or the chat model "
+            f"or Ollama changes; or run: commonplace tidy '{path}'",
+            retry_at=mark.retry_at,
+        )
+
+    # -- noticing a new model ---------------------------------------------------------------
+
+    async def _watch_model(self) -> None:
+        """Every MODEL_CHECK_S, which chat model and Ollama answer; a change tries every
+        marked capture again at once (the garbage may have been the old model's)."""
+        while True:
+            await self._check_model()
+            await asyncio.sleep(MODEL_CHECK_S)
+
+    async def _check_model(self) -> None:
+        try:
+            status = await self.ctx.llm.status()
+        except Exception as exc:  # a probe: whatever went wrong, the next one may work
+            log.info("tidy: could not ask Ollama which models it has: %s", where(exc))
+            return
+        if not status.reachable:
+            return
+        current = model_id(self.settings, status)
+        if current != self.model_id:
+            if self.model_id:
+                log.info("tidy: the chat model or Ollama changed; marked captures are retried")
+            self.model_id = current
+            self._wake_marked()
+
+    def _wake_marked(self) -> None:
+        woken = [m.path for m in self.state.marks() if m.failing and self._other_model(m)]
+        for path in woken:
+            if path in self.tracker.waiting:
+                self.tracker.add(path)
+        if woken:
+            self._wake.set()
+
+    def _back_off(self, item: Waiting, reason: str, path: str = "") -> float:
         t = self.settings.tidy
         item.failures += 1
         wait = float(min(t.retry_s * 2 ** (item.failures - 1), t.retry_max_s))
@@ -288,6 +434,13 @@ class TidyService:
         prefix = f"{path}: " if path else ""
         log.warning("tidy will try again in %.0f s: %s%s", wait, prefix, reason)
         return wait
+
+
+def model_id(settings: Settings, status: OllamaStatus) -> str:
+    """Which chat model answers, down to its digest, and which Ollama: a mark made with another
+    is tried again."""
+    name = settings.ollama.chat_model
+    return f"{name}@{status.digest(name)[:12]} ollama {status.version} at {status.host}"
 
 
 def _unusable(exc: LLMError) -> bool:

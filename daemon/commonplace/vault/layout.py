@@ -7,15 +7,22 @@ version control and sync-tool leftovers are never notes.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path, PurePosixPath
 
+from commonplace.vault.files import folder_problem, kind_problem
 from commonplace.vault.notes import NOTE_SUFFIXES
+
+log = logging.getLogger(__name__)
 
 # Our own temp files (see atomic.py) start with '.' and end with this.
 TEMP_SUFFIX = ".cptmp"
+# `.<name>.<8 hex digits>.cptmp`: what atomic.py makes; nothing else is ever removed as ours.
+_OUR_TEMP = re.compile(r"^\..+\.[0-9a-f]{8}" + re.escape(TEMP_SUFFIX) + "$")
 
 _IGNORED_DIRS = {
     "node_modules",
@@ -48,10 +55,30 @@ def is_ignored(rel_path: str) -> bool:
     return bool(_CONFLICT.search(name))
 
 
-def iter_note_paths(vault: Path, under: str = "") -> Iterator[str]:
+def is_conflict_copy(name: str) -> bool:
+    """A sync tool's copy of a note two computers changed (never a note: see conflicts.py)."""
+    return name.lower().endswith(NOTE_SUFFIXES) and bool(_CONFLICT.search(name))
+
+
+Refused = Callable[[str, str], None]  # (vault-relative path, reason)
+
+
+def iter_note_paths(
+    vault: Path, under: str = "", *, refused: Refused | None = None
+) -> Iterator[str]:
     """Vault-relative paths of every note (below the folder `under`, if given), found with
-    os.scandir, so that a stage interested in one folder never walks the whole vault."""
+    os.scandir, so that a stage interested in one folder never walks the whole vault.
+
+    Only ordinary files count and no link is followed (files.py says why): a symbolic link, a
+    FIFO, a socket or a device with a note's name, and a linked folder, are passed to `refused`
+    with the reason instead, so a stage can show them; they are never yielded.
+    """
     under = under.strip("/")
+    problem = folder_problem(vault, under)
+    if problem:
+        if refused is not None:
+            refused(under, problem)
+        return
     stack = [(under, str(vault / under) if under else str(vault))]
     while stack:
         rel_dir, abs_dir = stack.pop()
@@ -65,10 +92,50 @@ def iter_note_paths(vault: Path, under: str = "") -> Iterator[str]:
                 if entry.is_dir(follow_symlinks=False):
                     if not is_ignored(f"{rel}/x.md"):
                         stack.append((rel, entry.path))
-                elif entry.is_file() and not is_ignored(rel):
-                    yield rel
+                elif entry.is_file(follow_symlinks=False):
+                    if not is_ignored(rel):
+                        yield rel
+                elif refused is not None:
+                    _refuse(entry, rel, refused)
             except OSError:
                 continue
+
+
+def _refuse(entry: os.DirEntry[str], rel: str, refused: Refused) -> None:
+    """Tell `refused` about an entry that looks like a note (or a notes folder) but is not read."""
+    if entry.is_symlink():
+        to_folder = entry.is_dir()  # follows the link only to tell the user what it points at
+        if is_ignored(f"{rel}/x.md" if to_folder else rel):
+            return
+        what = "a folder" if to_folder else "a file"
+        refused(rel, f"is a symbolic link to {what} (links are not followed)")
+    elif not is_ignored(rel):
+        refused(rel, kind_problem(entry.stat(follow_symlinks=False).st_mode) or "is not a file")
+
+
+def remove_stale_temp_files(root: Path, older_than_s: float = 10.0) -> list[str]:
+    """Delete our own temp files (see atomic.py) older than `older_than_s` under `root`.
+
+    A crash between writing a temp file and renaming it leaves one behind; it is never a note
+    (is_ignored) and its content is in the target or was never meant to be. Younger ones may
+    belong to a write in progress (a CLI command), so they stay. Folders the daemon never
+    writes into (hidden ones, `.git`, `.obsidian`, ...) are not walked. Returns the removed
+    paths, relative to `root`."""
+    removed: list[str] = []
+    cutoff = time.time() - older_than_s
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if not d.startswith(".") and d not in _IGNORED_DIRS]
+        for name in files:
+            if not _OUR_TEMP.match(name):
+                continue
+            full = Path(folder) / name
+            try:
+                if full.lstat().st_mtime < cutoff:
+                    full.unlink()
+                    removed.append(full.relative_to(root).as_posix())
+            except OSError as exc:
+                log.warning("could not remove the leftover temp file %s: %s", full, exc)
+    return removed
 
 
 def in_folder(rel_path: str, folder: str) -> bool:
