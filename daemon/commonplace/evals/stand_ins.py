@@ -51,9 +51,10 @@ def _answers(url: str) -> bool:
 
 
 @contextmanager
-def radicale(folder: Path, ics: Path) -> Iterator[CalDAVServer]:
-    """A Radicale on loopback holding the events of `ics` in one calendar; stopped (and its
-    thread joined) when the block ends."""
+def radicale_server(folder: Path, users: dict[str, str] | None = None) -> Iterator[str]:
+    """Radicale on a free loopback port, storage under `folder`; yields its URL. With `users`
+    it takes those logins (plain htpasswd), else any (`auth.type = none`, set explicitly: the
+    default is `denyall`). Stopped, and its thread joined, when the block ends."""
     try:
         import radicale.config
         import radicale.server
@@ -63,41 +64,60 @@ def radicale(folder: Path, ics: Path) -> Iterator[CalDAVServer]:
             "install it with  pip install 'commonplace[eval]'  (or radicale>=3.2)"
         ) from None
     folder.mkdir(parents=True, exist_ok=True)
-    port = _free_port()
-    configuration = radicale.config.load([])
-    configuration.update(
-        {
-            "server": {"hosts": f"127.0.0.1:{port}"},
-            "storage": {"filesystem_folder": str(folder / "collections")},
-            "auth": {"type": "none", "delay": "0"},
-            "logging": {"level": "warning"},
-        },
-        "eval",
-        privileged=True,
-    )
-    stop, stop_out = socket.socketpair()
-    thread = threading.Thread(
-        target=radicale.server.serve, args=(configuration, stop_out), daemon=True
-    )
-    thread.start()
-    url = f"http://127.0.0.1:{port}/"
-    try:
+    auth: dict[str, str] = {"type": "none", "delay": "0"}
+    if users is not None:
+        htpasswd = folder / "users"
+        htpasswd.write_text("".join(f"{u}:{p}\n" for u, p in users.items()), encoding="utf-8")
+        auth = {
+            "type": "htpasswd",
+            "htpasswd_filename": str(htpasswd),
+            "htpasswd_encryption": "plain",
+            "delay": "0",
+        }
+    for _ in range(5):  # another process may take the port between the probe and the bind
+        port = _free_port()
+        configuration = radicale.config.load([])
+        configuration.update(
+            {
+                "server": {"hosts": f"127.0.0.1:{port}"},
+                "storage": {"filesystem_folder": str(folder / "collections")},
+                "auth": auth,
+                "logging": {"level": "warning"},
+            },
+            "commonplace",
+            privileged=True,
+        )
+        # Thrown away afterwards: no fsync (the eval and the tests write hundreds of events).
+        configuration.update(
+            {"storage": {"_filesystem_fsync": "False"}}, "commonplace", privileged=True
+        )
+        stop, stop_out = socket.socketpair()
+        thread = threading.Thread(
+            target=radicale.server.serve, args=(configuration, stop_out), daemon=True
+        )
+        thread.start()
+        url = f"http://127.0.0.1:{port}/"
         deadline = time.monotonic() + 15
-        while not _answers(url):
-            if not thread.is_alive() or time.monotonic() > deadline:
-                raise EvalError("the eval's Radicale server did not start")
-            time.sleep(0.05)
-        calendar_url = _make_calendar(url, CALENDAR_USER, CALENDAR_NAME)
-        _load(calendar_url, CALENDAR_USER, ics.read_text(encoding="utf-8"))
-        yield CalDAVServer(url, CALENDAR_USER, calendar_url)
+        while thread.is_alive() and not _answers(url) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        if thread.is_alive() and _answers(url):
+            break
+        stop.close()
+        thread.join(5)
+        stop_out.close()
+    else:
+        raise EvalError("Radicale did not start")
+    try:
+        yield url
     finally:
         stop.close()
         thread.join(15)
         stop_out.close()
 
 
-def _make_calendar(url: str, user: str, name: str) -> str:
-    target = f"{url}{user}/{name.lower()}/"
+def make_calendar(url: str, user: str, name: str) -> str:
+    """MKCALENDAR /user/<slug>/ with a display name; returns the calendar's URL."""
+    target = f"{url}{user}/{name.lower().replace(' ', '-')}/"
     body = (
         '<?xml version="1.0" encoding="utf-8"?>'
         '<C:mkcalendar xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav">'
@@ -106,22 +126,33 @@ def _make_calendar(url: str, user: str, name: str) -> str:
     )
     answer = niquests.request("MKCALENDAR", target, data=body.encode(), auth=(user, ""), timeout=10)
     if answer.status_code != 201:
-        raise EvalError(f"the eval's Radicale refused to make a calendar ({answer.status_code})")
+        raise EvalError(f"Radicale refused to make a calendar ({answer.status_code})")
     return target
 
 
-def _load(calendar_url: str, user: str, text: str) -> None:
-    """One resource per UID, as a calendar app stores them."""
-    for i, resource in enumerate(split_by_uid(text)):
+def load_events(calendar_url: str, user: str, text: str) -> int:
+    """PUT each UID of an .ics text as its own resource, as a calendar app does; how many."""
+    resources = split_by_uid(text)
+    for i, resource in enumerate(resources):
         answer = niquests.put(
-            f"{calendar_url}event-{i:02d}.ics",
+            f"{calendar_url}fixture-{i:02d}.ics",
             data=resource.encode("utf-8"),
             headers={"Content-Type": "text/calendar; charset=utf-8"},
             auth=(user, ""),
             timeout=10,
         )
         if answer.status_code not in (201, 204):
-            raise EvalError(f"the eval's Radicale refused an event ({answer.status_code})")
+            raise EvalError(f"Radicale refused an event ({answer.status_code})")
+    return len(resources)
+
+
+@contextmanager
+def radicale(folder: Path, ics: Path) -> Iterator[CalDAVServer]:
+    """The sample week: a Radicale holding the events of `ics` in one calendar."""
+    with radicale_server(folder) as url:
+        calendar_url = make_calendar(url, CALENDAR_USER, CALENDAR_NAME)
+        load_events(calendar_url, CALENDAR_USER, ics.read_text(encoding="utf-8"))
+        yield CalDAVServer(url, CALENDAR_USER, calendar_url)
 
 
 @asynccontextmanager
