@@ -1,7 +1,7 @@
 // Service worker: keeps the page's own files for offline start, shows push notifications.
 // API responses are never cached: they always come from the daemon or fail visibly.
 
-const CACHE = "commonplace-shell-v1";
+const CACHE = "commonplace-shell-v2";
 const SHELL = [
   "/",
   "/style.css",
@@ -12,6 +12,7 @@ const SHELL = [
   "/js/capture.js",
   "/js/dictate.js",
   "/js/push.js",
+  "/js/search.js",
   "/js/store.js",
   "/js/ui.js",
   "/icons/icon.svg",

@@ -198,6 +198,7 @@ class FakeOllama:
         self.delay = 0.0
         self.embed_delay = 0.0
         self.fail_embed: FakeError | None = None
+        self.context_lengths: dict[str, int] = {}  # model -> what /api/show reports
         self.record = True  # off for long benchmark runs, where bodies would pile up
         self._chat_queue: deque[Reply] = deque()
 
@@ -315,7 +316,7 @@ class FakeOllama:
         embed, arch = _is_embedding_model(model), details["family"]
         info = {
             "general.architecture": arch,
-            f"{arch}.context_length": 8192 if embed else 32768,
+            f"{arch}.context_length": self.context_lengths.get(model, 8192 if embed else 32768),
             f"{arch}.embedding_length": self.dim if embed else 4096,
         }
         return web.json_response(

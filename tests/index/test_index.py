@@ -52,7 +52,8 @@ async def test_unchanged_chunks_are_not_embedded_again(
     )
     edited = await index.refresh(paths=["Notes/Plan.md"])
     assert edited.indexed == 1 and edited.embedded == 1 and edited.reused == 1
-    assert embedded_texts(fake_ollama) == ["Plan > Later\n\nSecond, edited."]
+    # nomic-embed-text is sent its document prefix (llm/profiles.py)
+    assert embedded_texts(fake_ollama) == ["search_document: Plan > Later\n\nSecond, edited."]
     resp = await index.search("second edited", limit=3)
     assert resp.results[0].path == "Notes/Plan.md" and resp.results[0].text == "Second, edited."
 
@@ -186,7 +187,7 @@ async def test_deleted_note_leaves_both_indexes(open_index: OpenIndex, isettings
     assert index.status()["pending"] == 0
 
 
-@pytest.mark.parametrize("part", ["manifest", "keywords", "vectors", "schema"])
+@pytest.mark.parametrize("part", ["manifest", "keywords", "notes", "vectors", "schema"])
 async def test_broken_index_is_rebuilt_from_the_vault(
     open_index: OpenIndex, isettings: Settings, part: str, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -198,8 +199,9 @@ async def test_broken_index_is_rebuilt_from_the_vault(
         (folder / MANIFEST).write_bytes(b"this is not sqlite" * 100)
         for extra in folder.glob(f"{MANIFEST}-*"):
             extra.unlink()
-    elif part == "keywords":
-        (folder / "keywords" / "meta.json").write_text("{not json")
+    elif part in ("keywords", "notes"):
+        sub = "chunks" if part == "keywords" else "notes"
+        (folder / "keywords" / sub / "meta.json").write_text("{not json")
     elif part == "vectors":
         for f in (folder / "vectors").rglob("*.manifest"):
             f.write_bytes(b"garbage")
@@ -215,7 +217,7 @@ async def test_broken_index_is_rebuilt_from_the_vault(
     assert stats.notes == first.notes and stats.chunks == first.chunks
     resp = await reopened.search("EZY6041", limit=3)
     assert resp.results[0].path == "Travel/Lisbon Trip.md"
-    if part in ("manifest", "keywords"):
+    if part in ("manifest", "keywords", "notes"):
         assert stats.embedded == 0  # the vectors survived and were reused
 
 

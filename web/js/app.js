@@ -9,6 +9,7 @@ import { flushOutbox, initCapture, renderLog, renderOutbox } from "./capture.js"
 import { setSpeechState } from "./dictate.js";
 import { initAsk, renderAnswers } from "./ask.js";
 import { initPush } from "./push.js";
+import { initSearch } from "./search.js";
 import { clearDayLog, isNewDay } from "./store.js";
 import { $, el, show } from "./ui.js";
 
@@ -96,6 +97,7 @@ function init() {
   newDayCheck();
   initCapture(() => {});
   initAsk();
+  initSearch();
   showView(localStorage.getItem("commonplace.view") || "capture");
   $("#refresh").addEventListener("click", refresh);
   $("#retry-now").addEventListener("click", refresh);

@@ -1,61 +1,89 @@
-"""Reciprocal rank fusion: pure functions over ranked lists, so the order can be checked by hand.
+"""Reciprocal rank fusion over notes and chunks: pure functions, checkable by hand.
 
-RRF scores a chunk by sum(1 / (k + rank)) over the lists it appears in (rank from 1). It needs no
-score calibration between cosine similarity and BM25, which live on different scales. Only the
-best few keyword hits are fused into the full meaning ranking: BM25 is very good at its top
-(names, codes, rare words) and noisy below it.
+RRF scores an item by sum(w / (k + rank)) over the ranked lists it appears in (rank from 1). It
+needs no calibration between cosine similarity and BM25, which live on different scales.
+
+People look for notes, so the fusion ranks notes first: a note's score N sums its rank in the
+meaning ranking (its best chunk's place among the notes the vector search found) and its rank in
+the whole-note keyword ranking. A chunk's own score C sums its ranks in the chunk rankings
+(vector, and chunk-level BM25). Results grouped by note come in N order, each note shown by its
+chunk with the best C; the raw chunk list is ordered by N + C, so a strong second passage of the
+best note can come before a weak note's best one (what the Ask stage wants).
+
+Why notes, not chunks: on a real vault the fused chunk ranking lost to its own vector side (the
+Logseq docs dev set, eval_suite/README.md): a long note's many chunks took several of the first
+places, and chunk-level BM25 rewarded short fragments that shared a question's common words.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import replace
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import TypeVar
 
 from commonplace.index.models import SearchResult
 
+Key = tuple[str, int]
+T = TypeVar("T")
 
-def rrf(
-    vector: Sequence[SearchResult],
-    keyword: Sequence[SearchResult],
+
+@dataclass(frozen=True)
+class Fused:
+    notes: list[SearchResult]  # one per note, best note first, each its best chunk
+    chunks: list[SearchResult]  # every candidate chunk, by note score + chunk score
+
+
+def fuse(
     *,
+    vector: Sequence[SearchResult] = (),
+    keyword: Sequence[SearchResult] = (),
+    notes: Sequence[str] = (),
+    note_chunks: Mapping[str, SearchResult] | None = None,
     k: int = 60,
-    keyword_candidates: int = 5,
-) -> list[SearchResult]:
-    """Fuse a vector ranking with the top `keyword_candidates` keyword hits.
+    keyword_weight: float = 1.0,
+) -> Fused:
+    """Fuse the vector chunk ranking, the chunk-level keyword ranking and the note-level
+    keyword ranking (paths). `note_chunks` gives a chunk to show for notes that only the note
+    ranking found. Ties go to the better meaning rank, so a keyword-only hit never displaces
+    an equally scored meaning hit by accident of order."""
+    note_score: dict[str, float] = {}
+    _add(note_score, _distinct(h.path for h in vector), 1.0, k)
+    _add(note_score, _distinct(notes), keyword_weight, k)
+    chunk_score: dict[Key, float] = {}
+    _add(chunk_score, _distinct(h.key for h in vector), 1.0, k)
+    _add(chunk_score, _distinct(h.key for h in keyword), keyword_weight, k)
 
-    Ties (equal RRF score) go to the chunk found by both, then to the better vector rank, so a
-    keyword-only hit never displaces an equally scored meaning hit by accident of order.
-    """
-    scores: dict[tuple[str, int], float] = {}
-    best: dict[tuple[str, int], SearchResult] = {}
-    found_by: dict[tuple[str, int], int] = {}
-    vector_rank: dict[tuple[str, int], int] = {}
-    for rank, hit in enumerate(vector, start=1):
-        key = hit.key
-        if key in scores:
-            continue
-        scores[key] = 1.0 / (k + rank)
-        best[key] = hit
-        found_by[key] = 1
-        vector_rank[key] = rank
-    seen: set[tuple[str, int]] = set()
-    for rank, hit in enumerate(keyword[:keyword_candidates], start=1):
-        key = hit.key
-        if key in seen:
-            continue
-        seen.add(key)
-        scores[key] = scores.get(key, 0.0) + 1.0 / (k + rank)
-        best.setdefault(key, hit)
-        found_by[key] = found_by.get(key, 0) + 1
-    order = sorted(
-        scores,
-        key=lambda key: (-scores[key], -found_by[key], vector_rank.get(key, len(vector) + 1)),
+    found: dict[Key, SearchResult] = {}
+    for hit in [*vector, *keyword, *(note_chunks or {}).values()]:
+        found.setdefault(hit.key, hit)
+    vector_rank = {key: i for i, key in enumerate(_distinct(h.key for h in vector))}
+    last = len(vector_rank)
+
+    def order(key: Key) -> tuple[float, int]:
+        return (
+            -(note_score.get(key[0], 0.0) + chunk_score.get(key, 0.0)),
+            vector_rank.get(key, last),
+        )
+
+    ranked = sorted(found, key=order)
+    chunks = [
+        _scored(found[key], note_score.get(key[0], 0.0) + chunk_score.get(key, 0.0))
+        for key in ranked
+    ]
+    best: dict[str, Key] = {}
+    for key in sorted(
+        found, key=lambda key: (-chunk_score.get(key, 0.0), vector_rank.get(key, last))
+    ):
+        best.setdefault(key[0], key)
+    paths = sorted(best, key=lambda p: (-note_score.get(p, 0.0), vector_rank.get(best[p], last)))
+    return Fused(
+        notes=[_scored(found[best[p]], note_score.get(p, 0.0)) for p in paths],
+        chunks=chunks,
     )
-    return [_with_score(best[key], scores[key]) for key in order]
 
 
 def group_by_note(results: Sequence[SearchResult]) -> list[SearchResult]:
-    """Keep each note's best chunk, in rank order."""
+    """Keep each note's first (best) chunk, in rank order."""
     seen: set[str] = set()
     out: list[SearchResult] = []
     for hit in results:
@@ -65,5 +93,16 @@ def group_by_note(results: Sequence[SearchResult]) -> list[SearchResult]:
     return out
 
 
-def _with_score(hit: SearchResult, score: float) -> SearchResult:
+def _distinct(items: Iterable[T]) -> list[T]:
+    return list(dict.fromkeys(items))
+
+
+def _add(scores: dict[T, float], ranked: Sequence[T], weight: float, k: int) -> None:
+    if weight <= 0:
+        return
+    for rank, item in enumerate(ranked, start=1):
+        scores[item] = scores.get(item, 0.0) + weight / (k + rank)
+
+
+def _scored(hit: SearchResult, score: float) -> SearchResult:
     return replace(hit, score=score)

@@ -1,9 +1,10 @@
 """GET /api/search and GET /api/note: what the index finds, and a note's text for a source.
 
-`/api/search` returns exactly what `commonplace search --json` prints (the index's
-SearchResponse.to_json()), including its `notice` when Ollama is down and search fell back to
-keywords. `/api/note` opens a cited note; its path comes from the client, so it is checked to
-name a note inside the vault before anything is read.
+`/api/search` returns, as `results`, exactly the list `commonplace search --json` prints: one
+result per note by default (its best passage, a snippet of it and where the query's words are in
+the snippet), every matching chunk with `chunks=1`; plus the mode used and a `notice` when Ollama
+is down and search fell back to keywords. `/api/note` opens a cited note; its path comes from
+the client, so it is checked to name a note inside the vault before anything is read.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path, PurePosixPath
 from aiohttp import web
 
 from commonplace.index import SEARCH_MODES
+from commonplace.index.highlight import query_terms, result_json
 from commonplace.server.context import SERVICES, SETTINGS
 from commonplace.server.errors import ApiError
 from commonplace.vault import NoteSkipped, is_ignored, read_note
@@ -33,10 +35,19 @@ async def search(request: web.Request) -> web.Response:
     if mode not in SEARCH_MODES:
         raise ApiError(400, "bad_mode", f"mode must be one of {', '.join(SEARCH_MODES)}")
     limit = _int_param(request.query.get("limit", "10"), "limit", 1, MAX_LIMIT)
+    chunks = _flag(request.query.get("chunks", "0"), "chunks")
     if index is None:
         raise ApiError(503, "index_unavailable", "the index is not open yet; try again shortly")
-    response = await index.search(query, limit=limit, mode=mode)
-    return web.json_response(response.to_json())
+    response = await index.search(query, limit=limit, mode=mode, group_by_note=not chunks)
+    terms = query_terms(query)
+    return web.json_response(
+        {
+            "results": [result_json(hit, terms) for hit in response.results],
+            "mode": response.mode,
+            "notice": response.notice,
+            "grouped": not chunks,
+        }
+    )
 
 
 async def note(request: web.Request) -> web.Response:
@@ -68,6 +79,12 @@ def safe_note_path(vault: Path, raw: str) -> str:
     if not full.is_relative_to(root):
         raise ApiError(400, "bad_path", "the path must stay inside the vault")
     return rel
+
+
+def _flag(value: str, name: str) -> bool:
+    if value not in ("0", "1", "true", "false"):
+        raise ApiError(400, "bad_param", f"{name} must be 1 or 0")
+    return value in ("1", "true")
 
 
 def _int_param(value: str, name: str, lo: int, hi: int) -> int:
