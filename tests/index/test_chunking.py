@@ -108,3 +108,12 @@ def test_the_whole_note_for_keyword_search() -> None:
     assert whole.where == "Areas/Health/Dentist"
     assert whole.text == "# Dentist\n\nCheck-up in May.\n" and "secret" not in whole.text
     assert whole.folders == ["Areas", "Areas/Health"]
+
+
+def test_a_dated_title_gives_only_its_words_as_context() -> None:
+    assert embed_text(PLAIN, "2026-10-20 0805", "", "text") == "text"
+    assert (
+        embed_text(PLAIN, "2026-10-20 0805 Shed timber", "Order", "x") == "Shed timber > Order\n\nx"
+    )
+    assert embed_text(PLAIN, "2024_01_15", "Meeting", "x") == "Meeting\n\nx"
+    assert embed_text(PLAIN, "1984", "", "x") == "1984\n\nx"  # a year alone is a name

