@@ -15,9 +15,10 @@ def hit(path: str, ordinal: int = 0, score: float = 0.0) -> SearchResult:
     return SearchResult(path, path, "", "text", score, "2026-01-01", 0.0, 0, ordinal)
 
 
-def test_fuse_ranks_notes_by_both_rankings_on_a_hand_made_example() -> None:
+def test_rrf_ranks_notes_by_both_rankings_on_a_hand_made_example() -> None:
     vector = [hit("a", 0), hit("a", 1), hit("b"), hit("c")]  # notes a, b, c
-    fused = fuse(vector=vector, notes=["c", "d", "b"], note_chunks={"d": hit("d")}, k=60)
+    notes = [("c", 3.0), ("d", 2.0), ("b", 1.0)]
+    fused = fuse(vector=vector, notes=notes, note_chunks={"d": hit("d")}, method="rrf", k=60)
     # a: 1/61; b: 1/62 + 1/63; c: 1/63 + 1/61; d: 1/62 (keyword only)
     assert [h.path for h in fused.notes] == ["c", "b", "a", "d"]
     scores = {h.path: h.score for h in fused.notes}
@@ -29,27 +30,55 @@ def test_fuse_ranks_notes_by_both_rankings_on_a_hand_made_example() -> None:
     assert fused.chunks[0].score == pytest.approx(1 / 63 + 1 / 61 + 1 / 64)
 
 
+def test_convex_weighs_how_well_each_side_matched_on_a_hand_made_example() -> None:
+    # cosine 0.9, 0.7, 0.5 -> 1, 0.5, 0; BM25 2, 10 (best), 1 -> 0.2, 1, 0.1
+    vector = [hit("a", score=0.9), hit("b", score=0.7), hit("c", score=0.5)]
+    notes = [("b", 10.0), ("a", 2.0), ("c", 1.0)]
+    fused = fuse(vector=vector, notes=notes)
+    scores = {h.path: h.score for h in fused.notes}
+    assert scores == pytest.approx({"a": (1 + 0.2) / 2, "b": (0.5 + 1) / 2, "c": (0 + 0.1) / 2})
+    assert [h.path for h in fused.notes] == ["b", "a", "c"]
+    # RRF sees only the ranks: a (1st and 2nd) beats b (2nd and 1st) on the meaning tie-break
+    assert [h.path for h in fuse(vector=vector, notes=notes, method="rrf").notes][:2] == ["a", "b"]
+    # a barely matching keyword list weighs little: its best note is 1 but the rest near 0
+    weak = fuse(vector=vector, notes=[("c", 1.0)], note_chunks={})
+    assert [h.path for h in weak.notes] == ["a", "c", "b"]
+    assert {h.path: h.score for h in weak.notes}["c"] == pytest.approx(0.5)
+
+
 def test_a_lighter_keyword_weight_lets_meaning_lead() -> None:
-    vector = [hit("a"), hit("b")]
-    assert [h.path for h in fuse(vector=vector, notes=["b"], k=60).notes] == ["b", "a"]
-    light = fuse(vector=vector, notes=["b"], k=60, keyword_weight=0.01)
-    assert [h.path for h in light.notes] == ["a", "b"]
-    assert [h.path for h in fuse(vector=vector, notes=["b"], keyword_weight=0).notes] == ["a", "b"]
+    vector = [hit("a", score=0.9), hit("b", score=0.85), hit("c", score=0.5)]
+    notes = [("b", 5.0)]
+    for method in ("convex", "rrf"):
+        equal = fuse(vector=vector, notes=notes, method=method)
+        assert [h.path for h in equal.notes] == ["b", "a", "c"]
+        light = fuse(vector=vector, notes=notes, method=method, keyword_weight=0.01)
+        assert [h.path for h in light.notes] == ["a", "b", "c"]
+        none = fuse(vector=vector, notes=notes, method=method, keyword_weight=0)
+        assert [h.path for h in none.notes] == ["a", "b", "c"]
 
 
 def test_ties_go_to_the_meaning_hit() -> None:
-    fused = fuse(vector=[hit("v")], notes=["k"], note_chunks={"k": hit("k")}, k=60)
-    assert [h.path for h in fused.notes] == ["v", "k"]  # both 1/61: the vector hit keeps its place
-    assert [h.path for h in fused.chunks] == ["v", "k"]
+    for method in ("convex", "rrf"):
+        fused = fuse(
+            vector=[hit("v", score=0.5)],
+            notes=[("k", 2.0)],
+            note_chunks={"k": hit("k")},
+            method=method,
+        )
+        assert [h.path for h in fused.notes] == ["v", "k"]
+        assert [h.path for h in fused.chunks] == ["v", "k"]
 
 
 def test_the_keyword_chunk_ranking_picks_a_notes_passage() -> None:
-    # the note is found by meaning at chunk 0, but the words are in chunk 2
-    fused = fuse(vector=[hit("n", 0)], keyword=[hit("n", 2), hit("n", 0)], notes=["n"], k=60)
-    assert [h.key for h in fused.notes] == [("n", 0)]  # chunk 0: 1/61 + 1/62 beats 1/61
-    fused = fuse(vector=[hit("n", 0), hit("m", 0)], keyword=[hit("n", 2)], notes=["n"], k=60)
-    assert fused.notes[0].key == ("n", 0)  # ties between chunks also go to meaning
-    keyword_only = fuse(keyword=[hit("n", 2), hit("n", 0)], notes=["n"])
+    # the note is found by meaning in chunk 0 only, but the words are in chunk 2
+    vector = [hit("n", 0, 0.8), hit("m", 0, 0.4)]
+    keyword = [hit("n", 2, 9.0)]
+    fused = fuse(vector=vector, keyword=keyword, notes=[("n", 9.0)])
+    assert fused.notes[0].key == ("n", 0)  # meaning 1 + 0 beats keywords 0 + 1: a tie, to meaning
+    keyword = [hit("n", 2, 9.0), hit("n", 0, 1.0)]
+    assert fuse(vector=vector, keyword=keyword, notes=[("n", 9.0)]).notes[0].key == ("n", 0)
+    keyword_only = fuse(keyword=[hit("n", 2, 9.0), hit("n", 0, 3.0)], notes=[("n", 9.0)])
     assert [h.key for h in keyword_only.notes] == [("n", 2)]
     assert [h.key for h in keyword_only.chunks] == [("n", 2), ("n", 0)]
 

@@ -110,15 +110,16 @@ class Searcher:
         meaning: list[SearchResult] = []
         if mode == "hybrid" and vector is not None:
             meaning = st.vectors.search(vector, max(limit * CHUNKS_PER_NOTE, VECTOR_POOL), flt)
-        notes = [path for path, _ in st.keywords.search_notes(query, depth, flt)]
+        notes = st.keywords.search_notes(query, depth, flt)
         words = st.keywords.search(query, depth * CHUNKS_PER_NOTE, flt)
         shown = {h.path for h in [*meaning, *words]}
-        extra = st.keywords.best_chunks(query, [p for p in notes if p not in shown])
+        extra = st.keywords.best_chunks(query, [p for p, _ in notes if p not in shown])
         fused = fuse(
             vector=meaning,
             keyword=words,
             notes=notes,
             note_chunks=extra,
+            method="rrf" if cfg.fusion == "rrf" else "convex",
             k=cfg.rrf_k,
             keyword_weight=cfg.keyword_weight if meaning else 1.0,
         )

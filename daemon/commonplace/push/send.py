@@ -11,15 +11,16 @@ import asyncio
 import json
 import logging
 from dataclasses import asdict, dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import aiohttp
-from py_vapid import Vapid
-from pywebpush import WebPushException, webpush_async
 
 from commonplace.config import Settings
 from commonplace.push.keys import load_or_create_keys
 from commonplace.push.store import Subscription, SubscriptionStore, push_folder
+
+if TYPE_CHECKING:
+    from pywebpush import WebPushException
 
 log = logging.getLogger(__name__)
 
@@ -109,6 +110,11 @@ async def _send_one(
     payload: str,
     private_key: Any,
 ) -> Delivery:
+    # Imported here, not at start-up: pywebpush and its crypto stack are ~30 MB of an idle
+    # daemon that sends a few notifications a week.
+    from py_vapid import Vapid
+    from pywebpush import WebPushException, webpush_async
+
     push = settings.push
     vapid = Vapid(private_key)
     delay = push.backoff_s
