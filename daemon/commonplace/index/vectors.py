@@ -76,6 +76,7 @@ class VectorStore:
         self.ann_rows = ann_rows
         self._writes = 0
         self._has_ann = False
+        self._dim: int | None = None
         self._memory: _InMemory | None = None  # made by the first search that may use it
         self._memory_lock = threading.Lock()  # a write and the copy's first read never overlap
         try:
@@ -93,10 +94,12 @@ class VectorStore:
 
     @property
     def dim(self) -> int | None:
+        """The vector size (read from the table once: asking LanceDB costs a millisecond)."""
         if self._table is None:
             return None
-        size: int = self._table.schema.field("vector").type.list_size
-        return size
+        if self._dim is None:
+            self._dim = int(self._table.schema.field("vector").type.list_size)
+        return self._dim
 
     @property
     def rows(self) -> int:
@@ -112,6 +115,7 @@ class VectorStore:
             if self._table is not None:
                 self._db.drop_table(TABLE)
             self._table = None
+            self._dim = None
             self._rows = 0
             self._has_ann = False
             self._memory = None
