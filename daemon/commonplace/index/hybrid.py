@@ -16,9 +16,9 @@ Why notes, and why convex: on a real vault (the Logseq docs dev set, eval_suite/
 old fused chunk ranking lost to its own vector side (a long note's many chunks took several of
 the first places, and chunk-level BM25 rewarded short fragments sharing a question's common
 words). Over notes, the equal-weight convex combination beat equal-weight RRF on both the dev
-set and the fixture (MRR@10 0.863 against 0.849, and 0.869 against 0.856): a keyword list whose
-best note barely matches weighs little, where RRF gives its first place the same weight as the
-meaning ranking's first place.
+set and the fixture (MRR@10 0.855 against 0.849, and 0.869 against 0.856): a keyword list whose
+first note barely beats the rest weighs little, where RRF gives any first place the same weight
+as the meaning ranking's first place.
 """
 
 from __future__ import annotations
