@@ -4,19 +4,24 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
+# The exact versions that were tested: every install here takes them (see `make upgrade`).
+CONSTRAINTS := constraints.txt
+PIP := $(BIN)/python -m pip
 
-.PHONY: run test lint fmt clean browser
+.PHONY: run test test-live lint fmt clean browser upgrade check-install plugin
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(PIP) install --quiet --upgrade pip
 
-$(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e .
+$(STAMP): pyproject.toml $(CONSTRAINTS) | $(BIN)/python
+	$(PIP) install --quiet -c $(CONSTRAINTS) -e .
+	$(PIP) check
 	touch $@
 
-$(TEST_STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+$(TEST_STAMP): pyproject.toml $(CONSTRAINTS) | $(BIN)/python
+	$(PIP) install --quiet -c $(CONSTRAINTS) -e '.[test]'
+	$(PIP) check
 	touch $@ $(STAMP)
 
 run: $(STAMP)
@@ -34,11 +39,52 @@ browser:
 			echo "the browser tests will be skipped"; \
 		fi; }
 
-test: $(TEST_STAMP) browser
+# The Obsidian plugin (obsidian-bridge/): needs only Node.js 20+ and npm; the packages are the
+# ones package-lock.json names. Builds main.js, then runs its tests (one loads the built file).
+plugin:
+	@command -v node >/dev/null && command -v npm >/dev/null || { \
+		echo "make test: obsidian-bridge/ needs Node.js 20 or later and npm, and they are not installed"; \
+		echo "  install them (https://nodejs.org, or: apt-get install nodejs npm), then run make test again"; \
+		exit 1; }
+	@node -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 20 ? 0 : 1)' || { \
+		echo "make test: obsidian-bridge/ needs Node.js 20 or later; this is node $$(node --version)"; \
+		exit 1; }
+	cd obsidian-bridge && npm ci --no-audit --no-fund && npm run build && npm test
+
+test: $(TEST_STAMP) browser plugin
 	$(BIN)/ruff check daemon tests eval_suite
 	$(BIN)/ruff format --check daemon tests eval_suite
 	$(BIN)/mypy
 	$(BIN)/python -m pytest
+
+# The suite against a real Ollama at OLLAMA_HOST (default http://127.0.0.1:11434) with the
+# configured models; it skips with one line when no Ollama answers there.
+test-live: $(TEST_STAMP)
+	$(BIN)/python -m pytest tests/live -m live -q
+
+# Refresh constraints.txt: the newest versions pyproject.toml allows, resolved in a clean
+# virtualenv with nothing else in it. Then run `make test` and commit both files.
+upgrade:
+	rm -rf .venv-upgrade
+	$(PYTHON) -m venv .venv-upgrade
+	.venv-upgrade/bin/python -m pip install --quiet --upgrade pip
+	.venv-upgrade/bin/python -m pip install --quiet '.[test]'
+	.venv-upgrade/bin/python -m pip check
+	{ echo "# The versions make test and CI install (pip -c). Regenerate with: make upgrade"; \
+	  .venv-upgrade/bin/python -m pip freeze --exclude commonplace; } > $(CONSTRAINTS)
+	rm -rf .venv-upgrade
+	@echo "$(CONSTRAINTS) refreshed: run make test, then commit it"
+
+# A clean install with only the declared (runtime) dependencies, from constraints.txt: pip check,
+# then every module imported, so an import of an undeclared package fails here. CI runs it.
+check-install:
+	rm -rf .venv-install
+	$(PYTHON) -m venv .venv-install
+	.venv-install/bin/python -m pip install --quiet --upgrade pip
+	.venv-install/bin/python -m pip install --quiet -c $(CONSTRAINTS) .
+	.venv-install/bin/python -m pip check
+	cd /tmp && $(CURDIR)/.venv-install/bin/python -m commonplace.importcheck
+	rm -rf .venv-install
 
 lint: $(TEST_STAMP)
 	$(BIN)/ruff check daemon tests eval_suite
@@ -49,4 +95,5 @@ fmt: $(TEST_STAMP)
 	$(BIN)/ruff check --fix daemon tests eval_suite
 
 clean:
-	rm -rf $(VENV) build dist .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .venv-upgrade .venv-install build dist .pytest_cache .mypy_cache .ruff_cache
+	rm -rf obsidian-bridge/node_modules obsidian-bridge/main.js

@@ -7,10 +7,16 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 from commonplace.config import Settings, load_settings
 
 pytest_plugins = ["tests.fakes.pytest_plugin"]
+
+# No per-example deadline: on a loaded 2-core machine an fsync can take 300 ms, and a property
+# test should fail on a wrong result, not on a slow disk. Speed lives in the benchmarks.
+hypothesis_settings.register_profile("commonplace", deadline=None)
+hypothesis_settings.load_profile("commonplace")
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURE = REPO / "vault_fixture"

@@ -120,3 +120,10 @@ def test_digest_and_tidy_read_a_capture_time_the_same_way() -> None:
     note = parse_note("Inbox/2026-10-20_0805.md", "no frontmatter, a file name with '_'\n")
     assert captured_at(note, tz) == captured_time({}, note.path, tz)
     assert captured_at(note, tz) is not None
+
+
+def test_a_capture_over_the_size_limit_is_not_saved(settings: Settings) -> None:
+    small = dataclasses.replace(settings, tidy=dataclasses.replace(settings.tidy, max_capture_kb=1))
+    with pytest.raises(CaptureError, match="over 1 KB"):
+        write_capture(small, "words " * 200, "mcp", datetime(2026, 10, 20, 8, 5))
+    assert not (small.vault / "Inbox").exists()

@@ -29,6 +29,7 @@ def test_doctor_reports_each_check(fake_ollama_thread: FakeOllama, vault: Path) 
         "ok   chat model",
         "ok   embedding model",
         "ok   inbox",
+        "ok   daemon",
     ]
     assert "24 notes" in result.output
     assert result.exit_code == 0
@@ -110,3 +111,34 @@ def test_doctor_shows_captures_waiting_and_marked(
     assert "warn tidy: Inbox/2026-10-19 0812.md was not filed after 1 tries (it was not JSON)" in (
         result.output
     )
+
+
+def test_doctor_shows_what_the_running_daemon_needs_attention_for(
+    fake_ollama_thread: FakeOllama, vault: Path, tmp_path: Path
+) -> None:
+    import json
+    import os
+    import socket
+
+    from commonplace.attention import Attention, attention_file
+    from commonplace.config import load_settings
+    from commonplace.lock import LOCK_NAME
+    from commonplace.tidy.state import TidyState
+
+    env = {"COMMONPLACE_VAULT": str(vault), "COMMONPLACE_DATA": str(tmp_path / "data")}
+    settings = load_settings(env=env)
+    result = CliRunner().invoke(cli, ["doctor"], env=env)
+    assert "ok   daemon: not running on this vault" in result.output
+
+    rel = "Inbox/2026-10-19 0812.md"
+    TidyState(settings.data_path).garbage(rel, "h", "it was not JSON", 1)
+    attention = Attention(attention_file(settings.data_path))
+    attention.report("tidy", rel, "unusable_answers", "3 unusable answers", action="edit it")
+    attention.report("job queue", "", "task_restarted", "stopped after an unexpected error")
+    lock = {"host": socket.gethostname(), "pid": os.getpid(), "started": 0}
+    (settings.data_path / LOCK_NAME).write_text(json.dumps(lock))
+    result = CliRunner().invoke(cli, ["doctor"], env=env)
+    assert "ok   daemon: running; 2 thing(s) need your attention:" in result.output
+    assert f"warn tidy: {rel}: 3 unusable answers; edit it" in result.output
+    assert "warn job queue: stopped after an unexpected error" in result.output
+    assert "was not filed after" not in result.output  # the mark is said once, not twice

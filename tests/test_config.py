@@ -81,6 +81,10 @@ def test_config_path_from_environment(tmp_path: Path) -> None:
         ('[folders]\ninbox = "../outside"\n', "folders.inbox = '../outside' must be a folder"),
         ('[folders]\ninbox = "Same"\nfiled = "Same"\n', "names must all differ"),
         ("flavor = \n", "not valid TOML"),
+        ('[ollama]\nkeep_alive = "10 minutes"\n', "keep_alive = '10 minutes' is not a duration"),
+        ('[ollama]\nkeep_alive = "5min"\n', "use a number of seconds or a Go duration"),
+        ("[ollama]\nnum_ctx = 100\n", "ollama.num_ctx = 100 is too small"),
+        ('[ollama]\nthink = "maybe"\n', "ollama.think = 'maybe' is not allowed"),
     ],
 )
 def test_bad_config_gets_one_clear_line(tmp_path: Path, text: str, message: str) -> None:
@@ -126,3 +130,55 @@ def test_one_data_folder_per_vault(tmp_path: Path) -> None:
 )
 def test_ollama_host_forms(raw: str, url: str) -> None:
     assert normalize_ollama_host(raw) == url
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ('keep_alive = "1h30m"', "1h30m"),
+        ("keep_alive = 600", "600"),
+        ("keep_alive = -1", "-1"),
+        ('keep_alive = "-1"', "-1"),
+        ("keep_alive = 2.5", "2.5"),
+    ],
+)
+def test_keep_alive_takes_go_durations_and_seconds(tmp_path: Path, text: str, kept: str) -> None:
+    path = write(tmp_path, f"[ollama]\n{text}\n")
+    assert load_settings(path, env={}).ollama.keep_alive == kept
+
+
+def test_ollama_defaults_send_no_context_and_no_thinking(tmp_path: Path) -> None:
+    s = load_settings(env={})
+    assert (s.ollama.num_ctx, s.ollama.think, s.ollama.keep_alive) == (0, "off", "10m")
+
+
+def test_data_folder_follows_xdg_data_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
+    assert load_settings(env={}).data_dir == tmp_path / "xdg-data" / "commonplace"
+    monkeypatch.delenv("XDG_DATA_HOME")
+    assert load_settings(env={}).data_dir == tmp_path / "home" / ".local/share/commonplace"
+
+
+def test_existing_data_never_moves_silently(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Data kept by an earlier version in ~/.local/share/commonplace stays in use."""
+    legacy = tmp_path / "home" / ".local" / "share" / "commonplace"
+    legacy.mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
+    assert load_settings(env={}).data_dir == legacy
+    (tmp_path / "xdg-data" / "commonplace").mkdir(parents=True)
+    assert load_settings(env={}).data_dir == tmp_path / "xdg-data" / "commonplace"
+
+
+def test_config_file_in_the_platforms_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("XDG_CONFIG_HOME")
+    folder = tmp_path / "home" / ".config" / "commonplace"
+    folder.mkdir(parents=True)
+    (folder / "commonplace.toml").write_text('flavor = "logseq"\n')
+    assert load_settings(env={}).flavor == "logseq"

@@ -286,3 +286,42 @@ def test_a_symlinked_note_is_watched_like_the_scan_sees_it(tmp_path: Path) -> No
     event = FileModifiedEvent(str(vault / "link.md"))
     assert translate(event, vault) == [("link.md", "modified")]
     assert "link.md" in set(iter_note_paths(vault))
+
+
+async def test_reading_the_vault_sends_the_watcher_no_events(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A backup or search tool reading every note in a loop must not reach the watcher at all:
+    open and close-without-write events are not even asked of the kernel, so they cannot
+    overflow its queue."""
+    import commonplace.watcher as watcher_module
+
+    kinds: list[str] = []
+    real_translate = watcher_module.translate
+
+    def counting(event: object, root: Path) -> list[tuple[str, watcher_module.Hint]]:
+        kinds.append(str(getattr(event, "event_type", "")))
+        return real_translate(event, root)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(watcher_module, "translate", counting)
+
+    async def on_changes(changes: list[Change]) -> None:
+        pass
+
+    watcher = VaultWatcher(vault, on_changes, debounce_s=0.1)
+    await watcher.start()
+    try:
+        await asyncio.sleep(0.1)
+        for _ in range(20):
+            for note in iter_note_paths(vault):
+                (vault / note).read_bytes()
+        await asyncio.sleep(0.3)
+        assert kinds == []
+        (vault / "New.md").write_text("new")  # ...while a write still gets through
+
+        async def written() -> bool:
+            return "created" in kinds
+
+        await eventually(written, "the new note's event")
+    finally:
+        await watcher.stop()

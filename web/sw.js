@@ -9,6 +9,7 @@ const SHELL = [
   "/js/app.js",
   "/js/api.js",
   "/js/ask.js",
+  "/js/assistant.js",
   "/js/capture.js",
   "/js/dictate.js",
   "/js/push.js",

@@ -9,6 +9,7 @@ after the frontmatter, byte for byte), because those words are copied into the f
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -27,6 +28,19 @@ _MAX_SAME_MINUTE = 1000
 
 class CaptureError(ValueError):
     """A capture cannot be written; the message says why."""
+
+
+class CaptureTooLarge(Exception):
+    """A capture file over the size limit: it is not read, and stays in the inbox untouched."""
+
+    def __init__(self, path: str, size: int, limit: int) -> None:
+        super().__init__(
+            f"{path} is {size // 1024} KB, over the {limit // 1024} KB limit for a capture "
+            "([tidy] max_capture_kb); it stays in the inbox"
+        )
+        self.path = path
+        self.size = size
+        self.limit = limit
 
 
 @dataclass(frozen=True)
@@ -74,6 +88,9 @@ def write_capture(settings: Settings, text: str, via: str, now: datetime) -> str
     tz = settings.tz
     local = now.replace(tzinfo=tz) if now.tzinfo is None else now.astimezone(tz)
     head = f"---\ncaptured: {capture_stamp(local)}\nvia: {via}\n---\n"
+    limit_kb = settings.tidy.max_capture_kb
+    if len((head + text).encode("utf-8")) > limit_kb * 1024:  # tidy would leave it unread
+        raise CaptureError(f"the capture is over {limit_kb} KB ([tidy] max_capture_kb); not saved")
     folder = settings.folder("inbox")
     base = local.strftime("%Y-%m-%d %H%M")
     for n in range(1, _MAX_SAME_MINUTE + 1):
@@ -138,11 +155,22 @@ def parse_capture(path: str, data: bytes, tz: ZoneInfo, mtime: float | None = No
     )
 
 
-def read_capture(vault: Path, path: str, tz: ZoneInfo) -> Capture:
-    """Read a capture from disk (FileNotFoundError / UnicodeDecodeError pass through)."""
+def read_capture(vault: Path, path: str, tz: ZoneInfo, max_bytes: int | None = None) -> Capture:
+    """Read a capture from disk (FileNotFoundError / UnicodeDecodeError pass through).
+
+    With `max_bytes`, never more than that is read (a file that grows past it while being read
+    too): a larger file raises CaptureTooLarge, so memory stays bounded whatever lands in the
+    inbox."""
     full = vault / path
-    data = full.read_bytes()
-    return parse_capture(path, data, tz, full.stat().st_mtime)
+    with full.open("rb") as handle:
+        size = os.fstat(handle.fileno()).st_size
+        if max_bytes is not None and size > max_bytes:
+            raise CaptureTooLarge(path, size, max_bytes)
+        data = handle.read() if max_bytes is None else handle.read(max_bytes + 1)
+        mtime = os.fstat(handle.fileno()).st_mtime
+    if max_bytes is not None and len(data) > max_bytes:
+        raise CaptureTooLarge(path, len(data), max_bytes)
+    return parse_capture(path, data, tz, mtime)
 
 
 def captured_time(meta: Mapping[str, Any], path: str, tz: ZoneInfo) -> datetime | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import math
 import os
 import re
 import tomllib
@@ -18,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Union, get_args, get_origin, get_type_hints
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+import platformdirs
 
 APP = "commonplace"
 DEFAULT_OLLAMA_HOST = "http://127.0.0.1:11434"
@@ -57,10 +60,27 @@ class OllamaSettings:
     retries: int = field(default=2, metadata=_range(0, 10))  # extra tries after a failure
     backoff_s: float = field(default=1.0, metadata=_range(0, 60))  # first retry wait, doubles
     embed_batch: int = field(default=32, metadata=_range(1, 1024))  # texts per /api/embed call
-    keep_alive: str = "10m"  # how long Ollama keeps a model loaded after a call
-    num_ctx: int = field(default=8192, metadata=_range(512, 262144))  # chat context, tokens
-    # Thinking models reason before answering: "" leaves it to the model, "off" is faster.
-    think: str = field(default="", metadata=_choices("", "on", "off"))
+    # How long Ollama keeps a model loaded after a call: a Go duration ("10m", "1h30m") or a
+    # number of seconds (negative: for ever).
+    keep_alive: str = field(default="10m", metadata={"numbers_as_text": True})
+    # Chat context in tokens; 0 sends none, so Ollama uses its own (4096 on a small GPU).
+    num_ctx: int = field(default=0, metadata=_range(0, 1_048_576))
+    # Thinking models reason before answering, which is slow: "off" (sent as think=false, which
+    # every model accepts), "on" (refused by models that cannot think), or "" (the model's own
+    # default: thinking models think).
+    think: str = field(default="off", metadata=_choices("off", "on", ""))
+
+    def __post_init__(self) -> None:
+        if 0 < self.num_ctx < 512:
+            raise ConfigError(
+                f"ollama.num_ctx = {self.num_ctx} is too small; use 0 (Ollama's own) or 512+"
+            )
+        if keep_alive_value(self.keep_alive) is None:
+            raise ConfigError(
+                f"ollama.keep_alive = {self.keep_alive!r} is not a duration; use a number of "
+                "seconds or a Go duration such as '10m', '1h30m' or '90s' (units: ns, us, ms, "
+                "s, m, h)"
+            )
 
 
 @dataclass(frozen=True)
@@ -117,6 +137,13 @@ class TidySettings:
     max_attempts: int = field(default=3, metadata=_range(1, 100))  # garbage answers, then marked
     retry_s: float = field(default=30.0, metadata=_range(0, 3600))  # first wait after a failure
     retry_max_s: float = field(default=900.0, metadata=_range(0, 86400))  # waits double to this
+    # A capture file larger than this stays in the inbox, untouched, shown with the reason.
+    max_capture_kb: int = field(default=512, metadata=_range(1, 1_000_000))
+    # A marked capture is tried again after this, the wait doubling up to a day.
+    marked_retry_s: float = field(default=3600.0, metadata=_range(1, 86400))
+    # How a to-do's due date is written (Obsidian flavour): "plain" (due 2026-10-23), "tasks"
+    # (the Tasks plugin's 📅 2026-10-23) or "dataview" ([due:: 2026-10-23]).
+    todo_format: str = field(default="plain", metadata=_choices("plain", "tasks", "dataview"))
 
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -161,10 +188,35 @@ class PushSettings:
 
 
 @dataclass(frozen=True)
+class McpSettings:
+    """The MCP server (`commonplace mcp`) other AI clients use: where --http listens, how much
+    of a note one read hands over."""
+
+    port: int = field(default=8766, metadata=_range(1, 65535))  # --http, on 127.0.0.1 only
+    max_read_chars: int = field(default=60_000, metadata=_range(1000, 10_000_000))  # read_note
+
+
+@dataclass(frozen=True)
+class AssistantSettings:
+    """The assistant on the phone page (assistant/): the vault notes its tools read and change."""
+
+    tasks_note: str = "Tasks.md"  # where new tasks go; created on the first Yes that adds one
+    memory_note: str = "Memory.md"  # lines the assistant keeps in mind; you can edit it by hand
+
+    def __post_init__(self) -> None:
+        for key in ("tasks_note", "memory_note"):
+            value = getattr(self, key).strip()
+            if not value or ".." in Path(value).parts or Path(value).is_absolute():
+                raise ConfigError(
+                    f"assistant.{key} = {value!r} must be a note's path inside the vault"
+                )
+
+
+@dataclass(frozen=True)
 class Settings:
     vault: Path = Path("~/Notes")
     flavor: str = field(default="obsidian", metadata=_choices("obsidian", "logseq"))
-    data_dir: Path = Path("~/.local/share/commonplace")
+    data_dir: Path = field(default_factory=lambda: default_data_dir())
     timezone: str = ""  # empty: the computer's own timezone
     folders: Folders = field(default_factory=Folders)
     ollama: OllamaSettings = field(default_factory=OllamaSettings)
@@ -175,6 +227,8 @@ class Settings:
     ask: AskSettings = field(default_factory=AskSettings)
     digest: DigestSettings = field(default_factory=DigestSettings)
     push: PushSettings = field(default_factory=PushSettings)
+    assistant: AssistantSettings = field(default_factory=AssistantSettings)
+    mcp: McpSettings = field(default_factory=McpSettings)
     # Not settable from the file: where the settings came from.
     config_path: Path | None = field(default=None, metadata={"internal": True})
     vault_configured: bool = field(default=False, metadata={"internal": True})
@@ -249,9 +303,41 @@ def _is_zone(name: str) -> bool:
     return True
 
 
+_GO_DURATION = re.compile(r"[-+]?(?:0|(?:(?:\d+\.?\d*|\.\d+)(?:ns|us|µs|μs|ms|s|m|h))+)")
+
+
+def keep_alive_value(text: str) -> str | float | None:
+    """What to send as Ollama's keep_alive, or None if Ollama would refuse it.
+
+    Ollama parses a string with Go's time.ParseDuration, which needs a unit ("600" and "-1"
+    are refused), and takes a JSON number as seconds: so a plain number is sent as a number.
+    """
+    text = text.strip()
+    try:
+        seconds = float(text)
+    except ValueError:
+        return text if _GO_DURATION.fullmatch(text) else None
+    return seconds if math.isfinite(seconds) else None
+
+
+def default_data_dir() -> Path:
+    """The platform's data folder (platformdirs): $XDG_DATA_HOME/commonplace or
+    ~/.local/share/commonplace on Linux, ~/Library/Application Support/commonplace on macOS,
+    %LOCALAPPDATA%\\commonplace on Windows. Data kept by an earlier version in
+    ~/.local/share/commonplace stays where it is: a data folder never moves silently."""
+    current = platformdirs.user_data_path(APP, appauthor=False)
+    legacy = Path.home() / ".local" / "share" / APP
+    return legacy if not current.exists() and legacy.is_dir() else current
+
+
 def default_config_path(env: Mapping[str, str]) -> Path:
-    base = env.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / APP / "commonplace.toml"
+    """commonplace.toml in the platform's config folder ($XDG_CONFIG_HOME honoured), or in
+    ~/.config/commonplace where earlier versions looked, if only that one exists."""
+    if env.get("XDG_CONFIG_HOME"):
+        return Path(env["XDG_CONFIG_HOME"]) / APP / "commonplace.toml"
+    current = platformdirs.user_config_path(APP, appauthor=False) / "commonplace.toml"
+    legacy = Path.home() / ".config" / APP / "commonplace.toml"
+    return legacy if not current.exists() and legacy.is_file() else current
 
 
 def normalize_ollama_host(value: str) -> str:
@@ -347,9 +433,14 @@ def _build(cls: type[Any], table: Mapping[str, Any], source: str, prefix: str) -
         if isinstance(kind, type) and dataclasses.is_dataclass(kind):
             values[name] = _build(kind, value, source, prefix=f"{key}.")
             continue
+        if f.metadata.get("numbers_as_text") and isinstance(value, int | float):
+            value = str(value) if not isinstance(value, bool) else value
         values[name] = _coerce(kind, value, key, source)
         _validate(values[name], f.metadata, key, source)
-    return cls(**values)
+    try:
+        return cls(**values)
+    except ConfigError as exc:  # a check in __post_init__: name the file too
+        raise ConfigError(f"{source}: {exc}") from None
 
 
 def _coerce(kind: Any, value: Any, key: str, source: str) -> Any:

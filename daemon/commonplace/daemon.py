@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
+import functools
 import logging
 import signal
 from collections.abc import Awaitable, Callable, Sequence
@@ -23,8 +24,11 @@ from typing import Any
 from aiohttp import web
 
 from commonplace.ask.service import AskService
+from commonplace.assistant import build_assistant
+from commonplace.attention import Attention, attention_file
 from commonplace.changes import Change
 from commonplace.config import Settings
+from commonplace.conflicts import watch_conflicts
 from commonplace.digest.service import digest_job
 from commonplace.index import Index, IndexBusy, IndexService
 from commonplace.jobs import Job, JobQueue, Stage, describe, route_changes
@@ -35,7 +39,9 @@ from commonplace.server import create_app
 from commonplace.server.context import Services, StatusSource
 from commonplace.server.security import is_loopback
 from commonplace.speech import SpeechUnavailable, WhisperTranscriber, model_path
+from commonplace.supervise import start_supervised
 from commonplace.tidy.service import TidyService
+from commonplace.vault.layout import remove_stale_temp_files
 from commonplace.watcher import VaultWatcher
 
 log = logging.getLogger(__name__)
@@ -52,6 +58,7 @@ class Parts:
     """Everything the daemon started, so shutdown can stop each in turn."""
 
     settings: Settings
+    attention: Attention = field(default_factory=Attention)  # what needs the owner, with why
     stages: dict[str, Stage] = field(default_factory=dict)  # get startup() and changes
     status: dict[str, StatusSource] = field(default_factory=dict)  # shown in /api/state
     closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
@@ -81,13 +88,17 @@ async def run_daemon(
 
 
 async def _run_locked(settings: Settings, ready: asyncio.Event | None, stop: asyncio.Event) -> None:
+    await asyncio.to_thread(clean_up_after_a_crash, settings)
     llm = LLM(settings.ollama)
-    jobs = JobQueue()
-    parts = await build_parts(settings, llm)
+    attention = Attention(attention_file(settings.data_path))
+    jobs = JobQueue(attention=attention)
+    parts = await build_parts(settings, llm, attention)
     services = Services(
         index=parts.index,
         jobs=jobs,
+        attention=attention,
         transcriber=WhisperTranscriber(settings.speech),
+        assistant=build_assistant(settings, llm),
         stages=dict(parts.status),
         notes=start_notes(settings),
     )
@@ -115,6 +126,16 @@ async def _run_locked(settings: Settings, ready: asyncio.Event | None, stop: asy
         await shutdown(parts, jobs, runner)
 
 
+def clean_up_after_a_crash(settings: Settings) -> None:
+    """Temp files a crash left between writing and renaming, in the vault and the data folder
+    (before anything else runs: nothing may index or file one meanwhile)."""
+    for root in (settings.vault, settings.data_path):
+        removed = remove_stale_temp_files(root)
+        if removed:
+            log.info("removed %d temp file(s) left by an earlier crash in %s", len(removed), root)
+            log.debug("removed %s", removed)
+
+
 def queue_changes(jobs: JobQueue, parts: Parts, changes: Sequence[Change]) -> None:
     """One job per stage that the batch concerns, index first (tidy's links read the index)."""
     for name, batch in route_changes(changes, parts.settings).items():
@@ -130,9 +151,9 @@ def _changes_call(stage: Stage, batch: list[Change]) -> Callable[[], Awaitable[N
     return run
 
 
-async def build_parts(settings: Settings, llm: LLM) -> Parts:
+async def build_parts(settings: Settings, llm: LLM, attention: Attention | None = None) -> Parts:
     """Open the index and make the stage services (they start working in their startup job)."""
-    parts = Parts(settings=settings)
+    parts = Parts(settings=settings, attention=attention or Attention())
     try:
         index = await asyncio.to_thread(Index.open, settings, llm)
     except IndexBusy:
@@ -142,9 +163,9 @@ async def build_parts(settings: Settings, llm: LLM) -> Parts:
         ) from None
     parts.index = index
     parts.closers.append(_to_async(index.close))
-    service = IndexService(index, settings)
-    tidy = TidyService(settings, llm, index)
-    ask = AskService(settings, llm, index)
+    service = IndexService(index, settings, attention=parts.attention)
+    tidy = TidyService(settings, llm, index, attention=parts.attention)
+    ask = AskService(settings, llm, index, attention=parts.attention)
     parts.stages.update(index=service, tidy=tidy, ask=ask)
     parts.status.update(index=index, tidy=tidy, ask=ask)
     parts.periodic.append(service.periodic)
@@ -160,27 +181,25 @@ async def start_watcher(settings: Settings, jobs: JobQueue, parts: Parts) -> Vau
             parts.index.mark_dirty(c.path for c in changes)
         queue_changes(jobs, parts, changes)
 
-    watcher = VaultWatcher(settings.vault, on_changes, debounce_s=WATCH_DEBOUNCE_S)
+    watcher = VaultWatcher(
+        settings.vault, on_changes, debounce_s=WATCH_DEBOUNCE_S, attention=parts.attention
+    )
     await watcher.start()
     return watcher
 
 
 def start_background(settings: Settings, llm: LLM, parts: Parts) -> list[asyncio.Task[Any]]:
-    """The scheduler (weekly digest) and the index's periodic reconcile."""
-    tasks = [asyncio.create_task(_guarded("index check", fn)) for fn in parts.periodic]
-    scheduler = Scheduler([digest_job(settings, llm)], settings.data_path)
-    tasks.append(asyncio.create_task(_guarded("scheduler", scheduler.run_forever)))
+    """The scheduler (weekly digest), the index's periodic reconcile and the look-out for sync
+    conflict copies, each supervised: a loop that fails is logged, shown in attention and
+    restarted, never silently gone."""
+    tasks = [start_supervised("index check", fn, parts.attention) for fn in parts.periodic]
+    scheduler = Scheduler(
+        [digest_job(settings, llm)], settings.data_path, attention=parts.attention
+    )
+    tasks.append(start_supervised("scheduler", scheduler.run_forever, parts.attention))
+    conflicts = functools.partial(watch_conflicts, settings, parts.attention)
+    tasks.append(start_supervised("conflict check", conflicts, parts.attention))
     return tasks
-
-
-async def _guarded(name: str, fn: Callable[[], Awaitable[object]]) -> None:
-    """A background loop that fails is logged, not allowed to take the daemon down."""
-    try:
-        await fn()
-    except asyncio.CancelledError:
-        raise
-    except Exception:
-        log.exception("%s stopped after an error; restart commonplace to run it again", name)
 
 
 def start_notes(settings: Settings) -> list[str]:

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
+from commonplace.attention import Entry, read_running
 from commonplace.config import Settings
+from commonplace.conflicts import find_conflict_copies
 from commonplace.llm import LLM, OllamaStatus
 from commonplace.tidy.state import TidyState
 from commonplace.vault import is_ignored, iter_note_paths
@@ -68,13 +71,30 @@ def ollama_checks(settings: Settings, status: OllamaStatus) -> list[Check]:
     return checks
 
 
-def inbox_checks(settings: Settings) -> list[Check]:
-    """Captures waiting, and those the model kept failing on (marked in the data folder)."""
+def daemon_checks(running: list[Entry] | None) -> list[Check]:
+    """Is the daemon running on this vault, and what does it say needs the owner's attention
+    (files it skips or keeps failing on, parts it had to restart), one line each."""
+    if running is None:
+        return [Check("ok", "daemon", "not running on this vault (start it: commonplace run)")]
+    if not running:
+        return [Check("ok", "daemon", "running; nothing needs your attention")]
+    checks = [Check("ok", "daemon", f"running; {len(running)} thing(s) need your attention:")]
+    return checks + [entry_check(e) for e in running]
+
+
+def entry_check(entry: Entry) -> Check:
+    return Check("warn" if entry.level == "warn" else "ok", entry.source, entry.line())
+
+
+def inbox_checks(settings: Settings, shown: Iterable[tuple[str, str]] = ()) -> list[Check]:
+    """Captures waiting, and those the model kept failing on (marked in the data folder) unless
+    the running daemon already said so (`shown`: (source, path) of its entries)."""
     inbox = settings.vault / settings.folder("inbox")
     waiting = sum(1 for p in inbox.glob("*.md") if not is_ignored(p.name)) if inbox.is_dir() else 0
     checks = [Check("ok", "inbox", f"{waiting} capture(s) waiting to be tidied")]
+    shown = set(shown)
     for mark in TidyState(settings.data_path).marks():
-        if mark.failing:
+        if mark.failing and ("tidy", mark.path) not in shown:
             checks.append(
                 Check(
                     "warn",
@@ -89,4 +109,9 @@ def inbox_checks(settings: Settings) -> list[Check]:
 async def run_checks(settings: Settings) -> list[Check]:
     status = await LLM(settings.ollama).status()
     checks = config_checks(settings) + ollama_checks(settings, status)
-    return checks + (inbox_checks(settings) if settings.vault.is_dir() else [])
+    if not settings.vault.is_dir():
+        return checks
+    running = read_running(settings.data_path)
+    shown = [e.key for e in running or ()]
+    copies = [entry_check(e) for e in find_conflict_copies(settings) if e.key not in shown]
+    return checks + inbox_checks(settings, shown) + copies + daemon_checks(running)

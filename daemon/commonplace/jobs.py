@@ -17,8 +17,10 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from commonplace.attention import Attention
 from commonplace.changes import Change
 from commonplace.config import Settings
+from commonplace.supervise import start_supervised
 from commonplace.vault import in_folder
 
 log = logging.getLogger(__name__)
@@ -44,7 +46,8 @@ class JobStats:
 class JobQueue:
     """An asyncio queue with one worker. Jobs queued after `stop()` are dropped."""
 
-    def __init__(self, grace_s: float = 10.0) -> None:
+    def __init__(self, grace_s: float = 10.0, *, attention: Attention | None = None) -> None:
+        self.attention = attention
         self._queue: asyncio.Queue[Job] = asyncio.Queue()
         self._worker: asyncio.Task[None] | None = None
         self._current: asyncio.Task[object] | None = None
@@ -54,7 +57,7 @@ class JobQueue:
 
     def start(self) -> None:
         if self._worker is None:
-            self._worker = asyncio.create_task(self._work(), name="commonplace-jobs")
+            self._worker = start_supervised("job queue", self._work, self.attention)
 
     def put(self, job: Job) -> None:
         if self._stopping:

@@ -21,8 +21,10 @@ from pathlib import Path
 from typing import Protocol
 from zoneinfo import ZoneInfo
 
+from commonplace.attention import Attention
 from commonplace.config import WEEKDAYS
 from commonplace.statefile import read_json, write_json
+from commonplace.supervise import where
 
 log = logging.getLogger(__name__)
 
@@ -109,10 +111,18 @@ class Job:
 
 
 class Scheduler:
-    def __init__(self, jobs: Sequence[Job], state_dir: Path, clock: Clock | None = None) -> None:
+    def __init__(
+        self,
+        jobs: Sequence[Job],
+        state_dir: Path,
+        clock: Clock | None = None,
+        *,
+        attention: Attention | None = None,
+    ) -> None:
         self.jobs = list(jobs)
         self.state_path = state_dir / STATE_FILE
         self.clock: Clock = clock or SystemClock()
+        self.attention = attention if attention is not None else Attention()
 
     # -- state: the last scheduled time each job ran for --------------------------------------
 
@@ -159,12 +169,26 @@ class Scheduler:
                 await job.run(scheduled)
             except asyncio.CancelledError:
                 raise
-            except Exception:
+            except Exception as exc:
                 log.exception("%s (for %s) failed, attempt %d", job.name, scheduled, attempt)
-                if attempt < MAX_ATTEMPTS:
-                    await self.clock.sleep_until(self.clock.now() + RETRY_AFTER)
+                last = attempt == MAX_ATTEMPTS
+                retry = self.clock.now() + RETRY_AFTER
+                self.attention.report(
+                    job.name,
+                    "",
+                    "job_failed",
+                    f"the run for {scheduled:%Y-%m-%d %H:%M} failed ({where(exc)}), "
+                    f"try {attempt} of {MAX_ATTEMPTS}",
+                    action="it runs again at the next start; the daemon's log has the details"
+                    if last
+                    else "the daemon's log has the details",
+                    retry_at=None if last else retry.timestamp(),
+                )
+                if not last:
+                    await self.clock.sleep_until(retry)
                 continue
             self._record(job.name, scheduled)
+            self.attention.clear(job.name)
             return True
         log.error("%s (for %s) gave up; it runs again at the next start", job.name, scheduled)
         return False

@@ -19,10 +19,23 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import Any, Literal
 
-from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.events import (
+    DirCreatedEvent,
+    DirDeletedEvent,
+    DirMovedEvent,
+    FileClosedEvent,
+    FileCreatedEvent,
+    FileDeletedEvent,
+    FileModifiedEvent,
+    FileMovedEvent,
+    FileSystemEvent,
+    FileSystemEventHandler,
+)
 from watchdog.observers import Observer
 
+from commonplace.attention import Attention
 from commonplace.changes import Change, ChangeKind
+from commonplace.supervise import start_supervised
 from commonplace.vault import is_ignored, iter_note_paths
 
 log = logging.getLogger(__name__)
@@ -30,6 +43,19 @@ log = logging.getLogger(__name__)
 Hint = Literal["created", "modified", "deleted", "folder-created", "folder-deleted"]
 OnChanges = Callable[[list[Change]], Awaitable[None]]
 COALESCE_S = 0.05
+# Only what translate() uses. Without a filter inotify also reports every open and every
+# close-without-writing, so a backup or search tool reading the vault in a loop floods the
+# kernel's event queue (and overflows it) with events that are thrown away here.
+WATCHED_EVENTS = [
+    FileCreatedEvent,
+    FileModifiedEvent,  # also attribute changes: a chmod that makes a capture readable
+    FileDeletedEvent,
+    FileMovedEvent,
+    FileClosedEvent,  # closed after writing
+    DirCreatedEvent,
+    DirDeletedEvent,
+    DirMovedEvent,
+]
 
 
 def translate(event: FileSystemEvent, vault: Path) -> list[tuple[str, Hint]]:
@@ -146,8 +172,16 @@ class _Handler(FileSystemEventHandler):
 class VaultWatcher:
     """Watches the vault and calls `on_changes` with debounced changes, one call at a time."""
 
-    def __init__(self, vault: Path, on_changes: OnChanges, *, debounce_s: float = 0.5) -> None:
+    def __init__(
+        self,
+        vault: Path,
+        on_changes: OnChanges,
+        *,
+        debounce_s: float = 0.5,
+        attention: Attention | None = None,
+    ) -> None:
         self.vault = vault.resolve()
+        self.attention = attention
         self.on_changes = on_changes
         self.debouncer = Debouncer(debounce_s)
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -159,7 +193,9 @@ class VaultWatcher:
         self.loop = asyncio.get_running_loop()
         self._wake = asyncio.Event()
         observer = Observer()
-        observer.schedule(_Handler(self), str(self.vault), recursive=True)
+        observer.schedule(
+            _Handler(self), str(self.vault), recursive=True, event_filter=WATCHED_EVENTS
+        )
         try:
             await asyncio.to_thread(observer.start)
         except OSError as exc:
@@ -171,7 +207,7 @@ class VaultWatcher:
             )
             return
         self._observer = observer
-        self._task = asyncio.create_task(self._pump(), name="vault-watcher")
+        self._task = start_supervised("watcher", self._pump, self.attention)
 
     async def stop(self) -> None:
         if self._observer is not None:

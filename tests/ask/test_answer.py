@@ -239,3 +239,32 @@ def test_safe_stream_never_releases_half_an_image() -> None:
     assert "".join(out) == "Look  done [1].\nNext  ok"
     assert not any("evil" in o or "<im" in o for o in out)
     assert out[0] == "Look "  # plain text is not held back
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_passages_past_the_models_context_are_left_out(
+    fake_ollama: FakeOllama, ask_settings: Settings, stream: bool
+) -> None:
+    """[ask] passages = 30 of full-size chunks is more than Ollama's default context holds;
+    Ollama would cut the prompt, rules first. The weakest passages are left out instead."""
+    many = [
+        hit(f"Notes/Note {i}.md", f"Fact {i}: " + "the garden shed needs work. " * 40)
+        for i in range(30)
+    ]
+    settings = dataclasses.replace(
+        ask_settings, ask=dataclasses.replace(ask_settings.ask, passages=30)
+    )
+    fake_ollama.enqueue_chat("The shed needs work [1].")
+    kwargs: dict[str, Any] = {"index": FixedIndex(many), "llm": LLM(settings.ollama)}
+    if stream:
+        items = [x async for x in stream_answer("Shed?", settings=settings, today=TODAY, **kwargs)]
+        answer = items[-1]
+        assert isinstance(answer, Answer)
+    else:
+        answer = await answer_question("Shed?", settings=settings, today=TODAY, **kwargs)
+    (record,) = fake_ollama.chat_records()
+    assert not record.truncated
+    given = passages_in(record.body)
+    assert 1 < len(given) < 30
+    assert [n for n, *_ in given] == list(range(1, len(given) + 1))
+    assert [s.n for s in answer.sources] == [1]

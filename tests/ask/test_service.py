@@ -14,11 +14,13 @@ import pytest_asyncio
 import commonplace.ask.service as service_module
 from commonplace.ask.asknote import find_questions
 from commonplace.ask.service import AskService
+from commonplace.attention import Entry
 from commonplace.changes import Change
 from commonplace.config import Settings
 from commonplace.llm import LLM
 from tests.ask.helpers import FixedIndex, cite_passage_with, hit
 from tests.fakes.ollama import FakeError, FakeOllama
+from tests.faults import disk_full
 
 NOTE = "Ask/Questions.md"
 INDEX = FixedIndex(
@@ -238,3 +240,50 @@ async def test_logseq_namespace_page_is_an_ask_note(
     await changed(svc, "pages/Ask___Trip.md", "pages/Trip.md")
     assert "cp-answer::" in path.read_text()
     assert "cp-answer::" not in other.read_text()
+
+
+async def test_an_answer_that_cannot_be_written_is_retried_and_shown(
+    vault: Path, fake_ollama: FakeOllama, make_service: Factory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = write(vault, NOTE, "?? When does my flight leave?\n")
+    refused = disk_full(monkeypatch, writes=2)
+    svc = make_service()
+    reported: list[Entry] = []
+    report = svc.attention.report
+    monkeypatch.setattr(
+        svc.attention, "report", lambda *a, **k: reported.append(report(*a, **k)) or reported[-1]
+    )
+    await svc.on_changes([Change(NOTE, "created")])
+    await svc.idle()  # two refused writes, each retried after a growing wait, then written
+    assert path.read_text().count("[!answer]") == 1
+    assert [p.name for p in refused] == ["Questions.md", "Questions.md"]
+    assert [(e.path, e.code, e.count) for e in reported] == [
+        (NOTE, "write_failed", 1),
+        (NOTE, "write_failed", 2),
+    ]
+    assert "No space left on device" in reported[0].reason and reported[0].retry_at
+    assert svc.attention.entries() == []  # cleared once written
+    assert len(fake_ollama.chat_requests()) == 1  # the answer was kept for the retry
+
+
+async def test_an_answer_waits_while_git_holds_the_vault(
+    vault: Path, make_service: Factory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("commonplace.vault.atomic.GIT_WAIT_S", 0.1)
+    path = write(vault, NOTE, "?? When does my flight leave?\n")
+    lock = vault / ".git" / "index.lock"
+    lock.parent.mkdir()
+    lock.write_text("")
+    svc = make_service()
+    await svc.on_changes([Change(NOTE, "created")])
+    for _ in range(100):
+        if svc.attention.get("ask", NOTE):
+            break
+        await asyncio.sleep(0.05)
+    entry = svc.attention.get("ask", NOTE)
+    assert entry is not None and entry.code == "vault_busy" and str(lock) in entry.action
+    assert path.read_text() == "?? When does my flight leave?\n"
+    lock.unlink()  # git is done
+    await svc.idle()
+    assert path.read_text().count("[!answer]") == 1
+    assert svc.attention.entries() == []

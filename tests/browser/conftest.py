@@ -14,12 +14,14 @@ import shutil
 import socket
 import threading
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 from aiohttp import web
 
+from commonplace.assistant import build_assistant
 from commonplace.config import Settings
 from commonplace.index import Index
 from commonplace.llm import LLM
@@ -70,6 +72,7 @@ class ServerThread:
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.thread.start()
         self.transcriber = FakeTranscriber()
+        self.now = [datetime(2026, 10, 26, 9, 0, tzinfo=settings.tz)]  # the assistant's clock
         self.index: Index = self._call(self._open_index())
         self.runner: web.AppRunner | None = None
 
@@ -86,7 +89,9 @@ class ServerThread:
         return index
 
     async def _start(self) -> None:
-        services = Services(index=self.index, transcriber=self.transcriber)
+        llm = LLM(self.settings.ollama)
+        assistant = build_assistant(self.settings, llm, clock=lambda: self.now[0])
+        services = Services(index=self.index, transcriber=self.transcriber, assistant=assistant)
         app = create_app(self.settings, LLM(self.settings.ollama), services)
         self.runner = web.AppRunner(app, access_log=None, shutdown_timeout=0.5)
         await self.runner.setup()

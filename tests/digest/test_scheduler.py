@@ -192,3 +192,19 @@ async def test_a_job_that_keeps_failing_is_left_for_the_next_start(tmp_path: Pat
     await scheduler.catch_up()
     assert scheduler.last_runs()["digest"] == utc(2026, 10, 18, 17, 0)
     assert [j.name for j, _ in scheduler.missed()] == ["digest"]
+
+
+async def test_a_failing_job_says_so_until_it_succeeds(tmp_path: Path) -> None:
+    seen: list[list[str]] = []
+
+    async def flaky(at: datetime) -> None:
+        seen.append([e.code for e in scheduler.attention.entries()])
+        if len(seen) < 2:
+            raise OSError(28, "No space left on device")
+
+    write_state(tmp_path, digest="2026-10-18T17:00:00+00:00")
+    job = Job("digest", weekly_at("sunday", "18:00", LONDON), flaky)
+    scheduler = Scheduler([job], tmp_path, FakeClock(utc(2026, 10, 26, 9, 0)))
+    await scheduler.catch_up()
+    assert seen == [[], ["job_failed"]]  # shown while it waits for the retry
+    assert scheduler.attention.entries() == []

@@ -22,11 +22,12 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from functools import lru_cache
 from typing import Any
 
-import numpy as np
 from aiohttp import web
+
+from tests.fakes import ollama_rules as rules
+from tests.fakes.embedding import hashed_embedding
 
 
 @dataclass(frozen=True)
@@ -56,14 +57,17 @@ class Raw:
 
 @dataclass(frozen=True)
 class StreamError:
-    """Stream `after_chunks` pieces of `content`, then an `{"error": message}` line.
+    """Generation fails after `after_chunks` pieces of `content` were streamed.
 
-    A non-streaming request gets HTTP 500 with that error, as Ollama does when generation fails.
+    As in Ollama's `streamResponse`: once a chunk was written the error is an `{"error": ...}`
+    line; before the first chunk (after_chunks=0), and for a non-streaming request, it is the
+    HTTP `status` with a JSON body.
     """
 
     after_chunks: int
     message: str
     content: str = "this answer is cut off before it can finish"
+    status: int = 500
 
 
 Reply = str | dict[str, Any] | FakeError | Stall | Raw | StreamError
@@ -71,90 +75,27 @@ Reply = str | dict[str, Any] | FakeError | Stall | Raw | StreamError
 
 @dataclass
 class RecordedRequest:
-    """One request as the fake saw it."""
+    """One request as the fake saw it, and what the "model" made of it."""
 
     path: str
     method: str
     body: Any
     headers: dict[str, str]
+    thought: bool = False  # the model reasoned before answering (think on, or its default)
+    truncated: bool = False  # the prompt did not fit num_ctx and Ollama cut it
+    prompt_tokens: int = 0
+    done_reason: str = ""
 
 
 Response = web.StreamResponse
+_RECORD = web.RequestKey("record", RecordedRequest)
 _Handler = Callable[[web.Request, dict[str, Any]], Awaitable[Response]]
-
-# --- deterministic embeddings ------------------------------------------------------------------
-
-_WORD_RE = re.compile(r"\w+(?:['’]\w+)*")
-_STOP_TEXT = """
-a an and are as at be been but by can do does did for from had has have he her him his how i if in
-into is it its me my no nor not of on or our she so than that the their them then there these they
-this those to too was we were what when where which who whom why will with would you your s t
-"""
-_STOP_WORDS = frozenset(_STOP_TEXT.split())
-_BIGRAM_MIX = np.uint64(0x9E3779B97F4A7C15)
-
-
-def _stem(word: str) -> str:
-    """Crude suffix stripping, so "notes"/"note" and "meetings"/"meet" share a feature."""
-    if word.endswith(("'s", "’s")):
-        word = word[:-2]
-    if word.endswith("es") and len(word) >= 5 and word[:-2].endswith(("s", "x", "z", "ch", "sh")):
-        word = word[:-2]
-    elif word.endswith("s") and len(word) >= 4 and not word.endswith(("ss", "us", "is")):
-        word = word[:-1]
-    for suffix in ("ing", "ed"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)]
-    return word
-
-
-@lru_cache(maxsize=1 << 18)
-def _word_hash(word: str) -> int:
-    """64-bit blake2b hash of the word's stem; 0 for stop words. Cached: vocabularies repeat."""
-    stem = _stem(word)
-    if word in _STOP_WORDS or stem in _STOP_WORDS:
-        return 0
-    digest = hashlib.blake2b(stem.encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "little") or 1
-
-
-def hashed_embedding(text: str, dim: int = 384) -> list[float]:
-    """Embed `text` as an L2-normalised hashed bag of stemmed words plus word bigrams.
-
-    Deterministic, and texts sharing words land near each other by cosine, which is all retrieval
-    tests and benchmarks need. Each feature's bucket is `hash % dim` and its sign is the hash's top
-    bit; unigrams weigh 1 + log(count), bigrams (mixed from the two word hashes) half that.
-    """
-    hashes = [h for w in _WORD_RE.findall(text.lower()) if (h := _word_hash(w))]
-    if not hashes:
-        return [1.0 / math.sqrt(dim)] * dim
-    words = np.array(hashes, dtype=np.uint64)
-    bigrams = words[:-1] * _BIGRAM_MIX + (words[1:] ^ (words[1:] >> np.uint64(31)))
-    uni, uni_counts = np.unique(words, return_counts=True)
-    bi, bi_counts = np.unique(bigrams, return_counts=True)
-    features = np.concatenate((uni, bi))
-    weights = np.concatenate((1.0 + np.log(uni_counts), 0.5 * (1.0 + np.log(bi_counts))))
-    signs = np.where((features >> np.uint64(63)).astype(bool), 1.0, -1.0)
-    buckets = (features % np.uint64(dim)).astype(np.intp)
-    vec = np.bincount(buckets, weights=signs * weights, minlength=dim)
-    norm = float(np.sqrt(vec @ vec))
-    if norm == 0.0:
-        return [1.0 / math.sqrt(dim)] * dim
-    unit: list[float] = (vec / norm).tolist()
-    return unit
-
 
 # --- the fake server -----------------------------------------------------------------------------
 
 _PIECE_RE = re.compile(r"\S+\s*|\s+")
-_STATS = {
-    "total_duration": 1_200_000,
-    "load_duration": 100_000,
-    "prompt_eval_count": 12,
-    "prompt_eval_duration": 300_000,
-    "eval_count": 8,
-    "eval_duration": 800_000,
-}
+_DURATIONS = {"total_duration": 1_200_000, "load_duration": 100_000, "eval_duration": 800_000}
+DEFAULT_THINKING = "The person wants an answer; I will give it in the form asked for."
 
 
 def _now() -> str:
@@ -166,6 +107,7 @@ def _error(status: int, message: str) -> web.Response:
 
 
 def _not_found(model: str) -> web.Response:
+    """The scheduler's wording (`handleScheduleError`), used by /api/embed and /api/generate."""
     return _error(404, f'model "{model}" not found, try pulling it first')
 
 
@@ -177,12 +119,31 @@ def _truncated(vec: list[float], dims: int) -> list[float]:
     return [x / norm for x in vec[:dims]]
 
 
-def _is_embedding_model(name: str) -> bool:
-    return "embed" in name or "minilm" in name
+def _cut(text: str, tokens: int) -> str:
+    """The first `tokens` tokens of text, by the fake's tokenizer (four bytes a token)."""
+    data = text.encode("utf-8")[: max(0, tokens) * 4]
+    return data.decode("utf-8", errors="ignore")
+
+
+@dataclass
+class _Generation:
+    """What the "model" produced for one request, after Ollama's rules."""
+
+    content: str
+    thinking: str
+    tool_calls: list[Any]
+    done_reason: str
+    prompt_tokens: int
+    eval_tokens: int
 
 
 class FakeOllama:
-    """Ollama's HTTP API with a scripted "model"; every request is recorded for assertions."""
+    """Ollama's HTTP API with a scripted "model"; every request is recorded for assertions.
+
+    Models are listed by name; what each can do (`capabilities`) and its trained context
+    (`context_length`) follow Ollama's library unless a test sets them. The server refuses what
+    Ollama refuses (see tests/fakes/ollama_rules.py for where each rule comes from).
+    """
 
     def __init__(
         self,
@@ -190,6 +151,11 @@ class FakeOllama:
         dim: int = 384,
     ) -> None:
         self.models = list(models)
+        self.capabilities: dict[str, tuple[str, ...]] = {
+            m: rules.default_capabilities(m) for m in self.models
+        }
+        self.context_length: dict[str, int] = {}  # trained context; default by kind
+        self.default_num_ctx = rules.DEFAULT_NUM_CTX  # the server's own, when none is sent
         self.dim = dim
         self.url = ""
         self.requests: list[RecordedRequest] = []
@@ -198,7 +164,6 @@ class FakeOllama:
         self.delay = 0.0
         self.embed_delay = 0.0
         self.fail_embed: FakeError | None = None
-        self.context_lengths: dict[str, int] = {}  # model -> what /api/show reports
         self.record = True  # off for long benchmark runs, where bodies would pile up
         self._chat_queue: deque[Reply] = deque()
 
@@ -207,8 +172,18 @@ class FakeOllama:
         """Queue replies, consumed one per /api/chat request in order."""
         self._chat_queue.extend(replies)
 
+    def add_model(self, name: str, *capabilities: str, context_length: int = 0) -> None:
+        """Serve another model; capabilities default to what Ollama's library lists for it."""
+        self.models.append(name)
+        self.capabilities[name] = capabilities or rules.default_capabilities(name)
+        if context_length:
+            self.context_length[name] = context_length
+
     def chat_requests(self) -> list[dict[str, Any]]:
         return [r.body for r in self.requests if r.path == "/api/chat"]
+
+    def chat_records(self) -> list[RecordedRequest]:
+        return [r for r in self.requests if r.path == "/api/chat"]
 
     def embed_requests(self) -> list[dict[str, Any]]:
         return [r.body for r in self.requests if r.path == "/api/embed"]
@@ -220,6 +195,13 @@ class FakeOllama:
                 return candidate
         return None
 
+    def _caps(self, model: str) -> tuple[str, ...]:
+        return self.capabilities.get(model) or rules.default_capabilities(model)
+
+    def _train_ctx(self, model: str) -> int:
+        embed = "embedding" in self._caps(model)
+        return self.context_length.get(model, 2048 if embed else 262144)
+
     def _next_chat_reply(self, body: dict[str, Any]) -> Reply:
         if self._chat_queue:
             return self._chat_queue.popleft()
@@ -228,7 +210,7 @@ class FakeOllama:
         return "OK"
 
     def _details(self, name: str) -> dict[str, Any]:
-        embed = _is_embedding_model(name)
+        embed = "embedding" in self._caps(name)
         family = "nomic-bert" if "nomic" in name else "bert"
         if not embed:
             family = re.sub(r"[^a-z].*", "", name) or "llama"
@@ -250,7 +232,7 @@ class FakeOllama:
             "name": name,
             "model": name,
             "modified_at": "2025-06-01T12:00:00.000000000Z",
-            "size": 274_302_450 if _is_embedding_model(name) else 6_600_000_000,
+            "size": 274_302_450 if "embedding" in self._caps(name) else 6_600_000_000,
             "digest": digest,
             "details": self._details(name),
         }
@@ -283,12 +265,16 @@ class FakeOllama:
                 body = json.loads(raw) if raw else None
             except ValueError:
                 return _error(400, "invalid character in request body")
+            record = RecordedRequest(request.path, request.method, body, dict(request.headers))
             if self.record:
-                headers = dict(request.headers)
-                self.requests.append(RecordedRequest(request.path, request.method, body, headers))
+                self.requests.append(record)
             if self.delay:
                 await asyncio.sleep(self.delay)
-            return await handler(request, body if isinstance(body, dict) else {})
+            request[_RECORD] = record
+            try:
+                return await handler(request, body if isinstance(body, dict) else {})
+            except rules.RuleError as exc:
+                return _error(exc.status, exc.message)
 
         return wrapped
 
@@ -313,10 +299,11 @@ class FakeOllama:
         if model is None:
             return _error(404, f"model '{name}' not found")
         details = self._details(model)
-        embed, arch = _is_embedding_model(model), details["family"]
+        arch = details["family"]
+        embed = "embedding" in self._caps(model)
         info = {
             "general.architecture": arch,
-            f"{arch}.context_length": self.context_lengths.get(model, 8192 if embed else 32768),
+            f"{arch}.context_length": self._train_ctx(model),
             f"{arch}.embedding_length": self.dim if embed else 4096,
         }
         return web.json_response(
@@ -327,7 +314,7 @@ class FakeOllama:
                 "template": "{{ .Prompt }}",
                 "details": details,
                 "model_info": info,
-                "capabilities": ["embedding"] if embed else ["completion", "tools"],
+                "capabilities": list(self._caps(model)),
                 "modified_at": "2025-06-01T12:00:00.000000000Z",
             }
         )
@@ -336,6 +323,7 @@ class FakeOllama:
         """Apply `embed_delay`, then `fail_embed` or the unknown-model 404, if any."""
         if self.embed_delay:
             await asyncio.sleep(self.embed_delay)
+        rules.check_keep_alive(body.get("keep_alive"))
         if self.fail_embed is not None:
             return _error(self.fail_embed.status, self.fail_embed.message)
         name = str(body.get("model", ""))
@@ -351,14 +339,17 @@ class FakeOllama:
         dims = body.get("dimensions") or self.dim
         if not isinstance(dims, int) or not 0 < dims <= self.dim:
             return _error(400, f"dimensions must be between 1 and {self.dim}")
-        vectors = [_truncated(hashed_embedding(t, self.dim), dims) for t in texts]
+        limit = self._train_ctx(self._resolve(body["model"]) or "")
+        if body.get("truncate") is False and any(rules.count_tokens(t) > limit for t in texts):
+            return _error(400, "the input length exceeds the context length")
+        vectors = [_truncated(hashed_embedding(_cut(t, limit), self.dim), dims) for t in texts]
         return web.json_response(
             {
                 "model": body["model"],
                 "embeddings": vectors,
                 "total_duration": 1_000 * (1 + len(texts)),
                 "load_duration": 100,
-                "prompt_eval_count": sum(len(t.split()) for t in texts),
+                "prompt_eval_count": sum(min(rules.count_tokens(t), limit) for t in texts),
             }
         )
 
@@ -368,44 +359,141 @@ class FakeOllama:
         vector = hashed_embedding(str(body.get("prompt") or ""), self.dim)
         return web.json_response({"embedding": vector})
 
-    async def _chat(self, request: web.Request, body: dict[str, Any]) -> Response:
+    def _admit(self, body: dict[str, Any], *, chat: bool) -> tuple[str, bool]:
+        """ChatHandler's checks before any generation, in its order: (model, thinks)."""
+        rules.check_keep_alive(body.get("keep_alive"))
+        rules.check_think(body.get("think"))
         name = str(body.get("model", ""))
-        if self._resolve(name) is None:
-            return _not_found(name)
+        model = self._resolve(name)
+        if model is None:
+            message = f"model '{name}' not found" if chat else f'model "{name}" not found'
+            raise rules.RuleError(404, message if chat else f"{message}, try pulling it first")
+        caps = self._caps(model)
+        think = body.get("think")
+        if "thinking" in caps:
+            thinks = think is None or rules.wants_thinking(think)
+        elif rules.wants_thinking(think):
+            raise rules.RuleError(400, f"{json.dumps(name)} does not support thinking")
+        else:
+            thinks = False
+        if "completion" not in caps:
+            kind = "chat" if chat else "generate"
+            raise rules.RuleError(400, f"{json.dumps(name)} does not support {kind}")
+        if chat and body.get("tools") and "tools" not in caps:
+            raise rules.RuleError(400, f"{rules.full_name(model)} does not support tools")
+        return model, thinks
+
+    def _num_ctx(self, model: str, options: dict[str, Any]) -> int:
+        asked = options.get("num_ctx") or self.default_num_ctx
+        return min(int(asked), self._train_ctx(model))
+
+    def _generate_reply(
+        self,
+        body: dict[str, Any],
+        record: RecordedRequest,
+        model: str,
+        reply: dict[str, Any],
+        thinks: bool,
+    ) -> _Generation:
+        """Apply the context and length rules to one scripted reply."""
+        options = body.get("options") if isinstance(body.get("options"), dict) else {}
+        assert isinstance(options, dict)
+        num_ctx = self._num_ctx(model, options)
+        tools = body.get("tools") or []
+        messages = body.get("messages") or [{"role": "user", "content": body.get("prompt", "")}]
+        kept = rules.fit_messages(messages, tools, num_ctx)
+        used = rules.prompt_tokens(kept, tools)
+        if used > num_ctx - 1:
+            if body.get("shift") is False:
+                raise rules.RuleError(400, rules.PROMPT_TOO_LONG)
+            record.truncated = True
+            used = rules.context_shift_limit(num_ctx)
+        record.prompt_tokens = used
+        thinking = str(reply.get("thinking") or (DEFAULT_THINKING if thinks else ""))
+        thinking = thinking if thinks else ""
+        content = str(reply.get("content") or "")
+        calls = list(reply.get("tool_calls") or []) if tools else []
+        if not rules.tool_arguments_ok(calls):
+            raise AssertionError("fake Ollama: a tool call's arguments must be a JSON object")
+        budget = rules.OPEN_ENDED_MULTIPLIER * num_ctx
+        predict = options.get("num_predict")
+        if isinstance(predict, int) and predict > 0:
+            budget = min(budget, predict)
+        if body.get("shift") is False:
+            budget = min(budget, num_ctx - used)
+        done_reason = str(reply.get("done_reason") or "stop")
+        out_thinking, out_content = thinking, content
+        if rules.count_tokens(thinking) >= budget:
+            out_thinking, out_content, calls = _cut(thinking, budget), "", []
+            done_reason = "length"
+        elif rules.count_tokens(thinking + content) > budget:
+            out_content, calls = _cut(content, budget - rules.count_tokens(thinking)), []
+            done_reason = "length"
+        record.thought = bool(out_thinking)
+        record.done_reason = done_reason
+        tokens = rules.count_tokens(out_thinking + out_content)
+        return _Generation(out_content, out_thinking, calls, done_reason, used, tokens)
+
+    async def _chat(self, request: web.Request, body: dict[str, Any]) -> Response:
+        model, thinks = self._admit(body, chat=True)
+        messages = body.get("messages") or []
+        for message in messages:
+            if not rules.tool_arguments_ok(message.get("tool_calls")):
+                raise rules.RuleError(
+                    400, "json: cannot unmarshal string into Go value of type map[string]any"
+                )
+        if not messages:
+            reason = "unload" if body.get("keep_alive") in (0, "0", "0s") else "load"
+            return web.json_response(
+                {
+                    "model": body["model"],
+                    "created_at": _now(),
+                    "message": {"role": "assistant", "content": ""},
+                    "done_reason": reason,
+                    "done": True,
+                }
+            )
         reply = self._next_chat_reply(body)
-        return await self._answer(request, reply, name, body.get("stream", True), chat=True)
+        return await self._answer(request, body, reply, model, thinks, chat=True)
 
     async def _generate(self, request: web.Request, body: dict[str, Any]) -> Response:
-        name = str(body.get("model", ""))
-        if self._resolve(name) is None:
-            return _not_found(name)
-        stream = body.get("stream", True)
-        return await self._answer(request, self.generate_reply, name, stream, chat=False)
+        model, thinks = self._admit(body, chat=False)
+        return await self._answer(request, body, self.generate_reply, model, thinks, chat=False)
 
     async def _answer(
-        self, request: web.Request, reply: Reply, model: str, stream: Any, *, chat: bool
+        self,
+        request: web.Request,
+        body: dict[str, Any],
+        reply: Reply,
+        model: str,
+        thinks: bool,
+        *,
+        chat: bool,
     ) -> Response:
         """Turn a scripted Reply into Ollama's chat/generate response, streamed or not."""
+        stream = body.get("stream", True)
         if isinstance(reply, Stall):
             await asyncio.sleep(reply.seconds)
             inner = "OK" if reply.reply is None else reply.reply
-            return await self._answer(request, inner, model, stream, chat=chat)
+            return await self._answer(request, body, inner, model, thinks, chat=chat)
         if isinstance(reply, FakeError):
             return _error(reply.status, reply.message)
         if isinstance(reply, Raw):
             return web.Response(
                 body=reply.text.encode(), status=reply.status, content_type=reply.content_type
             )
-        if isinstance(reply, StreamError) and not stream:
-            return _error(500, reply.message)
+        if isinstance(reply, StreamError) and (not stream or reply.after_chunks == 0):
+            return _error(reply.status, reply.message)
         message: dict[str, Any] = {"content": reply} if isinstance(reply, str) else {}
         if isinstance(reply, dict):
             message = reply
         elif isinstance(reply, StreamError):
             message = {"content": reply.content}
+        gen = self._generate_reply(body, request[_RECORD], model, message, thinks)
+        name = str(body.get("model"))
 
         def chunk(done: bool, content: str, **extra: Any) -> dict[str, Any]:
-            out: dict[str, Any] = {"model": model, "created_at": _now()}
+            out: dict[str, Any] = {"model": name, "created_at": _now()}
             if chat:
                 out["message"] = {"role": "assistant", "content": content, **extra}
             else:
@@ -413,27 +501,29 @@ class FakeOllama:
             out["done"] = done
             return out
 
-        content = str(message.get("content") or "")
-        thinking = message.get("thinking")
-        tool_calls = message.get("tool_calls")
+        final = {
+            "done_reason": gen.done_reason,
+            "prompt_eval_count": gen.prompt_tokens,
+            "eval_count": gen.eval_tokens,
+            "prompt_eval_duration": 300_000,
+            **_DURATIONS,
+        }
         if not stream:
-            extra = {"thinking": thinking} if thinking else {}
-            if tool_calls and chat:
-                extra["tool_calls"] = tool_calls
-            return web.json_response(
-                chunk(True, content, **extra) | {"done_reason": "stop"} | _STATS
-            )
+            extra: dict[str, Any] = {"thinking": gen.thinking} if gen.thinking else {}
+            if gen.tool_calls and chat:
+                extra["tool_calls"] = gen.tool_calls
+            return web.json_response(chunk(True, gen.content, **extra) | final)
 
         response = web.StreamResponse(headers={"Content-Type": "application/x-ndjson"})
         await response.prepare(request)
-        lines = [chunk(False, "", thinking=p) for p in _PIECE_RE.findall(thinking or "")]
-        lines += [chunk(False, p) for p in _PIECE_RE.findall(content)]
-        if tool_calls and chat:
-            lines.append(chunk(False, "", tool_calls=tool_calls))
+        lines = [chunk(False, "", thinking=p) for p in _PIECE_RE.findall(gen.thinking)]
+        lines += [chunk(False, p) for p in _PIECE_RE.findall(gen.content)]
+        if gen.tool_calls and chat:
+            lines.append(chunk(False, "", tool_calls=gen.tool_calls))
         if isinstance(reply, StreamError):
             lines = [*lines[: reply.after_chunks], {"error": reply.message}]
         else:
-            lines.append(chunk(True, "") | {"done_reason": "stop"} | _STATS)
+            lines.append(chunk(True, "") | final)
         for line in lines:
             await response.write(json.dumps(line).encode() + b"\n")
         await response.write_eof()

@@ -23,6 +23,7 @@ from tests.fakes.ollama import (
 
 CHAT = "qwen3.5:9b"
 EMBED = "nomic-embed-text"
+MSGS = [{"role": "user", "content": "hello"}]
 
 
 def cosine(a: list[float], b: list[float]) -> float:
@@ -57,7 +58,7 @@ class TestAsyncClient:
         assert listed.models[0].details.parameter_size == "9B"
         show = await client.show(EMBED)
         assert show.capabilities == ["embedding"]
-        assert (await client.show(CHAT)).capabilities == ["completion", "tools"]
+        assert (await client.show(CHAT)).capabilities == ["completion", "tools", "thinking"]
         with pytest.raises(ollama.ResponseError) as err:
             await client.show("nope:1b")
         assert err.value.status_code == 404
@@ -113,7 +114,7 @@ class TestAsyncClient:
         text = "Here is  a streamed\nanswer, in pieces. "
         fake_ollama.enqueue_chat({"content": text, "thinking": "let me think"})
         client = ollama.AsyncClient(host=fake_ollama.url)
-        parts = [p async for p in await client.chat(model=CHAT, messages=[], stream=True)]
+        parts = [p async for p in await client.chat(model=CHAT, messages=MSGS, stream=True)]
         assert len(parts) > 4
         assert "".join(p.message.content or "" for p in parts) == text
         assert "".join(p.message.thinking or "" for p in parts) == "let me think"
@@ -126,10 +127,10 @@ class TestAsyncClient:
         client = ollama.AsyncClient(host=fake_ollama.url)
         tools: list[Any] = [{"type": "function", "function": {"name": "search_notes"}}]
         if stream:
-            parts = [p async for p in await client.chat(CHAT, [], tools=tools, stream=True)]
+            parts = [p async for p in await client.chat(CHAT, MSGS, tools=tools, stream=True)]
             calls = [c for p in parts for c in p.message.tool_calls or []]
         else:
-            calls = list((await client.chat(CHAT, [], tools=tools)).message.tool_calls or [])
+            calls = list((await client.chat(CHAT, MSGS, tools=tools)).message.tool_calls or [])
         assert [(c.function.name, dict(c.function.arguments)) for c in calls] == [
             ("search_notes", {"query": "garden"})
         ]
@@ -139,17 +140,17 @@ class TestAsyncClient:
         client = ollama.AsyncClient(host=fake_ollama.url)
         fake_ollama.enqueue_chat(FakeError(500, "boom"), StreamError(2, "lost GPU"))
         with pytest.raises(ollama.ResponseError) as err:
-            await client.chat(model=CHAT, messages=[])
+            await client.chat(model=CHAT, messages=MSGS)
         assert (err.value.status_code, err.value.error) == (500, "boom")
         got: list[str] = []
         with pytest.raises(ollama.ResponseError, match="lost GPU"):
-            async for part in await client.chat(model=CHAT, messages=[], stream=True):
+            async for part in await client.chat(model=CHAT, messages=MSGS, stream=True):
                 got.append(part.message.content or "")
         assert len(got) == 2
         with pytest.raises(ollama.ResponseError) as err:
-            await client.chat(model="ghost:7b", messages=[])
+            await client.chat(model="ghost:7b", messages=MSGS)
         assert err.value.status_code == 404
-        assert err.value.error == 'model "ghost:7b" not found, try pulling it first'
+        assert err.value.error == "model 'ghost:7b' not found"
 
     async def test_raw_malformed_body(self, fake_ollama: FakeOllama) -> None:
         fake_ollama.enqueue_chat(
@@ -157,18 +158,18 @@ class TestAsyncClient:
         )
         client = ollama.AsyncClient(host=fake_ollama.url)
         with pytest.raises(ValueError):
-            await client.chat(model=CHAT, messages=[])
+            await client.chat(model=CHAT, messages=MSGS)
         with pytest.raises(ollama.ResponseError) as err:
-            await client.chat(model=CHAT, messages=[])
+            await client.chat(model=CHAT, messages=MSGS)
         assert err.value.status_code == 502
 
     async def test_stall_times_out(self, fake_ollama: FakeOllama) -> None:
         fake_ollama.enqueue_chat(Stall(5))
         client = ollama.AsyncClient(host=fake_ollama.url, timeout=0.2)
         with pytest.raises(httpx.TimeoutException):
-            await client.chat(model=CHAT, messages=[])
+            await client.chat(model=CHAT, messages=MSGS)
         fake_ollama.enqueue_chat(Stall(0.01, "late but fine"))
-        assert (await client.chat(model=CHAT, messages=[])).message.content == "late but fine"
+        assert (await client.chat(model=CHAT, messages=MSGS)).message.content == "late but fine"
 
     async def test_dead_port(self, dead_ollama_url: str) -> None:
         client = ollama.AsyncClient(host=dead_ollama_url)
@@ -180,8 +181,8 @@ class TestSyncClient:
     def test_thread_fixture_sets_env(self, fake_ollama_thread: FakeOllama) -> None:
         client = ollama.Client()  # host comes from OLLAMA_HOST
         fake_ollama_thread.enqueue_chat("hello from the thread")
-        assert client.chat(model=CHAT, messages=[]).message.content == "hello from the thread"
-        parts = list(client.chat(model=CHAT, messages=[], stream=True))
+        assert client.chat(model=CHAT, messages=MSGS).message.content == "hello from the thread"
+        parts = list(client.chat(model=CHAT, messages=MSGS, stream=True))
         assert "".join(p.message.content or "" for p in parts) == "OK"
         assert len(client.embed(model=EMBED, input=["a", "b"]).embeddings) == 2
         assert fake_ollama_thread.requests[0].headers["User-Agent"].startswith("ollama-python/")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import errno
 import json
 import shutil
 import tempfile
@@ -15,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from commonplace.changes import Change
 from commonplace.config import Settings
 from commonplace.index import IndexService
 from commonplace.index.manifest import INDEX_SCHEMA
@@ -450,3 +452,26 @@ async def test_a_new_vector_size_under_the_same_model_name_reembeds_all(
     resp = await index.search("kestrels", limit=3, mode="vector")
     assert resp.results and resp.results[0].path == "Notes/Plan.md"
     assert index.status()["vectors_pending"] == 0
+
+
+async def test_a_failed_index_write_is_shown_until_one_succeeds(
+    open_index: OpenIndex, isettings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    index = open_index()
+    service = IndexService(index, isettings)
+    write(isettings.vault, "New.md", "a new okapi\n")
+    real = index.apply_pending
+
+    async def disk_full() -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(index, "apply_pending", disk_full)
+    await service.on_changes([Change("New.md", "created")])
+    (entry,) = service.attention.entries()
+    assert (entry.source, entry.code) == ("search index", "write_failed")
+    assert "No space left on device" in entry.reason and entry.retry_at
+    monkeypatch.setattr(index, "apply_pending", real)
+    await service.on_changes([Change("New.md", "modified")])  # the next try writes it
+    assert service.attention.entries() == []
+    resp = await index.search("okapi", limit=1, mode="keyword")
+    assert resp.results[0].path == "New.md"

@@ -24,7 +24,7 @@ def only_note(settings: Settings, model: str, fake: FakeOllama, text: str) -> Se
     """The vault reduced to one note, and `model` as the embedding model (pulled in the fake)."""
     shutil.rmtree(settings.vault)
     write(settings.vault, "Notes/Plan.md", text)
-    fake.models.append(model if ":" in model else f"{model}:latest")
+    fake.add_model(model if ":" in model else f"{model}:latest")
     return dataclasses.replace(
         settings, ollama=dataclasses.replace(settings.ollama, embed_model=model)
     )
@@ -93,7 +93,7 @@ async def test_an_unknown_model_is_sized_by_ollama_and_the_choice_is_logged(
 ) -> None:
     long = " ".join(f"word{i}" for i in range(400))
     settings = only_note(isettings, "house-embed", fake_ollama, f"# Long\n\n{long}\n")
-    fake_ollama.context_lengths["house-embed:latest"] = 96
+    fake_ollama.context_length["house-embed:latest"] = 96
     caplog.set_level("INFO")
     index = open_index(settings)
     stats = await index.refresh()
@@ -115,7 +115,7 @@ async def test_an_unknown_model_is_cut_again_once_ollama_can_describe_it(
 ) -> None:
     long = " ".join(f"word{i}" for i in range(400))
     settings = only_note(isettings, "house-embed", fake_ollama, f"# Long\n\n{long}\n")
-    fake_ollama.context_lengths["house-embed:latest"] = 96
+    fake_ollama.context_length["house-embed:latest"] = 96
     down = dataclasses.replace(
         settings, ollama=dataclasses.replace(settings.ollama, host=dead_ollama_url)
     )

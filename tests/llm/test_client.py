@@ -14,12 +14,16 @@ from commonplace.llm import (
     BadAnswer,
     LLMTimeout,
     ModelMissing,
+    ModelUnsuitable,
+    OllamaBadReply,
     OllamaFailed,
     OllamaUnavailable,
     ThinkFilter,
     strip_think,
 )
 from tests.fakes.ollama import FakeError, FakeOllama, Raw, Stall, StreamError
+
+MSGS = [{"role": "user", "content": "hello"}]
 
 
 class Proposal(pydantic.BaseModel):
@@ -46,7 +50,7 @@ async def test_schema_answer_is_parsed_and_schema_sent(fake_ollama: FakeOllama) 
 async def test_custom_schema_is_sent_but_parsed_with_the_model(fake_ollama: FakeOllama) -> None:
     schema = {"type": "object", "properties": {"title": {"type": "string", "maxLength": 5}}}
     fake_ollama.enqueue_chat('{"title": "Long title", "tags": []}')
-    got = await make_llm(fake_ollama.url).chat_json([], Proposal, schema=schema)
+    got = await make_llm(fake_ollama.url).chat_json(MSGS, Proposal, schema=schema)
     assert got.title == "Long title"  # the program, not the schema, decides what to keep
     assert fake_ollama.chat_requests()[0]["format"] == schema
 
@@ -66,7 +70,7 @@ async def test_garbage_answers_raise_bad_answer_with_the_raw_text(
 ) -> None:
     fake_ollama.enqueue_chat(reply)
     with pytest.raises(BadAnswer) as err:
-        await make_llm(fake_ollama.url).chat_json([], Proposal)
+        await make_llm(fake_ollama.url).chat_json(MSGS, Proposal)
     assert reason in err.value.reason
     assert err.value.raw == reply
     assert len(fake_ollama.chat_requests()) == 1  # garbage is not retried here: the caller decides
@@ -76,39 +80,47 @@ async def test_think_leak_and_code_fence_are_removed(fake_ollama: FakeOllama) ->
     fake_ollama.enqueue_chat(
         '<think>{"title": "draft"}</think>\n```json\n{"title": "Final", "tags": []}\n```'
     )
-    got = await make_llm(fake_ollama.url).chat_json([], Proposal)
+    got = await make_llm(fake_ollama.url).chat_json(MSGS, Proposal)
     assert got.title == "Final"
 
 
 async def test_timeout_is_retried_then_reported(fake_ollama: FakeOllama) -> None:
     fake_ollama.enqueue_chat(Stall(5), Stall(5))
-    with pytest.raises(LLMTimeout, match=r"longer than 0\.3 s"):
-        await make_llm(fake_ollama.url, timeout_s=0.3).chat_json([], Proposal)
+    with pytest.raises(LLMTimeout, match=r"longer than 1 s"):
+        await make_llm(fake_ollama.url, timeout_s=1).chat_json(MSGS, Proposal)
     assert len(fake_ollama.chat_requests()) == 2  # one retry
 
 
 async def test_a_retry_can_succeed(fake_ollama: FakeOllama) -> None:
     fake_ollama.enqueue_chat(FakeError(503, "loading"), '{"title": "ok", "tags": []}')
-    got = await make_llm(fake_ollama.url).chat_json([], Proposal)
+    got = await make_llm(fake_ollama.url).chat_json(MSGS, Proposal)
     assert got.title == "ok"
 
 
 async def test_model_missing_tells_what_to_pull(fake_ollama: FakeOllama) -> None:
     with pytest.raises(ModelMissing, match=r"ollama pull qwen3\.8:27b"):
-        await make_llm(fake_ollama.url, chat_model="qwen3.8:27b").chat_json([], Proposal)
+        await make_llm(fake_ollama.url, chat_model="qwen3.8:27b").chat_json(MSGS, Proposal)
     assert len(fake_ollama.chat_requests()) == 1  # not worth retrying
 
 
 async def test_ollama_error_status(fake_ollama: FakeOllama) -> None:
     fake_ollama.enqueue_chat(FakeError(400, "invalid format"))
     with pytest.raises(OllamaFailed, match="invalid format"):
-        await make_llm(fake_ollama.url).chat([])
+        await make_llm(fake_ollama.url).chat(MSGS)
 
 
-async def test_malformed_http_body_is_a_bad_answer(fake_ollama: FakeOllama) -> None:
-    fake_ollama.enqueue_chat(Raw("{not json"), Raw("{not json"))
-    with pytest.raises(BadAnswer):
-        await make_llm(fake_ollama.url).chat([])
+async def test_an_unreadable_http_body_is_ollamas_fault_and_retried(
+    fake_ollama: FakeOllama,
+) -> None:
+    """Not the model's answer: a reply cut off or replaced (a proxy's error page) is retried,
+    and never counts as a bad answer towards marking a capture."""
+    fake_ollama.enqueue_chat(Raw("{not json"), Raw("<html>bad gateway</html>"))
+    with pytest.raises(OllamaBadReply) as caught:
+        await make_llm(fake_ollama.url).chat(MSGS)
+    assert caught.value.retryable and not isinstance(caught.value, BadAnswer)
+    assert len(fake_ollama.chat_requests()) == 2  # tried again
+    fake_ollama.enqueue_chat(Raw("{not json"), "fine")
+    assert (await make_llm(fake_ollama.url).chat(MSGS)).content == "fine"
 
 
 async def test_ollama_down_says_how_to_start_it(dead_ollama_url: str) -> None:
@@ -136,23 +148,20 @@ async def test_embedding_model_missing(fake_ollama: FakeOllama) -> None:
         await make_llm(fake_ollama.url, embed_model="mxbai-embed-large").embed(["x"])
 
 
-async def test_tool_calls_are_returned_and_string_arguments_repaired(
-    fake_ollama: FakeOllama,
-) -> None:
-    fake_ollama.enqueue_chat(
-        {"content": "", "tool_calls": [{"function": {"name": "weather", "arguments": {}}}]}
-    )
+async def test_tool_calls_are_returned_with_their_arguments(fake_ollama: FakeOllama) -> None:
+    call = {"function": {"name": "weather", "arguments": {"city": "Leeds"}}}
+    fake_ollama.enqueue_chat({"content": "", "tool_calls": [call]})
     reply = await make_llm(fake_ollama.url).chat(
         [{"role": "user", "content": "weather?"}],
         tools=[{"type": "function", "function": {"name": "weather", "parameters": {}}}],
     )
-    assert [c.name for c in reply.tool_calls] == ["weather"]
+    assert [(c.name, c.arguments) for c in reply.tool_calls] == [("weather", {"city": "Leeds"})]
     assert fake_ollama.chat_requests()[0]["tools"][0]["function"]["name"] == "weather"
 
 
 async def test_stream_yields_text_without_drafts(fake_ollama: FakeOllama) -> None:
     fake_ollama.enqueue_chat("<think>hmm, the user</think>The answer is [1].")
-    parts = [p async for p in make_llm(fake_ollama.url).chat_stream([])]
+    parts = [p async for p in make_llm(fake_ollama.url).chat_stream(MSGS)]
     assert "".join(parts) == "The answer is [1]."
     assert len(parts) > 1
 
@@ -160,7 +169,7 @@ async def test_stream_yields_text_without_drafts(fake_ollama: FakeOllama) -> Non
 async def test_stream_error_is_reported(fake_ollama: FakeOllama) -> None:
     fake_ollama.enqueue_chat(StreamError(after_chunks=2, message="out of memory"))
     with pytest.raises(OllamaFailed, match="out of memory"):
-        async for _ in make_llm(fake_ollama.url).chat_stream([]):
+        async for _ in make_llm(fake_ollama.url).chat_stream(MSGS):
             pass
 
 
@@ -206,10 +215,98 @@ def test_think_filter_streams_the_same_as_strip_think(pieces: list[str]) -> None
 async def test_think_setting_is_sent_only_when_chosen(
     fake_ollama: FakeOllama, setting: str, sent: bool | None
 ) -> None:
-    fake_ollama.enqueue_chat('{"title": "x", "tags": []}', "plain")
+    fake_ollama.enqueue_chat('{"title": "x", "tags": []}', "plain", "streamed")
     llm = make_llm(fake_ollama.url, think=setting)
-    await llm.chat_json([], Proposal)
-    await llm.chat([])
+    await llm.chat_json(MSGS, Proposal)
+    await llm.chat(MSGS)
+    assert "".join([p async for p in llm.chat_stream(MSGS)]) == "streamed"
     for request in fake_ollama.chat_requests():
         assert request.get("think") == sent
         assert ("think" in request) == (sent is not None)
+
+
+# -- against Ollama's own rules (tests/fakes/ollama_rules.py) ----------------------------------
+
+
+async def test_a_thinking_model_does_not_think_by_default(fake_ollama: FakeOllama) -> None:
+    """qwen3.5 thinks on every call unless told not to: every chat call says think=false."""
+    fake_ollama.enqueue_chat('{"title": "x", "tags": []}', "plain", "streamed")
+    llm = LLM(dataclasses.replace(OllamaSettings(host=fake_ollama.url)))
+    await llm.chat_json(MSGS, Proposal)
+    await llm.chat(MSGS)
+    assert "".join([p async for p in llm.chat_stream(MSGS)]) == "streamed"
+    assert [r.thought for r in fake_ollama.chat_records()] == [False, False, False]
+
+
+async def test_thinking_on_a_model_that_cannot_think_says_what_to_change(
+    fake_ollama: FakeOllama,
+) -> None:
+    fake_ollama.add_model("llama3.2:3b")
+    llm = make_llm(fake_ollama.url, chat_model="llama3.2:3b", think="on")
+    with pytest.raises(ModelUnsuitable, match=r"does not support thinking.*think = \"off\""):
+        await llm.chat(MSGS)
+    assert len(fake_ollama.chat_requests()) == 1  # a 400 is not worth a retry
+    assert not ModelUnsuitable("m", "x").retryable
+
+
+async def test_an_embedding_model_as_chat_model_says_what_to_change(
+    fake_ollama: FakeOllama,
+) -> None:
+    llm = make_llm(fake_ollama.url, chat_model="nomic-embed-text")
+    with pytest.raises(ModelUnsuitable, match=r"does not support chat.*not a chat model"):
+        await llm.chat_json(MSGS, Proposal)
+
+
+async def test_a_reply_cut_at_the_length_limit_is_reported_as_cut(
+    fake_ollama: FakeOllama,
+) -> None:
+    fake_ollama.enqueue_chat(json.dumps({"title": "Pears and apples", "tags": ["fruit"]}))
+    llm = make_llm(fake_ollama.url)
+    with pytest.raises(BadAnswer) as err:
+        await llm.chat_json(MSGS, Proposal, options={"num_predict": 4})
+    assert "cut off at the length limit" in err.value.reason
+    assert err.value.raw  # what the model did say is kept
+    fake_ollama.enqueue_chat("a long answer that will not fit")
+    reply = await llm.chat(MSGS, options={"num_predict": 2})
+    assert reply.cut
+    fake_ollama.enqueue_chat("short")
+    assert not (await llm.chat(MSGS)).cut
+
+
+async def test_num_ctx_is_sent_only_when_set(fake_ollama: FakeOllama) -> None:
+    await make_llm(fake_ollama.url).chat(MSGS)
+    await make_llm(fake_ollama.url, num_ctx=16384).chat(MSGS)
+    first, second = fake_ollama.chat_requests()
+    assert "num_ctx" not in first["options"]
+    assert second["options"]["num_ctx"] == 16384
+    assert make_llm(fake_ollama.url).context_tokens() == 4096
+
+
+@pytest.mark.parametrize(("setting", "sent"), [("10m", "10m"), ("600", 600), ("-1", -1)])
+async def test_keep_alive_is_sent_as_ollama_reads_it(
+    fake_ollama: FakeOllama, setting: str, sent: str | float
+) -> None:
+    """Ollama refuses "600" and "-1" as strings (Go durations need a unit): numbers go as
+    numbers."""
+    llm = make_llm(fake_ollama.url, keep_alive=setting)
+    assert (await llm.chat(MSGS)).content == "OK"
+    assert (await llm.embed(["x"])) != []
+    assert fake_ollama.chat_requests()[0]["keep_alive"] == sent
+    assert fake_ollama.embed_requests()[0]["keep_alive"] == sent
+
+
+async def test_a_400_is_not_retried_and_a_500_is(fake_ollama: FakeOllama) -> None:
+    fake_ollama.enqueue_chat(FakeError(400, "failed to parse grammar"))
+    with pytest.raises(OllamaFailed, match=r"\(400\): failed to parse grammar"):
+        await make_llm(fake_ollama.url).chat(MSGS)
+    assert len(fake_ollama.chat_requests()) == 1
+    fake_ollama.enqueue_chat(FakeError(500, "model runner has unexpectedly stopped"), "fine")
+    assert (await make_llm(fake_ollama.url).chat(MSGS)).content == "fine"
+
+
+async def test_an_error_mid_stream_is_worded_for_the_user(fake_ollama: FakeOllama) -> None:
+    fake_ollama.enqueue_chat(StreamError(after_chunks=2, message="out of memory"))
+    with pytest.raises(OllamaFailed) as err:
+        async for _ in make_llm(fake_ollama.url).chat_stream(MSGS):
+            pass
+    assert str(err.value) == "Ollama stopped the answer with an error: out of memory"

@@ -17,6 +17,7 @@ from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 from click.testing import CliRunner
 
+from commonplace.attention import Attention
 from commonplace.capture import read_capture
 from commonplace.cli.main import cli
 from commonplace.config import Settings, load_settings
@@ -65,6 +66,21 @@ async def test_state_with_ollama_down(make_client: ClientFactory, web_settings: 
     assert state["speech"]["available"] is False
     assert "ggml-base.en.bin" in state["speech"]["message"]
     assert state["speech"]["max_seconds"] == web_settings.speech.max_seconds
+
+
+async def test_state_lists_what_needs_attention(
+    make_client: ClientFactory, web_settings: Settings
+) -> None:
+    attention = Attention()
+    attention.report(
+        "tidy", "Inbox/a.md", "unreadable", "cannot be read", action="chmod u+r", retry_at=5.0
+    )
+    client = await make_client(services=Services(attention=attention))
+    state = await (await client.get("/api/state")).json()
+    (entry,) = state["attention"]
+    assert entry["source"] == "tidy" and entry["path"] == "Inbox/a.md"
+    assert (entry["code"], entry["action"], entry["retry_at"]) == ("unreadable", "chmod u+r", 5.0)
+    assert entry["level"] == "warn" and entry["count"] == 1
 
 
 async def test_state_with_ollama_up_lists_models(
@@ -393,3 +409,18 @@ def test_search_results_match_the_cli(
 
     body = asyncio.run(from_api())
     assert expected and body["results"] == expected
+
+
+async def test_a_capture_over_the_size_limit_is_refused_not_saved(
+    make_client: ClientFactory, web_settings: Settings
+) -> None:
+    small = dataclasses.replace(
+        web_settings, tidy=dataclasses.replace(web_settings.tidy, max_capture_kb=1)
+    )
+    client = await make_client(small)
+    response = await client.post(
+        "/api/capture", data=json.dumps({"text": "é" * 600}), headers=write_headers(client)
+    )  # 600 characters, 1200 bytes
+    assert response.status == 413
+    assert (await response.json())["error"]["message"] == "a capture is limited to 1 KB"
+    assert not (small.vault / "Inbox").exists()

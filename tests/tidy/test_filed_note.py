@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import date
 from zoneinfo import ZoneInfo
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -123,3 +124,23 @@ def test_the_captures_own_frontmatter_is_carried_over() -> None:
     assert "source:: https://example.org/garlic\n" in logseq
     assert "tags:: clipping, garden, garlic\n" in logseq
     assert words_of(logseq, c)
+
+
+@pytest.mark.parametrize(
+    ("todo_format", "line"),
+    [
+        ("plain", "- [ ] Order the timber from Jewson (due 2026-10-23)"),
+        ("tasks", "- [ ] Order the timber from Jewson 📅 2026-10-23"),
+        ("dataview", "- [ ] Order the timber from Jewson [due:: 2026-10-23]"),
+    ],
+)
+def test_todo_formats_are_read_back_by_the_vault_reader(todo_format: str, line: str) -> None:
+    c = cap("order the timber\n")
+    text = render(c, DECISION, "obsidian", todo_format)
+    assert line in text.splitlines()
+    assert "- [ ] Ring Mum" in text.splitlines()
+    note = parse_note("Filed/x.md", text)
+    assert [(t.text, t.due) for t in note.todos] == [
+        ("Order the timber from Jewson", date(2026, 10, 23)),
+        ("Ring Mum", None),
+    ]

@@ -193,13 +193,29 @@ async def test_hostile_answers_file_only_valid_fields(
     assert outcome.decision.dropped or case == "changed capture text in the proposal"
 
 
-@pytest.mark.parametrize("reply", ["", "   ", "not json at all", "[1, 2]", Raw("{}{", 200)])
+GROSS = {"title": "Shed", "tags": ["wood"] * 10_000, "links": [], "todos": []}
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "",
+        "   ",
+        "not json at all",
+        "[1, 2]",
+        {"title": "Shed timber"},  # required fields missing
+        {"title": "Shed", "tags": [], "links": []},
+        GROSS,  # 10,000 tags: not a proposal with 9,995 of them dropped
+        GROSS | {"tags": [], "title": "x" * 5000},
+    ],
+)
 async def test_garbage_answers_leave_the_capture_waiting(
     tidy_settings: Settings, fake_ollama: FakeOllama, reply: Any
 ) -> None:
     rel = put_capture(tidy_settings, SHED)
     before = inbox_bytes(tidy_settings, rel)
-    fake_ollama.enqueue_chat(reply if isinstance(reply, Raw) else json.dumps(reply)[1:-1])
+    text = json.dumps(reply) if isinstance(reply, dict) else json.dumps(reply)[1:-1]
+    fake_ollama.enqueue_chat(text)
     with pytest.raises(BadAnswer):
         await tidy_capture(context(tidy_settings), rel)
     assert filed_notes(tidy_settings) == []
@@ -209,6 +225,15 @@ async def test_garbage_answers_leave_the_capture_waiting(
     outcome = await tidy_capture(context(tidy_settings), rel)
     capture = read_capture_bytes(before, rel)
     assert_filed_ok(tidy_settings, tidy_settings.vault / str(outcome.filed), capture)
+
+
+async def test_an_unreadable_reply_from_ollama_is_retried_not_counted(
+    tidy_settings: Settings, fake_ollama: FakeOllama
+) -> None:
+    rel = put_capture(tidy_settings, SHED)
+    fake_ollama.enqueue_chat(Raw("{}{", 200), answer("Shed timber"))  # a body cut short, then ok
+    outcome = await tidy_capture(context(tidy_settings), rel)
+    assert outcome.status == "filed" and len(fake_ollama.chat_requests()) == 2
 
 
 def read_capture_bytes(data: bytes, rel: str) -> Capture:
@@ -227,6 +252,38 @@ async def test_request_carries_schema_and_fenced_capture(
     assert "<capture>\num so I'm on the bus" in user
     assert "Today is Monday 2026-10-26." in user
     assert "Tuesday 2026-10-20 at 08:05" in user
+
+
+@pytest.mark.parametrize("num_ctx", [0, 16384])
+async def test_a_capture_larger_than_the_context_is_tidied_from_an_excerpt(
+    tidy_settings: Settings, fake_ollama: FakeOllama, num_ctx: int
+) -> None:
+    """Ollama would silently cut a prompt past num_ctx, rules first; the model is shown the
+    capture's beginning and end instead, and the filed note still holds every word."""
+    settings = dataclasses.replace(
+        tidy_settings, ollama=dataclasses.replace(tidy_settings.ollama, num_ctx=num_ctx)
+    )
+    pasted = "".join(
+        f"Paragraph {i}: notes on the Ashdown survey, page {i}.\n" for i in range(3000)
+    )
+    text = (
+        f"---\ncaptured: 2026-10-20T08:05\nvia: web\n---\nremind me to read this\n{pasted}last line"
+    )
+    rel = put_capture(settings, "2026-10-20 0805.md", text)
+    capture = read_capture(settings.vault, rel, LONDON)
+    fake_ollama.enqueue_chat(answer("Ashdown survey"))
+    outcome = await tidy_capture(context(settings), rel)
+    assert outcome.status == "filed" and outcome.filed
+    (record,) = fake_ollama.chat_records()
+    assert not record.truncated  # Ollama did not have to cut anything
+    user = record.body["messages"][1]["content"]
+    assert "remind me to read this" in user and "last line" in user
+    assert "characters of this capture are not shown here" in user
+    context_tokens = num_ctx or 4096
+    assert record.prompt_tokens < context_tokens - 1024  # room left for the answer
+    if num_ctx:
+        assert len(user) > 40_000  # a larger context shows more of the capture
+    assert_filed_ok(settings, settings.vault / outcome.filed, capture)
 
 
 # -- your edit wins -----------------------------------------------------------------------------
@@ -407,6 +464,20 @@ async def test_empty_capture_is_left_alone(
     outcome = await tidy_capture(context(tidy_settings), rel)
     assert outcome.status == "empty"
     assert (tidy_settings.vault / rel).exists() and fake_ollama.chat_requests() == []
+
+
+async def test_todo_format_setting_reaches_the_filed_note(
+    tidy_settings: Settings, fake_ollama: FakeOllama
+) -> None:
+    settings = dataclasses.replace(
+        tidy_settings, tidy=dataclasses.replace(tidy_settings.tidy, todo_format="tasks")
+    )
+    rel = put_capture(settings, SHED)
+    todo = {"text": "Order the timber for the shed roof", "due": "2026-10-23"}
+    fake_ollama.enqueue_chat(answer("Shed timber", todos=[todo]))
+    await tidy_capture(context(settings), rel)
+    (filed,) = filed_notes(settings)
+    assert "- [ ] Order the timber for the shed roof 📅 2026-10-23" in filed.read_text()
 
 
 async def test_delete_setting_keeps_no_archive(

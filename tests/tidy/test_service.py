@@ -5,17 +5,21 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import errno
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from commonplace.attention import Entry
 from commonplace.changes import Change
 from commonplace.config import Settings
 from commonplace.llm import LLM
 from commonplace.tidy.service import StabilityTracker, TidyService
 from tests.fakes.ollama import FakeError, FakeOllama, Stall
-from tests.tidy.conftest import answer, body_of, filed_notes, put_capture
+from tests.faults import disk_full
+from tests.tidy.conftest import answer, body_of, fast, filed_notes, put_capture
 
 WEEK = ["2026-10-22 1405.md", "2026-10-19 0742.md", "2026-10-20 1830.md"]
 
@@ -223,3 +227,243 @@ async def test_a_missing_model_waits_without_a_mark(
     finally:
         await svc.close()
     assert len(filed_notes(tidy_settings)) == 1
+
+
+async def test_a_model_that_refuses_the_request_waits_without_marking_captures(
+    tidy_settings: Settings, fake_ollama: FakeOllama
+) -> None:
+    """think = "on" with a model that cannot think is the settings' fault, not the capture's:
+    Ollama's 400 must not mark every capture in the inbox as failing."""
+    fake_ollama.add_model("llama3.2:3b")
+    ollama = dataclasses.replace(tidy_settings.ollama, chat_model="llama3.2:3b", think="on")
+    settings = dataclasses.replace(tidy_settings, ollama=ollama)
+    rel = put_capture(settings, WEEK[0])
+    svc = TidyService(settings, LLM(settings.ollama))
+    try:
+        await svc.startup()
+        for _ in range(200):
+            if len(fake_ollama.chat_requests()) >= 4:
+                break
+            await asyncio.sleep(0.02)
+        status = svc.status()
+    finally:
+        await svc.close()
+    assert status["failing"] == []
+    (waiting,) = status["waiting"]
+    assert waiting["path"] == rel and waiting["retrying"]
+    assert 'think = "off"' in waiting["reason"]
+
+
+async def test_a_capture_that_cannot_be_read_does_not_hold_up_the_others(
+    tidy_settings: Settings, fake_ollama: FakeOllama, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in WEEK:
+        put_capture(tidy_settings, name)
+    locked = tidy_settings.vault / "Inbox" / sorted(WEEK)[0]  # the oldest: first in line
+    real_read = Path.read_bytes
+
+    def read_bytes(path: Path) -> bytes:
+        if path == locked:
+            raise PermissionError(errno.EACCES, "Permission denied", str(path))
+        return real_read(path)
+
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    fake_ollama.chat_handler = lambda body: answer("Note")
+    svc = TidyService(tidy_settings, LLM(tidy_settings.ollama))
+    try:
+        await svc.startup()
+        await run_until_idle(svc)  # the unreadable one is parked, not holding up the rest
+        assert len(filed_notes(tidy_settings)) == 2
+        (entry,) = svc.attention.entries()
+        rel = f"Inbox/{locked.name}"
+        assert (entry.source, entry.path, entry.code) == ("tidy", rel, "unreadable")
+        assert "Permission denied" in entry.reason and "chmod" in entry.action
+        assert entry.retry_at is not None
+        # The owner fixes the permissions (a chmod is a change): it is filed at once.
+        monkeypatch.setattr(Path, "read_bytes", real_read)
+        await svc.on_changes([Change(rel, "modified")])
+        await run_until_idle(svc)
+    finally:
+        await svc.close()
+    assert len(filed_notes(tidy_settings)) == 3
+    assert svc.attention.entries() == []
+
+
+async def test_the_worker_is_restarted_after_an_unexpected_error(
+    tidy_settings: Settings, fake_ollama: FakeOllama, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("commonplace.supervise.FIRST_WAIT_S", 0.01)
+    put_capture(tidy_settings, WEEK[0])
+    fake_ollama.chat_handler = lambda body: answer("Dentist")
+    svc = TidyService(tidy_settings, LLM(tidy_settings.ollama))
+    real_check = svc.tracker.check
+    calls = [0]
+
+    def check(stat: Any) -> Any:
+        calls[0] += 1
+        if calls[0] == 1:
+            raise RuntimeError("a bug in the worker loop")
+        return real_check(stat)
+
+    monkeypatch.setattr(svc.tracker, "check", check)
+    try:
+        await svc.startup()
+        await run_until_idle(svc)
+    finally:
+        await svc.close()
+    assert len(filed_notes(tidy_settings)) == 1
+    (entry,) = svc.attention.entries()
+    assert (entry.source, entry.code) == ("tidy worker", "task_restarted")
+    assert "RuntimeError" in entry.reason
+
+
+async def test_a_capture_that_cannot_be_written_is_retried_and_shown(
+    tidy_settings: Settings, fake_ollama: FakeOllama, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rel = put_capture(tidy_settings, WEEK[0])
+    fake_ollama.chat_handler = lambda body: answer("Dentist")
+    refused = disk_full(monkeypatch, writes=2)
+    svc = TidyService(tidy_settings, LLM(tidy_settings.ollama))
+    reported: list[Entry] = []
+    report = svc.attention.report
+    monkeypatch.setattr(
+        svc.attention, "report", lambda *a, **k: reported.append(report(*a, **k)) or reported[-1]
+    )
+    try:
+        await svc.startup()
+        await run_until_idle(svc)
+    finally:
+        await svc.close()
+    assert len(refused) == 2 and len(filed_notes(tidy_settings)) == 1
+    assert not (tidy_settings.vault / rel).exists()
+    assert [(e.code, e.count) for e in reported] == [("write_failed", 1), ("write_failed", 2)]
+    assert "No space left on device" in reported[0].reason
+    assert svc.attention.entries() == []
+
+
+async def test_big_and_empty_captures_are_left_as_they_are_and_shown(
+    settings: Settings, fake_ollama: FakeOllama
+) -> None:
+    small = fast(settings, fake_ollama.url, max_capture_kb=1)
+    head = "---\ncaptured: 2026-10-19T07:00\n---\n"
+    big = put_capture(small, "2026-10-19 0700.md", head + "word " * 300)  # 1.5 KB
+    empty = put_capture(small, "2026-10-19 0710.md", head + "\n   \n")
+    put_capture(small, WEEK[0])
+    before = (small.vault / big).read_bytes()
+    fake_ollama.chat_handler = lambda body: answer("Note")
+    svc = TidyService(small, LLM(small.ollama))
+    try:
+        await svc.startup()
+        await run_until_idle(svc)
+        assert len(fake_ollama.chat_requests()) == 1 and len(filed_notes(small)) == 1
+        assert (small.vault / big).read_bytes() == before
+        codes = {e.path: (e.code, e.level) for e in svc.attention.entries()}
+        assert codes == {big: ("too_large", "warn"), empty: ("empty", "warn")}
+        assert "over the 1 KB limit" in str(svc.attention.get("tidy", big))
+        # Cut down to size by the owner, it is filed like any capture.
+        (small.vault / big).write_text(head + "just a few words\n")
+        await svc.on_changes([Change(big, "modified")])
+        await run_until_idle(svc)
+    finally:
+        await svc.close()
+    assert len(filed_notes(small)) == 2
+    assert [e.path for e in svc.attention.entries()] == [empty]
+
+
+async def eventually(check: Any, what: str, seconds: float = 20) -> None:
+    for _ in range(int(seconds / 0.05)):
+        if check():
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"not within {seconds} s: {what}")
+
+
+async def test_a_marked_capture_is_tried_again_later_and_shown_until_filed(
+    settings: Settings, fake_ollama: FakeOllama
+) -> None:
+    quick = fast(settings, fake_ollama.url, marked_retry_s=0.5)
+    rel = put_capture(quick, WEEK[0])
+    fake_ollama.chat_handler = lambda body: "this is not json"
+    svc = TidyService(quick, LLM(quick.ollama))
+    try:
+        await svc.startup()
+        await run_until_idle(svc)  # marked: parked on its long wait
+        (entry,) = svc.attention.entries()
+        assert (entry.path, entry.code) == (rel, "unusable_answers")
+        assert "3 unusable answers" in entry.reason and entry.retry_at
+        assert svc.status()["failing"][0]["path"] == rel
+        fake_ollama.chat_handler = lambda body: answer("Dentist")  # the model recovers
+        await eventually(lambda: filed_notes(quick), "the marked capture filed on its retry")
+        await eventually(lambda: not svc.attention.entries(), "the mark cleared")
+    finally:
+        await svc.close()
+    assert svc.status()["failing"] == []
+    assert len(fake_ollama.chat_requests()) == 4
+
+
+async def test_a_new_model_tries_marked_captures_again_at_once(
+    tidy_settings: Settings, fake_ollama: FakeOllama, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("commonplace.tidy.service.MODEL_CHECK_S", 0.1)
+    rel = put_capture(tidy_settings, WEEK[0])  # marked_retry_s: an hour
+    fake_ollama.chat_handler = lambda body: "this is not json"
+    svc = TidyService(tidy_settings, LLM(tidy_settings.ollama))
+    try:
+        await svc.startup()
+        await run_until_idle(svc)
+        await asyncio.sleep(0.5)
+        assert len(fake_ollama.chat_requests()) == 3 and not filed_notes(tidy_settings)
+        # `ollama pull` brings a new version of the same model: a new digest in /api/tags.
+        entry = fake_ollama._model_entry
+        monkeypatch.setattr(fake_ollama, "_model_entry", lambda n: entry(n) | {"digest": "f00d"})
+        fake_ollama.chat_handler = lambda body: answer("Dentist")
+        await eventually(lambda: filed_notes(tidy_settings), "filed with the new model")
+    finally:
+        await svc.close()
+    assert not (tidy_settings.vault / rel).exists()
+
+
+async def test_another_chat_model_tries_marked_captures_again_at_once(
+    tidy_settings: Settings, fake_ollama: FakeOllama
+) -> None:
+    put_capture(tidy_settings, WEEK[0])
+    fake_ollama.chat_handler = lambda body: "this is not json"
+    svc = TidyService(tidy_settings, LLM(tidy_settings.ollama))
+    await svc.startup()
+    await run_until_idle(svc)
+    await svc.close()
+    assert svc.status()["failing"]
+    # The owner sets another chat model and restarts the daemon.
+    fake_ollama.models.append("llama3.2:3b")
+    other = dataclasses.replace(
+        tidy_settings, ollama=dataclasses.replace(tidy_settings.ollama, chat_model="llama3.2:3b")
+    )
+    fake_ollama.chat_handler = lambda body: answer("Dentist")
+    again = TidyService(other, LLM(other.ollama))
+    try:
+        await again.startup()
+        await eventually(lambda: filed_notes(tidy_settings), "filed with the other model")
+    finally:
+        await again.close()
+    assert fake_ollama.chat_requests()[-1]["model"] == "llama3.2:3b"
+
+
+async def test_while_ollama_fails_no_other_capture_is_tried(
+    tidy_settings: Settings, fake_ollama: FakeOllama
+) -> None:
+    """Ollama's trouble is not the capture's: the whole inbox waits with it, so a thousand
+    captures against a dead Ollama are one try per backoff, not a thousand."""
+    for name in WEEK:
+        put_capture(tidy_settings, name)
+    fake_ollama.chat_handler = lambda body: answer("Note")
+    fake_ollama.enqueue_chat(FakeError(500, "out of memory"), FakeError(500, "out of memory"))
+    svc = TidyService(tidy_settings, LLM(tidy_settings.ollama))
+    try:
+        await svc.startup()
+        await run_until_idle(svc)
+    finally:
+        await svc.close()
+    seen = [capture_in(r).split("\n</capture>")[0] for r in fake_ollama.chat_requests()]
+    oldest = body_of(sorted(WEEK)[0]).strip("\n")
+    assert seen[:3] == [oldest] * 3  # two refused (the client's own retry), then filed
+    assert len(seen) == 5 and len(filed_notes(tidy_settings)) == 3

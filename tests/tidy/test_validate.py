@@ -222,3 +222,20 @@ def test_due_markers_in_a_todo_text_leave_nothing_behind(raw: str) -> None:
     from commonplace.tidy.validate import clean_todo_text
 
     assert clean_todo_text(raw) == "Order timber"
+
+
+@pytest.mark.parametrize(
+    ("title", "obsidian", "logseq"),
+    [
+        ("Plan v2.1 for the shed", "Plan v2.1 for the shed", "Plan v2 1 for the shed"),
+        ("Shed timber", "Shed timber", "Shed timber"),
+        ("...", "Order the timber for the shed", "Order the timber for the shed"),
+    ],
+)
+def test_logseq_titles_have_no_dots(title: str, obsidian: str, logseq: str) -> None:
+    """Logseq's legacy file-name format reads '.' as a namespace separator."""
+    proposal = Proposal(title=title)
+    assert decide(proposal, capture(), FACTS).title == obsidian
+    d = decide(proposal, capture(), FACTS, flavor="logseq")
+    assert d.title == logseq
+    assert "." not in d.title

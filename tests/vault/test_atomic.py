@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import os
+import threading
+import time
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from commonplace.vault import FileChanged, atomic_write, content_hash, file_hash
+from commonplace.vault import FileChanged, VaultBusy, atomic_write, content_hash, file_hash
 
 
 def test_new_file_is_written_exactly(tmp_path: Path) -> None:
@@ -73,6 +75,7 @@ def test_falls_back_when_hard_links_are_not_supported(
         atomic_write(path, "second", expect=None)
 
 
+@settings(deadline=None)  # each example fsyncs: on a busy disk that alone can take 200 ms
 @given(st.text())
 def test_any_text_round_trips_byte_for_byte(text: str) -> None:
     import tempfile
@@ -81,3 +84,28 @@ def test_any_text_round_trips_byte_for_byte(text: str) -> None:
         path = Path(folder) / "n.md"
         atomic_write(path, text, expect=None)
         assert path.read_bytes() == text.encode("utf-8")
+
+
+def test_a_write_waits_for_git_then_goes_ahead(tmp_path: Path) -> None:
+    lock = tmp_path / ".git" / "index.lock"
+    lock.parent.mkdir()
+    lock.write_text("")
+    threading.Timer(0.3, lock.unlink).start()  # the commit finishes
+    started = time.monotonic()
+    atomic_write(tmp_path / "Filed" / "note.md", "words", expect=None, git_wait_s=5)
+    assert time.monotonic() - started >= 0.25
+    assert (tmp_path / "Filed" / "note.md").read_text() == "words"
+
+
+def test_a_write_gives_up_for_now_while_git_keeps_the_lock(tmp_path: Path) -> None:
+    (tmp_path / "worktree-gitdir").mkdir()
+    (tmp_path / "worktree-gitdir" / "index.lock").write_text("")
+    (tmp_path / ".git").write_text(f"gitdir: {tmp_path / 'worktree-gitdir'}\n")  # a worktree
+    path = tmp_path / "Ask" / "q.md"
+    path.parent.mkdir()
+    path.write_text("?? question\n")
+    with pytest.raises(VaultBusy, match=r"index\.lock") as caught:
+        atomic_write(path, "?? question\n> answer\n", expect=file_hash(path), git_wait_s=0.1)
+    assert isinstance(caught.value, OSError)  # so writers that retry failed writes retry it
+    assert path.read_text() == "?? question\n"
+    assert sorted(p.name for p in path.parent.iterdir()) == ["q.md"]  # no temp file left

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 
 import pytest
 
 from commonplace.vault import in_folder, is_ignored, iter_note_paths
+from commonplace.vault.layout import remove_stale_temp_files
 
 
 @pytest.mark.parametrize(
@@ -59,3 +62,21 @@ def test_iter_note_paths_under_a_folder(tmp_path: Path) -> None:
         (tmp_path / rel).write_text("x")
     assert sorted(iter_note_paths(tmp_path, under="Inbox/")) == ["Inbox/sub/y.md", "Inbox/x.md"]
     assert list(iter_note_paths(tmp_path, under="Missing")) == []
+
+
+def test_only_our_own_old_temp_files_are_removed(tmp_path: Path) -> None:
+    old = time.time() - 3600
+    ours = tmp_path / "Filed" / ".2026-10-19 0800 Lunch.md.0badc0de.cptmp"
+    young = tmp_path / "Ask" / ".Questions.md.deadbeef.cptmp"
+    others = [
+        tmp_path / "Filed" / "2026-10-19 0800 Lunch.md",  # a note
+        tmp_path / "Filed" / ".notes.md.cptmp",  # not our pattern
+        tmp_path / ".obsidian" / ".x.md.0badc0de.cptmp",  # a folder we never write into
+    ]
+    for path in [ours, young, *others]:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("x")
+    for path in [ours, *others]:
+        os.utime(path, (old, old))
+    assert remove_stale_temp_files(tmp_path) == ["Filed/.2026-10-19 0800 Lunch.md.0badc0de.cptmp"]
+    assert not ours.exists() and young.exists() and all(p.exists() for p in others)

@@ -8,6 +8,7 @@ import { getJSON } from "./api.js";
 import { flushOutbox, initCapture, renderLog, renderOutbox } from "./capture.js";
 import { setSpeechState } from "./dictate.js";
 import { initAsk, renderAnswers } from "./ask.js";
+import { initAssistant, refreshAssistant } from "./assistant.js";
 import { initPush } from "./push.js";
 import { initSearch } from "./search.js";
 import { clearDayLog, isNewDay } from "./store.js";
@@ -25,6 +26,12 @@ function showView(name) {
     show(document.getElementById(`view-${tab.dataset.view}`), selected);
   }
   localStorage.setItem("commonplace.view", name);
+  if (name === "assistant") refreshAssistant();
+}
+
+function currentView() {
+  const tab = document.querySelector(".tabs [aria-selected=true]");
+  return tab ? tab.dataset.view : "";
 }
 
 function setStatus(kind, text) {
@@ -69,6 +76,7 @@ async function refresh() {
     setStatus(...describe(state));
     setSpeechState(state.speech);
     renderDetails(state);
+    if (currentView() === "assistant") refreshAssistant();
     await flushOutbox();
     pollTimer = setTimeout(refresh, POLL_MS);
   } catch (error) {
@@ -98,7 +106,10 @@ function init() {
   initCapture(() => {});
   initAsk();
   initSearch();
-  showView(localStorage.getItem("commonplace.view") || "capture");
+  initAssistant();
+  // A tapped morning briefing opens /#assistant.
+  const fromLink = location.hash === "#assistant" ? "assistant" : "";
+  showView(fromLink || localStorage.getItem("commonplace.view") || "capture");
   $("#refresh").addEventListener("click", refresh);
   $("#retry-now").addEventListener("click", refresh);
   $("#reload").addEventListener("click", () => location.reload());

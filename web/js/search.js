@@ -47,7 +47,7 @@ function resultItem(result) {
   const title = heading && heading !== result.title ? `${result.title} › ${heading}` : result.title;
   const where = [result.path, result.note_date].filter(Boolean).join(" · ");
   return el("li", {}, [
-    el("button", { type: "button", className: "source result", onclick: () => openSource(result) }, [
+    el("button", { type: "button", className: "source search-hit", onclick: () => openSource(result) }, [
       el("span", { className: "result-title", text: title }),
       el("span", { className: "result-where", text: where }),
       el("span", { className: "snippet" }, marked(result.snippet || "", result.marks || [])),

@@ -43,6 +43,18 @@ def build_messages(question: str, passages: list[Passage], today: date) -> list[
     ]
 
 
+def fitted_messages(
+    llm: LLM, question: str, passages: list[Passage], today: date
+) -> tuple[list[dict[str, Any]], list[Passage]]:
+    """The conversation with as many of the best passages as the model's context holds: past
+    it, Ollama would cut the prompt and the rules at its top would be lost first."""
+    messages = build_messages(question, passages, today)
+    while len(passages) > 1 and llm.prompt_room(messages) < 0:
+        passages = passages[:-1]
+        messages = build_messages(question, passages, today)
+    return messages, passages
+
+
 def clean_question(question: str) -> str:
     text = " ".join(question.split())
     if not text:
@@ -87,7 +99,8 @@ async def answer_question(
     question, passages, notes, day = await _prepare(question, index, settings, today)
     if not passages:
         return check_answer(question, REFUSAL, passages, notes=[*notes, NO_PASSAGES])
-    reply = await llm.chat(build_messages(question, passages, day))
+    messages, passages = fitted_messages(llm, question, passages, day)
+    reply = await llm.chat(messages)
     return check_answer(
         question, reply.raw, passages, source_chars=settings.ask.source_chars, notes=notes
     )
@@ -109,7 +122,8 @@ async def stream_answer(
         return
     safe = SafeStream()
     parts: list[str] = []
-    async for piece in llm.chat_stream(build_messages(question, passages, day)):
+    messages, passages = fitted_messages(llm, question, passages, day)
+    async for piece in llm.chat_stream(messages):
         parts.append(piece)
         if out := safe.feed(piece):
             yield out

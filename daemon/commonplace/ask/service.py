@@ -6,6 +6,10 @@ hash read); if the user typed in between, the write is refused and redone on the
 nothing they wrote is lost or reordered. The answer's id marker in the note is what says
 "answered"; the record in the data folder counts inserts, so an answer that a stale editor
 buffer keeps reverting is re-inserted at most `max_inserts` times.
+
+A note whose answer cannot be written (a full disk, a git operation holding the vault, any
+other failure) is tried again with backoff, `retry_s` doubling up to 15 minutes, and shown in
+attention meanwhile; an answer already computed is kept for that retry, not asked again.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Iterable
 from typing import Any
 
@@ -21,12 +26,15 @@ from commonplace.ask.asknote import Question, insert_answer, is_ask_note, pendin
 from commonplace.ask.models import Answer
 from commonplace.ask.passages import SearchIndex
 from commonplace.ask.record import AnswerRecord
+from commonplace.attention import Attention
 from commonplace.changes import Change
 from commonplace.config import Settings
 from commonplace.llm import LLM, LLMError
+from commonplace.supervise import where
 from commonplace.vault import (
     FileChanged,
     NoteSkipped,
+    VaultBusy,
     atomic_write,
     is_ignored,
     iter_note_paths,
@@ -36,6 +44,8 @@ from commonplace.vault import (
 log = logging.getLogger(__name__)
 
 WRITE_TRIES = 5  # read-insert-write rounds before waiting for the note to be quiet again
+RETRY_MAX_S = 900.0  # waits after failures double up to this
+SOURCE = "ask"  # its entries in attention
 
 
 class AskService:
@@ -49,6 +59,7 @@ class AskService:
         *,
         quiet_s: float | None = None,
         retry_s: float | None = None,
+        attention: Attention | None = None,
     ) -> None:
         self.settings = settings
         self.llm = llm
@@ -57,6 +68,9 @@ class AskService:
         self.quiet_s = settings.ask.quiet_s if quiet_s is None else quiet_s
         self.retry_s = settings.ask.retry_s if retry_s is None else retry_s
         self.record = AnswerRecord(settings.data_path / "ask" / "answers.json")
+        self.attention = attention if attention is not None else Attention()
+        self._failures: dict[str, int] = {}  # failures in a row per note, for the backoff
+        self._answers: dict[tuple[str, str], Answer] = {}  # computed, not yet written
         self._due: dict[str, float] = {}
         self._workers: dict[str, asyncio.Task[None]] = {}
         self._model = asyncio.Lock()  # one question at a time: the model is one GPU
@@ -80,6 +94,7 @@ class AskService:
                 continue
             if change.kind == "deleted":
                 self._due.pop(change.path, None)
+                self._forget(change.path)
             else:
                 self._schedule(change.path, self.quiet_s)
 
@@ -129,10 +144,42 @@ class AskService:
                 del self._due[path]
                 try:
                     await self._handle(path)
-                except Exception:  # the watcher must outlive any one note
-                    log.exception("Ask: could not handle %s", path)
+                except asyncio.CancelledError:
+                    raise
+                except Exception as exc:  # one note must never stop the others
+                    self._failed(path, exc)
+                else:
+                    if self._failures.pop(path, None) is not None:
+                        self.attention.clear(SOURCE, path)
         finally:
             self._workers.pop(path, None)
+
+    def _failed(self, path: str, exc: Exception) -> None:
+        """Try the note again later, with backoff, and say so in attention."""
+        n = self._failures[path] = self._failures.get(path, 0) + 1
+        wait = float(min(self.retry_s * 2 ** (n - 1), RETRY_MAX_S))
+        if isinstance(exc, VaultBusy):
+            code, reason = "vault_busy", "answer not written yet: a git operation is running"
+            action = f"if no git command is running, delete {exc.lock}"
+        elif isinstance(exc, OSError):
+            code = "write_failed"
+            reason = f"the answer could not be written: {exc.strerror or type(exc).__name__}"
+            action = "check the disk (free space, permissions)"
+        else:
+            log.error("Ask: could not handle %s", path, exc_info=exc)
+            code, reason = "failed", f"could not be answered ({where(exc)})"
+            action = "the daemon's log has the details"
+        log.warning("Ask: %s: %s; trying again in %.0f s", path, reason, wait)
+        self.attention.report(
+            SOURCE, path, code, reason, action=action, retry_at=time.time() + wait
+        )
+        self._schedule(path, wait)
+
+    def _forget(self, path: str) -> None:
+        self._failures.pop(path, None)
+        self.attention.clear(SOURCE, path)
+        for key in [k for k in self._answers if k[0] == path]:
+            del self._answers[key]
 
     # -- one note -------------------------------------------------------------------------------
 
@@ -140,24 +187,34 @@ class AskService:
         text = self._read(path)
         if text is None:
             return
-        for question in pending_questions(text[0]):
+        questions = pending_questions(text[0])
+        asked = {q.qid for q in questions}
+        for key in [k for k in self._answers if k[0] == path and k[1] not in asked]:
+            del self._answers[key]  # that question was edited or removed meanwhile
+        for question in questions:
             if not self._may_insert(path, question):
                 continue
-            async with self._model:
-                try:
-                    answer = await answer_question(
-                        question.text, index=self.index, llm=self.llm, settings=self.settings
-                    )
-                except AskError as exc:
-                    log.warning("Ask: %s: %s", path, exc)
-                    continue
-                except LLMError as exc:
-                    self._last_error = str(exc)
-                    log.warning("Ask: %s: not answered yet: %s", path, exc)
-                    self._schedule(path, self.retry_s)
-                    return
-            self._last_error = ""
-            await self._insert(path, question, answer)
+            answer = self._answers.pop((path, question.qid), None)
+            if answer is None:
+                async with self._model:
+                    try:
+                        answer = await answer_question(
+                            question.text, index=self.index, llm=self.llm, settings=self.settings
+                        )
+                    except AskError as exc:
+                        log.warning("Ask: %s: %s", path, exc)
+                        continue
+                    except LLMError as exc:
+                        self._last_error = str(exc)
+                        log.warning("Ask: %s: not answered yet: %s", path, exc)
+                        self._schedule(path, self.retry_s)
+                        return
+                self._last_error = ""
+            try:
+                await self._insert(path, question, answer)
+            except Exception:
+                self._answers[(path, question.qid)] = answer  # kept for the retry
+                raise
 
     def _may_insert(self, path: str, q: Question) -> bool:
         tries = self.record.inserts(path, q.qid)
@@ -185,8 +242,8 @@ class AskService:
             new_text = insert_answer(text, question.qid, answer, self.settings.flavor)
             if new_text is None:
                 return False  # the question was edited, deleted or answered meanwhile
-            try:
-                atomic_write(full, new_text, expect=expect)
+            try:  # in a thread: it fsyncs, and waits (bounded) while git holds the vault
+                await asyncio.to_thread(atomic_write, full, new_text, expect=expect)
             except FileChanged:
                 await asyncio.sleep(0.05 * (attempt + 1))
                 continue

@@ -19,8 +19,14 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "search": ("index:search_command", "Search the vault by meaning and keywords."),
     "tidy": ("tidy:tidy", "File captures from the inbox into notes."),
     "ask": ("ask:ask", "Answer a question from your notes, with its sources."),
+    "chat": ("chat:chat", "Talk to the assistant; it asks before it changes anything."),
+    "mcp": ("mcp:mcp", "Serve the vault to other AI clients over MCP (stdio or --http)."),
     "digest": ("digest:digest", "Write the weekly digest note."),
     "push": ("push:push", "Web push notifications."),
+    "token": (
+        "token:token",
+        "Print (or --rotate) the token the Obsidian plugin and MCP clients send.",
+    ),
     "eval": ("evals:eval_group", "Measure search, tidying, answers and the digest."),
 }
 

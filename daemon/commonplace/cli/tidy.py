@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from commonplace.capture import capture_order_key
+from commonplace.capture import CaptureTooLarge, capture_order_key
 from commonplace.changes import Change
 from commonplace.cli import common
 from commonplace.cli.common import require_vault, run_async, settings_from
@@ -17,7 +17,13 @@ from commonplace.config import Settings
 from commonplace.index import Index, IndexUnavailable
 from commonplace.llm import LLM, BadAnswer
 from commonplace.tidy.models import Outcome
-from commonplace.tidy.pipeline import CaptureEdited, FiledNoteBroken, TidyContext, tidy_capture
+from commonplace.tidy.pipeline import (
+    CaptureEdited,
+    CaptureUnreadable,
+    FiledNoteBroken,
+    TidyContext,
+    tidy_capture,
+)
 from commonplace.tidy.service import TidyService
 from commonplace.tidy.state import TidyState
 from commonplace.vault import in_folder, iter_note_paths
@@ -108,7 +114,14 @@ async def _tidy_now(settings: Settings, targets: list[str] | None, *, dry_run: b
                 state.clear(rel)  # an explicit PATH is tried again even if it was marked
             try:
                 outcome = await tidy_capture(context, rel, dry_run=dry_run)
-            except (BadAnswer, CaptureEdited, FiledNoteBroken, UnicodeDecodeError) as exc:
+            except (
+                BadAnswer,
+                CaptureEdited,
+                CaptureTooLarge,
+                CaptureUnreadable,
+                FiledNoteBroken,
+                UnicodeDecodeError,
+            ) as exc:
                 click.echo(f"{rel}: not tidied: {exc}")
                 failed += 1
                 continue

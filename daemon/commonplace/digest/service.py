@@ -114,7 +114,7 @@ async def make_digest(
     if dry_run:
         return outcome("dry-run", text)
     try:
-        atomic_write(full, text, expect=None)
+        await asyncio.to_thread(atomic_write, full, text, expect=None)
     except FileChanged:
         return outcome("exists")
     state = load_state(settings)

@@ -36,26 +36,36 @@ class Summary:
     problem: str = ""  # why not, in words for the note
 
 
-def summary_data(data: DigestData) -> dict[str, list[Any]]:
+def summary_data(data: DigestData, max_items: int = MAX_ITEMS) -> dict[str, list[Any]]:
     """Everything the model is shown: titles, days, links, counts and kept open to-dos.
     A busy week is cut to fit a small model's context; the counts stay whole."""
     counts = [{"title": title, "captures": len(items)} for title, items in data.groups]
     return {
         "captures": [
             {"title": c.title, "day": f"{c.captured:%a %d %b}", "links": list(c.links)}
-            for c in data.captures[:MAX_ITEMS]
+            for c in data.captures[:max_items]
         ],
-        "linked_notes": counts[:MAX_ITEMS],
+        "linked_notes": counts[:max_items],
         "open_todos": [
             {"text": t.text, "due": t.due.isoformat() if t.due else None, "from": c.title}
             for c in data.captures
             for t in c.kept_todos
-        ][:MAX_ITEMS],
+        ][:max_items],
     }
 
 
-def summary_messages(data: DigestData) -> list[dict[str, str]]:
-    block = _compact_json(summary_data(data))
+def fitted_messages(llm: LLM, data: DigestData) -> list[dict[str, str]]:
+    """The request with lists as long as the model's context holds (halved until they fit)."""
+    max_items = MAX_ITEMS
+    messages = summary_messages(data, max_items)
+    while max_items > 5 and llm.prompt_room(messages) < 0:
+        max_items //= 2
+        messages = summary_messages(data, max_items)
+    return messages
+
+
+def summary_messages(data: DigestData, max_items: int = MAX_ITEMS) -> list[dict[str, str]]:
+    block = _compact_json(summary_data(data, max_items))
     user = prompts.render(
         "digest_user",
         week=data.week.label,
@@ -103,7 +113,7 @@ async def write_summary(llm: LLM, data: DigestData) -> Summary:
     if not data.captures:
         return Summary(None, "Nothing was filed this week, so there is nothing to sum up.")
     try:
-        answer = await llm.chat_json(summary_messages(data), DigestSummary)
+        answer = await llm.chat_json(fitted_messages(llm, data), DigestSummary)
     except LLMError as exc:
         return Summary(None, f"The summary could not be written ({exc}).")
     text = clean_summary(answer.summary)

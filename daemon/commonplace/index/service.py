@@ -2,6 +2,8 @@
 
 File events are hints, not the truth (inotify drops events under load, sync tools batch), so a
 reconciliation at start-up and every `reconcile_minutes` repairs whatever the events missed.
+It is also the retry of a failed index write (a full disk): the changes stay pending, and the
+failure is shown in attention until a write succeeds.
 """
 
 from __future__ import annotations
@@ -11,14 +13,19 @@ import ctypes
 import ctypes.util
 import gc
 import logging
+import time
 from collections.abc import Awaitable, Callable, Sequence
 
+from commonplace.attention import Attention
 from commonplace.changes import Change
 from commonplace.config import Settings
 from commonplace.index.indexer import Index
 from commonplace.index.models import RefreshStats
+from commonplace.supervise import where
 
 log = logging.getLogger(__name__)
+
+SOURCE = "search index"  # its entry in attention
 
 
 class IndexService:
@@ -28,10 +35,12 @@ class IndexService:
         settings: Settings,
         *,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        attention: Attention | None = None,
     ) -> None:
         self.index = index
         self.settings = settings
         self._sleep = sleep  # tests pass a fake clock
+        self.attention = attention if attention is not None else Attention()
 
     async def startup(self) -> None:
         """Reconcile the index with the vault (progress is logged by the index)."""
@@ -56,9 +65,12 @@ class IndexService:
         self.index.mark_dirty(c.path for c in changes)
         try:
             await self.index.apply_pending()
-        except Exception:
+        except Exception as exc:
             log.exception("search index: could not apply %d change(s); will retry", len(changes))
             self.index.mark_dirty(c.path for c in changes)
+            self._failed(exc)
+        else:
+            self.attention.clear(SOURCE)
 
     async def periodic(self) -> None:
         """Reconcile every reconcile_minutes, forever (cancel the task to stop)."""
@@ -75,12 +87,27 @@ class IndexService:
 
     async def _reconcile(self) -> RefreshStats | None:
         try:
-            return await self.index.refresh()
+            stats = await self.index.refresh()
         except asyncio.CancelledError:
             raise
-        except Exception:
+        except Exception as exc:
             log.exception("search index: reconciliation failed; it will run again later")
+            self._failed(exc)
             return None
+        self.attention.clear(SOURCE)
+        return stats
+
+    def _failed(self, exc: Exception) -> None:
+        """Shown until the next change or reconciliation writes the index successfully."""
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else where(exc)
+        self.attention.report(
+            SOURCE,
+            "",
+            "write_failed",
+            f"the search index could not be updated ({why}); searches may miss recent changes",
+            action="check the disk of the data folder (free space, permissions)",
+            retry_at=time.time() + self.settings.index.reconcile_minutes * 60,
+        )
 
 
 def release_memory() -> None:

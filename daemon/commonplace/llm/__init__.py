@@ -1,11 +1,14 @@
 """Ollama access: chat with a schema, tool calls, embeddings, and leaked-draft removal."""
 
+from commonplace.llm import budget
 from commonplace.llm.client import LLM, ChatReply, OllamaStatus, ToolCall, same_model
 from commonplace.llm.errors import (
     BadAnswer,
     LLMError,
     LLMTimeout,
     ModelMissing,
+    ModelUnsuitable,
+    OllamaBadReply,
     OllamaFailed,
     OllamaUnavailable,
 )
@@ -18,11 +21,14 @@ __all__ = [
     "LLMError",
     "LLMTimeout",
     "ModelMissing",
+    "ModelUnsuitable",
+    "OllamaBadReply",
     "OllamaFailed",
     "OllamaStatus",
     "OllamaUnavailable",
     "ThinkFilter",
     "ToolCall",
+    "budget",
     "same_model",
     "strip_think",
 ]

@@ -20,18 +20,24 @@ import httpx
 import ollama
 import pydantic
 
-from commonplace.config import OllamaSettings
+from commonplace.config import OllamaSettings, keep_alive_value
+from commonplace.llm import budget
 from commonplace.llm.errors import (
     BadAnswer,
     LLMError,
     LLMTimeout,
     ModelMissing,
+    ModelUnsuitable,
+    OllamaBadReply,
     OllamaFailed,
     OllamaUnavailable,
 )
 from commonplace.llm.think import ThinkFilter, strip_code_fence, strip_think
 
 log = logging.getLogger(__name__)
+_CUT_REASON = (
+    "it was cut off at the length limit (the model's context or num_predict) before it ended"
+)
 
 M = TypeVar("M", bound=pydantic.BaseModel)
 T = TypeVar("T")
@@ -50,6 +56,7 @@ class ChatReply:
     content: str  # drafts removed
     tool_calls: tuple[ToolCall, ...] = ()
     raw: str = ""  # the content exactly as the model sent it
+    cut: bool = False  # the reply stopped at the length limit (done_reason "length")
 
 
 @dataclass(frozen=True)
@@ -59,9 +66,17 @@ class OllamaStatus:
     version: str = ""
     models: tuple[str, ...] = ()
     error: str = ""
+    digests: tuple[str, ...] = ()  # of `models`, in the same order
 
     def has_model(self, name: str) -> bool:
         return same_model(name, self.models)
+
+    def digest(self, name: str) -> str:
+        """The model's digest ('' if not pulled): it changes when the model is pulled anew."""
+        for model, digest in zip(self.models, self.digests, strict=False):
+            if same_model(name, [model]):
+                return digest
+        return ""
 
 
 @dataclass
@@ -105,13 +120,15 @@ class LLM:
                 messages=list(messages),
                 format=fmt,
                 options=self._options(options),
-                keep_alive=self.settings.keep_alive,
+                keep_alive=self._keep_alive(),
                 think=self._think(),
                 stream=False,
             ),
         )
         raw = response.message.content or ""
         self._record("chat_json", model, {"messages": list(messages), "format": fmt}, raw)
+        if response.done_reason == "length":
+            raise BadAnswer(_CUT_REASON, raw)
         text = strip_code_fence(strip_think(raw))
         if not text:
             raise BadAnswer("the answer was empty", raw)
@@ -132,7 +149,7 @@ class LLM:
         model: str | None = None,
         options: Mapping[str, Any] | None = None,
     ) -> ChatReply:
-        """A plain or tool-using chat turn; garbled tool arguments are repaired."""
+        """A plain or tool-using chat turn; `cut` says if it stopped at the length limit."""
         model = model or self.settings.chat_model
         response = await self._call(
             "answer",
@@ -143,18 +160,22 @@ class LLM:
                 messages=list(messages),
                 tools=list(tools) if tools else None,
                 options=self._options(options),
-                keep_alive=self.settings.keep_alive,
+                keep_alive=self._keep_alive(),
                 think=self._think(),
                 stream=False,
             ),
         )
         raw = response.message.content or ""
+        # Ollama always sends arguments as a JSON object; its client refuses anything else.
         calls = tuple(
-            ToolCall(call.function.name, _tool_arguments(call.function.arguments))
+            ToolCall(call.function.name, dict(call.function.arguments))
             for call in response.message.tool_calls or ()
         )
         self._record("chat", model, {"messages": list(messages), "tools": tools}, raw, calls)
-        return ChatReply(content=strip_think(raw), tool_calls=calls, raw=raw)
+        cut = response.done_reason == "length"
+        if cut:
+            log.warning("the %s answer was cut off at the length limit", model)
+        return ChatReply(content=strip_think(raw), tool_calls=calls, raw=raw, cut=cut)
 
     async def chat_stream(
         self,
@@ -174,11 +195,13 @@ class LLM:
                     model=model,
                     messages=list(messages),
                     options=self._options(options),
-                    keep_alive=self.settings.keep_alive,
+                    keep_alive=self._keep_alive(),
                     think=self._think(),
                     stream=True,
                 )
                 async for chunk in stream:
+                    if chunk.done_reason == "length":
+                        log.warning("the %s answer was cut off at the length limit", model)
                     piece = chunk.message.content or ""
                     parts.append(piece)
                     out = flt.feed(piece)
@@ -191,12 +214,94 @@ class LLM:
             yield rest
         self._record("chat_stream", model, {"messages": list(messages)}, "".join(parts))
 
+    async def chat_turn(
+        self,
+        messages: Sequence[Message],
+        *,
+        tools: Sequence[Mapping[str, Any]] | None = None,
+        on_text: Callable[[str], Awaitable[None]] | None = None,
+        model: str | None = None,
+        options: Mapping[str, Any] | None = None,
+    ) -> ChatReply:
+        """One tool-using turn, streamed: text goes to `on_text` as it arrives (drafts held
+        back), tool calls are collected from every chunk. Without `on_text` this is `chat`
+        (with its retries); a stream is not retried, as its text may already be shown."""
+        if on_text is None:
+            return await self.chat(messages, tools=tools, model=model, options=options)
+        model = model or self.settings.chat_model
+        timeout = self.settings.timeout_s
+        flt = ThinkFilter()
+        parts: list[str] = []
+        calls: list[ToolCall] = []
+        cut = False
+        try:
+            async with asyncio.timeout(timeout):
+                stream = await self._chat_client.chat(
+                    model=model,
+                    messages=list(messages),
+                    tools=list(tools) if tools else None,
+                    options=self._options(options),
+                    keep_alive=self._keep_alive(),
+                    think=self._think(),
+                    stream=True,
+                )
+                async for chunk in stream:
+                    if chunk.done_reason == "length":
+                        cut = True
+                        log.warning("the %s answer was cut off at the length limit", model)
+                    for call in chunk.message.tool_calls or ():  # arguments: always an object
+                        calls.append(ToolCall(call.function.name, dict(call.function.arguments)))
+                    piece = chunk.message.content or ""
+                    parts.append(piece)
+                    out = flt.feed(piece)
+                    if out:
+                        await on_text(out)
+                rest = flt.flush()
+                if rest:
+                    await on_text(rest)
+        except Exception as exc:
+            raise self._translate(exc, "answer", model, timeout) from exc
+        raw = "".join(parts)
+        self._record("chat", model, {"messages": list(messages), "tools": tools}, raw, calls)
+        return ChatReply(content=strip_think(raw), tool_calls=tuple(calls), raw=raw, cut=cut)
+
+    # -- what every chat call sends -------------------------------------------------------
+
     def _think(self) -> bool | None:
-        """None sends nothing: a model without thinking refuses even an explicit value."""
+        """The one think decision for every chat call (tidy, digest, ask, the assistant).
+
+        False by default: Ollama accepts it from every model, and a thinking model then answers
+        at once instead of reasoning first (which costs time and context on every call). True
+        only when the user sets `[ollama] think = "on"` (models that cannot think refuse it);
+        None sends nothing, so a thinking model follows its own default and thinks.
+        """
         return {"on": True, "off": False}.get(self.settings.think)
 
+    def _keep_alive(self) -> str | float:
+        """A number of seconds goes as a number: Ollama refuses "600" as a duration string."""
+        value = keep_alive_value(self.settings.keep_alive)
+        return self.settings.keep_alive if value is None else value
+
     def _options(self, extra: Mapping[str, Any] | None) -> dict[str, Any]:
-        return {"temperature": 0, "num_ctx": self.settings.num_ctx, **(extra or {})}
+        """num_ctx only when the user set it: the server's own default is larger on big GPUs,
+        and a different num_ctx on every client makes Ollama reload the model."""
+        options: dict[str, Any] = {"temperature": 0}
+        if self.settings.num_ctx:
+            options["num_ctx"] = self.settings.num_ctx
+        return {**options, **(extra or {})}
+
+    def context_tokens(self) -> int:
+        """The chat context the prompts must fit: the user's num_ctx, else Ollama's smallest
+        default."""
+        return self.settings.num_ctx or budget.OLLAMA_DEFAULT_CTX
+
+    def prompt_room(self, messages: Sequence[Message]) -> int:
+        """Tokens still free for more prompt text after `messages`, with the reply's room kept
+        (more when the model may think first)."""
+        reply = budget.REPLY_TOKENS
+        if self.settings.think != "off":
+            reply += budget.THINKING_TOKENS
+        return self.context_tokens() - budget.messages_tokens(messages) - reply
 
     # -- embeddings ---------------------------------------------------------------------------
 
@@ -212,7 +317,7 @@ class LLM:
                 model,
                 self.settings.embed_timeout_s,
                 lambda batch=batch: self._embed_client.embed(  # type: ignore[misc]
-                    model=model, input=batch, truncate=True, keep_alive=self.settings.keep_alive
+                    model=model, input=batch, truncate=True, keep_alive=self._keep_alive()
                 ),
             )
             got = [list(v) for v in response.embeddings]
@@ -247,7 +352,10 @@ class LLM:
             error = self._translate(exc, "list its models", "", 10)
             return OllamaStatus(reachable=False, host=host, error=str(error))
         names = tuple(m.model or "" for m in listed.models)
-        return OllamaStatus(reachable=True, host=host, version=str(version), models=names)
+        digests = tuple(m.digest or "" for m in listed.models)
+        return OllamaStatus(
+            reachable=True, host=host, version=str(version), models=names, digests=digests
+        )
 
     # -- the error boundary -------------------------------------------------------------------
 
@@ -279,9 +387,13 @@ class LLM:
             message = str(exc.error)
             if exc.status_code == 404 and "not found" in message and model:
                 return ModelMissing(model)
+            if exc.status_code == 400 and "does not support" in message and model:
+                return ModelUnsuitable(model, message)
             return OllamaFailed(exc.status_code, message)
         if isinstance(exc, json.JSONDecodeError | pydantic.ValidationError | KeyError):
-            return BadAnswer("Ollama's reply was not in the expected format")
+            # The HTTP body itself could not be read: Ollama's (or a proxy's) fault, not the
+            # model's answer, so it is retried and never counts towards marking a capture.
+            return OllamaBadReply()
         if isinstance(exc, ollama.RequestError):
             return OllamaFailed(400, str(exc))
         raise exc
@@ -314,16 +426,3 @@ def same_model(name: str, available: Sequence[str]) -> bool:
         return n if ":" in n.rsplit("/", 1)[-1] else f"{n}:latest"
 
     return norm(name) in {norm(a) for a in available}
-
-
-def _tool_arguments(raw: Any) -> dict[str, Any]:
-    """Small models sometimes send arguments as a JSON string, or nothing at all."""
-    if isinstance(raw, Mapping):
-        return dict(raw)
-    if isinstance(raw, str):
-        try:
-            parsed = json.loads(raw)
-        except json.JSONDecodeError:
-            return {}
-        return dict(parsed) if isinstance(parsed, Mapping) else {}
-    return {}

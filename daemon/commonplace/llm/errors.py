@@ -26,6 +26,23 @@ class ModelMissing(LLMError):
         self.model = model
 
 
+class ModelUnsuitable(LLMError):
+    """The model cannot do what was asked: an embedding model as the chat model, thinking or
+    tools asked of a model without them. Ollama says so with a 400; waiting will not help."""
+
+    retryable = False
+
+    def __init__(self, model: str, message: str) -> None:
+        if "does not support thinking" in message:
+            advice = 'set [ollama] think = "off" or pick a model that can think'
+        elif "does not support chat" in message or "does not support generate" in message:
+            advice = "it is not a chat model; set [ollama] chat_model to one (e.g. qwen3.5:9b)"
+        else:
+            advice = "pick a model that supports it"
+        super().__init__(f"Ollama refused the model '{model}': {message}; {advice}.")
+        self.model = model
+
+
 class LLMTimeout(LLMError):
     def __init__(self, what: str, seconds: float) -> None:
         super().__init__(
@@ -47,6 +64,21 @@ class OllamaFailed(LLMError):
     """Ollama itself reported an error (out of memory, bad request, ...)."""
 
     def __init__(self, status: int, message: str) -> None:
-        super().__init__(f"Ollama answered with an error ({status}): {message}")
+        if status < 0:  # the client's status for an error line in the middle of a stream
+            super().__init__(f"Ollama stopped the answer with an error: {message}")
+        else:
+            super().__init__(f"Ollama answered with an error ({status}): {message}")
         self.status = status
-        self.retryable = status >= 500 or status == 429
+        # A 4xx is Ollama (or its llama-server runner) refusing this request as it is: sending
+        # it again gets the same answer. Overload, a crashed runner and a broken stream may pass.
+        self.retryable = status >= 500 or status in (429, -1)
+
+
+class OllamaBadReply(LLMError):
+    """Ollama's HTTP reply could not be read (cut off, not JSON, a proxy's error page): a fault
+    of the connection or the server, tried again; not a bad answer from the model."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "Ollama's reply could not be read (cut off or not JSON); it will be tried again"
+        )

@@ -36,3 +36,23 @@ def render(name: str, **values: object) -> str:
 
 def names() -> list[str]:
     return sorted(p.stem for p in _FOLDER.glob("*.md"))
+
+
+def sections(name: str) -> dict[str, str]:
+    """A prompt file of '## name' sections (short messages of one kind each), by name.
+
+    Text before the first heading is a comment for the reader, never sent to a model.
+    """
+    found: dict[str, str] = {}
+    current: str | None = None
+    lines: list[str] = []
+    text = (_FOLDER / f"{name}.md").read_text(encoding="utf-8")
+    for line in [*text.splitlines(), "## "]:
+        if line.startswith("## "):
+            if current is not None:
+                found[current] = "\n".join(lines).strip()
+            current, lines = line[3:].strip(), []
+        else:
+            lines.append(line)
+    found.pop("", None)
+    return found

@@ -36,7 +36,8 @@ from commonplace.speech import (
 log = logging.getLogger(__name__)
 
 MAX_CAPTURE_CHARS = 100_000
-VIA_CHOICES = ("phone", "dictation", "web", "plugin", "api")
+CAPTURE_HEAD_BYTES = 64  # the frontmatter write_capture puts above the words
+VIA_CHOICES = ("phone", "dictation", "web", "plugin", "api", "mcp")
 MAX_BACKDATE = timedelta(days=30)
 HINT_CACHE_S = 600.0
 _ID = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
@@ -54,6 +55,9 @@ async def capture(request: web.Request) -> web.Response:
         raise ApiError(400, "bad_field", "'id' must be 8-64 letters, digits, '-' or '_'")
     if len(text) > MAX_CAPTURE_CHARS:
         raise ApiError(413, "too_large", f"a capture is limited to {MAX_CAPTURE_CHARS} characters")
+    limit_kb = settings.tidy.max_capture_kb
+    if len(text.encode("utf-8")) + CAPTURE_HEAD_BYTES > limit_kb * 1024:  # tidy would refuse it
+        raise ApiError(413, "too_large", f"a capture is limited to {limit_kb} KB")
     sent = request.app[SENT]
     if capture_id and (earlier := await asyncio.to_thread(sent.get, capture_id)):
         return web.json_response({"path": earlier, "repeat": True})

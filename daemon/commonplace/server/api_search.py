@@ -10,7 +10,7 @@ the client, so it is checked to name a note inside the vault before anything is 
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from aiohttp import web
 
@@ -18,7 +18,8 @@ from commonplace.index import SEARCH_MODES
 from commonplace.index.highlight import query_terms, result_json
 from commonplace.server.context import SERVICES, SETTINGS
 from commonplace.server.errors import ApiError
-from commonplace.vault import NoteSkipped, is_ignored, read_note
+from commonplace.vault import NoteSkipped, read_note
+from commonplace.vault.paths import PathRefused, folder_in_vault, note_in_vault
 
 MAX_QUERY_CHARS = 1000
 MAX_LIMIT = 50
@@ -36,9 +37,17 @@ async def search(request: web.Request) -> web.Response:
         raise ApiError(400, "bad_mode", f"mode must be one of {', '.join(SEARCH_MODES)}")
     limit = _int_param(request.query.get("limit", "10"), "limit", 1, MAX_LIMIT)
     chunks = _flag(request.query.get("chunks", "0"), "chunks")
+    folders: list[str] = []
+    if request.query.get("folder"):
+        try:
+            folders.append(folder_in_vault(request.app[SETTINGS].vault, request.query["folder"]))
+        except PathRefused as exc:
+            raise ApiError(400, "bad_path", exc.message) from None
     if index is None:
         raise ApiError(503, "index_unavailable", "the index is not open yet; try again shortly")
-    response = await index.search(query, limit=limit, mode=mode, group_by_note=not chunks)
+    response = await index.search(
+        query, limit=limit, mode=mode, include_folders=folders, group_by_note=not chunks
+    )
     terms = query_terms(query)
     return web.json_response(
         {
@@ -64,21 +73,13 @@ async def note(request: web.Request) -> web.Response:
 
 
 def safe_note_path(vault: Path, raw: str) -> str:
-    """A vault-relative note path, or ApiError: no '..', no absolute path, no way out of the
-    vault through a symlink, and only files that are notes (not .obsidian/ config, say)."""
-    if not raw or "\x00" in raw or "\\" in raw or len(raw) > 1024:
-        raise ApiError(400, "bad_path", "give a note's path inside the vault")
-    pure = PurePosixPath(raw)
-    if pure.is_absolute() or ".." in pure.parts or raw.startswith("~"):
-        raise ApiError(400, "bad_path", "the path must stay inside the vault")
-    rel = pure.as_posix()
-    if is_ignored(rel):
-        raise ApiError(404, "not_found", "no such note")
-    root = vault.resolve()
-    full = (root / rel).resolve()
-    if not full.is_relative_to(root):
-        raise ApiError(400, "bad_path", "the path must stay inside the vault")
-    return rel
+    """A vault-relative note path, or ApiError (see vault/paths.py for the rules)."""
+    try:
+        return note_in_vault(vault, raw)
+    except PathRefused as exc:
+        if exc.code == "not_a_note":
+            raise ApiError(404, "not_found", "no such note") from None
+        raise ApiError(400, "bad_path", exc.message) from None
 
 
 def _flag(value: str, name: str) -> bool:

@@ -54,6 +54,8 @@ async def state(request: web.Request) -> web.Response:
         "captures_waiting": await asyncio.to_thread(captures_waiting, settings),
         "index": stages.pop("index", {}),
         "stages": stages,
+        # Files skipped or failing and parts that had to be restarted, each with what to do.
+        "attention": services.attention.as_json(),
         "search": services.index is not None,
         "speech": _speech_state(settings, services),
         "server_time": time.time(),

@@ -13,10 +13,12 @@ from pathlib import Path
 
 from aiohttp import web
 
+from commonplace.apitoken import token_path
 from commonplace.config import Settings
 from commonplace.llm import LLM
 from commonplace.resources import resource_dir
-from commonplace.server import api_ask, api_capture, api_search, api_state
+from commonplace.server import api_ask, api_capture, api_related, api_search, api_state
+from commonplace.server.api_assistant import add_assistant_routes
 from commonplace.server.context import LLM_KEY, SENT, SERVICES, SETTINGS, Services
 from commonplace.server.errors import error_middleware
 from commonplace.server.page import add_page_routes
@@ -39,8 +41,9 @@ def create_app(
     """The whole server. `services` holds what the daemon runs (index, jobs, transcriber...);
     a test passes only what it needs, and the API says 503 for a part that is missing."""
     upload_limit = int(settings.speech.max_upload_mb * 1024 * 1024)
+    policy = Policy.from_settings(settings.web, token_file=token_path(settings.data_path))
     app = web.Application(
-        middlewares=[security_middleware(Policy.from_settings(settings.web)), error_middleware],
+        middlewares=[security_middleware(policy), error_middleware],
         client_max_size=max(upload_limit, settings.web.max_json_kb * 1024),
     )
     app[SETTINGS] = settings
@@ -53,7 +56,9 @@ def create_app(
     app.router.add_post("/api/transcribe", api_capture.transcribe)
     app.router.add_get("/api/search", api_search.search)
     app.router.add_get("/api/note", api_search.note)
+    app.router.add_get("/api/related", api_related.related)
     app.router.add_post("/api/ask", api_ask.ask)
+    add_assistant_routes(app)  # /api/assistant/message, /answer, /today
     add_push_routes(app)  # GET /api/push/key, POST /api/push/subscribe, /unsubscribe
     add_page_routes(app, web_root or resource_dir("web"))
     return app

@@ -13,6 +13,8 @@ from typing import Any, Protocol
 
 from aiohttp import web
 
+from commonplace.assistant import Assistant
+from commonplace.attention import Attention
 from commonplace.config import Settings
 from commonplace.index import Index
 from commonplace.jobs import JobQueue
@@ -32,7 +34,9 @@ class Services:
     index: Index | None = None
     jobs: JobQueue | None = None
     transcriber: Transcriber | None = None
+    assistant: Assistant | None = None
     stages: Mapping[str, StatusSource] = field(default_factory=dict)  # name -> status()
+    attention: Attention = field(default_factory=Attention)  # skipped / failing, with why
     started: float = field(default_factory=time.time)
     notes: Sequence[str] = ()  # start-up remarks shown in /api/state ("no whisper model", ...)
     ollama_cache: tuple[float, OllamaStatus] | None = None  # (monotonic time, status)

@@ -15,6 +15,17 @@ something only because nothing else can reach the loopback port and `tailscale s
     browser sends no Origin) and carry JSON (audio only where audio is uploaded), which a
     cross-site form can never do.
 
+Requests from the Obsidian plugin come from the origin `app://obsidian.md` and pass (a)-(c) like
+any other; instead of (d) they need the bearer token (`commonplace token`) on every request, any
+method, and the daemon answers their CORS preflight. Every other origin is checked as above.
+
+A program on this computer that is not a browser (the MCP server) sends no Origin; it sends the
+same token as `Authorization: Bearer`, which then stands in for (d). A browser cannot take that
+path: it sends an Origin with every change, and a page elsewhere cannot add an Authorization
+header without a CORS preflight, which is answered for Obsidian only. A request that carries a
+token must carry the right one, whatever else it sends (401), and the paths in TOKEN_PATHS
+(a change asked for by an outside client) always need it.
+
 `check_request` is a pure function of the request's facts, so every rule is tested directly.
 """
 
@@ -25,11 +36,13 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from email.header import decode_header, make_header
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from aiohttp import web
 from aiohttp.typedefs import Middleware
 
+from commonplace.apitoken import read_token, token_matches
 from commonplace.config import WebSettings
 from commonplace.server.errors import error_response
 
@@ -40,6 +53,14 @@ LOCAL_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 UPLOAD_PATHS = frozenset({"/api/transcribe"})
 UPLOAD_TYPES = ("audio/", "video/webm", "video/mp4", "multipart/form-data")
+APP_ORIGIN = "app://obsidian.md"  # Obsidian desktop's window, where its plugins run
+TOKEN_PATHS = frozenset({"/api/assistant/propose"})  # only with the token, from any origin
+TOKEN_HINT = "run 'commonplace token' and paste the token into the Obsidian plugin's settings"
+CORS_HEADERS = {
+    "Access-Control-Allow-Methods": "GET, POST",
+    "Access-Control-Allow-Headers": "Authorization, Content-Type",
+    "Access-Control-Max-Age": "600",
+}
 
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; "
@@ -70,6 +91,7 @@ class RequestFacts:
     origin: str | None = None
     referer: str | None = None
     content_type: str = ""  # media type only, lower case
+    authorization: str | None = None  # the Authorization header (Obsidian, the MCP server)
 
 
 @dataclass(frozen=True)
@@ -77,20 +99,23 @@ class Policy:
     ts_name: str = ""
     owner_login: str = ""
     extra_hosts: tuple[str, ...] = ()
+    token_file: Path | None = None  # the plugin's token (None: APP_ORIGIN is always refused)
 
     @classmethod
-    def from_settings(cls, web_settings: WebSettings) -> Policy:
+    def from_settings(cls, web_settings: WebSettings, *, token_file: Path | None = None) -> Policy:
         return cls(
             ts_name=_clean_name(web_settings.ts_name),
             owner_login=web_settings.owner_login.strip(),
             extra_hosts=tuple(_clean_name(h) for h in web_settings.extra_hosts if h.strip()),
+            token_file=token_file,
         )
 
 
 @dataclass(frozen=True)
 class Refusal:
-    code: str  # bad_host, not_owner, cross_origin, content_type
+    code: str  # bad_host, not_owner, cross_origin, content_type, no_token, bad_token
     reason: str  # one line for the log and the client; never request data beyond names
+    status: int = 403  # 401 for a missing or wrong token
 
 
 def split_host(host: str) -> tuple[str, int | None]:
@@ -109,8 +134,11 @@ def split_host(host: str) -> tuple[str, int | None]:
     return name.rstrip("."), port
 
 
-def check_request(facts: RequestFacts, policy: Policy) -> Refusal | None:
-    """None if the request may proceed, else why not. Order: host, identity, origin, type."""
+def check_request(facts: RequestFacts, policy: Policy, token: str | None = None) -> Refusal | None:
+    """None if the request may proceed, else why not. Order: host, identity, origin, type.
+
+    `token` is the vault's current API token (None when none was made); it matters for
+    requests from APP_ORIGIN, requests that carry a token, and TOKEN_PATHS."""
     name, port = split_host(facts.host)
     on_tailnet = bool(policy.ts_name) and name == policy.ts_name
     local = name in LOCAL_NAMES or name in policy.extra_hosts
@@ -127,8 +155,57 @@ def check_request(facts: RequestFacts, policy: Policy) -> Refusal | None:
             "not_owner",
             f"{IDENTITY_HEADER} is only accepted on {policy.ts_name or 'the ts.net name'}",
         )
+    if facts.origin == APP_ORIGIN:
+        return _check_app(facts, token)
+    if facts.authorization is not None or facts.path in TOKEN_PATHS:
+        refusal = _check_bearer(facts, token)
+        if refusal is not None or (facts.origin is None and facts.referer is None):
+            return refusal  # a program with the right token: the token stands in for (d)
     if facts.method.upper() in UNSAFE_METHODS:
         return _check_write(facts)
+    return None
+
+
+def wants_token(facts: RequestFacts) -> bool:
+    """Whether the check needs the current token (read from its file only then)."""
+    return (
+        facts.origin == APP_ORIGIN or facts.authorization is not None or facts.path in TOKEN_PATHS
+    )
+
+
+def _check_bearer(facts: RequestFacts, token: str | None) -> Refusal | None:
+    """A token sent by a program on this computer (the MCP server) must be this vault's."""
+    if token is None:
+        return Refusal("no_token", "no API token has been made yet: run 'commonplace token'", 401)
+    if not token_matches(token, facts.authorization):
+        what = "a wrong" if facts.authorization else "no"
+        return Refusal(
+            "bad_token",
+            f"the request sent {what} token; this vault's token is the output of "
+            "'commonplace token'",
+            401,
+        )
+    if facts.method.upper() in UNSAFE_METHODS:
+        return _check_type(facts)
+    return None
+
+
+def is_preflight(facts: RequestFacts) -> bool:
+    """A CORS preflight from Obsidian: browsers never send credentials with one, so it is
+    answered without the token; the request it announces needs the token."""
+    return facts.origin == APP_ORIGIN and facts.method.upper() == "OPTIONS"
+
+
+def _check_app(facts: RequestFacts, token: str | None) -> Refusal | None:
+    if is_preflight(facts):
+        return None
+    if token is None:
+        return Refusal("no_token", f"no API token has been made yet: {TOKEN_HINT}", 401)
+    if not token_matches(token, facts.authorization):
+        what = "a wrong" if facts.authorization else "no"
+        return Refusal("bad_token", f"Obsidian sent {what} token: {TOKEN_HINT}", 401)
+    if facts.method.upper() in UNSAFE_METHODS:
+        return _check_type(facts)
     return None
 
 
@@ -151,6 +228,10 @@ def _check_write(facts: RequestFacts) -> Refusal | None:
     parts = urlsplit(source)
     if parts.scheme not in ("http", "https") or not _same_host(parts.netloc, parts.scheme, facts):
         return Refusal("cross_origin", f"Origin {source[:80]!r} is not this page")
+    return _check_type(facts)
+
+
+def _check_type(facts: RequestFacts) -> Refusal | None:
     ctype = facts.content_type
     if ctype == "application/json":
         return None
@@ -184,6 +265,7 @@ def facts_from(request: web.Request) -> RequestFacts:
         origin=request.headers.get("Origin"),
         referer=request.headers.get("Referer"),
         content_type=request.content_type.lower() if "Content-Type" in request.headers else "",
+        authorization=request.headers.get("Authorization"),
     )
 
 
@@ -213,18 +295,41 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 def security_middleware(policy: Policy) -> Middleware:
     @web.middleware
     async def checks(request: web.Request, handler: Handler) -> web.StreamResponse:
-        refusal = check_request(facts_from(request), policy)
+        facts = facts_from(request)
+        token = None
+        if wants_token(facts) and policy.token_file is not None:
+            token = read_token(policy.token_file)  # each time: a rotation needs no restart
+        refusal = check_request(facts, policy, token)
         if refusal is not None:
             log.warning("refused %s %s: %s", request.method, request.path[:100], refusal.reason)
-            return error_response(403, refusal.code, refusal.reason)
+            response = error_response(refusal.status, refusal.code, refusal.reason)
+            if refusal.status == 401:
+                response.headers["WWW-Authenticate"] = "Bearer"
+            return response
+        if is_preflight(facts):
+            return preflight_response(request)
         return await handler(request)
 
     return checks
 
 
+def preflight_response(request: web.Request) -> web.Response:
+    """204 for Obsidian's preflight: GET and POST, with Authorization and Content-Type."""
+    response = web.Response(status=204, headers=CORS_HEADERS)
+    if request.headers.get("Access-Control-Request-Private-Network") == "true":
+        response.headers["Access-Control-Allow-Private-Network"] = "true"  # Chromium's PNA
+    return response
+
+
 async def add_security_headers(request: web.Request, response: web.StreamResponse) -> None:
-    """on_response_prepare: runs for every response, streamed ones and errors included."""
+    """on_response_prepare: runs for every response, streamed ones and errors included.
+
+    Responses to Obsidian (refusals too, so the plugin can read why) name its origin as allowed;
+    every other origin gets no CORS header, so a browser keeps other sites from reading them."""
     for name, value in SECURITY_HEADERS.items():
         response.headers.setdefault(name, value)
+    if request.headers.get("Origin") == APP_ORIGIN:
+        response.headers["Access-Control-Allow-Origin"] = APP_ORIGIN
+        response.headers["Vary"] = "Origin"
     if request.path.startswith("/api/"):
         response.headers["Cache-Control"] = "no-store"

@@ -9,14 +9,13 @@ tell that a capture was already filed.
 from __future__ import annotations
 
 import re
-from datetime import date
 from typing import Any
 
 import yaml
 
 from commonplace.capture import Capture, capture_stamp, split_capture
 from commonplace.tidy.models import Decision
-from commonplace.vault.markdown import frontmatter_tags
+from commonplace.vault.markdown import frontmatter_tags, logseq_deadline, todo_line
 
 # Keys the filed note writes itself; the capture's values for these are not carried over.
 OWN_KEYS = frozenset(
@@ -30,10 +29,10 @@ def filed_name(capture: Capture, title: str, n: int = 1) -> str:
     return f"{base}.md" if n == 1 else f"{base} {n}.md"
 
 
-def render(capture: Capture, decision: Decision, flavor: str) -> str:
+def render(capture: Capture, decision: Decision, flavor: str, todo_format: str = "plain") -> str:
     if flavor == "logseq":
         return render_logseq(capture, decision)
-    return render_obsidian(capture, decision)
+    return render_obsidian(capture, decision, todo_format)
 
 
 def _words_then(body: str) -> str:
@@ -58,7 +57,7 @@ def all_tags(capture: Capture, decision: Decision) -> list[str]:
     return tags + [t for t in decision.tags if t not in tags]
 
 
-def render_obsidian(capture: Capture, decision: Decision) -> str:
+def render_obsidian(capture: Capture, decision: Decision, todo_format: str = "plain") -> str:
     meta: dict[str, object] = {
         "captured": capture_stamp(capture.captured),
         "via": capture.via,
@@ -72,17 +71,10 @@ def render_obsidian(capture: Capture, decision: Decision) -> str:
     if decision.links:
         tail.append("Related: " + ", ".join(f"[[{t}]]" for t in decision.links))
     if decision.todos:
-        lines = [
-            f"- [ ] {t.text}" + (f" (due {t.due.isoformat()})" if t.due else "")
-            for t in decision.todos
-        ]
+        lines = [todo_line(t.text, t.due, todo_format) for t in decision.todos]
         tail.append("\n".join(lines))
     end = ("\n" + "\n\n".join(tail) + "\n") if tail else ""
     return f"---\n{head}---\n{_words_then(capture.body)}{end}"
-
-
-def _deadline(day: date) -> str:
-    return f"DEADLINE: <{day.isoformat()} {day.strftime('%a')}>"
 
 
 def render_logseq(capture: Capture, decision: Decision) -> str:
@@ -107,7 +99,7 @@ def render_logseq(capture: Capture, decision: Decision) -> str:
     for todo in decision.todos:
         block = f"- TODO {todo.text}"
         if todo.due:
-            block += f"\n  {_deadline(todo.due)}"
+            block += f"\n  {logseq_deadline(todo.due)}"
         blocks.append(block)
     end = ("\n" + "\n".join(blocks) + "\n") if blocks else ""
     return "\n".join(props) + "\n\n" + _words_then(capture.body) + end

@@ -2,8 +2,10 @@
 
 The proposal model is deliberately lenient (wrong types are coerced, unknown fields ignored):
 a reply that Ollama's schema should have prevented but an older Ollama let through is still
-read, and the program's checks in validate.py decide what survives. Only an answer that is not
-JSON at all, or not an object, is garbage.
+read, and the program's checks in validate.py decide what survives. What the model sends is read
+as a `ProposalReply`, which is garbage (an unusable answer, retried and then marked) when it is
+not a JSON object, misses a field the schema requires, or is grossly out of schema (10,000
+tags): such an answer did not follow the schema at all, so nothing in it is worth keeping.
 """
 
 from __future__ import annotations
@@ -68,6 +70,21 @@ class Proposal(pydantic.BaseModel):
     def _todos(cls, value: Any) -> Any:
         value = _as_list(value)
         return [v for v in value if v is not None] if isinstance(value, list) else value
+
+
+# Far past the schema's limits (5 tags, 8 links, 8 to-dos, 60-character titles): a reply this
+# far out did not follow the schema at all. A little over is read, and validate.py trims it.
+GROSS_ITEMS = 50
+GROSS_TEXT = 1000
+
+
+class ProposalReply(Proposal):
+    """The model's answer as sent: every field present, nothing grossly out of schema."""
+
+    title: str = pydantic.Field(max_length=GROSS_TEXT)
+    tags: list[str] = pydantic.Field(max_length=GROSS_ITEMS)
+    links: list[str] = pydantic.Field(max_length=GROSS_ITEMS)
+    todos: list[TodoProposal] = pydantic.Field(max_length=GROSS_ITEMS)
 
 
 @dataclass(frozen=True)

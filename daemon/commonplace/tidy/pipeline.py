@@ -16,9 +16,10 @@ touched it since it was written (its hash is kept in the data folder until step 
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
@@ -33,7 +34,7 @@ from commonplace.tidy.journal import Journal
 from commonplace.tidy.models import Decision, Outcome
 from commonplace.tidy.proposal import ask_model
 from commonplace.tidy.validate import decide
-from commonplace.vault import FileChanged, atomic_write, content_hash, file_hash
+from commonplace.vault import FileChanged, atomic_write, content_hash, file_hash, wait_for_git
 
 log = logging.getLogger(__name__)
 MAX_SAME_NAME = 100
@@ -41,6 +42,14 @@ MAX_SAME_NAME = 100
 
 class CaptureEdited(Exception):
     """The capture changed while it was being tidied; it waits and is tidied again."""
+
+
+class CaptureUnreadable(Exception):
+    """The capture is there but cannot be read (permissions, I/O error); it waits and is shown."""
+
+    def __init__(self, path: str, error: OSError) -> None:
+        super().__init__(f"{path} cannot be read: {error.strerror or error}")
+        self.error = error
 
 
 class FiledNoteBroken(Exception):
@@ -70,37 +79,49 @@ class TidyContext:
 async def tidy_capture(ctx: TidyContext, path: str, *, dry_run: bool = False) -> Outcome:
     """Tidy one capture. LLMError passes through (the caller retries); CaptureEdited too."""
     assert ctx.catalog is not None
-    try:
-        capture = read_capture(ctx.settings.vault, path, ctx.settings.tz)
+    limit = ctx.settings.tidy.max_capture_kb * 1024
+    try:  # CaptureTooLarge passes through: the capture stays in the inbox, untouched
+        capture = read_capture(ctx.settings.vault, path, ctx.settings.tz, max_bytes=limit)
     except FileNotFoundError:
         return Outcome(path, "gone")
+    except OSError as exc:
+        raise CaptureUnreadable(path, exc) from exc
     if not capture.body.strip():
         return Outcome(path, "empty")
-    facts = ctx.catalog.facts()
+    facts = await asyncio.to_thread(ctx.catalog.facts)  # a stat per note: off the event loop
     earlier = facts.filed.get(capture.capture_id, ())
     for filed in earlier:
         if _carries_words(ctx, filed, capture):
             if dry_run:
                 return Outcome(path, "dry-run", filed=filed)
-            finish(ctx, capture, filed)
+            await asyncio.to_thread(finish, ctx, capture, filed)
             _tell_index(ctx, [filed, path])
             return Outcome(path, "finished", filed=filed)
     candidates = await find_candidates(ctx.index, capture.body, ctx.settings.daemon_folders())
     proposal = await ask_model(ctx.llm, capture, candidates, facts.top_tags(), ctx.today())
-    decision = decide(proposal, capture, facts)
+    decision = decide(proposal, capture, facts, flavor=ctx.settings.flavor)
     for dropped in decision.dropped:
         log.info("%s: dropped %s", path, dropped)
     if dry_run:
         return Outcome(path, "dry-run", None, proposal, decision, tuple(candidates))
-    text = filed_note.render(capture, decision, ctx.settings.flavor)
+    text = filed_note.render(capture, decision, ctx.settings.flavor, ctx.settings.tidy.todo_format)
+    # In a thread: the writes fsync, and wait (bounded) while a git operation holds the vault.
+    filed = await asyncio.to_thread(file_capture, ctx, capture, decision, text, earlier)
+    _tell_index(ctx, [filed, path, *earlier])
+    log.info("%s: filed as %s", path, filed)
+    return Outcome(path, "filed", filed, proposal, decision, tuple(candidates))
+
+
+def file_capture(
+    ctx: TidyContext, capture: Capture, decision: Decision, text: str, earlier: Sequence[str]
+) -> str:
+    """Steps 1-4 for a capture the model has answered for; returns the filed note's path."""
     filed = write_filed(ctx, capture, decision, text)
     verify_filed(ctx, filed, text)
     for stale in earlier:
         remove_stale(ctx, stale)
     finish(ctx, capture, filed)
-    _tell_index(ctx, [filed, path, *earlier])
-    log.info("%s: filed as %s", path, filed)
-    return Outcome(path, "filed", filed, proposal, decision, tuple(candidates))
+    return filed
 
 
 def _carries_words(ctx: TidyContext, filed: str, capture: Capture) -> bool:
@@ -170,6 +191,7 @@ def remove_capture(ctx: TidyContext, capture: Capture) -> None:
         return
     if current != capture.content_hash:
         raise CaptureEdited(f"{capture.path} changed after it was filed; it will be tidied again")
+    wait_for_git(full)
     full.unlink()
 
 
@@ -187,6 +209,7 @@ def remove_stale(ctx: TidyContext, stale: str) -> None:
     full = ctx.settings.vault / stale
     current = file_hash(full)
     if current is not None and current == ctx.journal.written(stale):
+        wait_for_git(full)
         with contextlib.suppress(FileNotFoundError):
             full.unlink()
         ctx.journal.forget(stale)

@@ -14,14 +14,15 @@ from typing import Any
 
 from commonplace import prompts
 from commonplace.capture import Capture
-from commonplace.llm import LLM
-from commonplace.tidy.models import Candidate, Proposal
+from commonplace.llm import LLM, budget
+from commonplace.tidy.models import Candidate, Proposal, ProposalReply
 
 MAX_TAGS = 5
 MAX_TODOS = 8
 TITLE_MAX = 60
 TAG_PATTERN = r"^[a-z][a-z0-9-]{0,29}$"
 CALENDAR_DAYS = 14
+MIN_EXCERPT_TOKENS = 256  # even a tiny context gets the capture's first lines
 _FENCE = re.compile(r"<(/?)(capture)", re.IGNORECASE)
 
 
@@ -78,9 +79,16 @@ def fence(text: str) -> str:
 
 
 def build_messages(
-    capture: Capture, candidates: Sequence[Candidate], top_tags: Sequence[str], today: date
+    capture: Capture,
+    candidates: Sequence[Candidate],
+    top_tags: Sequence[str],
+    today: date,
+    *,
+    body: str | None = None,
 ) -> list[dict[str, str]]:
+    """The conversation for one capture; `body` replaces the capture's words (an excerpt)."""
     captured = f"{day_label(capture.day)} at {capture.captured.strftime('%H:%M')}"
+    words = capture.body if body is None else body
     user = prompts.render(
         "tidy_user",
         today=day_label(today),
@@ -88,12 +96,27 @@ def build_messages(
         calendar=calendar_line(capture.day),
         candidates="\n".join(f"- {c.title}" for c in candidates) or "(none)",
         tags=", ".join(top_tags) or "(none yet)",
-        capture=fence(capture.body.strip("\n")),
+        capture=fence(words.strip("\n")),
     )
     return [
         {"role": "system", "content": prompts.render("tidy_system")},
         {"role": "user", "content": user},
     ]
+
+
+def fitted_messages(
+    llm: LLM,
+    capture: Capture,
+    candidates: Sequence[Candidate],
+    top_tags: Sequence[str],
+    today: date,
+) -> list[dict[str, str]]:
+    """The conversation, with a capture too large for the model's context cut to its beginning
+    and end (the filed note still holds every word: only the model sees less)."""
+    frame = build_messages(capture, candidates, top_tags, today, body="")
+    room = max(llm.prompt_room(frame), MIN_EXCERPT_TOKENS)
+    shown = budget.excerpt(capture.body.strip("\n"), room)
+    return build_messages(capture, candidates, top_tags, today, body=shown)
 
 
 async def ask_model(
@@ -103,6 +126,7 @@ async def ask_model(
     top_tags: Sequence[str],
     today: date,
 ) -> Proposal:
-    """One call; LLMError (including BadAnswer for garbage) goes to the caller, who retries."""
-    messages = build_messages(capture, candidates, top_tags, today)
-    return await llm.chat_json(messages, Proposal, schema=proposal_schema(candidates))
+    """One call; LLMError (including BadAnswer for garbage: not JSON, a required field missing,
+    grossly out of schema) goes to the caller, who retries."""
+    messages = fitted_messages(llm, capture, candidates, top_tags, today)
+    return await llm.chat_json(messages, ProposalReply, schema=proposal_schema(candidates))

@@ -4,7 +4,13 @@ A capture is read only once it is stable (size and modified time unchanged for `
 a file still being written by a sync tool or an editor is never read half-way. Captures are
 processed one at a time, oldest capture first. When Ollama is down, slow or answers garbage the
 capture waits and is retried with backoff; after `max_attempts` garbage answers in a row it is
-marked in the data folder and waits until its text changes.
+marked in the data folder (see state.py) and tried again on a long backoff, or at once when its
+text, the chat model or Ollama changes: a check every minute notices a new model or version.
+
+One capture never holds up the others: a capture that cannot be read, or whose tidying fails in
+any way, waits on its own backoff and is shown in attention (/api/state, `doctor`) with what to
+do, while the captures after it go on. The worker runs supervised, so even a bug in this file
+restarts it instead of silently ending the inbox's processing.
 """
 
 from __future__ import annotations
@@ -14,67 +20,40 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from commonplace.capture import capture_order_key
+from commonplace.attention import Attention
+from commonplace.capture import CaptureTooLarge, capture_order_key
 from commonplace.changes import Change
 from commonplace.config import Settings
-from commonplace.llm import LLM, BadAnswer, LLMError, ModelMissing
+from commonplace.llm import (
+    LLM,
+    BadAnswer,
+    LLMError,
+    ModelMissing,
+    ModelUnsuitable,
+    OllamaStatus,
+)
+from commonplace.supervise import start_supervised, where
 from commonplace.tidy.candidates import SearchIndex
-from commonplace.tidy.pipeline import CaptureEdited, TidyContext, tidy_capture
-from commonplace.tidy.state import TidyState
-from commonplace.vault import file_hash, in_folder, is_ignored, iter_note_paths
+from commonplace.tidy.pipeline import CaptureEdited, CaptureUnreadable, TidyContext, tidy_capture
+from commonplace.tidy.state import Mark, TidyState
+from commonplace.tidy.tracker import Signature, StabilityTracker, Waiting
+from commonplace.vault import VaultBusy, file_hash, in_folder, is_ignored, iter_note_paths
 
 log = logging.getLogger(__name__)
 
-Signature = tuple[int, int]  # (mtime_ns, size)
-
-
-@dataclass
-class _Waiting:
-    signature: Signature | None = None
-    since: float = 0.0  # clock time the signature was first seen
-    not_before: float = 0.0  # backoff: not tried again before this clock time
-    failures: int = 0  # failures in a row (any kind), for the backoff
-    reason: str = ""  # the last failure, for status()
-
-
-class StabilityTracker:
-    """Which paths have kept the same size and modified time for `delay` seconds."""
-
-    def __init__(self, delay: float, clock: Callable[[], float] = time.monotonic) -> None:
-        self.delay = delay
-        self.clock = clock
-        self.waiting: dict[str, _Waiting] = {}
-
-    def add(self, path: str) -> None:
-        """(Re)start the quiet period: the file just changed."""
-        item = self.waiting.setdefault(path, _Waiting())
-        item.signature = None
-
-    def forget(self, path: str) -> None:
-        self.waiting.pop(path, None)
-
-    def check(self, stat: Callable[[str], Signature | None]) -> tuple[list[str], float | None]:
-        """(paths ready now, clock time of the next check or None)."""
-        now = self.clock()
-        ready: list[str] = []
-        next_at: float | None = None
-        for path, item in list(self.waiting.items()):
-            sig = stat(path)
-            if sig is None:
-                del self.waiting[path]
-                continue
-            if sig != item.signature:
-                item.signature, item.since = sig, now
-            due = max(item.since + self.delay, item.not_before)
-            if now >= due:
-                ready.append(path)
-            else:
-                next_at = due if next_at is None else min(next_at, due)
-        return ready, next_at
+SOURCE = "tidy"  # its entries in attention
+MODEL_CHECK_S = 60.0  # how often the chat model and Ollama are checked for a change
+STATUS_LIST_MAX = 100  # captures listed by status(): /api/state stays small whatever waits
+READ_ACTION = "let the daemon's user read it (e.g. chmod u+r)"
+WRITE_ACTION = "check the disk (free space, permissions)"
+REPORT_IT = "the daemon's log has the details"
+EMPTY = "has no words (only frontmatter or blank lines); nothing to file"
+TOO_LARGE_ACTION = (
+    "split it into smaller notes, or move it out of the inbox (or raise [tidy] max_capture_kb)"
+)
 
 
 class TidyService:
@@ -86,16 +65,22 @@ class TidyService:
         *,
         clock: Callable[[], float] = time.monotonic,
         now: Callable[[], datetime] | None = None,
+        attention: Attention | None = None,
     ) -> None:
         self.settings = settings
+        self.attention = attention if attention is not None else Attention()
         self.ctx = TidyContext(settings, llm, index, now=now)
         self.state = TidyState(settings.data_path)
+        self.tz = settings.tz  # once: working it out reads /etc/localtime
         self.tracker = StabilityTracker(settings.tidy.stable_s, clock)
+        self.model_id = ""  # model_id() of the chat model answering now, once known
+        self._pause_until = 0.0  # clock time: Ollama failed, nothing is tried before then
         self.filed = 0
         self._busy: str | None = None
         self._wake = asyncio.Event()
         self._idle = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self._model_task: asyncio.Task[None] | None = None
 
     # -- the daemon's interface -------------------------------------------------------------
 
@@ -113,6 +98,7 @@ class TidyService:
                 continue
             if change.kind == "deleted":
                 self.tracker.forget(change.path)
+                self.attention.clear(SOURCE, change.path)
             else:
                 self.tracker.add(change.path)
         self._start()
@@ -122,33 +108,48 @@ class TidyService:
         """For /api/state and `doctor`: what waits, what is being tidied, what is marked."""
         waiting = [
             {"path": p, "retrying": bool(w.failures), "reason": w.reason}
-            for p, w in sorted(self.tracker.waiting.items())
+            for p, w in sorted(self.tracker.waiting.items())[:STATUS_LIST_MAX]
         ]
         failing = [
             {"path": m.path, "reason": m.reason, "attempts": m.attempts}
             for m in self.state.marks()
             if m.failing
         ]
-        return {"waiting": waiting, "busy": self._busy, "failing": failing, "filed": self.filed}
+        return {
+            "waiting": waiting,  # the first STATUS_LIST_MAX, by path
+            "waiting_count": len(self.tracker.waiting),
+            "busy": self._busy,
+            "failing": failing,
+            "filed": self.filed,
+        }
 
     async def close(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        for task in (self._task, self._model_task):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        self._task = self._model_task = None
 
     async def wait_idle(self) -> None:
-        """Wait until no capture is waiting (tests and one-shot runs; bound it with a timeout)."""
-        while self.tracker.waiting or self._busy:
+        """Wait until no capture is waiting, except those parked until the owner acts (tests
+        and one-shot runs; bound it with a timeout)."""
+        while self._active() or self._busy:
             self._idle.clear()
             await self._idle.wait()
+
+    def _active(self) -> bool:
+        return any(not w.parked for w in self.tracker.waiting.values())
 
     # -- the worker ---------------------------------------------------------------------------
 
     def _start(self) -> None:
         if self._task is None or self._task.done():
-            self._task = asyncio.create_task(self._work(), name="commonplace-tidy")
+            self._task = start_supervised("tidy worker", self._work, self.attention)
+        if self._model_task is None or self._model_task.done():
+            self._model_task = start_supervised(
+                "tidy model check", self._watch_model, self.attention
+            )
 
     def _stat(self, path: str) -> Signature | None:
         try:
@@ -160,16 +161,18 @@ class TidyService:
     def _order(self, path: str) -> tuple[datetime, str]:
         item = self.tracker.waiting.get(path)
         mtime = item.signature[0] / 1e9 if item and item.signature else 0.0
-        return capture_order_key(path, self.settings.tz, mtime)
+        return capture_order_key(path, self.tz, mtime)
 
     async def _work(self) -> None:
         while True:
             self._wake.clear()
             ready, next_at = self.tracker.check(self._stat)
-            if ready:
+            if ready and self.tracker.clock() >= self._pause_until:
                 await self._process(min(ready, key=self._order))
                 continue
-            if not self.tracker.waiting:
+            if ready:  # Ollama itself failed a moment ago: no capture is tried before then
+                next_at = self._pause_until if next_at is None else min(next_at, self._pause_until)
+            if not self._active():
                 self._idle.set()
             timeout = None if next_at is None else max(0.0, next_at - self.tracker.clock())
             with contextlib.suppress(TimeoutError):
@@ -177,66 +180,199 @@ class TidyService:
 
     async def _process(self, path: str) -> None:
         item = self.tracker.waiting[path]
-        digest = file_hash(self.settings.vault / path)
-        if digest is None:
-            self.tracker.forget(path)
-            return
-        if self.state.failing(path, digest):
-            self.tracker.forget(path)  # marked: waits for the user to change it
-            return
         self._busy = path
         try:
+            await self._tidy(path, item)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # never let one capture stop the worker or the others
+            log.exception("%s: tidy failed", path)
+            self._failed(path, item, "failed", f"could not be tidied ({where(exc)})", REPORT_IT)
+        finally:
+            self._busy = None
+
+    async def _tidy(self, path: str, item: Waiting) -> None:
+        limit = self.settings.tidy.max_capture_kb * 1024
+        if item.signature is not None and item.signature[1] > limit:
+            self._too_large(CaptureTooLarge(path, item.signature[1], limit))
+            return  # not read at all
+        try:
+            digest = file_hash(self.settings.vault / path)
+        except OSError as exc:
+            self._unreadable(path, item, exc)
+            return
+        if digest is None:
+            self.tracker.forget(path)
+            self.attention.clear(SOURCE, path)
+            return
+        if not self.model_id:  # so that a mark made now says which model gave the garbage
+            await self._check_model()
+        mark = self.state.mark(path)
+        if mark is not None and mark.failing and not self._mark_due(mark, digest):
+            self._park_marked(path, item, mark)
+            return
+        try:
             outcome = await tidy_capture(self.ctx, path)
+        except CaptureUnreadable as exc:
+            self._unreadable(path, item, exc.error)
+        except CaptureTooLarge as exc:  # it grew past the limit since it was looked at
+            self._too_large(exc)
         except CaptureEdited as exc:
             log.info("%s; waiting for it to settle", exc)
             item.signature = None
         except LLMError as exc:
             if _unusable(exc):
                 self._garbage(path, digest, item, exc)
-            else:
-                self._back_off(item, str(exc))
+            else:  # Ollama's trouble, not this capture's: the others wait with it
+                wait = self._back_off(item, str(exc))
+                self._pause_until = self.tracker.clock() + wait
         except UnicodeDecodeError:
             self.state.garbage(path, digest, "not UTF-8 text", 1)
             log.warning("%s is not UTF-8 text; it is left in the inbox", path)
             self.tracker.forget(path)
-        except Exception as exc:  # never let one capture stop the worker
-            log.exception("%s: tidy failed", path)
-            self._back_off(item, f"{type(exc).__name__}: {exc}")
+        except VaultBusy as exc:
+            reason = "not filed yet: a git operation is running in the vault"
+            action = f"if no git command is running, delete {exc.lock}"
+            self._failed(path, item, "vault_busy", reason, action)
+        except OSError as exc:
+            reason = f"could not be filed: {exc.strerror or type(exc).__name__}"
+            self._failed(path, item, "write_failed", reason, WRITE_ACTION)
         else:
             if outcome.status == "filed":
                 self.filed += 1
             self.state.clear(path)
+            if outcome.status == "empty":
+                self._set_aside(path, "empty", EMPTY, "write something in it, or delete it")
+                return
             self.tracker.forget(path)
-        finally:
-            self._busy = None
+            self.attention.clear(SOURCE, path)
 
-    def _garbage(self, path: str, digest: str, item: _Waiting, exc: LLMError) -> None:
+    def _too_large(self, exc: CaptureTooLarge) -> None:
+        kb, limit = exc.size // 1024, exc.limit // 1024
+        log.warning(
+            "%s: %d KB, over the %d KB capture limit; left in the inbox", exc.path, kb, limit
+        )
+        reason = f"{kb} KB, over the {limit} KB limit for a capture; not read, left as it is"
+        self._set_aside(exc.path, "too_large", reason, TOO_LARGE_ACTION)
+
+    def _set_aside(self, path: str, code: str, reason: str, action: str) -> None:
+        """Left in the inbox as it is, shown with why, until it changes (a change re-adds it)."""
+        self.tracker.forget(path)
+        self.attention.report(SOURCE, path, code, reason, action=action)
+
+    def _unreadable(self, path: str, item: Waiting, exc: OSError) -> None:
+        reason = f"cannot be read ({exc.strerror or type(exc).__name__})"
+        item.parked = True  # it needs the owner; a chmod or an edit retries it at once
+        self._failed(path, item, "unreadable", reason, READ_ACTION)
+
+    def _failed(self, path: str, item: Waiting, code: str, reason: str, action: str) -> None:
+        """This capture waits on its own backoff and is shown with why; the others go on."""
+        wait = self._back_off(item, reason, path)
+        self.attention.report(
+            SOURCE, path, code, reason, action=action, retry_at=time.time() + wait
+        )
+
+    def _garbage(self, path: str, digest: str, item: Waiting, exc: LLMError) -> None:
         """An answer that cannot be used: counted, and after max_attempts the capture is marked."""
         reason = exc.reason if isinstance(exc, BadAnswer) else str(exc)
-        mark = self.state.garbage(path, digest, reason, self.settings.tidy.max_attempts)
+        t = self.settings.tidy
+        mark = self.state.garbage(
+            path,
+            digest,
+            reason,
+            t.max_attempts,
+            model=self.model_id,
+            first_wait_s=t.marked_retry_s,
+        )
         if mark.failing:
             log.warning(
-                "%s: marked after %d unusable answers (%s); edit it or run "
-                "'commonplace tidy \"%s\"' to try again",
+                "%s: marked after %d unusable answers (%s); tried again in %.0f s, or at once "
+                "when it is edited or the model changes",
                 path,
                 mark.attempts,
                 reason,
-                path,
+                mark.retry_at - time.time(),
             )
-            self.tracker.forget(path)
+            self._park_marked(path, item, mark)
         else:
             self._back_off(item, str(exc))
 
-    def _back_off(self, item: _Waiting, reason: str) -> None:
+    def _mark_due(self, mark: Mark, digest: str) -> bool:
+        """A marked capture is tried when its text or the model changed, or its wait is over."""
+        changed = mark.content_hash != digest or self._other_model(mark)
+        return changed or time.time() >= mark.retry_at
+
+    def _other_model(self, mark: Mark) -> bool:
+        return bool(self.model_id and mark.model) and mark.model != self.model_id
+
+    def _park_marked(self, path: str, item: Waiting, mark: Mark) -> None:
+        item.not_before = self.tracker.clock() + max(0.0, mark.retry_at - time.time())
+        item.parked = True
+        item.reason = mark.reason
+        self.attention.report(
+            SOURCE,
+            path,
+            "unusable_answers",
+            f"the model gave {mark.attempts} unusable answers (last: {mark.reason})",
+            action="it is tried again by itself, and at once when you edit it or the chat model "
+            f"or Ollama changes; or run: commonplace tidy '{path}'",
+            retry_at=mark.retry_at,
+        )
+
+    # -- noticing a new model ---------------------------------------------------------------
+
+    async def _watch_model(self) -> None:
+        """Every MODEL_CHECK_S, which chat model and Ollama answer; a change tries every
+        marked capture again at once (the garbage may have been the old model's)."""
+        while True:
+            await self._check_model()
+            await asyncio.sleep(MODEL_CHECK_S)
+
+    async def _check_model(self) -> None:
+        try:
+            status = await self.ctx.llm.status()
+        except Exception as exc:  # a probe: whatever went wrong, the next one may work
+            log.info("tidy: could not ask Ollama which models it has: %s", where(exc))
+            return
+        if not status.reachable:
+            return
+        current = model_id(self.settings, status)
+        if current != self.model_id:
+            if self.model_id:
+                log.info("tidy: the chat model or Ollama changed; marked captures are retried")
+            self.model_id = current
+            self._wake_marked()
+
+    def _wake_marked(self) -> None:
+        woken = [m.path for m in self.state.marks() if m.failing and self._other_model(m)]
+        for path in woken:
+            if path in self.tracker.waiting:
+                self.tracker.add(path)
+        if woken:
+            self._wake.set()
+
+    def _back_off(self, item: Waiting, reason: str, path: str = "") -> float:
         t = self.settings.tidy
         item.failures += 1
-        wait = min(t.retry_s * 2 ** (item.failures - 1), t.retry_max_s)
+        wait = float(min(t.retry_s * 2 ** (item.failures - 1), t.retry_max_s))
         item.not_before = self.tracker.clock() + wait
         item.reason = reason
-        log.warning("tidy will try again in %.0f s: %s", wait, reason)
+        prefix = f"{path}: " if path else ""
+        log.warning("tidy will try again in %.0f s: %s%s", wait, prefix, reason)
+        return wait
+
+
+def model_id(settings: Settings, status: OllamaStatus) -> str:
+    """Which chat model answers, down to its digest, and which Ollama: a mark made with another
+    is tried again."""
+    name = settings.ollama.chat_model
+    return f"{name}@{status.digest(name)[:12]} ollama {status.version} at {status.host}"
 
 
 def _unusable(exc: LLMError) -> bool:
-    """Garbage, or a request Ollama will never accept: counted towards a mark. A missing model
-    is not: it waits (with backoff) for `ollama pull`."""
-    return isinstance(exc, BadAnswer) or not (exc.retryable or isinstance(exc, ModelMissing))
+    """Garbage, or a request Ollama will never accept (a 4xx, such as a schema its runner cannot
+    compile): counted towards a mark. A missing or unsuitable model is not the capture's fault:
+    it waits (with backoff) for `ollama pull` or a change of settings."""
+    if isinstance(exc, ModelMissing | ModelUnsuitable):
+        return False
+    return isinstance(exc, BadAnswer) or not exc.retryable

@@ -1,13 +1,17 @@
 """Marks for captures the model keeps failing on, kept in the data folder (never in the note).
 
-A capture gets a mark after `max_attempts` garbage answers in a row; a marked capture is not
-tried again until its text changes (the mark is tied to the content hash) or the user clears
-it with `commonplace tidy PATH`. The phone page and `doctor` show the marks with their reason.
+A capture gets a mark after `max_attempts` garbage answers in a row. A model that answered
+garbage for a while may recover, so a marked capture is still tried again: after a long wait
+(`[tidy] marked_retry_s`, doubling with each further unusable answer, at most a day), and at once
+when its text changes, when the chat model or Ollama changes (the mark keeps which model it was
+made with), or when the user runs `commonplace tidy PATH`. The mark stays, with its reason,
+until the capture is filed. The phone page and `doctor` show the marks.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -15,14 +19,18 @@ from commonplace.statefile import read_json, write_json
 
 log = logging.getLogger(__name__)
 
+MARK_RETRY_MAX_S = 86400.0  # the wait between tries of a marked capture grows to a day
+
 
 @dataclass(frozen=True)
 class Mark:
     path: str
     content_hash: str
-    attempts: int  # garbage answers in a row for this text
+    attempts: int  # garbage answers in a row (since the capture was last filed)
     reason: str
-    failing: bool  # True once attempts reached the limit: waits for an edit
+    failing: bool  # True once attempts reached the limit: marked, tried on a long backoff
+    model: str = ""  # the chat model (and Ollama) that answered: see tidy.service.model_id
+    retry_at: float = 0.0  # wall-clock time of the next try while failing
 
 
 class TidyState:
@@ -47,20 +55,32 @@ class TidyState:
             self.file, {"marks": [asdict(m) for m in sorted(marks.values(), key=lambda m: m.path)]}
         )
 
-    def garbage(self, path: str, content_hash: str, reason: str, max_attempts: int) -> Mark:
-        """Count one unusable answer for this text of the capture."""
+    def garbage(
+        self,
+        path: str,
+        content_hash: str,
+        reason: str,
+        max_attempts: int,
+        *,
+        model: str = "",
+        first_wait_s: float = 3600.0,
+    ) -> Mark:
+        """Count one unusable answer. Once marked, a capture stays marked (whatever its text)
+        until it is filed, and each further unusable answer doubles the wait to its next try."""
         marks = self._load()
         old = marks.get(path)
-        attempts = old.attempts + 1 if old and old.content_hash == content_hash else 1
-        mark = Mark(path, content_hash, attempts, reason, attempts >= max_attempts)
+        counts = old is not None and (old.failing or old.content_hash == content_hash)
+        attempts = old.attempts + 1 if old is not None and counts else 1
+        failing = attempts >= max_attempts or (old is not None and old.failing)
+        wait = min(first_wait_s * 2 ** max(0, attempts - max_attempts), MARK_RETRY_MAX_S)
+        retry_at = time.time() + wait if failing else 0.0
+        mark = Mark(path, content_hash, attempts, reason, failing, model, retry_at)
         marks[path] = mark
         self._save(marks)
         return mark
 
-    def failing(self, path: str, content_hash: str) -> Mark | None:
-        """The mark that stops this capture being tried, if its text is unchanged."""
-        mark = self._marks.get(path)
-        return mark if mark and mark.failing and mark.content_hash == content_hash else None
+    def mark(self, path: str) -> Mark | None:
+        return self._marks.get(path)
 
     def clear(self, path: str) -> None:
         marks = self._load()

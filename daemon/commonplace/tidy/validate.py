@@ -34,10 +34,14 @@ _DUE_IN_TEXT = re.compile(r"\(?\bdue:*\s*\d{4}-\d{2}-\d{2}\)?|📅\s*\S+|\b(?:DE
 _HASHTAG = re.compile(r"#(?=\w)")
 
 
-def decide(proposal: Proposal, capture: Capture, facts: VaultFacts) -> Decision:
+def decide(
+    proposal: Proposal, capture: Capture, facts: VaultFacts, *, flavor: str = "obsidian"
+) -> Decision:
     dropped: list[Dropped] = []
     own = support.own_words(capture.body)
     title = check_title(proposal.title, own, dropped)
+    if flavor == "logseq":
+        title = logseq_title(title, own, dropped)
     tags = check_tags(proposal.tags, own, facts, dropped)
     links = check_links(proposal.links, facts, dropped)
     todos = check_todos(proposal.todos, capture, own, dropped)
@@ -83,6 +87,18 @@ def check_title(raw: str, own: str, dropped: list[Dropped]) -> str:
     if title != raw.strip():
         dropped.append(Dropped("title", raw, f"shortened or cleaned to {title!r} for a file name"))
     return title
+
+
+def logseq_title(title: str, own: str, dropped: list[Dropped]) -> str:
+    """Logseq reads a '.' in a file name as a namespace separator under its legacy file-name
+    format ("v2.1 plan" would become the page "v2/1 plan"), so a Logseq title has none."""
+    if "." not in title:
+        return title
+    cleaned = clean_title(title.replace(".", " "))
+    if not cleaned:
+        return fallback_title(own).replace(".", "")
+    dropped.append(Dropped("title", title, f"Logseq reads '.' as a namespace; used {cleaned!r}"))
+    return cleaned
 
 
 # -- tags -------------------------------------------------------------------------------------

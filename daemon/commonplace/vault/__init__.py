@@ -1,6 +1,13 @@
 """The vault as files: notes, their parts, chunks, and safe writes."""
 
-from commonplace.vault.atomic import FileChanged, atomic_write, file_hash, replace_file
+from commonplace.vault.atomic import (
+    FileChanged,
+    VaultBusy,
+    atomic_write,
+    file_hash,
+    replace_file,
+    wait_for_git,
+)
 from commonplace.vault.chunks import Chunk, estimate_tokens, split_into_chunks
 from commonplace.vault.layout import in_folder, is_ignored, iter_note_paths
 from commonplace.vault.markdown import Todo
@@ -12,6 +19,7 @@ __all__ = [
     "Note",
     "NoteSkipped",
     "Todo",
+    "VaultBusy",
     "atomic_write",
     "content_hash",
     "estimate_tokens",
@@ -23,4 +31,5 @@ __all__ = [
     "read_note",
     "replace_file",
     "split_into_chunks",
+    "wait_for_git",
 ]

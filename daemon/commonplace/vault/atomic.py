@@ -4,18 +4,42 @@ Every write goes to a temp file in the same folder, is fsynced, then renamed int
 crash leaves either the old file or the new one, never half of each. Before the rename the
 target is checked against what the caller read: if it changed in between (the user typed, a
 sync tool delivered), the write is refused and the caller re-reads and tries again.
+
+While a git operation runs in the repository the file belongs to (git holds `.git/index.lock`
+during a commit, checkout, pull, rebase...), writes wait a little, then give up with
+`VaultBusy` and the stage tries again later: a file written mid-checkout can be overwritten by
+git or end up half in a commit.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import secrets
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 from commonplace.vault.layout import TEMP_SUFFIX
 from commonplace.vault.notes import content_hash
+
+GIT_WAIT_S = 5.0  # how long a write waits for a git operation before giving up for now
+_GIT_POLL_S = 0.05
+
+
+class VaultBusy(OSError):
+    """A git operation holds the repository's index lock; nothing was written. Try later.
+
+    An OSError (EBUSY), so that code which retries failed writes retries this one too."""
+
+    def __init__(self, lock: Path) -> None:
+        super().__init__(
+            errno.EBUSY,
+            f"a git operation is running ({lock} exists; if no git command is running, delete it)",
+            str(lock),
+        )
+        self.lock = lock
 
 
 class FileChanged(Exception):
@@ -34,15 +58,26 @@ def file_hash(path: Path) -> str | None:
         return None
 
 
-def atomic_write(path: Path, text: str | bytes, expect: str | None, *, mode: int = 0o666) -> None:
+def atomic_write(
+    path: Path,
+    text: str | bytes,
+    expect: str | None,
+    *,
+    mode: int = 0o666,
+    git_wait_s: float | None = None,
+) -> None:
     """Write `text` to `path` atomically.
 
     `expect` is the content hash the file had when it was read, or None for "the file must not
     exist yet". Text is written as UTF-8 exactly as given (no newline translation). `mode` is
     the new file's permission before the umask (0o600 for secrets: never readable by others,
-    not even for a moment).
+    not even for a moment). While git holds the repository's lock this waits up to
+    `git_wait_s` (default GIT_WAIT_S; blocking: call it from a thread in async code), then
+    raises VaultBusy.
     """
+    wait_for_git(path, git_wait_s)
     with _temp_beside(path, text, mode) as tmp:
+        wait_for_git(path, 0)  # git may have started while the temp file was written
         if expect is None:
             _link_new(tmp, path)
         else:
@@ -52,6 +87,43 @@ def atomic_write(path: Path, text: str | bytes, expect: str | None, *, mode: int
                 raise FileChanged(path, why)
             tmp.replace(path)
         _fsync_dir(path.parent)
+
+
+def wait_for_git(path: Path, wait_s: float | None = None) -> None:
+    """Return once no git operation holds the lock of the repository `path` is in (if any);
+    raise VaultBusy if one still does after `wait_s` (default GIT_WAIT_S). Deletes in the
+    vault call this too."""
+    deadline = time.monotonic() + (GIT_WAIT_S if wait_s is None else wait_s)
+    while (lock := git_lock(path)) is not None:
+        if time.monotonic() >= deadline:
+            raise VaultBusy(lock)
+        time.sleep(_GIT_POLL_S)
+
+
+def git_lock(path: Path) -> Path | None:
+    """The `index.lock` of the git repository holding `path`, if it exists right now.
+
+    The nearest `.git` above the file decides: a folder, or a file `gitdir: ...` (worktrees and
+    submodules). A few stat calls per write, so a repository created later is noticed too."""
+    for folder in path.parents:
+        dot_git = folder / ".git"
+        if dot_git.is_dir():
+            lock = dot_git / "index.lock"
+        elif dot_git.is_file():
+            lock = _gitdir(dot_git) / "index.lock"
+        else:
+            continue
+        return lock if lock.exists() else None
+    return None
+
+
+def _gitdir(dot_git: Path) -> Path:
+    try:
+        line = dot_git.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return dot_git
+    target = Path(line.removeprefix("gitdir:").strip())
+    return target if target.is_absolute() else dot_git.parent / target
 
 
 def replace_file(path: Path, text: str | bytes, *, mode: int = 0o666) -> None:

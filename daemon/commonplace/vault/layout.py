@@ -7,15 +7,21 @@ version control and sync-tool leftovers are never notes.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
 from commonplace.vault.notes import NOTE_SUFFIXES
 
+log = logging.getLogger(__name__)
+
 # Our own temp files (see atomic.py) start with '.' and end with this.
 TEMP_SUFFIX = ".cptmp"
+# `.<name>.<8 hex digits>.cptmp`: what atomic.py makes; nothing else is ever removed as ours.
+_OUR_TEMP = re.compile(r"^\..+\.[0-9a-f]{8}" + re.escape(TEMP_SUFFIX) + "$")
 
 _IGNORED_DIRS = {
     "node_modules",
@@ -48,6 +54,11 @@ def is_ignored(rel_path: str) -> bool:
     return bool(_CONFLICT.search(name))
 
 
+def is_conflict_copy(name: str) -> bool:
+    """A sync tool's copy of a note two computers changed (never a note: see conflicts.py)."""
+    return name.lower().endswith(NOTE_SUFFIXES) and bool(_CONFLICT.search(name))
+
+
 def iter_note_paths(vault: Path, under: str = "") -> Iterator[str]:
     """Vault-relative paths of every note (below the folder `under`, if given), found with
     os.scandir, so that a stage interested in one folder never walks the whole vault."""
@@ -69,6 +80,31 @@ def iter_note_paths(vault: Path, under: str = "") -> Iterator[str]:
                     yield rel
             except OSError:
                 continue
+
+
+def remove_stale_temp_files(root: Path, older_than_s: float = 10.0) -> list[str]:
+    """Delete our own temp files (see atomic.py) older than `older_than_s` under `root`.
+
+    A crash between writing a temp file and renaming it leaves one behind; it is never a note
+    (is_ignored) and its content is in the target or was never meant to be. Younger ones may
+    belong to a write in progress (a CLI command), so they stay. Folders the daemon never
+    writes into (hidden ones, `.git`, `.obsidian`, ...) are not walked. Returns the removed
+    paths, relative to `root`."""
+    removed: list[str] = []
+    cutoff = time.time() - older_than_s
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if not d.startswith(".") and d not in _IGNORED_DIRS]
+        for name in files:
+            if not _OUR_TEMP.match(name):
+                continue
+            full = Path(folder) / name
+            try:
+                if full.lstat().st_mtime < cutoff:
+                    full.unlink()
+                    removed.append(full.relative_to(root).as_posix())
+            except OSError as exc:
+                log.warning("could not remove the leftover temp file %s: %s", full, exc)
+    return removed
 
 
 def in_folder(rel_path: str, folder: str) -> bool:

@@ -1,7 +1,11 @@
-"""Pure Markdown reading: frontmatter split, headings, wikilinks, tags and to-dos.
+"""Pure Markdown reading: frontmatter split, headings, links, tags and to-dos.
 
 These work on text only, so every rule can be tested without files. Lines inside fenced code
 blocks are never headings, links, tags or to-dos: a pasted shell script is not a task list.
+The block rules follow CommonMark as Obsidian applies them: a fence is closed only by a line of
+the same character at least as long as the one that opened it (a ```` fence holds ``` lines),
+and a heading may be indented by up to three spaces. Frontmatter is read as YAML 1.2 reads it,
+as Obsidian does: `no`, `on`, `yes` and `off` are words, not booleans.
 """
 
 from __future__ import annotations
@@ -11,14 +15,18 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
+from urllib.parse import unquote
 
 import yaml
-from frontmatter.default_handlers import YAMLHandler
 
-_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
-_HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
+_FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}(?=[^`]*$)|~{3,})")
+_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))??(?:[ \t]+#+)?[ \t]*$")
 _BULLET_HEADING = re.compile(r"^[ \t]*[-*+] (#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")  # `- ## Usage`
 _WIKILINK = re.compile(r"!?\[\[([^\[\]\n|#^]*)(?:#[^\[\]\n|]*)?(?:\|[^\[\]\n]*)?\]\]")
+_MD_LINK = re.compile(
+    r"(?<!\\)\[(?:[^\[\]\n]|\[[^\[\]\n]*\])*\]\((<[^<>\n]*>|[^()\s]*)(?:\s+\"[^\"\n]*\")?\)"
+)
+_URL_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _INLINE_CODE = re.compile(r"`[^`\n]*`")
 _TAG = re.compile(r"(?<![\w/&#])#(\w[\w/-]*)")
 _TODO_MD = re.compile(r"^(\s*)[-*+] \[([ xX\-/])\] (.*)$")
@@ -31,7 +39,33 @@ _DUE_PATTERNS = (
     re.compile(r"\s*(?:DEADLINE|SCHEDULED): *<(\d{4}-\d{2}-\d{2})[^>]*>"),
 )
 _LOGSEQ_PROPERTY = re.compile(r"^\s*(?:- )?([A-Za-z][\w-]*):: ?(.*)$")
-_YAML = YAMLHandler()
+
+
+class _Yaml12Loader(yaml.SafeLoader):
+    """PyYAML's safe loader with YAML 1.2's plain scalars: only true/false are booleans, and
+    no sexagesimal (`1:20` stays text) or leading-zero octal numbers. PyYAML reads YAML 1.1,
+    where `tags: [no, on]` would become two booleans; Obsidian reads them as two words."""
+
+
+_BOOL, _INT, _FLOAT = (f"tag:yaml.org,2002:{t}" for t in ("bool", "int", "float"))
+_Yaml12Loader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag not in (_BOOL, _INT, _FLOAT)]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_Yaml12Loader.add_implicit_resolver(
+    _BOOL, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+)
+_Yaml12Loader.add_implicit_resolver(
+    _INT, re.compile(r"^(?:[-+]?(?:0|[1-9][0-9]*)|0o[0-7]+|0x[0-9a-fA-F]+)$"), list("-+0123456789")
+)
+_Yaml12Loader.add_implicit_resolver(
+    _FLOAT,
+    re.compile(
+        r"^(?:[-+]?(?:\.[0-9]+|(?:0|[1-9][0-9]*)(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+        r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+    ),
+    list("-+0123456789."),
+)
 
 
 @dataclass(frozen=True)
@@ -73,7 +107,7 @@ def parse_frontmatter(source: str) -> dict[str, Any]:
     if not source.strip():
         return {}
     try:
-        data = _YAML.load(source)
+        data = yaml.load(source, Loader=_Yaml12Loader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 2}" if mark is not None else ""
@@ -101,20 +135,25 @@ def parse_logseq_properties(body: str) -> dict[str, str]:
 
 
 def code_mask(lines: list[str]) -> list[bool]:
-    """True for each line that is inside (or delimits) a fenced code block."""
+    """True for each line that is inside (or delimits) a fenced code block.
+
+    A fence closes only on a line holding nothing but the opening character, at least as many
+    times, indented by at most three spaces; an unclosed fence runs to the end (CommonMark)."""
     mask: list[bool] = []
     fence: str | None = None
     for line in lines:
-        match = _FENCE.match(line)
-        if fence is None and match:
-            fence = match.group(1)[0] * 3
-            mask.append(True)
-        elif fence is not None:
-            mask.append(True)
-            if match and match.group(1).startswith(fence):
-                fence = None
-        else:
-            mask.append(False)
+        if fence is None:
+            match = _FENCE_OPEN.match(line)
+            if match:
+                fence = match.group(1)
+            mask.append(bool(match))
+            continue
+        mask.append(True)
+        stripped = line.rstrip(" \t")
+        indent = len(stripped) - len(stripped.lstrip(" "))
+        run = stripped.lstrip(" ")
+        if indent <= 3 and len(run) >= len(fence) and run == fence[0] * len(run):
+            fence = None
     return mask
 
 
@@ -132,9 +171,32 @@ def headings(text: str, *, outline: bool = False) -> list[Heading]:
     found = []
     for i, line in prose_lines(text):
         match = _HEADING.match(line) or (_BULLET_HEADING.match(line) if outline else None)
-        if match and match.group(2):
+        if match and match.group(2) and match.group(2).strip():
             found.append(Heading(len(match.group(1)), match.group(2).strip(), i))
     return found
+
+
+def links(text: str) -> list[str]:
+    """Notes this text links to: wikilinks and Markdown links to notes (`[text](Note.md)`,
+    `[text](Folder/My%20Note.md#Heading)`), as titles or paths without `.md`, in order, unique.
+    Web addresses and links to other files (images, PDFs) are not notes."""
+    seen = dict.fromkeys(wikilinks(text))
+    for _, line in prose_lines(text):
+        for match in _MD_LINK.finditer(line):
+            target = _note_target(match.group(1))
+            if target:
+                seen.setdefault(target, None)
+    return list(seen)
+
+
+def _note_target(raw: str) -> str:
+    target = unquote(raw.strip("<>")).split("#", 1)[0].strip()
+    if not target or _URL_SCHEME.match(target):
+        return ""
+    name = target.rsplit("/", 1)[-1]
+    if name.lower().endswith(".md"):
+        return target[:-3]
+    return target if "." not in name else ""
 
 
 def wikilinks(text: str) -> list[str]:
@@ -168,6 +230,7 @@ def frontmatter_tags(meta: Mapping[str, Any]) -> list[str]:
     for item in items:
         if item is None:
             continue
+        item = str(item).lower() if isinstance(item, bool) else item  # `true` as written
         tag = str(item).strip().lstrip("#").strip()
         if tag:
             tags.setdefault(tag, None)
@@ -223,3 +286,24 @@ def _extract_due(rest: str) -> tuple[str, date | None]:
             cleaned = (rest[: match.start()] + rest[match.end() :]).strip()
             return cleaned, due
     return rest.strip(), None
+
+
+# --- writing to-dos: the counterpart of the due patterns above ----------------------------------
+
+DUE_FORMATS = {
+    "plain": "{text} (due {day})",
+    "tasks": "{text} 📅 {day}",  # the Obsidian Tasks plugin
+    "dataview": "{text} [due:: {day}]",  # a Dataview inline field
+}
+
+
+def todo_line(text: str, due: date | None, todo_format: str = "plain") -> str:
+    """A Markdown to-do in the chosen format; the vault reader reads all three back."""
+    if due is None:
+        return f"- [ ] {text}"
+    return "- [ ] " + DUE_FORMATS[todo_format].format(text=text, day=due.isoformat())
+
+
+def logseq_deadline(day: date) -> str:
+    """The line under a Logseq TODO block that gives its due date."""
+    return f"DEADLINE: <{day.isoformat()} {day.strftime('%a')}>"

@@ -98,7 +98,7 @@ def parse_note(path: str, text: str, flavor: str = "obsidian") -> Note:
         body_line=body_line,
         frontmatter=meta,
         frontmatter_error=error,
-        links=tuple(markdown.wikilinks(body)),
+        links=tuple(markdown.links(body)),
         tags=tuple(tags),
         aliases=tuple(markdown.frontmatter_aliases(meta)),
         todos=tuple(markdown.todos(body, first_line=body_line)),

@@ -1,0 +1,210 @@
+"""Every reply is checked before the owner sees it: pure functions over the text and the turn.
+
+Small models claim changes they never made ("I've added a haircut event"), announce a tool
+instead of calling it ("Let me check your tasks."), ask whether to go ahead instead of
+proposing, talk about the calendar without having looked, and give up before searching. Two
+kinds of answer here:
+
+- a *reminder*: a short message, as if from the owner, that sends the model back to work; each
+  kind at most once per owner message, so the model cannot be kept in a loop;
+- a *correction*: a fixed sentence appended to the reply, when the reply claims a change that
+  did not happen (the model is not asked again: the owner is told the truth).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+# Kinds of reminder, in the order they are tried.
+ANNOUNCED = "announced"
+ASKED_TO_GO_AHEAD = "asked_to_go_ahead"
+NOT_LOOKED = "not_looked"
+GAVE_UP = "gave_up"
+EMPTY = "empty"
+REMINDER_KINDS = (ANNOUNCED, ASKED_TO_GO_AHEAD, NOT_LOOKED, GAVE_UP, EMPTY)
+
+NOTHING_YET = "(Nothing has changed yet: answer the question below.)"
+NOTHING_PROPOSED = "(Nothing was changed: no change was proposed. Ask again.)"
+CUT_SHORT = "(This reply was cut short at the model's length limit.)"
+
+_CHANGE_VERBS = (
+    r"add(?:ed)?|mov(?:ed|e)|delet(?:ed|e)|remov(?:ed|e)|cancel(?:l?ed)?|tick(?:ed)?|"
+    r"complet(?:ed|e)|mark(?:ed)?|updat(?:ed|e)|chang(?:ed|e)|reschedul(?:ed|e)|book(?:ed)?|"
+    r"schedul(?:ed|e)|creat(?:ed|e)|sav(?:ed|e)|not(?:ed|e)|remember(?:ed)?|put|push(?:ed)?|"
+    r"shift(?:ed)?|clear(?:ed)?|forg(?:otten|et)|stor(?:ed|e)|writ(?:ten|e)|set|edit(?:ed)?"
+)
+_PAST = (
+    r"added|moved|deleted|removed|cancel+ed|ticked(?: off)?|completed|marked|updated|changed|"
+    r"rescheduled|booked|scheduled|created|saved|noted|remembered|put|pushed|shifted|cleared|"
+    r"forgotten|stored|written|set up|set|edited|logged"
+)
+_CLAIMS = [
+    # "I've added ...", "I have moved ...", "I just ticked ...", "I went ahead and ..."
+    re.compile(
+        rf"\bi(?:'ve|’ve| have)?\s+(?:now\s+|just\s+|already\s+|successfully\s+|also\s+)*"
+        rf"(?:{_PAST})\b",
+        re.IGNORECASE,
+    ),
+    re.compile(r"\bi(?:'ve|’ve| have)?\s+gone ahead\b|\bi went ahead\b", re.IGNORECASE),
+    # "It has been added", "Your dentist appointment is now moved", "... is now on Friday"
+    re.compile(
+        rf"\b(?:has|have)\s+(?:now\s+|just\s+)?been\s+(?:{_PAST})\b|"
+        rf"\bis\s+now\s+(?:{_PAST}|on|in|at|scheduled|set)\b",
+        re.IGNORECASE,
+    ),
+    # "Done!", "All done.", "All set", "Done, I added ..."
+    re.compile(r"^\s*(?:all\s+)?(?:done|set)\b[\s!.,:—-]", re.IGNORECASE),
+]
+_NEGATED = re.compile(
+    r"\b(?:not|n't|never|haven't|have not|nothing|no change)\b[^.!?]{0,30}$", re.IGNORECASE
+)
+_PROPOSAL_TALK = re.compile(r"\b(?:propos|suggest)\w*|\basked you\b", re.IGNORECASE)
+
+_ANNOUNCE = re.compile(
+    r"\b(?:let me(?! know)|i'll|i’ll|i will|i am going to|i'm going to|i’m going to|allow me to|"
+    r"one moment|just a moment|give me a (?:moment|second|sec)|hold on)\b[^.!?\n]{0,40}?"
+    r"\b(?:check|look|see|find|search|pull up|get|fetch|review|open|go through|add|move|"
+    r"cancel|delete|remove|tick|mark|remember|note|schedule|book|set up|create|put|update)\b",
+    re.IGNORECASE,
+)
+_ASK_GO_AHEAD = re.compile(
+    r"(?:\b(?:shall|should|can|may)\s+i\b|\bwould you like (?:me\s+)?to\b|\bdo you want (?:me\s+)?"
+    r"to\b|\bwant me to\b|\bdo you (?:confirm|want)\b|\bplease confirm\b|\bcan you confirm\b|"
+    r"\bis that (?:ok|okay|alright|right)\b|\bgo ahead\b|\bproceed\b)[^?]*\?",
+    re.IGNORECASE,
+)
+_ASK_VERB = re.compile(
+    rf"\b(?:{_CHANGE_VERBS}|go ahead|proceed|confirm|do (?:that|it|this))\b", re.IGNORECASE
+)
+
+DOMAIN_WORDS = {
+    "calendar": re.compile(
+        r"\b(?:calendar|diary|event|events|appointments?|meetings?|schedule|scheduled|"
+        r"free|busy|booked|plans?|1:1|one-to-one)\b",
+        re.IGNORECASE,
+    ),
+    "tasks": re.compile(r"\b(?:tasks?|to-?dos?|due|overdue|tick(?:ed)? off)\b", re.IGNORECASE),
+    "weather": re.compile(
+        r"\b(?:weather|forecast|rain|rainy|sunny|temperature|°c|degrees|umbrella|cold|warm)\b",
+        re.IGNORECASE,
+    ),
+}
+_TIME_WORDS = re.compile(
+    r"\b(?:today|tonight|tomorrow|morning|afternoon|evening|weekend|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|what's on|what’s on|"
+    r"anything on|\d{1,2}(?::\d{2})?\s*(?:am|pm)|\d{1,2}:\d{2})\b",
+    re.IGNORECASE,
+)
+_SEEKING = re.compile(r"\bwhen(?:'s|’s| is| was| are| do| does| did| will)\b|\bnext\b|\bfind\b")
+_GAVE_UP = re.compile(
+    r"\b(?:i\s+(?:could\s*n[o']t|couldn’t|can\s*n[o']t|can’t|cannot|did\s*n[o']t|didn’t|"
+    r"was unable to|am unable to|wasn't able to)\s+(?:find|see|locate|spot)|"
+    r"i\s+don['’]?t\s+see|i\s+do not see|(?:there\s+(?:is|are)|there['’]s)\s+no\b|"
+    r"no\s+(?:such|matching)|not\s+(?:find|found|see)\s+any|doesn['’]t (?:seem to )?exist|"
+    r"isn['’]t (?:on|in) your|nothing (?:called|named|matching))",
+    re.IGNORECASE,
+)
+
+
+@dataclass
+class TurnFacts:
+    """What happened in this turn (one owner message), for the checks."""
+
+    user_text: str = ""
+    tools_called: list[str] = field(default_factory=list)
+    looked_at: set[str] = field(default_factory=set)  # domains read this turn
+    searched_ahead: bool = False
+    proposed: int = 0  # proposals made this turn
+    pending: int = 0  # questions waiting for the owner (this turn or before)
+    ran_since_last_message: bool = False  # a Yes ran since the owner's previous message
+    reminders: set[str] = field(default_factory=set)  # kinds already sent this turn
+    domains: frozenset[str] = frozenset()  # domains the assistant has tools for
+
+
+def claims_change(text: str) -> bool:
+    """Does the reply say something was changed ("I've added", "Done", "has been moved")?"""
+    for sentence in re.split(r"(?<=[.!?])\s+|\n+", text):
+        for pattern in _CLAIMS:
+            for match in pattern.finditer(sentence):
+                before = sentence[: match.start()]
+                if _NEGATED.search(before) or _NEGATED.search(match.group(0)):
+                    continue
+                if _PROPOSAL_TALK.search(sentence):
+                    continue  # "I've proposed adding ...", "once you confirm, I'll have ..."
+                return True
+    return False
+
+
+def announces_tool(text: str) -> bool:
+    """ "Let me check your tasks." with no tool call: said instead of done."""
+    return bool(_ANNOUNCE.search(text))
+
+
+def asks_to_go_ahead(text: str) -> bool:
+    """ "Shall I move it to 16:00?": asks the owner instead of proposing through the gate."""
+    return any(_ASK_VERB.search(m.group(0)) for m in _ASK_GO_AHEAD.finditer(text))
+
+
+def domains_talked_about(text: str) -> set[str]:
+    return {name for name, pattern in DOMAIN_WORDS.items() if pattern.search(text)}
+
+
+def gives_up(text: str) -> bool:
+    return bool(_GAVE_UP.search(text))
+
+
+def reminder_for(reply: str, facts: TurnFacts) -> str | None:
+    """The first reminder this reply earns that has not been sent this turn, or None."""
+    for kind in REMINDER_KINDS:
+        if kind in facts.reminders:
+            continue
+        if _earns(kind, reply, facts):
+            return kind
+    return None
+
+
+def _earns(kind: str, reply: str, facts: TurnFacts) -> bool:
+    if kind == EMPTY:
+        return not reply.strip()
+    if kind == ANNOUNCED:
+        return announces_tool(reply) and not facts.proposed
+    if kind == ASKED_TO_GO_AHEAD:
+        return asks_to_go_ahead(reply) and not facts.proposed and not facts.pending
+    if kind == NOT_LOOKED:
+        return bool(_unlooked(reply, facts))
+    if kind == GAVE_UP:
+        # Only when the owner was after one thing ("when is my next ...", "cancel the ...")
+        # and the model gave up without searching the coming days: "there is nothing on
+        # Sunday morning" after listing Sunday is a right answer, not giving up.
+        user = facts.user_text
+        seeking = bool(_SEEKING.search(user) or _ASK_VERB.search(user))
+        wanted = asked_domains(user) & {"calendar", "tasks"} & set(facts.domains)
+        return gives_up(reply) and seeking and bool(wanted) and not facts.searched_ahead
+    raise AssertionError(kind)  # pragma: no cover
+
+
+def asked_domains(user_text: str) -> set[str]:
+    """What the owner's message is about; a day or a time alone means the calendar."""
+    asked = domains_talked_about(user_text)
+    if not asked and _TIME_WORDS.search(user_text):
+        asked = {"calendar"}  # "What's on Thursday?", "Cancel Saturday's haircut."
+    return asked
+
+
+def _unlooked(reply: str, facts: TurnFacts) -> set[str]:
+    """Domains the reply talks about, that the owner asked about, and nothing looked at."""
+    asked = asked_domains(facts.user_text)
+    talked = domains_talked_about(reply) | (asked if _TIME_WORDS.search(reply) else set())
+    return (talked & asked & set(facts.domains)) - facts.looked_at
+
+
+def correct(reply: str, facts: TurnFacts) -> tuple[str, list[str]]:
+    """The reply the owner sees, and the corrections made to it (for the record)."""
+    text = reply.strip()
+    notes: list[str] = []
+    if claims_change(text) and not facts.ran_since_last_message:
+        note = NOTHING_YET if facts.pending else NOTHING_PROPOSED
+        notes.append(note)
+        text = f"{text}\n\n{note}" if text else note
+    return text, notes

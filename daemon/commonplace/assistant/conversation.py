@@ -1,0 +1,203 @@
+"""A day's conversation: an append-only JSON Lines file in the data folder, never in the vault.
+
+A conversation never outlives its day: the first message of a new day (in the user's timezone)
+starts a new file, and yesterday's questions expire with yesterday's file. Everything the page,
+the CLI and the model need is folded from the events, so nothing is ever rewritten: a crash
+loses at most the line being written, and two processes (the daemon and `commonplace chat`)
+append under one file lock.
+
+Event types: user, reply (the checked text the owner saw, and the model's own text), model (a
+message the model saw: its tool calls, tool results, reminders), proposal (with `source` and
+`client` when an outside client such as an MCP client asked for it), answer, error.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import logging
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+
+from commonplace.assistant.gate import Proposal
+
+log = logging.getLogger(__name__)
+
+MAX_HISTORY_CHARS = 16_000  # of earlier turns sent back to the model; the oldest go first
+
+
+@dataclass
+class DayState:
+    """What a day's events add up to."""
+
+    messages: list[dict[str, Any]] = field(default_factory=list)  # for the owner's view
+    proposals: dict[str, Proposal] = field(default_factory=dict)
+    answers: dict[str, dict[str, Any]] = field(default_factory=dict)  # id -> answer event
+    turns: list[list[dict[str, Any]]] = field(default_factory=list)  # model messages per turn
+
+    @property
+    def pending(self) -> list[Proposal]:
+        return [p for pid, p in self.proposals.items() if pid not in self.answers]
+
+    def history(self, limit_chars: int = MAX_HISTORY_CHARS) -> list[dict[str, Any]]:
+        """Earlier complete turns as model messages, newest kept when they do not all fit."""
+        kept: list[list[dict[str, Any]]] = []
+        size = 0
+        for turn in reversed(self.turns):
+            size += sum(len(str(m.get("content") or "")) + 40 for m in turn)
+            if kept and size > limit_chars:
+                break
+            kept.append(turn)
+        return [m for turn in reversed(kept) for m in turn]
+
+
+def fold(events: list[dict[str, Any]]) -> DayState:
+    state = DayState()
+    turn: list[dict[str, Any]] | None = None
+    questions: list[dict[str, Any]] = []  # shown under the reply of the turn that asked them
+    for event in events:
+        kind = event.get("type")
+        when = event.get("t", "")
+        if kind == "user":
+            turn = [{"role": "user", "content": event["text"]}]
+            state.messages.append({"role": "user", "text": event["text"], "time": when})
+        elif kind == "model" and turn is not None:
+            turn.append(event["message"])
+        elif kind == "reply":
+            state.messages.append(
+                {"role": "assistant", "text": event["text"], "time": when}
+                | ({"notes": event["notes"]} if event.get("notes") else {})
+            )
+            if turn is not None:
+                turn.append({"role": "assistant", "content": event.get("model_text", "")})
+                state.turns.append(turn)
+            turn = None
+            state.messages.extend(questions)
+            questions = []
+        elif kind == "error":
+            state.messages.append({"role": "error", "text": event["text"], "time": when})
+            state.messages.extend(questions)
+            questions = []
+            turn = None  # a turn that failed is not sent back to the model
+        elif kind == "proposal":
+            p = Proposal(
+                id=event["id"],
+                kind=event["kind"],
+                params=event["params"],
+                question=event["question"],
+                day=event["day"],
+                source=event.get("source", ""),
+                client=event.get("client", ""),
+            )
+            state.proposals[p.id] = p
+            question = {"role": "question", "id": p.id, "text": p.question, "time": when}
+            if p.source:
+                question["asked_by"] = p.asked_by
+            (questions if turn is not None else state.messages).append(question)
+        elif kind == "answer":
+            state.answers[event["id"]] = event
+            state.messages.append(
+                {
+                    "role": "result",
+                    "id": event["id"],
+                    "answer": event["answer"],
+                    "ran": event["ran"],
+                    "text": event["message"],
+                    "time": when,
+                }
+            )
+            # The model hears what the owner decided, so "Done" after a Yes is true.
+            asked = state.proposals.get(event["id"])
+            note = _answer_note(event, asked.question if asked else "")
+            state.turns.append([{"role": "user", "content": note}])
+    return state
+
+
+def _answer_note(event: dict[str, Any], question: str) -> str:
+    said = "Yes" if event["answer"] == "yes" else "No"
+    return f"[The owner answered {said} to: {question} Result: {event['message']}]"
+
+
+class DayLog:
+    """One day's events; `path` None keeps them in memory (evals, tests)."""
+
+    def __init__(self, day: date, path: Path | None) -> None:
+        self.day = day
+        self.path = path
+        self._memory: list[dict[str, Any]] = []
+
+    def events(self) -> list[dict[str, Any]]:
+        if self.path is None:
+            return list(self._memory)
+        try:
+            lines = self.path.read_text(encoding="utf-8").splitlines()
+        except FileNotFoundError:
+            return []
+        events = []
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                events.append(json.loads(line))
+            except ValueError:
+                # A line cut short by a crash: skip it, keep the rest of the day.
+                log.warning("%s line %d is not JSON; skipped", self.path, number)
+        return events
+
+    def state(self) -> DayState:
+        return fold(self.events())
+
+    def append(self, event: dict[str, Any], now: datetime) -> None:
+        event = {"t": now.isoformat(timespec="seconds"), **event}
+        if self.path is None:
+            self._memory.append(event)
+            return
+        line = json.dumps(event, ensure_ascii=False, default=str) + "\n"
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            os.write(fd, line.encode("utf-8"))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+class Conversations:
+    """Day logs under `<data folder>/assistant/`, or in memory when `folder` is None."""
+
+    def __init__(self, folder: Path | None) -> None:
+        self.folder = folder
+        self._memory: dict[date, DayLog] = {}
+
+    def day(self, day: date) -> DayLog:
+        if self.folder is None:
+            return self._memory.setdefault(day, DayLog(day, None))
+        return DayLog(day, self.folder / f"{day.isoformat()}.jsonl")
+
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[None]:
+        """Across processes: the daemon and `commonplace chat` never interleave a turn."""
+        if self.folder is None:
+            yield
+            return
+        self.folder.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.folder / ".lock", os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
+
+
+def proposal_day(proposal_id: str) -> date | None:
+    """Proposal ids start with their day ('2026-10-26-3f9a1c'), so an old one reads as expired."""
+    try:
+        return date.fromisoformat(proposal_id[:10])
+    except ValueError:
+        return None

@@ -1,0 +1,522 @@
+"""The assistant's turn: the owner's message -> model -> tools -> checks -> the checked reply.
+
+The model proposes; the program decides. Read tools answer at once. A changing tool only gets
+its question written and stored (gate.py); the owner answers Yes or No through the page, the
+API or the CLI, never the model. Every reply is checked (checks.py) before the owner sees it.
+
+`now` is injected everywhere, and a conversation can live in memory, so the eval suite runs each
+request in a fresh conversation at a fixed "now" with every tool call recorded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import secrets
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import Any
+
+from commonplace import prompts
+from commonplace.assistant import checks
+from commonplace.assistant.conversation import Conversations, DayLog, DayState, proposal_day
+from commonplace.assistant.days import day_list, day_name, day_name_year
+from commonplace.assistant.gate import Proposal, Refused, confirm, describe
+from commonplace.assistant.registry import (
+    Propose,
+    Registry,
+    ToolContext,
+    ToolError,
+    coerce_arguments,
+)
+from commonplace.config import Settings
+from commonplace.llm import LLM, ToolCall
+
+log = logging.getLogger(__name__)
+
+MAX_ROUNDS = 8  # model calls for one owner message: tool rounds and reminders together
+MAX_PROPOSALS = 5  # questions one owner message may raise
+MAX_OUTSIDE_PENDING = 5  # questions from one outside source (MCP) waiting at once
+MAX_CLIENT_NAME = 60  # characters of an outside client's name shown to the owner
+TOOL_TIMEOUT_S = 30.0
+GAVE_UP_REPLY = "Sorry, I couldn't finish that. Please ask again, perhaps more simply."
+_YES = re.compile(
+    r"^\s*(?:yes|y|yep|yeah|yes please|ok|okay|sure|go ahead|do it)\s*[.!]*\s*$", re.I
+)
+_NO = re.compile(r"^\s*(?:no|n|nope|no thanks|don't|do not|cancel that)\s*[.!]*\s*$", re.I)
+
+Clock = Callable[[], datetime]
+Emit = Callable[[dict[str, Any]], Awaitable[None]]
+MemoryReader = Callable[[], str]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    ran: bool
+    message: str
+
+
+@dataclass(frozen=True)
+class Proposed:
+    """What `propose` did: the question now waiting (`new` False: it was waiting already)."""
+
+    proposal: Proposal
+    new: bool
+
+    def to_json(self) -> dict[str, Any]:
+        """The shape the API answers with and the MCP server reads."""
+        p = self.proposal
+        return {"id": p.id, "question": p.question, "new": self.new, "asked_by": p.asked_by}
+
+
+@dataclass
+class Turn:
+    """What one owner message led to; everything the evals grade is here."""
+
+    day: date
+    reply: str = ""
+    pending: list[Proposal] = field(default_factory=list)
+    proposals: list[Proposal] = field(default_factory=list)  # made in this turn
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)  # name, arguments, result
+    reminders: list[str] = field(default_factory=list)  # kinds sent
+    corrections: list[str] = field(default_factory=list)  # notes appended to the reply
+    model_text: str = ""  # the model's last reply before checks
+    answered: Outcome | None = None  # the message was a typed Yes/No
+
+
+class Assistant:
+    """One owner's assistant: its tools, the gate, the day's conversation."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        llm: LLM,
+        registry: Registry,
+        conversations: Conversations,
+        *,
+        memory: MemoryReader = lambda: "(nothing yet)",
+        clock: Clock | None = None,
+    ) -> None:
+        self.settings = settings
+        self.llm = llm
+        self.registry = registry
+        self.conversations = conversations
+        self.memory = memory
+        self.clock = clock or (lambda: datetime.now(settings.tz))
+        self._lock = asyncio.Lock()
+
+    def now(self) -> datetime:
+        return self.clock().astimezone(self.settings.tz)
+
+    # -- the owner's view -------------------------------------------------------------------
+
+    def today(self, now: datetime | None = None) -> tuple[date, DayState]:
+        now = now or self.now()
+        log_ = self.conversations.day(now.date())
+        return now.date(), log_.state()
+
+    # -- a message ---------------------------------------------------------------------------
+
+    async def respond(
+        self, text: str, *, now: datetime | None = None, emit: Emit | None = None
+    ) -> Turn:
+        """Answer one owner message. `emit` gets preview events for a streamed reply:
+        {"type": "delta", "text"}, {"type": "reset"} (the preview was not the answer),
+        {"type": "status", "text"} (what the assistant is doing)."""
+        text = text.strip()
+        if not text:
+            raise ToolError("the message is empty")
+        async with self._lock:
+            now = now or self.now()
+            day_log = self.conversations.day(now.date())
+            state = day_log.state()
+            typed = await self._typed_answer(text, state, now)
+            if typed is not None:
+                return typed
+            day_log.append({"type": "user", "text": text}, now)
+            try:
+                turn = await self._turn(text, state, day_log, now, emit)
+            except Exception as exc:
+                day_log.append({"type": "error", "text": _error_text(exc)}, now)
+                raise
+            day_log.append(
+                {
+                    "type": "reply",
+                    "text": turn.reply,
+                    "model_text": turn.model_text,
+                    "notes": turn.corrections,
+                    "reminders": turn.reminders,
+                },
+                now,
+            )
+            turn.pending = day_log.state().pending
+            return turn
+
+    async def _typed_answer(self, text: str, state: DayState, now: datetime) -> Turn | None:
+        """'yes' typed with exactly one question waiting answers it, as the button would."""
+        yes, no = bool(_YES.match(text)), bool(_NO.match(text))
+        if not (yes or no) or not state.pending:
+            return None
+        turn = Turn(day=now.date())
+        if len(state.pending) > 1:
+            turn.reply = "More than one question is waiting: answer each with its Yes or No."
+        else:
+            try:
+                turn.answered = await self._answer(state.pending[0].id, yes, now)
+                turn.reply = turn.answered.message
+            except Refused as exc:
+                turn.reply = exc.message
+        turn.pending = self.conversations.day(now.date()).state().pending
+        return turn
+
+    async def _turn(
+        self, text: str, state: DayState, day_log: DayLog, now: datetime, emit: Emit | None
+    ) -> Turn:
+        turn = Turn(day=now.date())
+        ctx = ToolContext(self.settings, now)
+        facts = checks.TurnFacts(
+            user_text=text,
+            pending=len(state.pending),
+            ran_since_last_message=_ran_since_last_message(day_log),
+            domains=frozenset(t.looks_at for t in self.registry.tools.values() if t.looks_at),
+        )
+        messages: list[dict[str, Any]] = [
+            {"role": "system", "content": self.instructions(now)},
+            *state.history(),
+            {"role": "user", "content": text},
+        ]
+        reminders = prompts.sections("assistant_reminders")
+        for _ in range(MAX_ROUNDS):
+            reply = await self.llm.chat_turn(
+                messages, tools=self.registry.schemas(), on_text=_delta(emit)
+            )
+            if reply.tool_calls:
+                await _emit(emit, {"type": "reset"})
+                said = {
+                    "role": "assistant",
+                    "content": reply.content,
+                    "tool_calls": _calls(reply.tool_calls),
+                }
+                messages.append(said)
+                day_log.append({"type": "model", "message": said}, now)
+                for call in reply.tool_calls:
+                    await _emit(emit, {"type": "status", "text": self._status(call.name)})
+                    result = await self._call_tool(call, ctx, facts, turn, day_log)
+                    turn.tool_calls.append(
+                        {"name": call.name, "arguments": call.arguments, "result": result}
+                    )
+                    answer = {"role": "tool", "content": result, "tool_name": call.name}
+                    messages.append(answer)
+                    day_log.append({"type": "model", "message": answer}, now)
+                continue
+            facts.pending = len(day_log.state().pending)
+            kind = checks.reminder_for(reply.content, facts)
+            if kind is not None:
+                await _emit(emit, {"type": "reset"})
+                facts.reminders.add(kind)
+                turn.reminders.append(kind)
+                nudge = [
+                    {"role": "assistant", "content": reply.content},
+                    {"role": "user", "content": reminders[kind]},
+                ]
+                messages.extend(nudge)
+                for message in nudge:
+                    day_log.append({"type": "model", "message": message}, now)
+                log.info("assistant: reminder %s", kind)
+                continue
+            turn.model_text = reply.content
+            turn.reply, turn.corrections = checks.correct(reply.content, facts)
+            if reply.cut:  # the owner should know the end is missing, not guess it
+                turn.corrections.append(checks.CUT_SHORT)
+                turn.reply = f"{turn.reply}\n\n{checks.CUT_SHORT}"
+            if turn.corrections:
+                log.info("assistant: reply corrected (%s)", ", ".join(turn.corrections))
+            return turn
+        turn.reply = GAVE_UP_REPLY
+        log.warning("assistant: no answer after %d model calls", MAX_ROUNDS)
+        return turn
+
+    async def _call_tool(
+        self,
+        call: ToolCall,
+        ctx: ToolContext,
+        facts: checks.TurnFacts,
+        turn: Turn,
+        day_log: DayLog,
+    ) -> str:
+        """The tool's answer for the model; every failure is an `Error: ...` it can act on."""
+        tool = self.registry.tools.get(call.name)
+        facts.tools_called.append(call.name)
+        if tool is None:
+            return f"Error: there is no tool called {call.name}. Use only the tools you were given."
+        started = time.monotonic()
+        try:
+            args = coerce_arguments(tool, call.arguments, ctx.today)
+            # It ran, so it looked, even if it then found nothing or too much ("several tasks
+            # match ..." shows the model the tasks).
+            if tool.looks_at:
+                facts.looked_at.add(tool.looks_at)
+            if tool.searches_ahead:
+                facts.searched_ahead = True
+            async with asyncio.timeout(TOOL_TIMEOUT_S):
+                result = await tool.run(ctx, args)
+            if isinstance(result, Propose):
+                if not tool.changes:
+                    raise ToolError(f"{tool.name} cannot change anything")
+                result = await self._propose(result, ctx.now, facts, turn, day_log)
+        except ToolError as exc:
+            return f"Error: {exc}"
+        except TimeoutError:
+            log.warning("assistant: tool %s took over %.0f s", call.name, TOOL_TIMEOUT_S)
+            return f"Error: {call.name} took too long. Tell the owner it is not answering."
+        except Exception:
+            log.exception("assistant: tool %s failed", call.name)
+            return f"Error: {call.name} failed. Tell the owner; the daemon's log has why."
+        finally:
+            log.debug("assistant: tool %s in %.2f s", call.name, time.monotonic() - started)
+        return result
+
+    async def _propose(
+        self,
+        request: Propose,
+        now: datetime,
+        facts: checks.TurnFacts,
+        turn: Turn,
+        day_log: DayLog,
+    ) -> str:
+        """The gate writes the question; it is stored, and the model told nothing changed."""
+        described = await describe(self.registry.actions, request, now)
+        waiting = day_log.state().pending
+        if any(p.question == described.question for p in waiting):
+            return (
+                f"Proposed already: {described.question} Nothing has changed: the owner "
+                "answers Yes or No."
+            )
+        if len(turn.proposals) >= MAX_PROPOSALS:
+            raise ToolError(
+                f"{MAX_PROPOSALS} changes are already waiting for the owner in this message"
+            )
+        proposal = _record_proposal(day_log, request, described.question, now)
+        turn.proposals.append(proposal)
+        facts.proposed += 1
+        return f"Proposed: {proposal.question} Nothing has changed: the owner answers Yes or No."
+
+    # -- a change asked for from outside the chat ----------------------------------------------
+
+    async def propose(
+        self,
+        tool_name: str,
+        arguments: Mapping[str, Any],
+        *,
+        source: str,
+        client: str = "",
+        now: datetime | None = None,
+    ) -> Proposed:
+        """A change an outside client (an MCP client) asks for becomes the owner's question.
+
+        The same changing tool, the same argument coercion and the same gate as in the chat: the
+        tool only finds the real task or line and the gate writes the question from it. The
+        question is recorded in today's conversation, marked with who asked, and waits for the
+        owner's Yes on the phone page or in `commonplace chat`. Nothing here runs a change, and
+        the caller gets no way to answer: ToolError (a sentence the client can act on) when the
+        request names no change, its arguments make no sense, or too many are waiting.
+        """
+        now = now or self.now()
+        client = client_name(client)
+        tool = self.registry.tools.get(tool_name)
+        if tool is None or not tool.changes:
+            known = ", ".join(n for n, t in self.registry.tools.items() if t.changes)
+            raise ToolError(f"{tool_name!r} is not a change the owner can be asked about ({known})")
+        ctx = ToolContext(self.settings, now)
+        args = coerce_arguments(tool, arguments, ctx.today)
+        try:
+            async with asyncio.timeout(TOOL_TIMEOUT_S):
+                request = await tool.run(ctx, args)
+        except TimeoutError:
+            raise ToolError(f"{tool_name} took too long; try again") from None
+        if not isinstance(request, Propose):
+            raise ToolError(f"{tool_name} did not propose a change")  # pragma: no cover
+        described = await describe(self.registry.actions, request, now)
+        # No await from here to the append: in this process nothing can slip in between.
+        day_log = self.conversations.day(now.date())
+        waiting = day_log.state().pending
+        same = next((p for p in waiting if p.question == described.question), None)
+        if same is not None:
+            return Proposed(same, new=False)
+        if sum(1 for p in waiting if p.source == source) >= MAX_OUTSIDE_PENDING:
+            raise ToolError(
+                f"{MAX_OUTSIDE_PENDING} questions from outside clients are already waiting for "
+                "the owner; wait until they answer them"
+            )
+        proposal = _record_proposal(day_log, request, described.question, now, source, client)
+        return Proposed(proposal, new=True)
+
+    # -- the owner's Yes or No ---------------------------------------------------------------
+
+    async def answer(self, proposal_id: str, yes: bool, *, now: datetime | None = None) -> Outcome:
+        """The owner's answer to a question (the page, the API, the CLI; never the model)."""
+        async with self._lock:
+            return await self._answer(proposal_id, yes, now or self.now())
+
+    async def _answer(self, proposal_id: str, yes: bool, now: datetime) -> Outcome:
+        with self.conversations.locked():
+            day = proposal_day(proposal_id)
+            if day is None:
+                raise Refused("unknown", "There is no such question.")
+            if day != now.date():
+                state = self.conversations.day(day).state() if day < now.date() else None
+                if state is not None and proposal_id in state.proposals:
+                    raise Refused(
+                        "expired",
+                        f"That question was from {day_name(day)}; questions expire at the end "
+                        "of their day. Nothing was changed: ask again.",
+                    )
+                raise Refused("unknown", "There is no such question.")
+            day_log = self.conversations.day(day)
+            state = day_log.state()
+            proposal = state.proposals.get(proposal_id)
+            if proposal is None:
+                raise Refused("unknown", "There is no such question.")
+            if proposal_id in state.answers:
+                earlier = state.answers[proposal_id]
+                raise Refused(
+                    "answered", f"That question was already answered: {earlier['message']}"
+                )
+            if not yes:
+                outcome = Outcome(False, "Nothing was changed.")
+                self._record_answer(day_log, proposal, "no", outcome, now)
+                return outcome
+            try:
+                message = await confirm(self.registry.actions, proposal, now)
+            except Refused as exc:
+                self._record_answer(day_log, proposal, "yes", Outcome(False, exc.message), now)
+                log.info("assistant: %s refused at Yes (%s)", proposal.id, exc.code)
+                raise
+            except Exception as exc:
+                log.exception("assistant: %s failed after Yes", proposal.id)
+                text = (
+                    "The change could not be made or confirmed: "
+                    f"{_error_text(exc)} Check, then ask again if needed."
+                )
+                self._record_answer(day_log, proposal, "yes", Outcome(False, text), now)
+                raise Refused("failed", text) from None
+            outcome = Outcome(True, message)
+            self._record_answer(day_log, proposal, "yes", outcome, now)
+            log.info("assistant: %s ran after Yes", proposal.id)
+            return outcome
+
+    @staticmethod
+    def _record_answer(
+        day_log: DayLog, proposal: Proposal, answer: str, outcome: Outcome, now: datetime
+    ) -> None:
+        day_log.append(
+            {
+                "type": "answer",
+                "id": proposal.id,
+                "answer": answer,
+                "ran": outcome.ran,
+                "message": outcome.message,
+            },
+            now,
+        )
+
+    def _status(self, name: str) -> str:
+        tool = self.registry.tools.get(name)
+        if tool is not None and tool.status:
+            return tool.status
+        return "Writing the question…" if tool is not None and tool.changes else "Working…"
+
+    # -- instructions ------------------------------------------------------------------------
+
+    def instructions(self, now: datetime) -> str:
+        """The system prompt: rules, one line per tool, the coming days, the memory lines."""
+        zone = self.settings.tz.key
+        return prompts.render(
+            "assistant_system",
+            tools=self.registry.summary(),
+            now=f"{day_name_year(now.date())}, {now:%H:%M} ({zone})",
+            days=day_list(now),
+            memory=self.memory(),
+        )
+
+
+def client_name(name: str) -> str:
+    """A client's name for the owner's page: its own claim, so one printable line, short."""
+    printable = "".join(c if c.isprintable() else " " for c in name)
+    return " ".join(printable.split())[:MAX_CLIENT_NAME]
+
+
+def _record_proposal(
+    day_log: DayLog,
+    request: Propose,
+    question: str,
+    now: datetime,
+    source: str = "",
+    client: str = "",
+) -> Proposal:
+    """Store a question the gate wrote; from now on it waits for the owner's Yes or No."""
+    day = now.date().isoformat()
+    proposal = Proposal(
+        id=f"{day}-{secrets.token_hex(4)}",
+        kind=request.kind,
+        params=request.params,
+        question=question,
+        day=day,
+        source=source,
+        client=client,
+    )
+    event: dict[str, Any] = {
+        "type": "proposal",
+        "id": proposal.id,
+        "kind": proposal.kind,
+        "params": proposal.params,
+        "question": proposal.question,
+        "day": proposal.day,
+    }
+    if source:
+        event |= {"source": source, "client": client}
+    day_log.append(event, now)
+    log.info(
+        "assistant: proposed %s (%s), asked by %s", proposal.kind, proposal.id, source or "chat"
+    )
+    return proposal
+
+
+def _ran_since_last_message(day_log: DayLog) -> bool:
+    """Did a Yes run since the owner's previous message? Then "Done" is true."""
+    for event in reversed(day_log.events()):
+        if event.get("type") == "answer" and event.get("ran"):
+            return True
+        if event.get("type") == "reply":
+            return False
+    return False
+
+
+def _calls(calls: tuple[ToolCall, ...]) -> list[dict[str, Any]]:
+    return [{"function": {"name": c.name, "arguments": c.arguments}} for c in calls]
+
+
+def _delta(emit: Emit | None) -> Callable[[str], Awaitable[None]] | None:
+    if emit is None:
+        return None
+
+    async def on_text(piece: str) -> None:
+        await emit({"type": "delta", "text": piece})
+
+    return on_text
+
+
+async def _emit(emit: Emit | None, event: dict[str, Any]) -> None:
+    if emit is not None:
+        await emit(event)
+
+
+def _error_text(exc: BaseException) -> str:
+    from commonplace.llm import LLMError
+
+    if isinstance(exc, LLMError | ToolError | Refused):
+        return str(exc)
+    return f"{type(exc).__name__}."

@@ -1,0 +1,114 @@
+"""The one gate for changes: the program, not the model, asks the owner, and checks again.
+
+A changing tool hands a `Propose` here. The action's `describe` finds the real object and
+writes the question from it; the proposal is kept with that question. On the owner's Yes,
+`describe` runs again on the data as it is now: if the question no longer reads the same (the
+line was edited, the task moved, the event changed on the phone), nothing runs and the owner is
+told what changed. Only then does `run` do exactly what was asked, comparing against what the
+re-check saw (file hash, ETag), so a change made in the last millisecond is refused too.
+
+`confirm` in this module is the only caller of `Action.run` in the program: no other code path
+of the assistant may change a note, a task, the memory or the calendar.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Protocol
+
+from commonplace.assistant.registry import Propose, ToolError
+
+log = logging.getLogger(__name__)
+
+
+class Stale(Exception):
+    """The object the question was about changed or is gone; str() tells the owner what."""
+
+
+@dataclass(frozen=True)
+class Described:
+    question: str  # written by the program from the real object
+    token: Any = None  # what run() compares against: a file hash, an ETag, ...
+
+
+class Action(Protocol):
+    kind: str
+
+    async def describe(self, params: Mapping[str, Any], now: datetime) -> Described:
+        """Read the real object(s) now and write the question; raise Stale if gone or
+        changed, ToolError if the params make no sense."""
+        ...
+
+    async def run(self, params: Mapping[str, Any], seen: Described, now: datetime) -> str:
+        """Do exactly what the question said, compare-and-write against `seen.token`;
+        raise Stale if it changed meanwhile. Returns the sentence shown to the owner."""
+        ...
+
+
+SOURCES = {"mcp": "an MCP client"}  # where a question can come from besides the chat
+
+
+@dataclass(frozen=True)
+class Proposal:
+    id: str
+    kind: str
+    params: dict[str, Any]
+    question: str
+    day: str  # YYYY-MM-DD: the proposal expires at the end of this day
+    source: str = ""  # "" when the owner's own conversation asked; "mcp" for an MCP client
+    client: str = ""  # the name the outside client gave itself (its own claim, shown as such)
+
+    @property
+    def asked_by(self) -> str:
+        """The line the owner reads above a question that came from outside the chat."""
+        if not self.source:
+            return ""
+        who = SOURCES.get(self.source, self.source)
+        named = f' calling itself "{self.client}"' if self.client else ""
+        return f"Asked by {who}{named}, not in this chat."
+
+
+class Refused(Exception):
+    """A Yes that cannot run; `code` says why (the API answers 409 with it)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code  # unknown | expired | answered | changed | failed
+        self.message = message
+
+
+async def describe(actions: Mapping[str, Action], request: Propose, now: datetime) -> Described:
+    """The question for a changing tool's request; ToolError goes back to the model."""
+    action = actions.get(request.kind)
+    if action is None:
+        raise ToolError(f"nothing can carry out {request.kind!r}")
+    try:
+        return await action.describe(request.params, now)
+    except Stale as exc:
+        raise ToolError(str(exc)) from None
+
+
+async def confirm(actions: Mapping[str, Action], proposal: Proposal, now: datetime) -> str:
+    """The owner said Yes: check again, then run exactly what the question said."""
+    action = actions.get(proposal.kind)
+    if action is None:
+        raise Refused("failed", "Nothing was changed: this kind of change is no longer available.")
+    try:
+        seen = await action.describe(proposal.params, now)
+    except (Stale, ToolError) as exc:
+        raise Refused("changed", f"Nothing was changed: {exc}") from None
+    if seen.question != proposal.question:
+        raise Refused(
+            "changed",
+            "Nothing was changed: this no longer reads the same. It would now be: "
+            f"{seen.question} Ask again if that is what you want.",
+        )
+    try:
+        return await action.run(proposal.params, seen, now)
+    except Stale as exc:
+        raise Refused("changed", f"Nothing was changed: {exc}") from None
+    except ToolError as exc:
+        raise Refused("failed", f"Nothing was changed: {exc}") from None

@@ -1,0 +1,240 @@
+"""The assistant's tools: plain functions with a one-line description, and their arguments.
+
+Small models leave optional arguments out, send numbers as strings and dates in words. So every
+optional argument has a Python default, every argument is coerced here where that is
+unambiguous, and anything else goes back to the model as one short `Error: ...` line it can act
+on. A changing tool never changes anything: it returns a `Propose` for the gate (gate.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import date, datetime, time
+from typing import TYPE_CHECKING, Any
+
+from commonplace.assistant.days import DateWordsError, parse_day, parse_time
+
+if TYPE_CHECKING:
+    from commonplace.assistant.gate import Action
+    from commonplace.config import Settings
+
+
+class _Required:
+    def __repr__(self) -> str:
+        return "REQUIRED"
+
+
+REQUIRED: Any = _Required()
+
+KINDS = ("string", "integer", "number", "boolean", "date", "time", "minutes")
+_JSON_TYPE = {
+    "string": "string",
+    "integer": "integer",
+    "number": "number",
+    "boolean": "boolean",
+    "date": "string",
+    "time": "string",
+    "minutes": "integer",
+}
+_KIND_HINT = {
+    "date": " (YYYY-MM-DD, from the list of days)",
+    "time": " (HH:MM, 24-hour)",
+    "minutes": " (a number of minutes)",
+}
+
+
+class ToolError(Exception):
+    """A failure the model can fix (a bad argument, nothing found): goes back as `Error: ...`."""
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    kind: str
+    description: str
+    default: Any = REQUIRED
+    choices: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"unknown parameter kind {self.kind!r}")
+
+    @property
+    def required(self) -> bool:
+        return self.default is REQUIRED
+
+
+@dataclass(frozen=True)
+class Propose:
+    """What a changing tool returns: not a change, a request to the gate to ask the owner."""
+
+    kind: str
+    params: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ToolContext:
+    settings: Settings
+    now: datetime  # aware, in the user's timezone
+
+    @property
+    def today(self) -> date:
+        return self.now.date()
+
+
+ToolRun = Callable[[ToolContext, dict[str, Any]], Awaitable["str | Propose"]]
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    description: str  # one line, for a small model: WHEN to call it
+    params: tuple[Param, ...]
+    run: ToolRun
+    looks_at: str = ""  # "calendar" | "tasks" | "memory" | "weather": what a read shows
+    searches_ahead: bool = False  # a read that covers the coming days
+    changes: bool = False  # run returns a Propose
+    status: str = ""  # shown on the page while it runs: "Looking at your tasks…"
+
+    def schema(self) -> dict[str, Any]:
+        """The tool as Ollama's `tools` entry (OpenAI function format)."""
+        properties: dict[str, Any] = {}
+        for p in self.params:
+            prop: dict[str, Any] = {
+                "type": _JSON_TYPE[p.kind],
+                "description": p.description + _KIND_HINT.get(p.kind, ""),
+            }
+            if p.choices:
+                prop["enum"] = list(p.choices)
+            properties[p.name] = prop
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": {
+                    "type": "object",
+                    "properties": properties,
+                    "required": [p.name for p in self.params if p.required],
+                },
+            },
+        }
+
+
+@dataclass
+class Registry:
+    """The tools the model may call and the actions the gate may run, by name."""
+
+    tools: dict[str, Tool] = field(default_factory=dict)
+    actions: dict[str, Action] = field(default_factory=dict)
+
+    def add(self, tool: Tool) -> None:
+        if tool.name in self.tools:
+            raise ValueError(f"two tools called {tool.name!r}")
+        self.tools[tool.name] = tool
+
+    def add_action(self, action: Action) -> None:
+        if action.kind in self.actions:
+            raise ValueError(f"two actions called {action.kind!r}")
+        self.actions[action.kind] = action
+
+    def extend(self, tools: Iterable[Tool], actions: Iterable[Action] = ()) -> None:
+        for tool in tools:
+            self.add(tool)
+        for action in actions:
+            self.add_action(action)
+
+    def schemas(self) -> list[dict[str, Any]]:
+        return [tool.schema() for tool in self.tools.values()]
+
+    def summary(self) -> str:
+        """One line per tool for the instructions: its name and when to call it."""
+        return "\n".join(f"- {t.name}: {t.description}" for t in self.tools.values())
+
+
+def coerce_arguments(tool: Tool, raw: Mapping[str, Any], today: date) -> dict[str, Any]:
+    """The arguments `run` gets: defaults filled in, values coerced; ToolError if impossible.
+
+    Unknown argument names are dropped: small models add extras ("id": null) that mean nothing.
+    """
+    values: dict[str, Any] = {}
+    for param in tool.params:
+        value = raw.get(param.name)
+        if value is None or (isinstance(value, str) and not value.strip()):
+            if param.required:
+                raise ToolError(f"{tool.name} needs '{param.name}': {param.description}")
+            values[param.name] = param.default
+            continue
+        values[param.name] = coerce(param, value, today)
+    return values
+
+
+def coerce(param: Param, value: Any, today: date) -> Any:
+    """One argument to its kind, where the reading is unambiguous."""
+    name = param.name
+    kind = param.kind
+    if kind == "string":
+        if isinstance(value, list | dict):
+            raise ToolError(f"'{name}' must be text")
+        text = str(value).strip()
+        if param.choices:
+            match = next((c for c in param.choices if c.lower() == text.lower()), None)
+            if match is None:
+                raise ToolError(f"'{name}' must be one of: {', '.join(param.choices)}")
+            return match
+        return text
+    if kind == "boolean":
+        if isinstance(value, bool):
+            return value
+        text = str(value).strip().lower()
+        if text in ("true", "yes", "1"):
+            return True
+        if text in ("false", "no", "0"):
+            return False
+        raise ToolError(f"'{name}' must be true or false")
+    if kind in ("integer", "minutes"):
+        return _integer(name, value)
+    if kind == "number":
+        if isinstance(value, bool):
+            raise ToolError(f"'{name}' must be a number")
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            raise ToolError(f"'{name}' must be a number, not {value!r}") from None
+    if kind == "date":
+        try:
+            return parse_day(str(value), today)
+        except DateWordsError as exc:
+            raise ToolError(f"'{name}': {exc}") from None
+    if kind == "time":
+        try:
+            return parse_time(str(value))
+        except DateWordsError as exc:
+            raise ToolError(f"'{name}': {exc}") from None
+    raise AssertionError(kind)  # pragma: no cover - Param checks its kind
+
+
+def _integer(name: str, value: Any) -> int:
+    if isinstance(value, bool):
+        raise ToolError(f"'{name}' must be a whole number")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    text = str(value).strip().lower()
+    for unit in (" minutes", " minute", " mins", " min", "m"):
+        text = text.removesuffix(unit)
+    try:
+        return int(text.strip())
+    except ValueError:
+        raise ToolError(f"'{name}' must be a whole number, not {value!r}") from None
+
+
+def as_date(value: Any) -> date:
+    """For actions reading params back from JSON: an ISO date string to a date."""
+    return value if isinstance(value, date) else date.fromisoformat(str(value))
+
+
+def as_time(value: Any) -> time:
+    return value if isinstance(value, time) else time.fromisoformat(str(value))

@@ -1,0 +1,53 @@
+"""Putting the assistant together for the daemon, the CLI and the eval suite."""
+
+from __future__ import annotations
+
+from commonplace.assistant.conversation import Conversations
+from commonplace.assistant.engine import Assistant, Clock
+from commonplace.assistant.memory import (
+    AddMemory,
+    RemoveMemory,
+    memory_for_instructions,
+    memory_tools,
+)
+from commonplace.assistant.registry import Registry
+from commonplace.assistant.tasks import AddTask, CompleteTask, TaskReader, task_tools
+from commonplace.assistant.vaultfiles import note_path, read_snapshot
+from commonplace.config import Settings
+from commonplace.llm import LLM
+
+
+def build_registry(settings: Settings) -> Registry:
+    """Every tool and action the assistant has. The calendar and weather add theirs here."""
+    registry = Registry()
+    registry.extend(
+        task_tools(settings, TaskReader(settings)),
+        [AddTask(settings), CompleteTask(settings)],
+    )
+    registry.extend(memory_tools(settings), [AddMemory(settings), RemoveMemory(settings)])
+    return registry
+
+
+def build_assistant(
+    settings: Settings,
+    llm: LLM,
+    *,
+    clock: Clock | None = None,
+    registry: Registry | None = None,
+    in_memory: bool = False,
+) -> Assistant:
+    """The assistant with its day logs in `<data folder>/assistant/` (or in memory, for evals)."""
+    memory_path = note_path(settings, settings.assistant.memory_note)
+
+    def memory() -> str:
+        return memory_for_instructions(read_snapshot(settings.vault, memory_path))
+
+    folder = None if in_memory else settings.data_path / "assistant"
+    return Assistant(
+        settings,
+        llm,
+        registry or build_registry(settings),
+        Conversations(folder),
+        memory=memory,
+        clock=clock,
+    )

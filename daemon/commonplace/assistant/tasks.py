@@ -1,0 +1,389 @@
+"""Tasks: the open to-dos of the vault, and the two changes the owner can say Yes to.
+
+Open to-dos are read with the vault parser from the tasks note (default `Tasks.md`), the filed
+notes and the owner's own notes (not the inbox, whose captures are filed with their to-dos, nor
+Ask and Digest notes, which only repeat them). A task is found by words from its text, never by
+a number: numbers shift when a task is ticked, words do not. A proposal pins the task to its
+file and line; at Yes the line is read again and must still say the same.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from pathlib import PurePosixPath
+from typing import Any
+
+from commonplace.assistant.days import day_for_model, day_name, day_name_year
+from commonplace.assistant.gate import Described, Stale
+from commonplace.assistant.registry import (
+    Param,
+    Propose,
+    Tool,
+    ToolContext,
+    ToolError,
+    as_date,
+)
+from commonplace.assistant.vaultfiles import (
+    appended,
+    check_unchanged,
+    note_path,
+    read_snapshot,
+    write_lines,
+)
+from commonplace.config import Settings
+from commonplace.vault import NoteSkipped, in_folder, iter_note_paths, read_note
+from commonplace.vault.markdown import logseq_deadline, todo_line
+from commonplace.vault.markdown import todos as parse_todos
+
+MAX_LISTED = 40  # dated tasks shown by one list_tasks call
+MAX_UNDATED = 15  # undated tasks shown after them
+MAX_TEXT = 300  # characters in a task the assistant adds
+# Words that name no particular task ("tick off the task to order timber").
+_STOP = {"a", "an", "the", "to", "my", "for", "of", "on", "in", "at", "and", "or", "task"}
+_STOP |= {"tasks", "todo", "to-do", "item", "off", "tick", "mark", "done", "complete", "please"}
+_WORD = re.compile(r"\w+")
+_OPEN_MD = re.compile(r"^(\s*[-*+] \[)[ /](\] )")
+_OPEN_LOGSEQ = re.compile(r"^(\s*- )(?:TODO|DOING|LATER|NOW|WAITING)( )")
+_BOX_PREFIX = re.compile(r"^\s*(?:[-*+]\s*)?(?:\[[ xX/-]?\]\s*)?(?:TODO\s+)?")
+
+
+@dataclass(frozen=True)
+class Task:
+    path: str  # vault-relative
+    line: int  # 0-based line of the file
+    text: str  # without checkbox and due marker
+    due: date | None
+    in_tasks_note: bool
+
+    @property
+    def note(self) -> str:
+        return PurePosixPath(self.path).stem
+
+
+def task_label(task: Task, today: date) -> str:
+    """How the owner's question names a task: 'Order timber (due Friday 23 October)'."""
+    if task.due is None:
+        return task.text
+    when = day_name(task.due) if task.due.year == today.year else day_name_year(task.due)
+    return f"{task.text} (due {when})"
+
+
+class TaskReader:
+    """Open to-dos of the vault; a note is parsed again only when its size or mtime changed."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.tasks_note = note_path(settings, settings.assistant.tasks_note)
+        self._cache: dict[str, tuple[tuple[int, int], tuple[Task, ...]]] = {}
+
+    def open_tasks(self) -> list[Task]:
+        s = self.settings
+        skip = [s.folder(k) for k in ("inbox", "ask", "digests")]
+        found: list[Task] = []
+        seen: set[str] = set()
+        for path in iter_note_paths(s.vault):
+            if any(in_folder(path, folder) for folder in skip):
+                continue
+            seen.add(path)
+            found.extend(self._tasks_of(path))
+        for gone in set(self._cache) - seen:
+            del self._cache[gone]
+        return sorted(found, key=_order)
+
+    def _tasks_of(self, path: str) -> tuple[Task, ...]:
+        try:
+            stat = (self.settings.vault / path).stat()
+        except OSError:
+            return ()
+        key = (stat.st_mtime_ns, stat.st_size)
+        hit = self._cache.get(path)
+        if hit is not None and hit[0] == key:
+            return hit[1]
+        try:
+            note = read_note(
+                self.settings.vault,
+                path,
+                self.settings.flavor,
+                self.settings.index.max_note_kb * 1024,
+            )
+        except NoteSkipped:
+            tasks: tuple[Task, ...] = ()
+        else:
+            in_tasks = path == self.tasks_note
+            tasks = tuple(
+                Task(path, t.line, t.text, t.due, in_tasks)
+                for t in note.todos
+                if not t.done and t.text
+            )
+        self._cache[path] = (key, tasks)
+        return tasks
+
+
+def _order(task: Task) -> tuple[int, date, bool, str, int]:
+    return (task.due is None, task.due or date.max, not task.in_tasks_note, task.path, task.line)
+
+
+def words_of(text: str) -> list[str]:
+    return [w for w in _WORD.findall(text.casefold()) if w not in _STOP]
+
+
+def _matches(query: list[str], text: str, *, loose: bool = False) -> bool:
+    """Every query word starts a word of the text ('order' finds 'ordered'); `loose` also lets
+    a text word start a query word ('renewal' finds 'renew'), for when nothing matches closely."""
+    words = _WORD.findall(text.casefold())
+
+    def found(q: str) -> bool:
+        return any(w.startswith(q) or (loose and len(w) > 3 and q.startswith(w)) for w in words)
+
+    return all(found(q) for q in query)
+
+
+def find_task(tasks: list[Task], words: str, today: date) -> Task:
+    """The one open task the words name; ToolError (for the model) when none or several do."""
+    query = words_of(words)
+    if not query:
+        raise ToolError("say which task, with words from its text")
+    if all(w.isdigit() for w in query):
+        raise ToolError(
+            f"{words!r} is a number; name the task with words from its text (numbers change "
+            "as tasks are ticked off)"
+        )
+    hits = (
+        [t for t in tasks if words_of(t.text) == query]
+        or [t for t in tasks if _matches(query, t.text)]
+        or [t for t in tasks if _matches(query, t.text, loose=True)]
+    )
+    if not hits:
+        raise ToolError(
+            f"no open task matches {words!r}. Call list_tasks to see the open tasks, then use "
+            "words from the one the owner means."
+        )
+    if len(hits) > 1:
+        shown = "; ".join(f'"{task_label(t, today)}"' for t in hits[:5])
+        raise ToolError(
+            f"several open tasks match {words!r}: {shown}. Call again with more words from "
+            "the one the owner means."
+        )
+    return hits[0]
+
+
+def describe_for_model(task: Task, today: date) -> str:
+    where = "in the tasks note" if task.in_tasks_note else f'in the note "{task.note}"'
+    if task.due is None:
+        return f'- "{task.text}", no due date, {where}'
+    state = "overdue, was due" if task.due < today else "due"
+    return f'- "{task.text}", {state} {day_for_model(task.due, today)}, {where}'
+
+
+def list_text(tasks: list[Task], today: date, within: int | None, words: str) -> str:
+    """The open tasks as the model reads them: by due date, dates that cannot be misread."""
+    if words:
+        query = words_of(words)
+        close = [t for t in tasks if _matches(query, t.text)]
+        tasks = (
+            (close or [t for t in tasks if _matches(query, t.text, loose=True)]) if query else tasks
+        )
+    dated = [t for t in tasks if t.due is not None]
+    if within is not None:
+        dated = [t for t in dated if t.due is not None and t.due <= today + timedelta(within)]
+    undated = [] if within is not None else [t for t in tasks if t.due is None]
+    head = f"Open tasks, today being {day_for_model(today, today)}"
+    head += f", due within {within} days" if within is not None else ""
+    head += f", matching {words!r}" if words else ""
+    if not dated and not undated:
+        return head + ": none."
+    lines = [head + ":"]
+    lines += [describe_for_model(t, today) for t in dated[:MAX_LISTED]]
+    if len(dated) > MAX_LISTED:
+        lines.append("More tasks are due later; ask with words from one to find it.")
+    if undated:
+        lines.append("With no due date:")
+        lines += [describe_for_model(t, today) for t in undated[:MAX_UNDATED]]
+        if len(undated) > MAX_UNDATED:
+            lines.append(
+                "More tasks with no due date are in the notes; ask with words to find one."
+            )
+    return "\n".join(lines)
+
+
+def todo_block(text: str, due: date | None, settings: Settings) -> list[str]:
+    """A new to-do as the vault writes them: a Logseq TODO block, or a Markdown checkbox in the
+    configured due-date format (the same one tidy uses)."""
+    if settings.flavor == "logseq":
+        return [f"- TODO {text}"] + ([f"  {logseq_deadline(due)}"] if due else [])
+    return [todo_line(text, due, settings.tidy.todo_format)]
+
+
+def clean_task_text(text: str) -> str:
+    """The words of a task the model wants added: one line, no checkbox it typed itself."""
+    one_line = " ".join(text.split())
+    cleaned = _BOX_PREFIX.sub("", one_line, count=1).strip()
+    if not cleaned:
+        raise ToolError("the task has no words")
+    if len(cleaned) > MAX_TEXT:
+        raise ToolError(f"the task is longer than {MAX_TEXT} characters; shorten it")
+    return cleaned
+
+
+# --- the tools --------------------------------------------------------------------------------
+
+
+def task_tools(settings: Settings, reader: TaskReader) -> list[Tool]:
+    async def list_tasks(ctx: ToolContext, args: dict[str, Any]) -> str:
+        tasks = await asyncio.to_thread(reader.open_tasks)
+        within = args["due_within_days"]
+        if within is not None and within < 0:
+            raise ToolError("'due_within_days' must be 0 or more")
+        return list_text(tasks, ctx.today, within, args["words"])
+
+    async def add_task(ctx: ToolContext, args: dict[str, Any]) -> Propose:
+        text = clean_task_text(args["text"])
+        due: date | None = args["due"]
+        if due is not None and not ctx.today <= due <= ctx.today + timedelta(days=366):
+            raise ToolError(
+                f"the due date {due.isoformat()} must be between today and a year from now"
+            )
+        return Propose("add_task", {"text": text, "due": due.isoformat() if due else None})
+
+    async def complete_task(ctx: ToolContext, args: dict[str, Any]) -> Propose:
+        tasks = await asyncio.to_thread(reader.open_tasks)
+        task = find_task(tasks, args["task"], ctx.today)
+        return Propose("complete_task", {"path": task.path, "line": task.line})
+
+    return [
+        Tool(
+            "list_tasks",
+            "Call when the owner asks what to do, what is due or overdue, or about a task.",
+            (
+                Param("due_within_days", "integer", "only tasks due within this many days", None),
+                Param("words", "string", "only tasks with these words", ""),
+            ),
+            list_tasks,
+            looks_at="tasks",
+            searches_ahead=True,
+            status="Looking at your tasks…",
+        ),
+        Tool(
+            "add_task",
+            "Call when the owner asks to add a task or a to-do (the owner is asked to confirm).",
+            (
+                Param("text", "string", "the task, in the owner's words"),
+                Param("due", "date", "the due date, if the owner gave one", None),
+            ),
+            add_task,
+            looks_at="tasks",
+            changes=True,
+        ),
+        Tool(
+            "complete_task",
+            "Call when the owner says a task is done or asks to tick it off (the owner is "
+            "asked to confirm).",
+            (Param("task", "string", "words from the task's text"),),
+            complete_task,
+            looks_at="tasks",
+            changes=True,
+        ),
+    ]
+
+
+# --- the actions (run only by the gate, after Yes) --------------------------------------------
+
+
+@dataclass
+class CompleteTask:
+    """Tick off exactly one line: the one the question was written from."""
+
+    settings: Settings
+    kind: str = "complete_task"
+
+    def _read(self, params: Mapping[str, Any], now: datetime) -> tuple[Described, str]:
+        path, number = str(params["path"]), int(params["line"])
+        snap = read_snapshot(self.settings.vault, path)
+        if not snap.exists:
+            raise Stale(f"{path} no longer exists")
+        line = snap.line(number)
+        if line is None:
+            raise Stale(f"{path} no longer has a line {number + 1}")
+        following = snap.line(number + 1)  # a Logseq DEADLINE sits on the next line
+        todos = [t for t in parse_todos(line + "\n" + (following or "")) if t.line == 0]
+        if not todos:
+            raise Stale(
+                f'line {number + 1} of {path} is no longer a task: it reads "{line.strip()}"'
+            )
+        todo = todos[0]
+        tasks_note = note_path(self.settings, self.settings.assistant.tasks_note)
+        task = Task(path, number, todo.text, todo.due, path == tasks_note)
+        if todo.done:
+            raise Stale(f'"{task_label(task, now.date())}" is already ticked off')
+        question = f'Tick off "{task_label(task, now.date())}"'
+        if not task.in_tasks_note:
+            question += f' in the note "{task.note}"'
+        return Described(question + "?", snap.hash), line
+
+    async def describe(self, params: Mapping[str, Any], now: datetime) -> Described:
+        described, _ = await asyncio.to_thread(self._read, params, now)
+        return described
+
+    async def run(self, params: Mapping[str, Any], seen: Described, now: datetime) -> str:
+        def tick() -> str:
+            path, number = str(params["path"]), int(params["line"])
+            snap = check_unchanged(self.settings.vault, seen.token, path)
+            old = snap.lines[number]
+            new = _OPEN_MD.sub(r"\1x\2", old, count=1)
+            if new == old:
+                new = _OPEN_LOGSEQ.sub(r"\1DONE\2", old, count=1)
+            if new == old:
+                raise Stale(f"line {number + 1} of {path} is not a box that can be ticked")
+            lines = list(snap.lines)
+            lines[number] = new
+            write_lines(self.settings.vault, snap, lines)
+            return seen.question.removeprefix("Tick off ").removesuffix("?")
+
+        what = await asyncio.to_thread(tick)
+        return f"Ticked off {what}."
+
+
+@dataclass
+class AddTask:
+    """Add one to-do at the end of the tasks note (created if it does not exist yet)."""
+
+    settings: Settings
+    kind: str = "add_task"
+
+    @property
+    def path(self) -> str:
+        return note_path(self.settings, self.settings.assistant.tasks_note)
+
+    def _read(self, params: Mapping[str, Any], now: datetime) -> Described:
+        text = clean_task_text(str(params["text"]))
+        due = as_date(params["due"]) if params.get("due") else None
+        snap = read_snapshot(self.settings.vault, self.path)
+        existing = parse_todos("".join(snap.lines))
+        if any(not t.done and t.text.casefold() == text.casefold() for t in existing):
+            raise Stale(f'"{text}" is already an open task in {self.path}')
+        task = Task(self.path, -1, text, due, True)
+        return Described(
+            f'Add the task "{task_label(task, now.date())}" to {self.path}?', snap.hash
+        )
+
+    async def describe(self, params: Mapping[str, Any], now: datetime) -> Described:
+        return await asyncio.to_thread(self._read, params, now)
+
+    async def run(self, params: Mapping[str, Any], seen: Described, now: datetime) -> str:
+        def add() -> None:
+            snap = check_unchanged(self.settings.vault, seen.token, self.path)
+            text = clean_task_text(str(params["text"]))
+            due = as_date(params["due"]) if params.get("due") else None
+            write_lines(
+                self.settings.vault,
+                snap,
+                appended(snap, todo_block(text, due, self.settings)),
+            )
+
+        await asyncio.to_thread(add)
+        added = seen.question.removeprefix("Add the task ").removesuffix("?")
+        return f"Added {added}."

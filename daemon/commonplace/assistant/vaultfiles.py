@@ -1,0 +1,93 @@
+"""The few vault files the assistant may change (the tasks note, the memory note), read and
+written the safe way: line by line with their endings kept, compared by content hash.
+
+Only the gate's actions call `write_lines`; tools read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from commonplace.assistant.gate import Stale
+from commonplace.config import Settings
+from commonplace.vault import FileChanged, atomic_write, content_hash
+
+
+def note_path(settings: Settings, name: str) -> str:
+    """Vault-relative path of a configured note ('Tasks.md'); under pages/ for Logseq."""
+    name = name.strip().strip("/")
+    if not name.lower().endswith((".md", ".markdown")):
+        name += ".md"
+    if settings.flavor == "logseq" and "/" not in name:
+        return f"pages/{name}"
+    return name
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A file's lines (endings kept) and the hash of the bytes they came from."""
+
+    path: str
+    lines: list[str]
+    hash: str | None  # None: the file does not exist
+
+    @property
+    def exists(self) -> bool:
+        return self.hash is not None
+
+    def line(self, number: int) -> str | None:
+        """Line `number` (0-based) without its ending, or None past the end."""
+        if 0 <= number < len(self.lines):
+            return self.lines[number].rstrip("\r\n")
+        return None
+
+    @property
+    def newline(self) -> str:
+        """The file's own line ending, so an added line matches the rest."""
+        for line in self.lines:
+            if line.endswith("\r\n"):
+                return "\r\n"
+            if line.endswith("\n"):
+                return "\n"
+        return "\n"
+
+
+def read_snapshot(vault: Path, path: str) -> Snapshot:
+    full = vault / path
+    try:
+        data = full.read_bytes()
+    except FileNotFoundError:
+        return Snapshot(path, [], None)
+    except OSError as exc:
+        raise Stale(f"{path} cannot be read ({exc.strerror or exc})") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise Stale(f"{path} is not UTF-8 text, so it is left alone") from None
+    return Snapshot(path, text.splitlines(keepends=True), content_hash(data))
+
+
+def write_lines(vault: Path, snapshot: Snapshot, lines: list[str]) -> None:
+    """Replace the file with `lines` only if it still holds exactly what `snapshot` read."""
+    try:
+        atomic_write(vault / snapshot.path, "".join(lines), snapshot.hash)
+    except FileChanged:
+        raise Stale(f"{snapshot.path} changed just now, so nothing was written") from None
+
+
+def appended(snapshot: Snapshot, new_lines: list[str]) -> list[str]:
+    """The file's lines with `new_lines` added at the end, each ending like the file's own."""
+    lines = list(snapshot.lines)
+    nl = snapshot.newline
+    if lines and not lines[-1].endswith(("\n", "\r")):
+        lines[-1] += nl
+    return lines + [line + nl for line in new_lines]
+
+
+def check_unchanged(vault: Path, seen_hash: str | None, path: str) -> Snapshot:
+    """Read again just before a write: the file must be what the Yes re-check saw."""
+    now = read_snapshot(vault, path)
+    if now.hash != seen_hash:
+        raise Stale(f"{path} changed just now, so nothing was written")
+    return now

@@ -1,0 +1,71 @@
+"""Notes related to a note: the plugin's side view asks for these as the user moves around.
+
+A note is more than one query, so each of its chunks (up to MAX_CHUNKS) searches by meaning
+with the vector already stored for it: no call to Ollama, so this is fast and works while the
+model is busy. Each ranking is cut to one entry per note, and the rankings, plus a keyword
+search for the note's title (notes that name it), are fused by reciprocal rank fusion at the
+note level. The note itself never counts. A note without vectors yet (Ollama down) falls back
+to keywords from its title and first words, and says so.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+from commonplace.index.filters import SearchFilter
+from commonplace.index.hybrid import group_by_note
+from commonplace.index.models import SearchResponse, SearchResult
+from commonplace.index.store import Stores
+
+MAX_CHUNKS = 8  # rankings fused per note: a long note's first sections say what it is about
+FALLBACK_WORDS = 60  # words of the note used as a keyword query when it has no vectors
+
+
+def related_notes(
+    stores: Stores,
+    path: str,
+    title: str,
+    text: str,
+    *,
+    limit: int,
+    flt: SearchFilter,
+    rrf_k: int = 60,
+    keyword_candidates: int = 5,
+) -> SearchResponse:
+    """The `limit` notes closest to `path`, one result (its best chunk) per note."""
+    vectors = list(stores.vectors.vectors_for([path]).values())[:MAX_CHUNKS]
+    pool = limit * 4 + MAX_CHUNKS  # enough after dropping the note's own chunks
+    rankings: list[list[SearchResult]] = [
+        _others(stores.vectors.search(vector.tolist(), pool, flt), path) for vector in vectors
+    ]
+    if vectors:
+        if title.strip():
+            rankings.append(_others(stores.keywords.search(title, keyword_candidates, flt), path))
+        return SearchResponse(results=fuse(rankings, k=rrf_k)[:limit], mode="vector")
+    words = " ".join([title, *text.split()[:FALLBACK_WORDS]])
+    hits = _others(stores.keywords.search(words, pool, flt), path)
+    notice = (
+        "This note has no vectors yet (waiting for Ollama's embeddings): "
+        "these notes share its words."
+    )
+    return SearchResponse(results=hits[:limit], mode="keyword", notice=notice)
+
+
+def fuse(rankings: Sequence[Sequence[SearchResult]], *, k: int = 60) -> list[SearchResult]:
+    """RRF over note-level rankings: a note close to several of the chunks ranks first.
+
+    Each note keeps the chunk that scored best in any ranking (its snippet and heading)."""
+    scores: dict[str, float] = {}
+    best: dict[str, tuple[int, SearchResult]] = {}  # the ranking where the note ranked highest
+    for ranking in rankings:
+        for rank, hit in enumerate(ranking, start=1):
+            scores[hit.path] = scores.get(hit.path, 0.0) + 1.0 / (k + rank)
+            if hit.path not in best or rank < best[hit.path][0]:
+                best[hit.path] = (rank, hit)
+    order = sorted(scores, key=lambda p: -scores[p])
+    return [dataclasses.replace(best[p][1], score=scores[p]) for p in order]
+
+
+def _others(hits: Sequence[SearchResult], path: str) -> list[SearchResult]:
+    return group_by_note([h for h in hits if h.path != path])

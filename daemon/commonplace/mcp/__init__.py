@@ -1,0 +1,2 @@
+"""The MCP server (`commonplace mcp`): other AI clients search, read and ask the vault, save new
+captures, and ask the owner (never decide) about any other change. See server.py."""

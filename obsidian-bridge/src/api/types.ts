@@ -1,0 +1,156 @@
+// What the daemon answers (README, "The JSON API"). Checked loosely on arrival: a field of the
+// wrong type becomes a clear error instead of `undefined` somewhere in the view.
+
+export type SearchMode = "hybrid" | "keyword" | "vector";
+export const SEARCH_MODES: SearchMode[] = ["hybrid", "keyword", "vector"];
+
+export interface Source {
+	n: number;
+	path: string;
+	title: string;
+	heading: string;
+	text: string;
+}
+
+export interface Answer {
+	question: string;
+	answer: string;
+	refused: boolean;
+	sources: Source[];
+	findings: string[];
+}
+
+/** One note found by search or as related, with the passage that matched best. */
+export interface NoteHit {
+	path: string;
+	title: string;
+	heading: string;
+	snippet: string;
+	score: number;
+}
+
+export interface SearchResult {
+	hits: NoteHit[];
+	mode: string;
+	notice: string | null;
+}
+
+/** Something the daemon skips or keeps failing on, with what to do (`attention` in the state). */
+export interface AttentionEntry {
+	source: string;
+	path: string;
+	reason: string;
+	action: string;
+	level: "info" | "warn";
+}
+
+export interface DaemonState {
+	daemon: { version: string; vault: string; uptime_s: number; notes: string[] };
+	ollama: {
+		reachable: boolean;
+		host: string;
+		version: string;
+		error: string;
+		models: Record<string, boolean>;
+	};
+	captures_waiting: number;
+	index: { notes?: number; chunks?: number; pending?: number; vectors_pending?: number; last_refresh?: string | null; running?: boolean };
+	stages: Record<string, { status?: string; message?: string } & Record<string, unknown>>;
+	attention: AttentionEntry[];
+	server_time: number;
+}
+
+export class BadResponse extends Error {}
+
+function obj(value: unknown, what: string): Record<string, unknown> {
+	if (typeof value !== "object" || value === null || Array.isArray(value)) {
+		throw new BadResponse(`the daemon's ${what} is not an object`);
+	}
+	return value as Record<string, unknown>;
+}
+
+function str(value: unknown, fallback = ""): string {
+	return typeof value === "string" ? value : fallback;
+}
+
+function num(value: unknown, fallback = 0): number {
+	return typeof value === "number" && Number.isFinite(value) ? value : fallback;
+}
+
+function list(value: unknown): unknown[] {
+	return Array.isArray(value) ? value : [];
+}
+
+export function parseAnswer(value: unknown): Answer {
+	const body = obj(value, "answer");
+	if (typeof body.answer !== "string") throw new BadResponse("the daemon's answer has no text");
+	return {
+		question: str(body.question),
+		answer: body.answer,
+		refused: body.refused === true,
+		sources: list(body.sources).map((s) => {
+			const src = obj(s, "source");
+			return { n: num(src.n), path: str(src.path), title: str(src.title), heading: str(src.heading), text: str(src.text) };
+		}),
+		findings: list(body.findings).filter((f): f is string => typeof f === "string"),
+	};
+}
+
+/** Search and related results, one per note. The daemon may send one entry per passage
+ * (several of a note): the best one of each note is kept, in rank order. */
+export function parseHits(value: unknown): SearchResult {
+	const body = obj(value, "search results");
+	const seen = new Set<string>();
+	const hits: NoteHit[] = [];
+	for (const item of list(body.results)) {
+		const hit = obj(item, "search result");
+		const path = str(hit.path);
+		if (!path || seen.has(path)) continue;
+		seen.add(path);
+		hits.push({
+			path,
+			title: str(hit.title, path.replace(/\.md$/, "")),
+			heading: str(hit.heading),
+			snippet: str(hit.snippet, str(hit.text)),
+			score: num(hit.score),
+		});
+	}
+	return { hits, mode: str(body.mode), notice: typeof body.notice === "string" ? body.notice : null };
+}
+
+export function parseState(value: unknown): DaemonState {
+	const body = obj(value, "state");
+	const daemon = obj(body.daemon, "state");
+	const ollama = obj(body.ollama, "state");
+	const models: Record<string, boolean> = {};
+	for (const [name, present] of Object.entries(obj(ollama.models ?? {}, "model list"))) models[name] = present === true;
+	return {
+		daemon: {
+			version: str(daemon.version),
+			vault: str(daemon.vault),
+			uptime_s: num(daemon.uptime_s),
+			notes: list(daemon.notes).filter((n): n is string => typeof n === "string"),
+		},
+		ollama: {
+			reachable: ollama.reachable === true,
+			host: str(ollama.host),
+			version: str(ollama.version),
+			error: str(ollama.error),
+			models,
+		},
+		captures_waiting: num(body.captures_waiting),
+		index: (typeof body.index === "object" && body.index !== null ? body.index : {}) as DaemonState["index"],
+		stages: (typeof body.stages === "object" && body.stages !== null ? body.stages : {}) as DaemonState["stages"],
+		attention: list(body.attention).map((item) => {
+			const entry = obj(item, "attention entry");
+			return {
+				source: str(entry.source),
+				path: str(entry.path),
+				reason: str(entry.reason),
+				action: str(entry.action),
+				level: entry.level === "info" ? "info" : "warn",
+			};
+		}),
+		server_time: num(body.server_time),
+	};
+}

@@ -1,0 +1,103 @@
+// The daemon's state in words: a short status-bar text, and the lines `commonplace doctor`
+// would print, each problem with what to run. A pure function, so every state is tested.
+
+import type { DaemonError } from "../api/client";
+import type { DaemonState } from "../api/types";
+
+export type Level = "ok" | "warn" | "fail";
+
+export interface Line {
+	level: Level;
+	label: string;
+	text: string;
+}
+
+export interface Description {
+	text: string;
+	level: Level;
+	lines: Line[];
+}
+
+export type Observation = { kind: "unknown" } | { kind: "state"; state: DaemonState } | { kind: "error"; error: DaemonError };
+
+export function describe(observation: Observation, baseUrl: string, now: Date = new Date()): Description {
+	if (observation.kind === "unknown") {
+		return { text: "Commonplace …", level: "warn", lines: [{ level: "warn", label: "daemon", text: `not asked yet (${baseUrl})` }] };
+	}
+	if (observation.kind === "error") return describeError(observation.error, baseUrl);
+	return describeState(observation.state, baseUrl, now);
+}
+
+function describeError(error: DaemonError, baseUrl: string): Description {
+	if (error.kind === "down") {
+		return {
+			text: "Commonplace: daemon off",
+			level: "fail",
+			lines: [{ level: "fail", label: "daemon", text: `not answering at ${baseUrl}; run: commonplace run (or check the address in the plugin's settings)` }],
+		};
+	}
+	if (error.kind === "auth") {
+		return { text: "Commonplace: token needed", level: "fail", lines: [{ level: "fail", label: "token", text: error.message }] };
+	}
+	return { text: "Commonplace: error", level: "fail", lines: [{ level: "fail", label: "daemon", text: error.message }] };
+}
+
+function describeState(state: DaemonState, baseUrl: string, now: Date): Description {
+	const lines: Line[] = [];
+	const version = state.daemon.version ? ` (version ${state.daemon.version})` : "";
+	lines.push({ level: "ok", label: "daemon", text: `running at ${baseUrl}${version}, vault ${state.daemon.vault}` });
+	const { ollama } = state;
+	if (ollama.reachable) {
+		lines.push({ level: "ok", label: "ollama", text: `${ollama.host}${ollama.version ? ` (version ${ollama.version})` : ""}` });
+	} else {
+		lines.push({ level: "fail", label: "ollama", text: `not reachable at ${ollama.host}${ollama.error ? `: ${ollama.error}` : ""}; run: ollama serve` });
+	}
+	const missing = Object.entries(ollama.models).filter(([, present]) => !present).map(([name]) => name);
+	for (const [name, present] of Object.entries(ollama.models)) {
+		lines.push(present ? { level: "ok", label: "model", text: `${name} is pulled` } : { level: "fail", label: "model", text: `${name} is not pulled; run: ollama pull ${name}` });
+	}
+	const waiting = state.captures_waiting;
+	lines.push({ level: "ok", label: "inbox", text: waiting ? `${waiting} capture(s) waiting to be tidied` : "nothing waiting" });
+	const tidyFailing = state.stages.tidy?.failing;
+	const failing = Array.isArray(tidyFailing) ? tidyFailing.length : 0;
+	if (failing) lines.push({ level: "warn", label: "tidy", text: `${failing} capture(s) could not be tidied; run: commonplace doctor` });
+	lines.push(indexLine(state, now));
+	for (const note of state.daemon.notes) lines.push({ level: "warn", label: "note", text: note });
+	for (const entry of state.attention) {
+		const where = entry.path ? `${entry.path}: ` : "";
+		const todo = entry.action ? `; ${entry.action}` : "";
+		lines.push({ level: entry.level === "info" ? "ok" : "warn", label: entry.source, text: `${where}${entry.reason}${todo}` });
+	}
+	const toLookAt = state.attention.filter((e) => e.level === "warn").length + failing;
+
+	let text = "Commonplace ✓";
+	let level: Level = "ok";
+	if (!ollama.reachable) [text, level] = ["Commonplace: Ollama off", "fail"];
+	else if (missing.length) [text, level] = ["Commonplace: model missing", "fail"];
+	if (waiting) text += ` · ${waiting} waiting`;
+	if (toLookAt) {
+		text += ` · ${toLookAt} to look at`;
+		if (level === "ok") level = "warn";
+	}
+	return { text, level, lines };
+}
+
+function indexLine(state: DaemonState, now: Date): Line {
+	const { index } = state;
+	if (index.notes === undefined) return { level: "warn", label: "index", text: "not open yet" };
+	const parts = [`${index.notes} notes, ${index.chunks ?? 0} chunks`];
+	if (index.running) parts.push("indexing now");
+	if (index.last_refresh) parts.push(`last indexed ${ago(new Date(index.last_refresh), now)}`);
+	const pending = index.vectors_pending ?? 0;
+	if (pending) parts.push(`${pending} note(s) wait for embeddings (keyword search finds them)`);
+	return { level: pending ? "warn" : "ok", label: "index", text: parts.join("; ") };
+}
+
+export function ago(then: Date, now: Date): string {
+	const seconds = Math.round((now.getTime() - then.getTime()) / 1000);
+	if (!Number.isFinite(seconds)) return "at an unknown time";
+	if (seconds < 60) return "just now";
+	if (seconds < 3600) return `${Math.floor(seconds / 60)} min ago`;
+	if (seconds < 86400) return `${Math.floor(seconds / 3600)} h ago`;
+	return `${Math.floor(seconds / 86400)} day(s) ago`;
+}

@@ -1,0 +1,165 @@
+"""The reply checks, as pure functions over a reply and what happened in its turn."""
+
+from __future__ import annotations
+
+import pytest
+
+from commonplace.assistant import checks
+from commonplace.assistant.checks import TurnFacts
+
+ALL = frozenset({"calendar", "tasks", "memory", "weather"})
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "I've added a haircut event on Saturday at 14:00.",
+        "Done, I added the task.",
+        "Done! Your dentist appointment is moved.",
+        "I have moved your 1:1 with Marcus to 16:00.",
+        "Your dentist appointment has been moved to Friday at 10:00.",
+        "I’ve ticked off the timber order.",
+        "OK, I've remembered that Sam is allergic to peanuts.",
+        "All set — the haircut is now on Saturday.",
+        "I just cancelled Saturday's haircut for you.",
+    ],
+)
+def test_claims_of_a_change_are_recognised(reply: str) -> None:
+    assert checks.claims_change(reply)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "I've proposed moving your dentist appointment to Friday at 10:00.",
+        "Nothing has been changed yet.",
+        "You have three tasks due this week.",
+        "Your dentist appointment is on Thursday at 16:00.",
+        "I haven't changed anything.",
+        "Here's a joke: why did the scarecrow win an award? He was outstanding in his field.",
+        "The forecast for Thursday: 11 to 16 °C, rain likely.",
+    ],
+)
+def test_other_replies_are_not_claims(reply: str) -> None:
+    assert not checks.claims_change(reply)
+
+
+def test_a_claim_with_a_question_waiting_is_corrected() -> None:
+    text, notes = checks.correct("I've moved it to 16:00.", TurnFacts(pending=1, proposed=1))
+    assert text == "I've moved it to 16:00.\n\n" + checks.NOTHING_YET
+    assert notes == [checks.NOTHING_YET]
+
+
+def test_a_claim_with_nothing_proposed_is_corrected() -> None:
+    text, notes = checks.correct("Done, I added the haircut.", TurnFacts())
+    assert text.endswith(checks.NOTHING_PROPOSED)
+    assert notes == [checks.NOTHING_PROPOSED]
+
+
+def test_a_claim_right_after_a_yes_that_ran_is_true_and_passes() -> None:
+    text, notes = checks.correct("Done, I ticked it off.", TurnFacts(ran_since_last_message=True))
+    assert text == "Done, I ticked it off." and notes == []
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Let me check your tasks.",
+        "I'll look at your calendar for Thursday.",
+        "One moment, I'll find it.",
+    ],
+)
+def test_an_announced_tool_earns_one_reminder(reply: str) -> None:
+    facts = TurnFacts(user_text="What's due this week?", domains=ALL)
+    assert checks.reminder_for(reply, facts) == checks.ANNOUNCED
+    facts.reminders.add(checks.ANNOUNCED)
+    assert checks.reminder_for(reply, facts) != checks.ANNOUNCED  # at most once per message
+
+
+def test_let_me_know_is_not_an_announcement() -> None:
+    assert not checks.announces_tool("Let me know if you'd like to see more.")
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Shall I move your 1:1 with Marcus to 16:00?",
+        "Would you like me to add it to your tasks?",
+        "Do you want me to cancel the haircut?",
+        "Should I go ahead?",
+    ],
+)
+def test_asking_to_go_ahead_earns_a_reminder(reply: str) -> None:
+    facts = TurnFacts(user_text="Push my 1:1 with Marcus to 4 pm.", domains=ALL)
+    assert checks.reminder_for(reply, facts) == checks.ASKED_TO_GO_AHEAD
+    facts.reminders.add(checks.ASKED_TO_GO_AHEAD)
+    facts.looked_at.update(ALL)
+    assert checks.reminder_for(reply, facts) is None
+
+
+def test_asking_after_proposing_is_left_alone() -> None:
+    facts = TurnFacts(user_text="Add a task", domains=ALL, proposed=1, pending=1)
+    assert checks.reminder_for("Shall I go ahead and add it?", facts) is None
+
+
+def test_a_question_that_is_not_about_a_change_is_fine() -> None:
+    facts = TurnFacts(user_text="Tell me a short joke.", domains=ALL)
+    assert checks.reminder_for("Want to hear another one?", facts) is None
+
+
+def test_talking_about_the_calendar_without_looking_earns_a_reminder() -> None:
+    facts = TurnFacts(user_text="What's on my calendar on Thursday?", domains=ALL)
+    reply = "On Thursday you have the dentist at 16:00."
+    assert checks.reminder_for(reply, facts) == checks.NOT_LOOKED
+    facts.looked_at.add("calendar")
+    assert checks.reminder_for(reply, facts) is None
+
+
+def test_a_day_alone_makes_it_a_calendar_question() -> None:
+    facts = TurnFacts(user_text="Am I free on Sunday morning?", domains=ALL)
+    assert checks.reminder_for("Yes, Sunday morning is free.", facts) == checks.NOT_LOOKED
+
+
+def test_talking_about_tasks_without_looking_earns_a_reminder() -> None:
+    facts = TurnFacts(user_text="What's due this week?", domains=ALL)
+    assert checks.reminder_for("You have two tasks due.", facts) == checks.NOT_LOOKED
+
+
+def test_a_no_tool_request_is_never_sent_back() -> None:
+    for user, reply in [
+        ("Tell me a short joke.", "Why did the calendar feel popular? Its days were numbered."),
+        ("What can you do?", "I can look at your calendar and tasks, and remember things."),
+        ("Thanks!", "You're welcome."),
+    ]:
+        assert checks.reminder_for(reply, TurnFacts(user_text=user, domains=ALL)) is None
+
+
+def test_giving_up_before_searching_ahead_earns_a_reminder() -> None:
+    facts = TurnFacts(user_text="Cancel Saturday's haircut.", domains=ALL, looked_at={"calendar"})
+    reply = "I couldn't find a haircut on Saturday."
+    assert checks.reminder_for(reply, facts) == checks.GAVE_UP
+    facts.searched_ahead = True
+    assert checks.reminder_for(reply, facts) is None
+
+
+def test_nothing_on_a_day_after_looking_is_an_answer_not_giving_up() -> None:
+    facts = TurnFacts(user_text="Am I free on Sunday morning?", domains=ALL, looked_at={"calendar"})
+    assert checks.reminder_for("There is nothing on Sunday morning: you're free.", facts) is None
+
+
+def test_an_empty_reply_earns_one_reminder() -> None:
+    facts = TurnFacts(user_text="Hello", domains=ALL)
+    assert checks.reminder_for("", facts) == checks.EMPTY
+    facts.reminders.add(checks.EMPTY)
+    assert checks.reminder_for("", facts) is None
+
+
+def test_each_kind_fires_at_most_once_even_when_every_kind_applies() -> None:
+    facts = TurnFacts(user_text="Cancel Saturday's haircut.", domains=ALL)
+    reply = "Let me check. I couldn't find a haircut on Saturday. Shall I add one?"
+    seen = []
+    while (kind := checks.reminder_for(reply, facts)) is not None:
+        seen.append(kind)
+        facts.reminders.add(kind)
+    assert len(seen) == len(set(seen)) and seen[0] == checks.ANNOUNCED
+    assert set(seen) <= set(checks.REMINDER_KINDS)

@@ -1,0 +1,95 @@
+"""`commonplace chat` on vault_fixture/ with the fake Ollama; its questions are answered y/n."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from commonplace.cli.main import cli
+from tests.assistant.conftest import call
+from tests.fakes.ollama import FakeOllama
+
+
+@pytest.fixture
+def run_chat(vault: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    monkeypatch.setenv("COMMONPLACE_VAULT", str(vault))
+    monkeypatch.setenv("COMMONPLACE_TIMEZONE", "Europe/London")
+
+    def run(*args: str, input: str = "") -> Any:
+        return CliRunner().invoke(cli, ["chat", *args], input=input, catch_exceptions=False)
+
+    return run
+
+
+def test_chat_lists_tasks_from_the_sample_vault_and_ticks_one_after_y(
+    run_chat: Any, fake_ollama_thread: FakeOllama, vault: Path
+) -> None:
+    passport = (vault / "Travel/Passport.md").read_text()
+    fake_ollama_thread.enqueue_chat(
+        call("list_tasks", words="passport"),
+        "Renew your passport online: due Saturday 31 October.",
+        call("complete_task", task="apply for passport renewal"),
+        "I've proposed ticking it off.",
+    )
+    result = run_chat(
+        input="What about my passport?\nI applied for the passport renewal\ny\nquit\n"
+    )
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert "assistant> Renew your passport online" in out
+    assert (
+        'Tick off "Apply for passport renewal online (due Saturday 31 October)" in the note '
+        '"Passport"? [y/N]' in out
+    )
+    assert 'Ticked off "Apply for passport renewal online' in out
+    after = (vault / "Travel/Passport.md").read_text()
+    assert after == passport.replace(
+        "- [ ] Apply for passport renewal online", "- [x] Apply for passport renewal online"
+    )
+    listed = fake_ollama_thread.chat_requests()[1]["messages"][-1]["content"]
+    assert '"Apply for passport renewal online", ' in listed  # overdue or due: today's date
+    assert "Saturday 31 October 2026 (2026-10-31, " in listed
+
+
+def test_anything_but_y_changes_nothing(
+    run_chat: Any, fake_ollama_thread: FakeOllama, vault: Path
+) -> None:
+    fake_ollama_thread.enqueue_chat(call("remember", fact="Sam likes dark chocolate"), "Proposed.")
+    result = run_chat("Remember", "that Sam likes dark chocolate", input="n\n")
+    assert result.exit_code == 0, result.output
+    assert 'Add to your memory note: "Sam likes dark chocolate"? [y/N]' in result.output
+    assert "Nothing was changed." in result.output
+    assert not (vault / "Memory.md").exists()
+
+
+def test_ollama_down_is_one_clear_line(
+    run_chat: Any, dead_ollama_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OLLAMA_HOST", dead_ollama_url)
+    result = CliRunner().invoke(cli, ["chat", "hello"])
+    assert result.exit_code == 1
+    assert "Ollama is not answering" in result.output and "Traceback" not in result.output
+
+
+def test_chat_says_which_questions_an_outside_client_asked(
+    run_chat: Any, fake_ollama_thread: FakeOllama, vault: Path
+) -> None:
+    import asyncio
+
+    from commonplace.assistant import build_assistant
+    from commonplace.config import load_settings
+    from commonplace.llm import LLM
+
+    (vault / "Tasks.md").write_text("- [ ] Order timber\n")
+    settings = load_settings()
+    outside = build_assistant(settings, LLM(settings.ollama))
+    asyncio.run(outside.propose("complete_task", {"task": "timber"}, source="mcp", client="Zed"))
+    result = run_chat(input="n\nquit\n")
+    assert result.exit_code == 0, result.output
+    assert '(Asked by an MCP client calling itself "Zed", not in this chat.)' in result.output
+    assert 'Tick off "Order timber"? [y/N]' in result.output
+    assert "Nothing was changed." in result.output
+    assert (vault / "Tasks.md").read_text() == "- [ ] Order timber\n"

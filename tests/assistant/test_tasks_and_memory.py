@@ -1,0 +1,190 @@
+"""The vault's tasks and the memory note: read with the vault parser, changed one line at a time,
+only through actions whose question is written from the real line."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from commonplace.assistant.gate import Proposal, Refused, Stale, confirm
+from commonplace.assistant.memory import AddMemory, RemoveMemory, memory_for_instructions
+from commonplace.assistant.registry import ToolError
+from commonplace.assistant.tasks import (
+    AddTask,
+    CompleteTask,
+    TaskReader,
+    find_task,
+    list_text,
+)
+from commonplace.assistant.vaultfiles import read_snapshot
+from commonplace.config import Settings
+from tests.assistant.conftest import MEMORY, NOW, TASKS, write
+
+TODAY = date(2026, 10, 26)
+
+
+@pytest.fixture
+def s(settings: Settings, task_vault: Path) -> Settings:
+    return settings
+
+
+def test_open_tasks_come_from_the_tasks_note_and_the_owners_notes(s: Settings) -> None:
+    write(s.vault, "Inbox/2026-10-26 0800.md", "- [ ] a capture's to-do (due 2026-10-27)\n")
+    write(s.vault, "Digests/2026-W43.md", "- [ ] Order timber for the shed roof (due 2026-10-23)\n")
+    tasks = TaskReader(s).open_tasks()
+    texts = [t.text for t in tasks]
+    assert texts[0] == "Order timber for the shed roof"  # overdue first
+    assert "Renew the car tax" not in texts  # done
+    assert "a capture's to-do" not in texts  # inbox: filed later with its to-dos
+    assert texts.count("Order timber for the shed roof") == 1  # digests repeat, never count
+    assert "Book MOT and service at Gloucester Road Garage" in texts  # Areas/Car.md
+    dated = [t.due for t in tasks if t.due is not None]
+    assert dated == sorted(dated)
+
+
+def test_the_list_the_model_reads_cannot_be_misread(s: Settings) -> None:
+    text = list_text(TaskReader(s).open_tasks(), TODAY, 7, "")
+    assert text.startswith("Open tasks, today being Monday 26 October 2026 (2026-10-26, today)")
+    assert (
+        '- "Order timber for the shed roof", overdue, was due Friday 23 October 2026 '
+        "(2026-10-23, 3 days ago), in the tasks note" in text
+    )
+    assert "Book the chimney sweep" not in text  # no due date, not asked for
+    assert "(Car)" not in text and 'in the note "Car"' not in text  # due 2026-11-04: later
+
+
+def test_a_task_is_found_by_words_never_by_number(s: Settings) -> None:
+    tasks = TaskReader(s).open_tasks()
+    assert find_task(tasks, "the timber order", TODAY).text == "Order timber for the shed roof"
+    with pytest.raises(ToolError, match="'task 3' is a number; name the task with words"):
+        find_task(tasks, "task 3", TODAY)
+    with pytest.raises(ToolError, match="no open task matches 'the hedge'"):
+        find_task(tasks, "the hedge", TODAY)
+    with pytest.raises(ToolError, match="several open tasks match 'book'"):
+        find_task(tasks, "book", TODAY)
+
+
+async def test_ticking_changes_exactly_that_line(s: Settings) -> None:
+    action = CompleteTask(s)
+    params = {"path": "Tasks.md", "line": 2}
+    seen = await action.describe(params, NOW)
+    assert seen.question == 'Tick off "Order timber for the shed roof (due Friday 23 October)"?'
+    proposal = Proposal("2026-10-26-ab", "complete_task", params, seen.question, "2026-10-26")
+    message = await confirm({action.kind: action}, proposal, NOW)
+    assert message == 'Ticked off "Order timber for the shed roof (due Friday 23 October)".'
+    before, after = TASKS.splitlines(), (s.vault / "Tasks.md").read_text().splitlines()
+    assert [i for i, (a, b) in enumerate(zip(before, after, strict=True)) if a != b] == [2]
+    assert after[2] == "- [x] Order timber for the shed roof (due 2026-10-23)"
+
+
+async def test_a_line_that_moved_is_refused_and_nothing_changes(s: Settings) -> None:
+    action = CompleteTask(s)
+    params = {"path": "Tasks.md", "line": 5}  # "Book the chimney sweep"
+    seen = await action.describe(params, NOW)
+    proposal = Proposal("2026-10-26-ab", "complete_task", params, seen.question, "2026-10-26")
+    edited = TASKS.replace("- [ ] Order timber for the shed roof (due 2026-10-23)\n", "")
+    write(s.vault, "Tasks.md", edited)
+    with pytest.raises(Refused) as refused:
+        await confirm({action.kind: action}, proposal, NOW)
+    assert refused.value.code == "changed"
+    assert (s.vault / "Tasks.md").read_text() == edited
+
+
+async def test_windows_line_endings_are_kept(s: Settings) -> None:
+    write(s.vault, "Tasks.md", TASKS.replace("\n", "\r\n"))
+    action = CompleteTask(s)
+    params = {"path": "Tasks.md", "line": 3}
+    seen = await action.describe(params, NOW)
+    await action.run(params, seen, NOW)
+    data = (s.vault / "Tasks.md").read_bytes()
+    assert b"- [x] Buy birthday card for Sam (due 2026-10-28)\r\n" in data
+    assert data.count(b"\r\n") == TASKS.count("\n") and b"\n" not in data.replace(b"\r\n", b"")
+
+
+async def test_logseq_tasks_become_done(settings: Settings) -> None:
+    s = dataclasses.replace(settings, flavor="logseq")
+    write(
+        s.vault,
+        "pages/Tasks.md",
+        "- TODO Order timber\n  DEADLINE: <2026-10-23 Fri>\n- LATER Paint\n",
+    )
+    action = CompleteTask(s)
+    seen = await action.describe({"path": "pages/Tasks.md", "line": 0}, NOW)
+    assert seen.question == 'Tick off "Order timber (due Friday 23 October)"?'
+    await action.run({"path": "pages/Tasks.md", "line": 0}, seen, NOW)
+    assert (s.vault / "pages/Tasks.md").read_text().startswith("- DONE Order timber\n")
+
+
+async def test_a_run_refuses_a_file_changed_after_the_recheck(s: Settings) -> None:
+    action = CompleteTask(s)
+    params = {"path": "Tasks.md", "line": 2}
+    seen = await action.describe(params, NOW)
+    write(s.vault, "Tasks.md", TASKS + "- [ ] typed in Obsidian just now\n")
+    with pytest.raises(Stale, match="changed just now"):
+        await action.run(params, seen, NOW)
+    assert "[x]" not in (s.vault / "Tasks.md").read_text().splitlines()[2]
+
+
+async def test_adding_a_task_creates_the_note_on_the_first_yes(s: Settings) -> None:
+    (s.vault / "Tasks.md").unlink()
+    action = AddTask(s)
+    params = {"text": "Buy nails", "due": "2026-10-30"}
+    seen = await action.describe(params, NOW)
+    assert seen.question == 'Add the task "Buy nails (due Friday 30 October)" to Tasks.md?'
+    proposal = Proposal("2026-10-26-ab", "add_task", params, seen.question, "2026-10-26")
+    assert await confirm({"add_task": action}, proposal, NOW) == (
+        'Added "Buy nails (due Friday 30 October)" to Tasks.md.'
+    )
+    assert (s.vault / "Tasks.md").read_text() == "- [ ] Buy nails (due 2026-10-30)\n"
+    with pytest.raises(Refused, match="already an open task"):  # a retried Yes adds nothing
+        await confirm({"add_task": action}, proposal, NOW)
+    assert (s.vault / "Tasks.md").read_text() == "- [ ] Buy nails (due 2026-10-30)\n"
+
+
+async def test_memory_lines_go_into_the_instructions_and_change_only_after_yes(s: Settings) -> None:
+    snap = read_snapshot(s.vault, "Memory.md")
+    assert memory_for_instructions(snap) == "- Sam is my brother.\n- I prefer meetings after 10:00."
+    add, remove = AddMemory(s), RemoveMemory(s)
+    seen = await add.describe({"text": "Sam is allergic to peanuts"}, NOW)
+    assert seen.question == 'Add to your memory note: "Sam is allergic to peanuts"?'
+    assert (s.vault / "Memory.md").read_text() == MEMORY
+    await add.run({"text": "Sam is allergic to peanuts"}, seen, NOW)
+    assert (s.vault / "Memory.md").read_text() == MEMORY + "- Sam is allergic to peanuts\n"
+    seen = await remove.describe({"line": 5}, NOW)
+    assert seen.question == 'Remove from your memory note: "Sam is my brother."?'
+    await remove.run({"line": 5}, seen, NOW)
+    assert "Sam is my brother" not in (s.vault / "Memory.md").read_text()
+    assert "I prefer meetings after 10:00." in (s.vault / "Memory.md").read_text()
+
+
+def test_close_matches_win_over_loose_ones(s: Settings) -> None:
+    tasks = TaskReader(s).open_tasks()
+    # "Renew passport — see [[Passport]]" matches only loosely ("renewal" starts with "renew").
+    found = find_task(tasks, "passport renewal", TODAY)
+    assert found.text == "Apply for passport renewal online"
+    assert find_task(tasks, "renewing the passport", TODAY).text.startswith("Renew passport")
+
+
+@pytest.mark.parametrize(
+    ("flavor", "todo_format", "path", "written"),
+    [
+        ("obsidian", "tasks", "Tasks.md", "- [ ] Buy nails 📅 2026-10-30\n"),
+        ("obsidian", "dataview", "Tasks.md", "- [ ] Buy nails [due:: 2026-10-30]\n"),
+        ("logseq", "plain", "pages/Tasks.md", "- TODO Buy nails\n  DEADLINE: <2026-10-30 Fri>\n"),
+    ],
+)
+async def test_an_added_task_is_written_as_the_vault_writes_to_dos(
+    settings: Settings, flavor: str, todo_format: str, path: str, written: str
+) -> None:
+    s = dataclasses.replace(
+        settings, flavor=flavor, tidy=dataclasses.replace(settings.tidy, todo_format=todo_format)
+    )
+    action = AddTask(s)
+    params = {"text": "Buy nails", "due": "2026-10-30"}
+    await action.run(params, await action.describe(params, NOW), NOW)
+    assert (s.vault / path).read_text() == written
+    [task] = [t for t in TaskReader(s).open_tasks() if t.path == path]
+    assert (task.text, task.due) == ("Buy nails", date(2026, 10, 30))  # read back the same

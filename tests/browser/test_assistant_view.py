@@ -1,0 +1,106 @@
+"""The Assistant view in headless Chromium: a message, a question card, Yes and No."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from tests.assistant.conftest import TASKS, call, write
+from tests.browser.conftest import ServerThread, screenshot
+from tests.browser.test_phone_page import wait_until
+from tests.fakes.ollama import FakeOllama
+
+
+def open_assistant(page: Any) -> None:
+    page.click("#tab-assistant")
+    page.wait_for_selector("#assistant-text")
+
+
+def test_a_question_card_yes_runs_it_and_no_changes_nothing(
+    page: Any, server: ServerThread, fake_ollama_thread: FakeOllama
+) -> None:
+    tasks = write(server.settings.vault, "Tasks.md", TASKS)
+    open_assistant(page)
+    assert page.is_visible("#chat-empty")
+    fake_ollama_thread.enqueue_chat(
+        call("complete_task", task="timber"), "I've proposed ticking off the timber order."
+    )
+    page.fill("#assistant-text", "The timber is ordered")
+    page.click("#assistant-send")
+    card = page.wait_for_selector(".question-card .yes")
+    assert page.inner_text(".bubble.you") == "The timber is ordered"
+    assert "I've proposed ticking off the timber order." in page.inner_text(".bubble.assistant")
+    assert page.inner_text(".question-card .question") == (
+        'Tick off "Order timber for the shed roof (due Friday 23 October)"?'
+    )
+    assert tasks.read_text() == TASKS  # asking changed nothing
+    screenshot(page, "assistant-question")
+    card.click()
+    page.wait_for_selector(".question-card .result.ran")
+    before, after = TASKS.splitlines(), tasks.read_text().splitlines()
+    changed = [i for i, (a, b) in enumerate(zip(before, after, strict=True)) if a != b]
+    assert changed == [2] and after[2].startswith("- [x] Order timber")
+    assert page.inner_text(".question-card .result").startswith("Yes: Ticked off")
+
+    fake_ollama_thread.enqueue_chat(call("add_task", text="Sweep the yard"), "Proposed.")
+    page.fill("#assistant-text", "Add sweeping the yard")
+    page.click("#assistant-send")
+    page.wait_for_selector(".question-card:has-text('Sweep the yard') .no")
+    snapshot = tasks.read_text()
+    page.click(".question-card:has-text('Sweep the yard') .no")
+    page.wait_for_selector(".question-card:has-text('Sweep the yard') .result.not-run")
+    assert tasks.read_text() == snapshot
+    screenshot(page, "assistant-answered")
+
+    page.reload()  # the day's conversation is kept by the daemon
+    open_assistant(page)
+    page.wait_for_selector(".question-card .result.ran")
+    assert page.locator(".bubble.you").count() == 2
+    assert page.locator(".answer-buttons").count() == 0
+
+    server.now[0] += timedelta(days=1)  # a new day starts empty
+    page.reload()
+    open_assistant(page)
+    wait_until(lambda: page.locator(".bubble").count() == 0 and page.is_visible("#chat-empty"))
+
+
+def test_a_failed_reply_is_shown_and_the_page_keeps_working(
+    page: Any, server: ServerThread, fake_ollama_thread: FakeOllama
+) -> None:
+    from tests.fakes.ollama import FakeError
+
+    open_assistant(page)
+    fake_ollama_thread.enqueue_chat(FakeError(500, "out of memory"))
+    page.fill("#assistant-text", "Hello")
+    page.click("#assistant-send")
+    page.wait_for_selector("#assistant-message:not([hidden])")
+    assert "out of memory" in page.inner_text("#assistant-message")
+    assert page.input_value("#assistant-text") == "Hello"  # the words are kept to send again
+    fake_ollama_thread.enqueue_chat("Hello! How can I help?")
+    page.click("#assistant-send")
+    page.wait_for_selector(".bubble.assistant:has-text('How can I help?')")
+
+
+def test_a_question_an_mcp_client_asked_for_says_so_on_its_card(
+    page: Any, server: ServerThread, fake_ollama_thread: FakeOllama
+) -> None:
+    from commonplace.assistant import build_assistant
+    from commonplace.llm import LLM
+
+    tasks = write(server.settings.vault, "Tasks.md", TASKS)
+    outside = build_assistant(
+        server.settings, LLM(server.settings.ollama), clock=lambda: server.now[0]
+    )
+    server._call(
+        outside.propose("complete_task", {"task": "timber"}, source="mcp", client="Cursor")
+    )
+    open_assistant(page)
+    card = page.wait_for_selector(".question-card .yes")
+    assert page.inner_text(".question-card .asked-by") == (
+        'Asked by an MCP client calling itself "Cursor", not in this chat.'
+    )
+    assert tasks.read_text() == TASKS
+    screenshot(page, "assistant-mcp-question")
+    card.click()
+    page.wait_for_selector(".question-card .result.ran")
+    assert "- [x] Order timber" in tasks.read_text()

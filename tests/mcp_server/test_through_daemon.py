@@ -1,0 +1,135 @@
+"""The MCP tools through the daemon's real JSON API (its security checks, its index, its
+assistant), authenticated with the vault's token as `commonplace mcp` does when a daemon runs."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from aiohttp.test_utils import TestServer
+
+from commonplace.apitoken import get_or_create_token, token_path
+from commonplace.assistant import build_assistant
+from commonplace.config import Settings
+from commonplace.index import Index
+from commonplace.llm import LLM
+from commonplace.mcp.daemon_client import DaemonBackend
+from commonplace.server import create_app
+from commonplace.server.context import Services
+from tests.ask.helpers import cite_passage_with
+from tests.assistant.conftest import NOW
+from tests.fakes.ollama import FakeOllama
+from tests.mcp_server.conftest import connected, error_text, structured, vault_hashes
+
+
+@contextlib.asynccontextmanager
+async def daemon(settings: Settings) -> AsyncIterator[str]:
+    """The daemon's app with its index and assistant on a loopback port; yields its URL."""
+    llm = LLM(settings.ollama)
+    index = Index.open(settings, llm)
+    await index.refresh()
+    assistant = build_assistant(settings, llm, clock=lambda: NOW)
+    server = TestServer(create_app(settings, llm, Services(index=index, assistant=assistant)))
+    await server.start_server()
+    try:
+        yield f"http://127.0.0.1:{server.port}"
+    finally:
+        await server.close()
+        index.close()
+
+
+@contextlib.asynccontextmanager
+async def through_daemon(settings: Settings, token: str) -> AsyncIterator[Any]:
+    async with daemon(settings) as url:
+        backend = DaemonBackend(settings, lambda: token, base_url=url)
+        try:
+            async with connected(settings, backend, client_name="Claude Desktop") as client:
+                yield client
+        finally:
+            await backend.close()
+
+
+@pytest.fixture
+def token(mcp_settings: Settings) -> str:
+    return get_or_create_token(token_path(mcp_settings.data_path))[0]
+
+
+async def test_every_tool_works_through_the_daemon(
+    mcp_settings: Settings, token: str, fake_ollama: FakeOllama
+) -> None:
+    fake_ollama.chat_handler = cite_passage_with(
+        "Expires: 9 February 2027", "Your passport expires on 9 February 2027"
+    )
+    before = vault_hashes(mcp_settings.vault)
+    async with through_daemon(mcp_settings, token) as client:
+        found = structured(await client.call_tool("search_notes", {"query": "passport"}))
+        people = structured(
+            await client.call_tool("search_notes", {"query": "birthday", "folder": "People"})
+        )
+        answer = structured(
+            await client.call_tool("ask_notes", {"question": "When does my passport expire?"})
+        )
+        note = structured(await client.call_tool("read_note", {"path": "Travel/Passport.md"}))
+        tasks = structured(await client.call_tool("list_tasks", {"due_within_days": 7}))
+        saved = structured(await client.call_tool("capture", {"text": "through the daemon"}))
+        asked = structured(await client.call_tool("propose_complete_task", {"task": "timber"}))
+    assert found["results"][0]["path"] == "Travel/Passport.md"
+    assert people["results"] and all(r["path"].startswith("People/") for r in people["results"])
+    assert answer["refused"] is False and answer["sources"][0]["path"] == "Travel/Passport.md"
+    assert "Expires: 9 February 2027" in note["text"]
+    assert tasks["tasks"][0]["text"] == "Order timber for the shed roof"
+    assert asked["changed"] is False and asked["question"].startswith('Tick off "Order timber')
+
+    after = vault_hashes(mcp_settings.vault)
+    assert {k: after[k] for k in before} == before
+    assert set(after) - set(before) == {saved["path"]}
+    assert "via: mcp\n" in (mcp_settings.vault / saved["path"]).read_text()
+    owner = build_assistant(mcp_settings, LLM(mcp_settings.ollama), clock=lambda: NOW)
+    [waiting] = owner.today()[1].pending
+    assert (waiting.question, waiting.client) == (asked["question"], "Claude Desktop")
+
+
+async def test_a_daemon_that_refuses_the_token_gets_nothing_written(
+    mcp_settings: Settings, token: str
+) -> None:
+    before = vault_hashes(mcp_settings.vault)
+    async with through_daemon(mcp_settings, "not-" + token) as client:
+        search = await client.call_tool("search_notes", {"query": "passport"})
+        capture = await client.call_tool("capture", {"text": "lost?"})
+        propose = await client.call_tool("propose_remember", {"fact": "x"})
+    for result in (search, capture, propose):
+        assert "refused this server" in error_text(result)
+    assert vault_hashes(mcp_settings.vault) == before
+    owner = build_assistant(mcp_settings, LLM(mcp_settings.ollama), clock=lambda: NOW)
+    assert owner.today()[1].pending == []
+
+
+async def test_a_daemon_that_is_not_answering_is_a_sentence_not_a_crash(
+    mcp_settings: Settings, dead_ollama_url: str
+) -> None:
+    """(The dead Ollama URL is just a loopback port nobody answers on.)"""
+    backend = DaemonBackend(mcp_settings, lambda: "t", base_url=dead_ollama_url)
+    try:
+        async with connected(mcp_settings, backend) as client:
+            result = await client.call_tool("capture", {"text": "nobody home"})
+    finally:
+        await backend.close()
+    assert "not answering" in error_text(result) and "try again" in error_text(result)
+
+
+def test_the_daemon_url_comes_from_the_config(mcp_settings: Settings) -> None:
+    from commonplace.mcp.daemon_client import daemon_url
+
+    def at(host: str) -> str:
+        return daemon_url(
+            dataclasses.replace(
+                mcp_settings, web=dataclasses.replace(mcp_settings.web, host=host, port=8765)
+            )
+        )
+
+    assert at("127.0.0.1") == "http://127.0.0.1:8765"
+    assert at("0.0.0.0") == "http://127.0.0.1:8765"
+    assert at("::1") == "http://[::1]:8765"

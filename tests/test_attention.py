@@ -1,0 +1,77 @@
+"""The attention list: entries with reasons, kept per (source, path), saved for `doctor`, and
+shown by `doctor` only while the daemon that wrote them runs."""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import socket
+from pathlib import Path
+
+import pytest
+
+from commonplace.attention import Attention, Entry, attention_file, read_running
+from commonplace.lock import LOCK_NAME
+
+
+def test_report_updates_counts_and_clears() -> None:
+    now = [100.0]
+    attention = Attention(clock=lambda: now[0])
+    attention.report("tidy", "Inbox/a.md", "unreadable", "cannot be read (Permission denied)")
+    now[0] = 130.0
+    again = attention.report("tidy", "Inbox/a.md", "unreadable", "cannot be read", retry_at=160)
+    assert (again.count, again.since, again.retry_at) == (2, 100.0, 160)
+    other = attention.report("tidy", "Inbox/a.md", "too_large", "over the limit")
+    assert (other.count, other.since) == (1, 130.0)  # a new kind of trouble starts afresh
+    attention.report("job queue", "", "task_restarted", "stopped")
+    assert [e.key for e in attention.entries()] == [("job queue", ""), ("tidy", "Inbox/a.md")]
+    attention.clear("tidy", "Inbox/a.md")
+    attention.clear("tidy", "Inbox/never.md")  # nothing to clear: no error
+    assert [e.source for e in attention.entries()] == ["job queue"]
+
+
+def test_replace_keeps_since_of_entries_still_there() -> None:
+    now = [10.0]
+    attention = Attention(clock=lambda: now[0])
+    attention.report("tidy", "Inbox/x.md", "empty", "no words")
+    first = [Entry("sync", "Inbox/a.sync-conflict-1.md", "conflict_copy", "a conflict copy")]
+    attention.replace("sync", first)
+    now[0] = 20.0
+    both = [*first, Entry("sync", "Ask/q.sync-conflict-2.md", "conflict_copy", "a conflict copy")]
+    attention.replace("sync", both)
+    assert {e.path: e.since for e in attention.entries() if e.source == "sync"} == {
+        "Inbox/a.sync-conflict-1.md": 10.0,
+        "Ask/q.sync-conflict-2.md": 20.0,
+    }
+    attention.replace("sync", [])
+    assert [e.source for e in attention.entries()] == ["tidy"]  # other sources untouched
+
+
+def test_the_file_is_shown_only_while_its_daemon_runs(tmp_path: Path) -> None:
+    attention = Attention(attention_file(tmp_path))
+    attention.report("tidy", "Inbox/a.md", "unreadable", "cannot be read", action="chmod u+r")
+    assert read_running(tmp_path) is None  # no lock: no daemon, the file is not believed
+    lock = {"host": socket.gethostname(), "pid": os.getpid(), "started": 0}
+    (tmp_path / LOCK_NAME).write_text(json.dumps(lock))
+    (entry,) = read_running(tmp_path) or []
+    assert (entry.path, entry.code, entry.action) == ("Inbox/a.md", "unreadable", "chmod u+r")
+    (tmp_path / LOCK_NAME).write_text(json.dumps(lock | {"pid": os.getpid() + 1}))
+    assert read_running(tmp_path) is None  # written by another (earlier) daemon
+
+
+def test_a_full_disk_does_not_stop_the_reporter(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def full(*args: object, **kwargs: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr("commonplace.attention.write_json", full)
+    attention = Attention(attention_file(tmp_path))
+    attention.report("tidy", "Inbox/a.md", "write_failed", "could not be filed")
+    assert [e.code for e in attention.entries()] == ["write_failed"]
+
+
+def test_a_line_says_where_what_and_what_to_do() -> None:
+    entry = Entry("tidy", "Inbox/a.md", "unreadable", "cannot be read", "chmod u+r", retry_at=0)
+    assert entry.line().startswith("Inbox/a.md: cannot be read; chmod u+r (tried again at ")

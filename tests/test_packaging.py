@@ -1,0 +1,100 @@
+"""Packaging: every import is a declared dependency, every module imports, and the
+constraints file pins the set that was tested.
+
+`make check-install` goes further where time allows (CI): a fresh virtualenv with only the
+declared dependencies, installed from constraints.txt, then `pip check` and every module
+imported there.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import subprocess
+import sys
+import tomllib
+from importlib.metadata import packages_distributions
+from pathlib import Path
+
+import commonplace
+from commonplace import importcheck
+
+REPO = Path(__file__).resolve().parents[1]
+PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+CONSTRAINTS = (REPO / "constraints.txt").read_text(encoding="utf-8")
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _declared(group: list[str]) -> set[str]:
+    return {_norm(re.split(r"[<>=!~;\[ ]", req, maxsplit=1)[0]) for req in group}
+
+
+RUNTIME = _declared(PYPROJECT["project"]["dependencies"])
+TEST = _declared(PYPROJECT["project"]["optional-dependencies"]["test"])
+PINNED = {
+    _norm(line.split("==")[0]): line.split("==")[1]
+    for line in CONSTRAINTS.splitlines()
+    if "==" in line and not line.startswith("#")
+}
+
+
+def _third_party_imports(folder: Path) -> dict[str, str]:
+    """Top-level module name -> a file importing it, for modules outside the standard library."""
+    found: dict[str, str] = {}
+    for path in sorted(folder.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names: list[str] = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            for name in names:
+                top = name.split(".")[0]
+                if top not in sys.stdlib_module_names and top not in ("commonplace", "tests"):
+                    found.setdefault(top, str(path.relative_to(REPO)))
+    return found
+
+
+def test_every_import_of_the_package_is_a_declared_dependency() -> None:
+    dists = packages_distributions()
+    for module, where in _third_party_imports(REPO / "daemon" / "commonplace").items():
+        owners = {_norm(d) for d in dists.get(module, [])}
+        assert owners & RUNTIME, f"{where} imports {module}, which pyproject.toml does not declare"
+
+
+def test_every_import_of_the_tests_is_declared() -> None:
+    dists = packages_distributions()
+    for module, where in _third_party_imports(REPO / "tests").items():
+        owners = {_norm(d) for d in dists.get(module, [])}
+        assert owners & (RUNTIME | TEST), f"{where} imports {module}, declared nowhere"
+
+
+def test_every_module_imports() -> None:
+    assert importcheck.import_all() == []
+    assert len(importcheck.module_names()) > 50
+
+
+def test_constraints_pin_every_declared_dependency_at_the_installed_version() -> None:
+    from importlib.metadata import version
+
+    for name in sorted(RUNTIME | TEST):
+        assert name in PINNED, f"constraints.txt does not pin {name}: run make upgrade"
+        assert PINNED[name] == version(name), f"{name} differs from constraints.txt: make test"
+
+
+def test_pip_check_passes() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "pip", "check"], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_one_version_number() -> None:
+    from importlib.metadata import version
+
+    assert "version" in PYPROJECT["project"]["dynamic"]
+    assert version("commonplace") == commonplace.__version__
+    assert PYPROJECT["project"]["license"] == "MIT"  # an SPDX expression
