@@ -91,9 +91,13 @@ def _split_section(
     pieces: list[tuple[int, int, str]] = []
     cur: list[tuple[int, int, str]] = []
 
+    def source(start: int, stop: int) -> str:
+        """The lines as written (a list stays a list: no blank lines are added)."""
+        return "\n".join(lines[start:stop]).strip()
+
     def flush() -> None:
         if cur:
-            pieces.append((cur[0][0], cur[-1][1], "\n\n".join(p[2] for p in cur)))
+            pieces.append((cur[0][0], cur[-1][1], source(cur[0][0], cur[-1][1])))
             cur.clear()
 
     for p_start, p_end, text in paragraphs:
@@ -101,8 +105,7 @@ def _split_section(
             flush()
             pieces.extend((p_start, p_end, part) for part in _split_long(text, max_chars))
             continue
-        size = sum(len(p[2]) + 2 for p in cur) + len(text)
-        if cur and size > max_chars:
+        if cur and len(source(cur[0][0], p_end)) > max_chars:
             flush()
         cur.append((p_start, p_end, text))
     flush()
