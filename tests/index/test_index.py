@@ -475,3 +475,16 @@ async def test_a_failed_index_write_is_shown_until_one_succeeds(
     assert service.attention.entries() == []
     resp = await index.search("okapi", limit=1, mode="keyword")
     assert resp.results[0].path == "New.md"
+
+
+async def test_hybrid_without_keyword_candidates_is_the_meaning_ranking(
+    open_index: OpenIndex, isettings: Settings
+) -> None:
+    settings = with_host(isettings, isettings.ollama.host, keyword_candidates=0)
+    index = open_index(settings)
+    await index.refresh()
+    for query in ("sourdough starter", "EZY6041", "when is the dentist"):
+        hybrid = await index.search(query, limit=5, mode="hybrid", group_by_note=True)
+        vector = await index.search(query, limit=5, mode="vector", group_by_note=True)
+        shown = [r.path for r in vector.results]
+        assert shown and [r.path for r in hybrid.results][: len(shown)] == shown

@@ -106,10 +106,12 @@ class Searcher:
                 vector, limit * CHUNKS_PER_NOTE if group_by_note else limit, flt
             )
             return (group_hits(hits) if group_by_note else hits)[:limit]
-        depth = max(limit, cfg.keyword_candidates)
         meaning: list[SearchResult] = []
         if mode == "hybrid" and vector is not None:
             meaning = st.vectors.search(vector, max(limit * CHUNKS_PER_NOTE, VECTOR_POOL), flt)
+            depth = cfg.keyword_candidates  # 0: meaning alone
+        else:  # keyword search (also hybrid without a query vector: Ollama is down)
+            depth = max(limit, cfg.keyword_candidates)
         notes = st.keywords.search_notes(query, depth, flt)
         words = st.keywords.search(query, depth * CHUNKS_PER_NOTE, flt)
         shown = {h.path for h in [*meaning, *words]}
