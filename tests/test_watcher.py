@@ -277,7 +277,9 @@ async def test_a_note_in_a_new_folder_is_reported_once(tmp_path: Path) -> None:
     assert batches == [[Change("Inbox/2026-10-19 0812.md", "created")]]
 
 
-def test_a_symlinked_note_is_watched_like_the_scan_sees_it(tmp_path: Path) -> None:
+def test_a_symlinked_note_is_reported_but_never_a_note(tmp_path: Path) -> None:
+    """The event reaches the stages (so one can say it skips the link); the scan never yields
+    it as a note, and reports it as refused instead (vault/files.py)."""
     vault, outside = tmp_path / "vault", tmp_path / "elsewhere"
     vault.mkdir()
     outside.mkdir()
@@ -285,7 +287,10 @@ def test_a_symlinked_note_is_watched_like_the_scan_sees_it(tmp_path: Path) -> No
     (vault / "link.md").symlink_to(outside / "real.md")
     event = FileModifiedEvent(str(vault / "link.md"))
     assert translate(event, vault) == [("link.md", "modified")]
-    assert "link.md" in set(iter_note_paths(vault))
+    assert resolve(vault, [("link.md", "modified")]) == [Change("link.md", "modified")]
+    refused: list[str] = []
+    assert "link.md" not in set(iter_note_paths(vault, refused=lambda p, r: refused.append(p)))
+    assert refused == ["link.md"]
 
 
 async def test_reading_the_vault_sends_the_watcher_no_events(

@@ -9,7 +9,6 @@ after the frontmatter, byte for byte), because those words are copied into the f
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -19,7 +18,14 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from commonplace.config import Settings
-from commonplace.vault import FileChanged, atomic_write, content_hash, markdown
+from commonplace.vault import (
+    FileChanged,
+    FileRefused,
+    atomic_write,
+    content_hash,
+    markdown,
+    read_file,
+)
 
 _NAME_TIME = re.compile(r"^(\d{4}-\d{2}-\d{2})[ T_](\d{2})[:.]?(\d{2})")
 _VIA = re.compile(r"^[\w.-]{1,32}$")
@@ -156,21 +162,20 @@ def parse_capture(path: str, data: bytes, tz: ZoneInfo, mtime: float | None = No
 
 
 def read_capture(vault: Path, path: str, tz: ZoneInfo, max_bytes: int | None = None) -> Capture:
-    """Read a capture from disk (FileNotFoundError / UnicodeDecodeError pass through).
+    """Read a capture from disk by the vault's rule (an ordinary file, never through a link,
+    never blocking: vault/files.py). FileRefused, FileNotFoundError and UnicodeDecodeError pass
+    through.
 
     With `max_bytes`, never more than that is read (a file that grows past it while being read
     too): a larger file raises CaptureTooLarge, so memory stays bounded whatever lands in the
     inbox."""
-    full = vault / path
-    with full.open("rb") as handle:
-        size = os.fstat(handle.fileno()).st_size
-        if max_bytes is not None and size > max_bytes:
-            raise CaptureTooLarge(path, size, max_bytes)
-        data = handle.read() if max_bytes is None else handle.read(max_bytes + 1)
-        mtime = os.fstat(handle.fileno()).st_mtime
-    if max_bytes is not None and len(data) > max_bytes:
-        raise CaptureTooLarge(path, len(data), max_bytes)
-    return parse_capture(path, data, tz, mtime)
+    try:
+        data, stat = read_file(vault, path, max_bytes)
+    except FileRefused as exc:
+        if exc.size is not None and max_bytes is not None:
+            raise CaptureTooLarge(path, exc.size, max_bytes) from None
+        raise
+    return parse_capture(path, data, tz, stat.st_mtime)
 
 
 def captured_time(meta: Mapping[str, Any], path: str, tz: ZoneInfo) -> datetime | None:

@@ -213,6 +213,19 @@ class AssistantSettings:
 
 
 @dataclass(frozen=True)
+class LimitSettings:
+    """Expensive requests, per identity (the Tailscale login, or this computer): a burst of up
+    to N is served at once, then one every 60/N seconds; past that the API answers 429 with
+    Retry-After. A person typing never meets these; a script looping does."""
+
+    asks_per_minute: int = field(default=10, metadata=_range(1, 10_000))  # questions, assistant
+    searches_per_minute: int = field(default=120, metadata=_range(1, 100_000))
+    transcriptions_per_minute: int = field(default=10, metadata=_range(1, 10_000))
+    # How long a question from the page waits for the model while other work has it.
+    model_wait_s: float = field(default=120.0, metadata=_range(1, 3600))
+
+
+@dataclass(frozen=True)
 class Settings:
     vault: Path = Path("~/Notes")
     flavor: str = field(default="obsidian", metadata=_choices("obsidian", "logseq"))
@@ -229,6 +242,7 @@ class Settings:
     push: PushSettings = field(default_factory=PushSettings)
     assistant: AssistantSettings = field(default_factory=AssistantSettings)
     mcp: McpSettings = field(default_factory=McpSettings)
+    limits: LimitSettings = field(default_factory=LimitSettings)
     # Not settable from the file: where the settings came from.
     config_path: Path | None = field(default=None, metadata={"internal": True})
     vault_configured: bool = field(default=False, metadata={"internal": True})

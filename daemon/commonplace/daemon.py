@@ -32,7 +32,8 @@ from commonplace.conflicts import watch_conflicts
 from commonplace.digest.service import digest_job
 from commonplace.index import Index, IndexBusy, IndexService
 from commonplace.jobs import Job, JobQueue, Stage, describe, route_changes
-from commonplace.llm import LLM
+from commonplace.llm import LLM, ModelGate
+from commonplace.llm.support import host_warning, version_warnings
 from commonplace.lock import LockHeld, VaultLock
 from commonplace.scheduler import Scheduler
 from commonplace.server import create_app
@@ -89,7 +90,7 @@ async def run_daemon(
 
 async def _run_locked(settings: Settings, ready: asyncio.Event | None, stop: asyncio.Event) -> None:
     await asyncio.to_thread(clean_up_after_a_crash, settings)
-    llm = LLM(settings.ollama)
+    llm = LLM(settings.ollama, gate=ModelGate(settings.limits.model_wait_s))
     attention = Attention(attention_file(settings.data_path))
     jobs = JobQueue(attention=attention)
     parts = await build_parts(settings, llm, attention)
@@ -105,6 +106,7 @@ async def _run_locked(settings: Settings, ready: asyncio.Event | None, stop: asy
     for note in services.notes:
         log.warning("%s", note)
     runner = await start_server(settings, create_app(settings, llm, services))
+    parts.tasks.append(asyncio.create_task(warn_about_ollama(settings, llm, services)))
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError):
@@ -200,6 +202,17 @@ def start_background(settings: Settings, llm: LLM, parts: Parts) -> list[asyncio
     conflicts = functools.partial(watch_conflicts, settings, parts.attention)
     tasks.append(start_supervised("conflict check", conflicts, parts.attention))
     return tasks
+
+
+async def warn_about_ollama(settings: Settings, llm: LLM, services: Services) -> None:
+    """At start-up, without holding it up: too old an Ollama, or notes that would cross a
+    network unencrypted (llm/support.py). Logged, and listed in /api/state's notes."""
+    status = await llm.status()
+    found = version_warnings(settings.ollama, status.version) if status.reachable else []
+    host = await host_warning(settings.ollama.host)
+    for text in [*found, *([host] if host else [])]:
+        log.warning("%s", text)
+        services.notes = [*services.notes, text]
 
 
 def start_notes(settings: Settings) -> list[str]:

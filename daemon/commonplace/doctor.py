@@ -11,8 +11,9 @@ from commonplace.attention import Entry, read_running
 from commonplace.config import Settings
 from commonplace.conflicts import find_conflict_copies
 from commonplace.llm import LLM, OllamaStatus
+from commonplace.llm.support import Lookup, host_warning, system_lookup, version_warnings
 from commonplace.tidy.state import TidyState
-from commonplace.vault import is_ignored, iter_note_paths
+from commonplace.vault import iter_note_paths
 
 Level = Literal["ok", "warn", "fail"]
 
@@ -56,6 +57,27 @@ def config_checks(settings: Settings) -> list[Check]:
     return checks
 
 
+MAX_SKIPPED_LINES = 20
+
+
+def skipped_checks(settings: Settings, shown: Iterable[tuple[str, str]] = ()) -> list[Check]:
+    """Entries with a note's name that are never read (links, FIFOs, sockets, devices; see
+    vault/files.py), found by walking the vault, unless the running daemon already shows them."""
+    said = {path for _, path in shown}
+    refused: list[tuple[str, str]] = []
+    for _ in iter_note_paths(settings.vault, refused=lambda p, r: refused.append((p, r))):
+        pass
+    refused = [(p, r) for p, r in refused if p not in said]
+    checks = [
+        Check("warn", "skipped", f"{path} {reason}; it is never read, moved or deleted")
+        for path, reason in refused[:MAX_SKIPPED_LINES]
+    ]
+    if len(refused) > MAX_SKIPPED_LINES:
+        more = len(refused) - MAX_SKIPPED_LINES
+        checks.append(Check("warn", "skipped", f"and {more} more like these"))
+    return checks
+
+
 def ollama_checks(settings: Settings, status: OllamaStatus) -> list[Check]:
     if not status.reachable:
         return [Check("fail", "ollama", status.error)]
@@ -86,11 +108,19 @@ def entry_check(entry: Entry) -> Check:
     return Check("warn" if entry.level == "warn" else "ok", entry.source, entry.line())
 
 
+async def ollama_warning_checks(
+    settings: Settings, status: OllamaStatus, lookup: Lookup = system_lookup
+) -> list[Check]:
+    """Too old an Ollama, and notes crossing a network unencrypted (llm/support.py)."""
+    found = version_warnings(settings.ollama, status.version) if status.reachable else []
+    host = await host_warning(settings.ollama.host, lookup)
+    return [Check("warn", "ollama", text) for text in [*found, *([host] if host else [])]]
+
+
 def inbox_checks(settings: Settings, shown: Iterable[tuple[str, str]] = ()) -> list[Check]:
     """Captures waiting, and those the model kept failing on (marked in the data folder) unless
     the running daemon already said so (`shown`: (source, path) of its entries)."""
-    inbox = settings.vault / settings.folder("inbox")
-    waiting = sum(1 for p in inbox.glob("*.md") if not is_ignored(p.name)) if inbox.is_dir() else 0
+    waiting = sum(1 for _ in iter_note_paths(settings.vault, under=settings.folder("inbox")))
     checks = [Check("ok", "inbox", f"{waiting} capture(s) waiting to be tidied")]
     shown = set(shown)
     for mark in TidyState(settings.data_path).marks():
@@ -109,9 +139,11 @@ def inbox_checks(settings: Settings, shown: Iterable[tuple[str, str]] = ()) -> l
 async def run_checks(settings: Settings) -> list[Check]:
     status = await LLM(settings.ollama).status()
     checks = config_checks(settings) + ollama_checks(settings, status)
+    checks += await ollama_warning_checks(settings, status)
     if not settings.vault.is_dir():
         return checks
     running = read_running(settings.data_path)
     shown = [e.key for e in running or ()]
     copies = [entry_check(e) for e in find_conflict_copies(settings) if e.key not in shown]
-    return checks + inbox_checks(settings, shown) + copies + daemon_checks(running)
+    found = inbox_checks(settings, shown) + copies + skipped_checks(settings, shown)
+    return checks + found + daemon_checks(running)

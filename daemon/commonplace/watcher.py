@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import stat
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -87,8 +88,8 @@ def translate(event: FileSystemEvent, vault: Path) -> list[tuple[str, Hint]]:
 
 def _inside(vault: Path, raw: bytes | str) -> str | None:
     """The event's vault-relative path. Watchdog reports paths under the (resolved) folder it
-    watches, so no resolving here: that would cost two syscalls per event, and would drop the
-    events of a symlinked note that the scan itself does index."""
+    watches, so no resolving here: that would cost two syscalls per event, and a link is judged
+    as itself later (a stage reports it as skipped; vault/files.py says why)."""
     try:
         return PurePath(os.fsdecode(raw)).relative_to(vault).as_posix()
     except ValueError:
@@ -148,11 +149,19 @@ def resolve(vault: Path, ready: list[tuple[str, Hint]]) -> list[Change]:
         elif hint == "folder-deleted":
             if not full.exists():
                 changes[path] = "deleted"
-        elif full.is_file():
+        elif _is_entry(full):  # links, FIFOs...: reported too, so a stage can say it skips them
             changes[path] = "created" if hint == "created" else "modified"
         elif hint != "created":  # created and gone again within the quiet period: nothing
             changes[path] = "deleted"
     return [Change(path, kind) for path, kind in changes.items()]
+
+
+def _is_entry(full: Path) -> bool:
+    """Something other than a folder is there (not following a link to find out)."""
+    try:
+        return not stat.S_ISDIR(full.lstat().st_mode)
+    except OSError:
+        return False
 
 
 class _Handler(FileSystemEventHandler):

@@ -165,6 +165,9 @@ class FakeOllama:
         self.embed_delay = 0.0
         self.fail_embed: FakeError | None = None
         self.record = True  # off for long benchmark runs, where bodies would pile up
+        self.version = "0.12.6"  # what /api/version reports (an old one, to test the warning)
+        self.chats_in_flight = 0  # /api/chat requests being answered now
+        self.max_chats_in_flight = 0  # the most at once: the daemon sends one at a time
         self._chat_queue: deque[Reply] = deque()
 
     # scripting and inspection
@@ -282,7 +285,7 @@ class FakeOllama:
         return web.Response(text="Ollama is running")
 
     async def _version(self, request: web.Request, body: dict[str, Any]) -> Response:
-        return web.json_response({"version": "0.12.6"})
+        return web.json_response({"version": self.version})
 
     async def _tags(self, request: web.Request, body: dict[str, Any]) -> Response:
         return web.json_response({"models": [self._model_entry(m) for m in self.models]})
@@ -454,7 +457,12 @@ class FakeOllama:
                 }
             )
         reply = self._next_chat_reply(body)
-        return await self._answer(request, body, reply, model, thinks, chat=True)
+        self.chats_in_flight += 1
+        self.max_chats_in_flight = max(self.max_chats_in_flight, self.chats_in_flight)
+        try:
+            return await self._answer(request, body, reply, model, thinks, chat=True)
+        finally:
+            self.chats_in_flight -= 1
 
     async def _generate(self, request: web.Request, body: dict[str, Any]) -> Response:
         model, thinks = self._admit(body, chat=False)

@@ -4,7 +4,8 @@ It does what a real one does with a message: checks the VAPID Authorization head
 JWT whose signature, audience, expiry and subject are verified here with `cryptography`,
 not with py_vapid), refuses bodies over 4096 bytes, and, as the phone would, decrypts the
 aes128gcm body (RFC 8291) with the subscription's own private key and auth secret. Tests can
-script a status per subscription: 201 by default, or 404/410/429/500 to exercise the sender.
+script a status per subscription: 201 by default, or 404/410/429/500 to exercise the sender, or
+a redirect (which the sender must never follow).
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ class PushReceiver:
     attempts: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     received: list[Received] = field(default_factory=list)
     rejected: list[str] = field(default_factory=list)  # why a request was refused
+    redirects: dict[str, str] = field(default_factory=dict)  # sub_id -> Location of a 307
 
     @property
     def origin(self) -> str:
@@ -84,6 +86,8 @@ class PushReceiver:
         sub_id = request.match_info["sub_id"]
         self.attempts[sub_id] += 1
         body = await request.read()
+        if sub_id in self.redirects:
+            return web.Response(status=307, headers={"Location": self.redirects[sub_id]})
         if sub_id not in self.keys:
             return web.Response(status=404)
         if self.script[sub_id]:

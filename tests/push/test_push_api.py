@@ -10,13 +10,17 @@ from commonplace.config import Settings
 from commonplace.llm import LLM
 from commonplace.push import SubscriptionStore, load_or_create_keys, push_folder
 from commonplace.server import create_app
+from commonplace.server.push_api import PUSH_RESOLVER
 from tests.push.receiver import PushReceiver
+from tests.push.resolver import FakeResolver
 
 AiohttpClient = Any
 
 
 async def client_for(settings: Settings, aiohttp_client: AiohttpClient) -> TestClient:
-    return await aiohttp_client(create_app(settings, LLM(settings.ollama)))  # type: ignore[no-any-return]
+    app = create_app(settings, LLM(settings.ollama))
+    app[PUSH_RESOLVER] = FakeResolver({"fcm.example.net": ["142.250.200.10"]})  # no real DNS
+    return await aiohttp_client(app)  # type: ignore[no-any-return]
 
 
 def page_headers(client: TestClient) -> dict[str, str]:

@@ -14,7 +14,7 @@ from aiohttp.test_utils import TestClient
 from commonplace.assistant import build_assistant
 from commonplace.config import Settings
 from commonplace.llm import LLM
-from commonplace.server.context import Services
+from commonplace.server.context import SERVICES, Services
 from tests.assistant.conftest import MEMORY, NOW, TASKS, call, write
 from tests.fakes.ollama import FakeOllama
 from tests.server.conftest import ClientFactory, local_host, write_headers
@@ -148,3 +148,34 @@ async def test_without_an_assistant_the_api_says_so(make_client: ClientFactory) 
     response = await client.get("/api/assistant/today")
     assert response.status == 503
     assert (await response.json())["error"]["code"] == "assistant_unavailable"
+
+
+async def test_a_streamed_reply_waiting_for_the_model_says_so(
+    client: Client, fake_ollama: FakeOllama
+) -> None:
+    """Tidy (say) has the model: the page is told at once, and the reply comes when it is free."""
+    import asyncio
+
+    gate = client.app[SERVICES].assistant.llm.gate  # type: ignore[union-attr]
+    holding, release = asyncio.Event(), asyncio.Event()
+
+    async def background_work() -> None:
+        async with gate.turn():
+            holding.set()
+            await release.wait()
+
+    background = asyncio.create_task(background_work())
+    await holding.wait()
+    fake_ollama.enqueue_chat("Hello!")
+    response = await post(client, "/api/assistant/message?stream=1", {"text": "Hi"})
+    first = json.loads(await asyncio.wait_for(response.content.readline(), 10))
+    assert first == {
+        "type": "status",
+        "text": "Waiting for the model: it is busy with the daemon's own work "
+        "(tidying, Ask notes, the digest).",
+    }
+    assert fake_ollama.chat_requests() == []
+    release.set()
+    lines = [json.loads(line) for line in (await response.text()).splitlines()]
+    await background
+    assert lines[-1]["type"] == "reply" and lines[-1]["reply"] == "Hello!"

@@ -108,6 +108,10 @@ REFUSED = [
     ("text/plain POST", post(LOCAL, "text/plain"), "content_type"),
     ("audio to capture", post(LOCAL, "audio/webm", path="/api/capture"), "content_type"),
     ("DELETE cross-origin", post(EVIL, method="DELETE"), "cross_origin"),
+    ("two identities", facts(host=TS_NAME, identity=OWNER, identities=2), "not_owner"),
+    ("funnel, owner", facts(host=TS_NAME, identity=OWNER, identities=1, funnel=True), "funnel"),
+    ("funnel, no identity", facts(host=TS_NAME, funnel=True), "funnel"),
+    ("funnel on a local name", facts(funnel=True), "funnel"),
 ]
 
 
@@ -189,6 +193,37 @@ async def test_identity_header_with_another_login(make_client: ClientFactory) ->
         "/api/state", headers=tailnet_headers(**{"Tailscale-User-Login": "mallory@example.com"})
     )
     assert (await _refused(response))["error"]["code"] == "not_owner"
+
+
+@pytest.mark.parametrize(
+    "logins", [(OWNER, "mallory@example.com"), ("mallory@example.com", OWNER), (OWNER, OWNER)]
+)
+async def test_two_identity_headers_are_refused(
+    make_client: ClientFactory, logins: tuple[str, str]
+) -> None:
+    """tailscale serve deletes every Tailscale-User-Login a client sent and sets one: two of
+    them mean the request did not come through it, whichever comes first."""
+    client = await make_client()
+    headers = [("Host", TS_NAME)] + [("Tailscale-User-Login", x) for x in logins]
+    response = await client.get("/api/state", headers=headers)
+    body = await _refused(response)
+    assert body["error"]["code"] == "not_owner" and "more than one" in body["error"]["message"]
+
+
+@pytest.mark.parametrize("value", ["?1", "true", ""])
+async def test_a_funnel_request_is_refused(make_client: ClientFactory, value: str) -> None:
+    """Through Tailscale Funnel, tailscale serve sends `Tailscale-Funnel-Request: ?1` and no
+    identity; refused whatever else the request carries, the owner's login included."""
+    client = await make_client()
+    for headers in (
+        tailnet_headers(**{"Tailscale-Funnel-Request": value}),
+        {"Host": TS_NAME, "Tailscale-Funnel-Request": value},
+        {"Tailscale-Funnel-Request": value},  # on the local name too
+    ):
+        response = await client.get("/api/state", headers=headers)
+        assert (await _refused(response))["error"]["code"] == "funnel"
+    page = await client.get("/", headers=tailnet_headers(**{"Tailscale-Funnel-Request": "?1"}))
+    await _refused(page)
 
 
 async def test_missing_identity_header_on_ts_name(make_client: ClientFactory) -> None:

@@ -7,7 +7,7 @@ import asyncio
 import dataclasses
 import errno
 import json
-from pathlib import Path
+import os
 from typing import Any
 
 import pytest
@@ -260,14 +260,16 @@ async def test_a_capture_that_cannot_be_read_does_not_hold_up_the_others(
     for name in WEEK:
         put_capture(tidy_settings, name)
     locked = tidy_settings.vault / "Inbox" / sorted(WEEK)[0]  # the oldest: first in line
-    real_read = Path.read_bytes
+    real_open = os.open
 
-    def read_bytes(path: Path) -> bytes:
-        if path == locked:
+    def denied(path: Any, flags: int, *args: Any, **kw: Any) -> int:
+        """EACCES for the locked capture (opened by name relative to its folder), as a mode-000
+        file gives a user other than root."""
+        if os.fspath(path) in (locked.name, str(locked)):
             raise PermissionError(errno.EACCES, "Permission denied", str(path))
-        return real_read(path)
+        return real_open(path, flags, *args, **kw)
 
-    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    monkeypatch.setattr(os, "open", denied)
     fake_ollama.chat_handler = lambda body: answer("Note")
     svc = TidyService(tidy_settings, LLM(tidy_settings.ollama))
     try:
@@ -280,7 +282,7 @@ async def test_a_capture_that_cannot_be_read_does_not_hold_up_the_others(
         assert "Permission denied" in entry.reason and "chmod" in entry.action
         assert entry.retry_at is not None
         # The owner fixes the permissions (a chmod is a change): it is filed at once.
-        monkeypatch.setattr(Path, "read_bytes", real_read)
+        monkeypatch.setattr(os, "open", real_open)
         await svc.on_changes([Change(rel, "modified")])
         await run_until_idle(svc)
     finally:
@@ -417,10 +419,13 @@ async def test_a_new_model_tries_marked_captures_again_at_once(
         entry = fake_ollama._model_entry
         monkeypatch.setattr(fake_ollama, "_model_entry", lambda n: entry(n) | {"digest": "f00d"})
         fake_ollama.chat_handler = lambda body: answer("Dentist")
-        await eventually(lambda: filed_notes(tidy_settings), "filed with the new model")
+        # Filed, and then (a moment later: archive, remove) gone from the inbox.
+        await eventually(
+            lambda: bool(filed_notes(tidy_settings)) and not (tidy_settings.vault / rel).exists(),
+            "filed with the new model",
+        )
     finally:
         await svc.close()
-    assert not (tidy_settings.vault / rel).exists()
 
 
 async def test_another_chat_model_tries_marked_captures_again_at_once(
@@ -467,3 +472,22 @@ async def test_while_ollama_fails_no_other_capture_is_tried(
     oldest = body_of(sorted(WEEK)[0]).strip("\n")
     assert seen[:3] == [oldest] * 3  # two refused (the client's own retry), then filed
     assert len(seen) == 5 and len(filed_notes(tidy_settings)) == 3
+
+
+async def test_while_ollama_is_down_what_needs_the_owner_is_still_shown(
+    settings: Settings, dead_ollama_url: str
+) -> None:
+    down = fast(settings, dead_ollama_url, max_capture_kb=1, retry_s=60, retry_max_s=60)
+    head = "---\ncaptured: 2026-10-19T07:00\n---\n"
+    waiting = put_capture(down, "2026-10-19 0700.md", head + "buy flour\n")  # first in line
+    big = put_capture(down, "2026-10-19 0710.md", head + "word " * 300)
+    empty = put_capture(down, "2026-10-19 0720.md", head + "\n")
+    svc = TidyService(down, LLM(down.ollama))
+    try:
+        await svc.startup()
+        await eventually(lambda: len(svc.attention.entries()) == 2, "the two shown")
+    finally:
+        await svc.close()
+    assert {e.path: e.code for e in svc.attention.entries()} == {big: "too_large", empty: "empty"}
+    (still,) = svc.status()["waiting"]
+    assert still["path"] == waiting and "not answering" in still["reason"]

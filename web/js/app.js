@@ -63,6 +63,10 @@ function renderDetails(state) {
   const index = state.index || {};
   if (index.last_refresh || index.last) rows.push(["Last index", String(index.last_refresh || index.last)]);
   for (const note of state.daemon.notes || []) rows.push(["Note", note]);
+  for (const item of state.attention || []) {
+    const where = item.path ? `${item.path}: ` : "";
+    rows.push(["Needs attention", `${where}${item.reason}${item.action ? `; ${item.action}` : ""}`]);
+  }
   $("#state-details").replaceChildren(...rows.flatMap(([k, v]) => [el("dt", { text: k }), el("dd", { text: v })]));
 }
 

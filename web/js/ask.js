@@ -31,10 +31,17 @@ async function ask() {
   $("#answers").prepend(card);
   const body = card.querySelector(".answer");
   let final = null;
+  let waiting = false; // the model is busy with other work: the question waits its turn
   try {
     await postStream("/api/ask?stream=1", { question }, (event) => {
-      if (event.type === "delta") body.textContent += event.text;
-      else if (event.type === "answer") final = event;
+      if (event.type === "waiting") {
+        body.textContent = event.text;
+        waiting = true;
+      } else if (event.type === "delta") {
+        if (waiting) body.textContent = "";
+        waiting = false;
+        body.textContent += event.text;
+      } else if (event.type === "answer") final = event;
       else if (event.type === "error") throw new Error(event.error.message);
     });
     if (!final) throw new Error("The answer stopped before it was complete. Try again.");

@@ -9,7 +9,7 @@ is authoritative: a client replaces the preview with `Answer.answer` when it arr
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from datetime import date, datetime
 from typing import Any
 
@@ -113,7 +113,7 @@ async def stream_answer(
     llm: LLM,
     settings: Settings,
     today: date | None = None,
-) -> AsyncIterator[str | Answer]:
+) -> AsyncGenerator[str | Answer, None]:
     """Yield preview text pieces (already safe to render), then the checked Answer last."""
     question, passages, notes, day = await _prepare(question, index, settings, today)
     if not passages:

@@ -43,9 +43,11 @@ from commonplace.vault import (
 
 log = logging.getLogger(__name__)
 
+SOURCE = "ask"  # its entries in attention
+NOT_READ = "not_read"  # a link, a FIFO, a file too big...: never read nor written
+NOT_READ_ACTION = "questions are read from ordinary notes only: put the note itself there"
 WRITE_TRIES = 5  # read-insert-write rounds before waiting for the note to be quiet again
 RETRY_MAX_S = 900.0  # waits after failures double up to this
-SOURCE = "ask"  # its entries in attention
 
 
 class AskService:
@@ -73,7 +75,6 @@ class AskService:
         self._answers: dict[tuple[str, str], Answer] = {}  # computed, not yet written
         self._due: dict[str, float] = {}
         self._workers: dict[str, asyncio.Task[None]] = {}
-        self._model = asyncio.Lock()  # one question at a time: the model is one GPU
         self._last_error = ""
         self._closed = False
 
@@ -83,7 +84,7 @@ class AskService:
         """Look at every Ask note once: questions asked while the daemon was off get answered."""
         roots = {self.folder.split("/", 1)[0] if self.settings.flavor == "logseq" else self.folder}
         for root in roots:  # Logseq: all of pages/, for the Ask/ namespace pages
-            for path in iter_note_paths(self.settings.vault, under=root):
+            for path in iter_note_paths(self.settings.vault, under=root, refused=self._refused):
                 if self._is_ask_note(path):
                     self._schedule(path, self.quiet_s)
 
@@ -196,19 +197,18 @@ class AskService:
                 continue
             answer = self._answers.pop((path, question.qid), None)
             if answer is None:
-                async with self._model:
-                    try:
-                        answer = await answer_question(
-                            question.text, index=self.index, llm=self.llm, settings=self.settings
-                        )
-                    except AskError as exc:
-                        log.warning("Ask: %s: %s", path, exc)
-                        continue
-                    except LLMError as exc:
-                        self._last_error = str(exc)
-                        log.warning("Ask: %s: not answered yet: %s", path, exc)
-                        self._schedule(path, self.retry_s)
-                        return
+                try:  # the model's one-at-a-time queue is in the LLM client (llm/gate.py)
+                    answer = await answer_question(
+                        question.text, index=self.index, llm=self.llm, settings=self.settings
+                    )
+                except AskError as exc:
+                    log.warning("Ask: %s: %s", path, exc)
+                    continue
+                except LLMError as exc:
+                    self._last_error = str(exc)
+                    log.warning("Ask: %s: not answered yet: %s", path, exc)
+                    self._schedule(path, self.retry_s)
+                    return
                 self._last_error = ""
             try:
                 await self._insert(path, question, answer)
@@ -221,15 +221,16 @@ class AskService:
         if tries >= self.settings.ask.max_inserts:
             if self.record.give_up(path, q.qid):
                 log.warning(
-                    "Ask: %s: the answer to %r was removed %d times (an editor with an old copy "
-                    "of the note?); not inserting it again. Reword the question to ask again.",
+                    "Ask: %s: the answer to question %s was removed %d times (an editor with an "
+                    "old copy of the note?); not inserting it again. Reword the question to ask "
+                    "again.",
                     path,
-                    q.text,
+                    q.qid,
                     tries,
                 )
             return False
         if tries:
-            log.info("Ask: %s: the answer to %r is gone; inserting it again", path, q.text)
+            log.info("Ask: %s: the answer to question %s is gone; inserting it again", path, q.qid)
         return True
 
     async def _insert(self, path: str, question: Question, answer: Answer) -> bool:
@@ -248,7 +249,13 @@ class AskService:
                 await asyncio.sleep(0.05 * (attempt + 1))
                 continue
             self.record.inserted(path, question.qid)
-            log.info("Ask: answered %r in %s", question.text, path)
+            log.info(
+                "Ask: answered question %s in %s (%d sources)",
+                question.qid,
+                path,
+                len(answer.sources),
+            )
+            log.debug("Ask: question %s was %r", question.qid, question.text)
             self._tell_index(path)
             return True
         log.warning("Ask: %s kept changing while the answer was written; will retry", path)
@@ -264,9 +271,26 @@ class AskService:
                 max_bytes=self.settings.index.max_note_kb * 1024,
             )
         except NoteSkipped as exc:
-            log.info("Ask: %s", exc)
+            if exc.missing:
+                self.attention.clear(SOURCE, path)
+                log.info("Ask: %s", exc)
+            else:
+                self._refused(path, exc.reason)
             return None
+        old = self.attention.get(SOURCE, path)
+        if old is not None and old.code == NOT_READ:  # readable again (other entries stay)
+            self.attention.clear(SOURCE, path)
         return note.text, note.content_hash
+
+    def _refused(self, path: str, reason: str) -> None:
+        """Never read nor written (a link, a FIFO, a file too big...): shown in attention
+        (/api/state, doctor) until it changes."""
+        if not self._is_ask_note(path):
+            return
+        old = self.attention.get(SOURCE, path)
+        if old is None or old.reason != reason:
+            log.warning("Ask: %s is skipped: %s; it is left as it is", path, reason)
+            self.attention.report(SOURCE, path, NOT_READ, reason, action=NOT_READ_ACTION)
 
     def _tell_index(self, path: str) -> None:
         mark = getattr(self.index, "mark_dirty", None)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from commonplace.assistant.gate import Stale
 from commonplace.config import Settings
-from commonplace.vault import FileChanged, atomic_write, content_hash
+from commonplace.vault import FileChanged, FileRefused, atomic_write, content_hash, read_file
 
 
 def note_path(settings: Settings, name: str) -> str:
@@ -54,11 +54,14 @@ class Snapshot:
 
 
 def read_snapshot(vault: Path, path: str) -> Snapshot:
-    full = vault / path
+    """Read by the vault's rule (vault/files.py): an ordinary file, never through a link, never
+    a FIFO; anything else is left alone with the reason."""
     try:
-        data = full.read_bytes()
-    except FileNotFoundError:
+        data, _ = read_file(vault, path)
+    except (FileNotFoundError, NotADirectoryError):
         return Snapshot(path, [], None)
+    except FileRefused as exc:
+        raise Stale(f"{path} {exc.reason}, so it is left alone") from None
     except OSError as exc:
         raise Stale(f"{path} cannot be read ({exc.strerror or exc})") from None
     try:

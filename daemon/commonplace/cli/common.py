@@ -58,7 +58,14 @@ def run_async(coro: Coroutine[Any, Any, T]) -> T:
 
 
 def setup_logging(verbose: int) -> None:
+    """INFO and above carry paths, counts, ids and timings, never the words of a note, a
+    capture, a question or an answer; DEBUG (-vv) may, and says so when it is turned on."""
     level = logging.WARNING if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     for noisy in ("httpx", "httpcore", "aiohttp.access"):
         logging.getLogger(noisy).setLevel(max(level, logging.WARNING))
+    if level == logging.DEBUG:
+        logging.getLogger("commonplace").warning(
+            "debug logging is on: this log may hold the words of notes, captures, questions "
+            "and answers (INFO and above never do)"
+        )

@@ -31,6 +31,7 @@ def push_test(ctx: click.Context) -> None:
         raise click.ClickException(str(exc)) from None
     for d in deliveries:
         note = {"sent": "sent", "gone": "gone (the phone unsubscribed; removed)"}.get(d.status)
-        click.echo(f"{d.service}: {note or 'failed: ' + d.detail}")
+        problem = "refused" if d.status == "refused" else "failed"
+        click.echo(f"{d.service}: {note or f'{problem}: {d.detail}'}")
     if not any(d.status == "sent" for d in deliveries):
         ctx.exit(1)

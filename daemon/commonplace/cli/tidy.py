@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from pathlib import Path
 
 import click
@@ -26,7 +27,7 @@ from commonplace.tidy.pipeline import (
 )
 from commonplace.tidy.service import TidyService
 from commonplace.tidy.state import TidyState
-from commonplace.vault import in_folder, iter_note_paths
+from commonplace.vault import FileRefused, in_folder, iter_note_paths
 from commonplace.vault.layout import relative
 
 log = logging.getLogger(__name__)
@@ -59,8 +60,9 @@ def _capture_path(settings: Settings, path: Path) -> str:
     inbox = settings.folder("inbox")
     candidates = [path] if path.is_absolute() else [Path.cwd() / path, settings.vault / path]
     for full in candidates:
-        rel = relative(settings.vault, full)
-        if rel is not None and full.is_file():
+        folder = relative(settings.vault, full.parent)  # the file itself may be a link
+        rel = None if folder is None else f"{folder}/{full.name}".removeprefix("./")
+        if rel is not None and os.path.lexists(full) and not full.is_dir():
             if not in_folder(rel, inbox):
                 raise click.ClickException(f"{path} is not in the inbox folder '{inbox}/'")
             return rel
@@ -99,6 +101,10 @@ async def open_index(settings: Settings, llm: LLM) -> Index | None:
     return index
 
 
+# What stops one capture (the message says why) without stopping the others.
+NOT_TIDIED = (BadAnswer, CaptureEdited, FiledNoteBroken, FileRefused, UnicodeDecodeError)
+
+
 async def _tidy_now(settings: Settings, targets: list[str] | None, *, dry_run: bool) -> int:
     llm = LLM(settings.ollama)
     index = await open_index(settings, llm)
@@ -120,6 +126,7 @@ async def _tidy_now(settings: Settings, targets: list[str] | None, *, dry_run: b
                 CaptureTooLarge,
                 CaptureUnreadable,
                 FiledNoteBroken,
+                FileRefused,
                 UnicodeDecodeError,
             ) as exc:
                 click.echo(f"{rel}: not tidied: {exc}")

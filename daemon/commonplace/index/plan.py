@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from commonplace.index.manifest import FileEntry, Manifest
-from commonplace.vault import is_ignored, iter_note_paths
+from commonplace.vault import entry_problem, is_ignored, is_regular_file, iter_note_paths
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +78,8 @@ def _readable_folder(vault: Path) -> bool:
 
 
 def plan_paths(vault: Path, paths: list[str], manifest: Manifest, stale: set[str]) -> Plan:
-    """Just these paths, as they are on disk now (a folder stands for every note under it)."""
+    """Just these paths, as they are on disk now (a folder stands for every note under it).
+    Like the full scan, only ordinary files reached without a link are read (vault/files.py)."""
     read: dict[str, None] = {}
     delete: dict[str, None] = {}
     for raw in paths:
@@ -95,7 +96,7 @@ def plan_paths(vault: Path, paths: list[str], manifest: Manifest, stale: set[str
             delete.update(dict.fromkeys(gone))
             continue
         known = rel in stale or manifest.get(rel) is not None
-        if full.is_file() and not is_ignored(rel):
+        if is_regular_file(full) and entry_problem(vault, rel) is None and not is_ignored(rel):
             read[rel] = None
         elif known:
             delete[rel] = None

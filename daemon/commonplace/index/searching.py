@@ -45,7 +45,9 @@ class Searcher:
         if self._llm is None:
             # A search must not wait through retries and backoff when Ollama is down: one try.
             llm = self.index.llm
-            self._llm = LLM(dataclasses.replace(llm.settings, retries=0), recorder=llm.recorder)
+            self._llm = LLM(
+                dataclasses.replace(llm.settings, retries=0), recorder=llm.recorder, gate=llm.gate
+            )
         profile = await self.index.embed_profile()
         try:
             [vector] = await self._llm.embed([profile.query(text)], model=self.index.model)

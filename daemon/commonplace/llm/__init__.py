@@ -12,6 +12,7 @@ from commonplace.llm.errors import (
     OllamaFailed,
     OllamaUnavailable,
 )
+from commonplace.llm.gate import ModelBusy, ModelGate, for_a_person
 from commonplace.llm.think import ThinkFilter, strip_think
 
 __all__ = [
@@ -20,6 +21,8 @@ __all__ = [
     "ChatReply",
     "LLMError",
     "LLMTimeout",
+    "ModelBusy",
+    "ModelGate",
     "ModelMissing",
     "ModelUnsuitable",
     "OllamaBadReply",
@@ -29,6 +32,7 @@ __all__ = [
     "ThinkFilter",
     "ToolCall",
     "budget",
+    "for_a_person",
     "same_model",
     "strip_think",
 ]

@@ -8,6 +8,7 @@ to do. Nothing else in the program catches `ollama` or `httpx` exceptions.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import math
@@ -32,6 +33,7 @@ from commonplace.llm.errors import (
     OllamaFailed,
     OllamaUnavailable,
 )
+from commonplace.llm.gate import ModelGate
 from commonplace.llm.think import ThinkFilter, strip_code_fence, strip_think
 
 log = logging.getLogger(__name__)
@@ -85,6 +87,8 @@ class LLM:
 
     settings: OllamaSettings
     recorder: Recorder | None = None  # the eval suite keeps every request and reply
+    # Every chat call waits here for its turn: one at a time, a person's first (gate.py).
+    gate: ModelGate = field(default_factory=ModelGate)
     _chat_client: ollama.AsyncClient = field(init=False, repr=False)
     _embed_client: ollama.AsyncClient = field(init=False, repr=False)
 
@@ -115,7 +119,8 @@ class LLM:
             "answer",
             model,
             self.settings.timeout_s,
-            lambda: self._chat_client.chat(
+            gated=True,
+            make=lambda: self._chat_client.chat(
                 model=model,
                 messages=list(messages),
                 format=fmt,
@@ -155,7 +160,8 @@ class LLM:
             "answer",
             model,
             self.settings.timeout_s,
-            lambda: self._chat_client.chat(
+            gated=True,
+            make=lambda: self._chat_client.chat(
                 model=model,
                 messages=list(messages),
                 tools=list(tools) if tools else None,
@@ -190,7 +196,7 @@ class LLM:
         flt = ThinkFilter()
         parts: list[str] = []
         try:
-            async with asyncio.timeout(timeout):
+            async with self.gate.turn(), asyncio.timeout(timeout):
                 stream = await self._chat_client.chat(
                     model=model,
                     messages=list(messages),
@@ -235,7 +241,7 @@ class LLM:
         calls: list[ToolCall] = []
         cut = False
         try:
-            async with asyncio.timeout(timeout):
+            async with self.gate.turn(), asyncio.timeout(timeout):
                 stream = await self._chat_client.chat(
                     model=model,
                     messages=list(messages),
@@ -316,7 +322,7 @@ class LLM:
                 "embed text",
                 model,
                 self.settings.embed_timeout_s,
-                lambda batch=batch: self._embed_client.embed(  # type: ignore[misc]
+                make=lambda batch=batch: self._embed_client.embed(  # type: ignore[misc]
                     model=model, input=batch, truncate=True, keep_alive=self._keep_alive()
                 ),
             )
@@ -360,13 +366,22 @@ class LLM:
     # -- the error boundary -------------------------------------------------------------------
 
     async def _call(
-        self, what: str, model: str, limit_s: float, make: Callable[[], Awaitable[T]]
+        self,
+        what: str,
+        model: str,
+        limit_s: float,
+        make: Callable[[], Awaitable[T]],
+        *,
+        gated: bool = False,
     ) -> T:
+        """`make()` bounded by limit_s, retried with backoff; a `gated` (chat) call takes the
+        model's turn for each attempt, and the time it waits for the turn is not in limit_s."""
         delay = self.settings.backoff_s
         for attempt in range(self.settings.retries + 1):
             try:
-                async with asyncio.timeout(limit_s):
-                    return await make()
+                async with self.gate.turn() if gated else contextlib.nullcontext():
+                    async with asyncio.timeout(limit_s):
+                        return await make()
             except Exception as exc:
                 error = self._translate(exc, what, model, limit_s)
                 if not error.retryable or attempt == self.settings.retries:

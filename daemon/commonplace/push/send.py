@@ -14,10 +14,18 @@ from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import aiohttp
+from aiohttp.abc import AbstractResolver
 
 from commonplace.config import Settings
+from commonplace.push.endpoints import EndpointRefused, NotPublic, public_session
 from commonplace.push.keys import load_or_create_keys
-from commonplace.push.store import Subscription, SubscriptionStore, push_folder
+from commonplace.push.store import (
+    BadSubscription,
+    Subscription,
+    SubscriptionStore,
+    check_endpoint,
+    push_folder,
+)
 
 if TYPE_CHECKING:
     from pywebpush import WebPushException
@@ -43,7 +51,7 @@ class PushMessage:
 @dataclass(frozen=True)
 class Delivery:
     endpoint: str
-    status: str  # "sent" | "gone" (removed) | "failed"
+    status: str  # "sent" | "gone" (removed) | "failed" | "refused" (not a public address)
     detail: str = ""
 
     @property
@@ -77,9 +85,12 @@ def _json(message: PushMessage) -> bytes:
 
 
 async def send_to_all(
-    settings: Settings, message: PushMessage, *, session: aiohttp.ClientSession | None = None
+    settings: Settings, message: PushMessage, *, resolver: AbstractResolver | None = None
 ) -> list[Delivery]:
-    """Send to every subscription at once; remove the ones the services say are gone."""
+    """Send to every subscription at once; remove the ones the services say are gone.
+
+    Every request goes through endpoints.public_session: public addresses only, no redirects
+    (`resolver` replaces the system's name lookup, for tests)."""
     folder = push_folder(settings)
     store = SubscriptionStore(folder)
     subs = store.all()
@@ -87,15 +98,10 @@ async def send_to_all(
         return []
     keys = load_or_create_keys(folder)
     payload = encode_payload(message).decode()
-    own = session is None
-    client = session or aiohttp.ClientSession()
-    try:
+    async with public_session(settings.push.timeout_s, resolver) as client:
         deliveries = await asyncio.gather(
             *(_send_one(settings, client, sub, payload, keys.private_key) for sub in subs)
         )
-    finally:
-        if own:
-            await client.close()
     for delivery in deliveries:
         if delivery.status == "gone":
             store.remove(delivery.endpoint)
@@ -119,6 +125,10 @@ async def _send_one(
     vapid = Vapid(private_key)
     delay = push.backoff_s
     detail = ""
+    try:  # subscriptions stored before this rule existed are checked again here
+        check_endpoint(sub.endpoint, allow_http_loopback=push.allow_http_loopback)
+    except BadSubscription as exc:
+        return _refused(sub, str(exc))
     for attempt in range(push.retries + 1):
         try:
             await webpush_async(
@@ -138,6 +148,12 @@ async def _send_one(
                 return Delivery(sub.endpoint, "gone", f"HTTP {status}")
             detail = f"HTTP {status}: {_reason(exc)}" if status else str(exc.message)
             retry = status is None or status == 429 or status >= 500
+        except EndpointRefused as exc:
+            return _refused(sub, str(exc))
+        except aiohttp.ClientConnectorError as exc:
+            if isinstance(exc.os_error, NotPublic):
+                return _refused(sub, str(exc.os_error))
+            detail, retry = f"{type(exc).__name__}: {exc}".rstrip(": "), True
         except (aiohttp.ClientError, TimeoutError, OSError) as exc:
             detail, retry = f"{type(exc).__name__}: {exc}".rstrip(": "), True
         if not retry or attempt == push.retries:
@@ -148,6 +164,12 @@ async def _send_one(
     delivery = Delivery(sub.endpoint, "failed", detail)
     log.warning("push to %s failed after %d tries: %s", delivery.service, attempt + 1, detail)
     return delivery
+
+
+def _refused(sub: Subscription, why: str) -> Delivery:
+    """Not sent, and not tried again: the endpoint is somewhere the daemon never sends to."""
+    log.warning("push to %s refused: %s", _host(sub.endpoint), why)
+    return Delivery(sub.endpoint, "refused", why)
 
 
 def _reason(exc: WebPushException) -> str:

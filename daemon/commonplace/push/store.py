@@ -7,8 +7,8 @@ arrive, so that a bad one is refused with a reason instead of failing at every d
 
 from __future__ import annotations
 
-import ipaddress
 import logging
+import re
 import time
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
@@ -16,7 +16,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from cryptography.hazmat.primitives.asymmetric import ec
+
 from commonplace.config import Settings
+from commonplace.net import non_public_reason, parse_ip
 from commonplace.push.keys import b64url_decode
 from commonplace.statefile import read_json, write_json
 
@@ -25,6 +28,9 @@ log = logging.getLogger(__name__)
 SUBSCRIPTIONS_FILE = "subscriptions.json"
 MAX_SUBSCRIPTIONS = 20  # a few phones and browsers; the oldest go first
 MAX_ENDPOINT = 2048
+P256_POINT_BYTES = 65  # 0x04, then x and y
+AUTH_BYTES = 16
+_B64URL = re.compile(r"[A-Za-z0-9_-]+={0,2}")
 
 
 class BadSubscription(ValueError):
@@ -48,6 +54,11 @@ def push_folder(settings: Settings) -> Path:
 
 
 def parse_subscription(body: Any, *, allow_http_loopback: bool = False) -> Subscription:
+    """A subscription from PushSubscription.toJSON(), or BadSubscription saying what is wrong.
+
+    The endpoint is checked here as text (and a literal address as an address); a name is
+    resolved and checked by push/endpoints.py, which the API runs before storing it.
+    """
     if not isinstance(body, Mapping):
         raise BadSubscription("expected a JSON object from PushSubscription.toJSON()")
     endpoint = body.get("endpoint")
@@ -58,44 +69,63 @@ def parse_subscription(body: Any, *, allow_http_loopback: bool = False) -> Subsc
     if not isinstance(keys, Mapping):
         raise BadSubscription("'keys' with 'p256dh' and 'auth' is missing")
     p256dh, auth = keys.get("p256dh"), keys.get("auth")
-    if not isinstance(p256dh, str) or not _decodes_to(p256dh, 65, first=0x04):
-        raise BadSubscription("'keys.p256dh' is not a P-256 public key (65 bytes, base64url)")
-    if not isinstance(auth, str) or not _decodes_to(auth, 16):
-        raise BadSubscription("'keys.auth' is not a 16-byte secret (base64url)")
+    if not isinstance(p256dh, str) or not _is_p256_point(p256dh):
+        raise BadSubscription(
+            "'keys.p256dh' is not a P-256 public key (an uncompressed point on the curve, "
+            "65 bytes, base64url)"
+        )
+    if not isinstance(auth, str) or len(_decode(auth) or b"") != AUTH_BYTES:
+        raise BadSubscription(f"'keys.auth' is not a {AUTH_BYTES}-byte secret (base64url)")
     return Subscription(endpoint, p256dh, auth, time.time())
 
 
 def check_endpoint(endpoint: str, *, allow_http_loopback: bool = False) -> None:
-    """Push services are https; plain http is allowed only to loopback, and only in tests."""
+    """Push services are https on the public internet; plain http to a literal loopback
+    address is allowed only in tests (`push.allow_http_loopback`)."""
     if len(endpoint) > MAX_ENDPOINT:
         raise BadSubscription(f"'endpoint' is longer than {MAX_ENDPOINT} characters")
     try:
         parts = urlsplit(endpoint)
         host = parts.hostname or ""
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number
     except ValueError:
         raise BadSubscription("'endpoint' is not a URL") from None
     if parts.username or parts.password or not host:
         raise BadSubscription("'endpoint' is not a push service URL")
-    if parts.scheme == "https":
+    ip = parse_ip(host)
+    if allow_http_loopback and ip is not None and ip.is_loopback and parts.scheme == "http":
         return
-    if parts.scheme == "http" and allow_http_loopback and _is_loopback(host):
-        return
-    raise BadSubscription("'endpoint' must be an https:// URL at a push service")
+    if parts.scheme != "https":
+        raise BadSubscription("'endpoint' must be an https:// URL at a push service")
+    if host.rstrip(".").lower() == "localhost" or host.lower().endswith(".localhost"):
+        raise BadSubscription("'endpoint' names this computer; push services are public")
+    reason = non_public_reason(ip) if ip is not None else None
+    if reason:
+        raise BadSubscription(
+            f"'endpoint' address {host} {reason}; only push services on the public internet "
+            "are accepted"
+        )
 
 
-def _is_loopback(host: str) -> bool:
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return host == "localhost"
-
-
-def _decodes_to(text: str, size: int, first: int | None = None) -> bool:
-    try:
-        raw = b64url_decode(text)
-    except (ValueError, TypeError):
+def _is_p256_point(text: str) -> bool:
+    raw = _decode(text)
+    if raw is None or len(raw) != P256_POINT_BYTES or raw[0] != 0x04:
         return False
-    return len(raw) == size and (first is None or raw[0] == first)
+    try:
+        ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), raw)
+    except ValueError:
+        return False
+    return True
+
+
+def _decode(text: str) -> bytes | None:
+    """Strict base64url (the lenient decoder would drop stray characters and accept them)."""
+    if not _B64URL.fullmatch(text):
+        return None
+    try:
+        return b64url_decode(text.rstrip("="))
+    except (ValueError, TypeError):
+        return None
 
 
 class SubscriptionStore:

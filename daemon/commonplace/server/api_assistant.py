@@ -29,9 +29,10 @@ from aiohttp import web
 
 from commonplace.assistant import Assistant, Refused, ToolError, Turn
 from commonplace.assistant.gate import Proposal
-from commonplace.llm import LLMError
+from commonplace.llm import LLMError, for_a_person
 from commonplace.server.context import SERVICES, SETTINGS
 from commonplace.server.errors import ApiError, llm_error, read_json, text_field
+from commonplace.server.limits import limited
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +66,7 @@ def turn_json(turn: Turn) -> dict[str, Any]:
     }
 
 
+@limited("asks")
 async def message(request: web.Request) -> web.StreamResponse:
     assistant = _assistant(request)
     body = await read_json(request, request.app[SETTINGS].web.max_json_kb * 1024)
@@ -96,8 +98,13 @@ async def _stream(request: web.Request, assistant: Assistant, text: str) -> web.
         finally:
             await events.put(None)
 
+    async def waiting(holder: str) -> None:
+        """The model is busy with other work: the page says so at once, not after a silence."""
+        await emit({"type": "status", "text": f"Waiting for the model: it is busy with {holder}."})
+
     # The turn runs to its end even if the phone goes away: its questions are kept for later.
-    task = asyncio.create_task(run())
+    with for_a_person(waiting):
+        task = asyncio.create_task(run())
     response = web.StreamResponse(headers={"Content-Type": "application/x-ndjson"})
     await response.prepare(request)
     try:

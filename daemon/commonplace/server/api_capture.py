@@ -24,6 +24,7 @@ from commonplace.capture import CaptureError, write_capture
 from commonplace.config import Settings
 from commonplace.server.context import SENT, SERVICES, SETTINGS, Services
 from commonplace.server.errors import ApiError, read_body, read_json, text_field
+from commonplace.server.limits import limited
 from commonplace.speech import (
     AudioError,
     AudioTooLong,
@@ -87,7 +88,8 @@ def _captured_time(value: Any, settings: Settings) -> datetime:
     return when if now - MAX_BACKDATE <= when <= now + timedelta(minutes=5) else now
 
 
-async def transcribe(request: web.Request) -> web.Response:
+@limited("transcriptions")
+async def transcribe(request: web.Request) -> web.StreamResponse:
     settings, services = request.app[SETTINGS], request.app[SERVICES]
     speech = settings.speech
     if services.transcriber is None:

@@ -16,10 +16,12 @@ from commonplace.index.related import related_notes
 from commonplace.server.api_search import MAX_LIMIT, _int_param, safe_note_path
 from commonplace.server.context import SERVICES, SETTINGS
 from commonplace.server.errors import ApiError
+from commonplace.server.limits import limited
 from commonplace.vault import NoteSkipped, read_note
 
 
-async def related(request: web.Request) -> web.Response:
+@limited("searches")
+async def related(request: web.Request) -> web.StreamResponse:
     settings, index = request.app[SETTINGS], request.app[SERVICES].index
     rel = safe_note_path(settings.vault, request.query.get("path", ""))
     limit = _int_param(request.query.get("limit", "10"), "limit", 1, MAX_LIMIT)

@@ -4,7 +4,9 @@
 result per note by default (its best passage, a snippet of it and where the query's words are in
 the snippet), every matching chunk with `chunks=1`; plus the mode used and a `notice` when Ollama
 is down and search fell back to keywords. `/api/note` opens a cited note; its path comes from
-the client, so it is checked to name a note inside the vault before anything is read.
+the client, so it is checked to name a note inside the vault before anything is read, and the
+read itself follows the vault's rule (an ordinary file, never through a link, never a FIFO:
+vault/files.py).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from commonplace.index import SEARCH_MODES
 from commonplace.index.highlight import query_terms, result_json
 from commonplace.server.context import SERVICES, SETTINGS
 from commonplace.server.errors import ApiError
+from commonplace.server.limits import limited
 from commonplace.vault import NoteSkipped, read_note
 from commonplace.vault.paths import PathRefused, folder_in_vault, note_in_vault
 
@@ -25,7 +28,8 @@ MAX_QUERY_CHARS = 1000
 MAX_LIMIT = 50
 
 
-async def search(request: web.Request) -> web.Response:
+@limited("searches")
+async def search(request: web.Request) -> web.StreamResponse:
     index = request.app[SERVICES].index
     query = request.query.get("q", "").strip()
     mode = request.query.get("mode", "hybrid")

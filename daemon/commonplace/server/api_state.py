@@ -56,6 +56,8 @@ async def state(request: web.Request) -> web.Response:
         "stages": stages,
         # Files skipped or failing and parts that had to be restarted, each with what to do.
         "attention": services.attention.as_json(),
+        # The one model queue (llm/gate.py): who has the model, how many calls wait behind.
+        "model": app[LLM_KEY].gate.status(),
         "search": services.index is not None,
         "speech": _speech_state(settings, services),
         "server_time": time.time(),
@@ -65,8 +67,7 @@ async def state(request: web.Request) -> web.Response:
 
 def captures_waiting(settings: Settings) -> int:
     """Captures still in the inbox: saved, not yet filed (e.g. while Ollama is down)."""
-    inbox = settings.vault / settings.folder("inbox")
-    return sum(1 for _ in iter_note_paths(inbox)) if inbox.is_dir() else 0
+    return sum(1 for _ in iter_note_paths(settings.vault, under=settings.folder("inbox")))
 
 
 def _speech_state(settings: Settings, services: Services) -> dict[str, Any]:

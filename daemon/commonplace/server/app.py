@@ -21,6 +21,7 @@ from commonplace.server import api_ask, api_capture, api_related, api_search, ap
 from commonplace.server.api_assistant import add_assistant_routes
 from commonplace.server.context import LLM_KEY, SENT, SERVICES, SETTINGS, Services
 from commonplace.server.errors import error_middleware
+from commonplace.server.limits import LIMITER, RateLimiter
 from commonplace.server.page import add_page_routes
 from commonplace.server.push_api import add_push_routes
 from commonplace.server.security import Policy, add_security_headers, security_middleware
@@ -49,6 +50,7 @@ def create_app(
     app[SETTINGS] = settings
     app[LLM_KEY] = llm
     app[SERVICES] = services or Services()
+    app[LIMITER] = RateLimiter.from_settings(settings.limits)
     app[SENT] = SentCaptures(settings.data_path)
     app.on_response_prepare.append(add_security_headers)
     app.router.add_get("/api/state", api_state.state)

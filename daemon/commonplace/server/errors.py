@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from aiohttp import web
 
-from commonplace.llm import LLMError, LLMTimeout, ModelMissing, OllamaUnavailable
+from commonplace.llm import LLMError, LLMTimeout, ModelBusy, ModelMissing, OllamaUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -25,15 +25,22 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 class ApiError(Exception):
     """Raised by handlers; becomes the JSON error response."""
 
-    def __init__(self, status: int, code: str, message: str) -> None:
+    def __init__(
+        self, status: int, code: str, message: str, *, headers: Mapping[str, str] | None = None
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.code = code
         self.message = message
+        self.headers = dict(headers or {})  # e.g. Retry-After on a 429
 
 
-def error_response(status: int, code: str, message: str) -> web.Response:
-    return web.json_response({"error": {"code": code, "message": message}}, status=status)
+def error_response(
+    status: int, code: str, message: str, headers: Mapping[str, str] | None = None
+) -> web.Response:
+    return web.json_response(
+        {"error": {"code": code, "message": message}}, status=status, headers=headers
+    )
 
 
 def llm_error(exc: LLMError) -> ApiError:
@@ -44,6 +51,8 @@ def llm_error(exc: LLMError) -> ApiError:
         return ApiError(503, "model_missing", str(exc))
     if isinstance(exc, LLMTimeout):
         return ApiError(504, "model_timeout", str(exc))
+    if isinstance(exc, ModelBusy):
+        return ApiError(503, "model_busy", str(exc), headers={"Retry-After": "30"})
     return ApiError(502, "model_failed", str(exc))
 
 
@@ -63,11 +72,11 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
     except ApiError as exc:
         if exc.status >= 500:
             log.warning("%s %s: %s", request.method, request.path[:100], exc.message)
-        return error_response(exc.status, exc.code, exc.message)
+        return error_response(exc.status, exc.code, exc.message, exc.headers)
     except LLMError as exc:
         api = llm_error(exc)
         log.warning("%s %s: %s", request.method, request.path[:100], api.message)
-        return error_response(api.status, api.code, api.message)
+        return error_response(api.status, api.code, api.message, api.headers)
     except web.HTTPException as exc:
         if exc.status < 400:
             raise

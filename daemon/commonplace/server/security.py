@@ -26,6 +26,12 @@ header without a CORS preflight, which is answered for Obsidian only. A request 
 token must carry the right one, whatever else it sends (401), and the paths in TOKEN_PATHS
 (a change asked for by an outside client) always need it.
 
+Before all of these, two refusals whatever the Host: a request marked `Tailscale-Funnel-Request`
+came from the public internet through Tailscale Funnel (tailscale serve sets that header on every
+funnelled request and sends no identity with it), and the page is for the owner's own devices
+only; and a request with more than one `Tailscale-User-Login` did not come through tailscale
+serve, which deletes every copy a client sent before setting its own.
+
 `check_request` is a pure function of the request's facts, so every rule is tested directly.
 """
 
@@ -49,6 +55,7 @@ from commonplace.server.errors import error_response
 log = logging.getLogger(__name__)
 
 IDENTITY_HEADER = "Tailscale-User-Login"
+FUNNEL_HEADER = "Tailscale-Funnel-Request"
 LOCAL_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 UPLOAD_PATHS = frozenset({"/api/transcribe"})
@@ -88,6 +95,8 @@ class RequestFacts:
     port: int  # the local port the request arrived on
     peer_loopback: bool  # the TCP peer is 127.0.0.0/8 or ::1
     identity: str | None = None  # Tailscale-User-Login
+    identities: int = 0  # how many Tailscale-User-Login headers came (tailscale serve sends one)
+    funnel: bool = False  # Tailscale-Funnel-Request present: from the public internet
     origin: str | None = None
     referer: str | None = None
     content_type: str = ""  # media type only, lower case
@@ -113,7 +122,7 @@ class Policy:
 
 @dataclass(frozen=True)
 class Refusal:
-    code: str  # bad_host, not_owner, cross_origin, content_type, no_token, bad_token
+    code: str  # funnel, bad_host, not_owner, cross_origin, content_type, no_token, bad_token
     reason: str  # one line for the log and the client; never request data beyond names
     status: int = 403  # 401 for a missing or wrong token
 
@@ -135,10 +144,19 @@ def split_host(host: str) -> tuple[str, int | None]:
 
 
 def check_request(facts: RequestFacts, policy: Policy, token: str | None = None) -> Refusal | None:
-    """None if the request may proceed, else why not. Order: host, identity, origin, type.
+    """None if the request may proceed, else why not. Order: funnel and duplicated identity,
+    then host, identity, origin, type.
 
     `token` is the vault's current API token (None when none was made); it matters for
     requests from APP_ORIGIN, requests that carry a token, and TOKEN_PATHS."""
+    if facts.funnel:
+        return Refusal(
+            "funnel",
+            "requests from the public internet (Tailscale Funnel) are refused; "
+            "the page is for your own devices: use tailscale serve, not funnel",
+        )
+    if facts.identities > 1:
+        return Refusal("not_owner", f"more than one {IDENTITY_HEADER} header")
     name, port = split_host(facts.host)
     on_tailnet = bool(policy.ts_name) and name == policy.ts_name
     local = name in LOCAL_NAMES or name in policy.extra_hosts
@@ -262,6 +280,8 @@ def facts_from(request: web.Request) -> RequestFacts:
         port=port,
         peer_loopback=is_loopback(request.remote),
         identity=decode_identity(request.headers.get(IDENTITY_HEADER)),
+        identities=len(request.headers.getall(IDENTITY_HEADER, [])),
+        funnel=FUNNEL_HEADER in request.headers,
         origin=request.headers.get("Origin"),
         referer=request.headers.get("Referer"),
         content_type=request.content_type.lower() if "Content-Type" in request.headers else "",

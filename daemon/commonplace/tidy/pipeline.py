@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -34,7 +35,15 @@ from commonplace.tidy.journal import Journal
 from commonplace.tidy.models import Decision, Outcome
 from commonplace.tidy.proposal import ask_model
 from commonplace.tidy.validate import decide
-from commonplace.vault import FileChanged, atomic_write, content_hash, file_hash, wait_for_git
+from commonplace.vault import (
+    FileChanged,
+    FileRefused,
+    atomic_write,
+    content_hash,
+    file_hash,
+    read_file,
+    wait_for_git,
+)
 
 log = logging.getLogger(__name__)
 MAX_SAME_NAME = 100
@@ -77,7 +86,8 @@ class TidyContext:
 
 
 async def tidy_capture(ctx: TidyContext, path: str, *, dry_run: bool = False) -> Outcome:
-    """Tidy one capture. LLMError passes through (the caller retries); CaptureEdited too."""
+    """Tidy one capture. LLMError passes through (the caller retries); CaptureEdited too, and
+    FileRefused for a capture that is a link, a FIFO or another non-file (never touched)."""
     assert ctx.catalog is not None
     limit = ctx.settings.tidy.max_capture_kb * 1024
     try:  # CaptureTooLarge passes through: the capture stays in the inbox, untouched
@@ -100,8 +110,12 @@ async def tidy_capture(ctx: TidyContext, path: str, *, dry_run: bool = False) ->
     candidates = await find_candidates(ctx.index, capture.body, ctx.settings.daemon_folders())
     proposal = await ask_model(ctx.llm, capture, candidates, facts.top_tags(), ctx.today())
     decision = decide(proposal, capture, facts, flavor=ctx.settings.flavor)
-    for dropped in decision.dropped:
-        log.info("%s: dropped %s", path, dropped)
+    if decision.dropped:
+        # The values are the model's reading of the capture's words: DEBUG only.
+        fields = ", ".join(d.field for d in decision.dropped)
+        log.info("%s: dropped %d proposed value(s): %s", path, len(decision.dropped), fields)
+        for dropped in decision.dropped:
+            log.debug("%s: dropped %s", path, dropped)
     if dry_run:
         return Outcome(path, "dry-run", None, proposal, decision, tuple(candidates))
     text = filed_note.render(capture, decision, ctx.settings.flavor, ctx.settings.tidy.todo_format)
@@ -126,15 +140,26 @@ def file_capture(
 
 def _carries_words(ctx: TidyContext, filed: str, capture: Capture) -> bool:
     try:
-        text = (ctx.settings.vault / filed).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        text = read_file(ctx.settings.vault, filed)[0].decode("utf-8")
+    except (OSError, FileRefused, UnicodeDecodeError):
         return False
     return filed_note.words_of(text, capture)
 
 
 def check_unchanged(ctx: TidyContext, capture: Capture) -> None:
-    if file_hash(ctx.settings.vault / capture.path) != capture.content_hash:
+    if _current_hash(ctx, capture.path) != capture.content_hash:
         raise CaptureEdited(f"{capture.path} changed while it was being tidied")
+
+
+def _current_hash(ctx: TidyContext, path: str) -> str | None:
+    """The capture's hash now, by the vault's rule; a capture that became a link or a FIFO
+    counts as changed (and is then skipped, untouched, when it is looked at again)."""
+    try:
+        return content_hash(read_file(ctx.settings.vault, path)[0])
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except FileRefused as exc:
+        raise CaptureEdited(f"{path} {exc.reason}") from None
 
 
 def write_filed(ctx: TidyContext, capture: Capture, decision: Decision, text: str) -> str:
@@ -143,7 +168,7 @@ def write_filed(ctx: TidyContext, capture: Capture, decision: Decision, text: st
     folder = ctx.settings.folder("filed")
     for n in range(1, MAX_SAME_NAME + 1):
         rel = f"{folder}/{filed_note.filed_name(capture, decision.title, n)}"
-        if (ctx.settings.vault / rel).exists():
+        if os.path.lexists(ctx.settings.vault / rel):
             continue  # taken; its journal entry (another capture's note) must stay as it is
         check_unchanged(ctx, capture)
         ctx.journal.record(rel, content_hash(text.encode("utf-8")))
@@ -159,8 +184,8 @@ def write_filed(ctx: TidyContext, capture: Capture, decision: Decision, text: st
 def verify_filed(ctx: TidyContext, filed: str, text: str) -> None:
     """Step 2: read the new note back; only a note that reads back exactly lets the capture go."""
     try:
-        data = (ctx.settings.vault / filed).read_bytes()
-    except OSError as exc:
+        data = read_file(ctx.settings.vault, filed)[0]
+    except (OSError, FileRefused) as exc:
         raise FiledNoteBroken(f"{filed} cannot be read back: {exc}") from exc
     if data != text.encode("utf-8"):
         raise FiledNoteBroken(f"{filed} did not read back as written; the capture stays")
@@ -186,7 +211,7 @@ def archive_capture(ctx: TidyContext, capture: Capture) -> Path | None:
 def remove_capture(ctx: TidyContext, capture: Capture) -> None:
     """Step 4: the capture leaves the inbox, unless it was edited since it was read."""
     full = ctx.settings.vault / capture.path
-    current = file_hash(full)
+    current = _current_hash(ctx, capture.path)
     if current is None:
         return
     if current != capture.content_hash:
@@ -207,7 +232,11 @@ def remove_stale(ctx: TidyContext, stale: str) -> None:
     """Delete a filed note that holds a capture's older words, if it is as we wrote it."""
     assert ctx.journal is not None
     full = ctx.settings.vault / stale
-    current = file_hash(full)
+    try:
+        current = file_hash(full)
+    except FileRefused as exc:
+        log.warning("%s %s; it is left as it is", stale, exc.reason)
+        return
     if current is not None and current == ctx.journal.written(stale):
         wait_for_git(full)
         with contextlib.suppress(FileNotFoundError):

@@ -40,7 +40,16 @@ from commonplace.tidy.candidates import SearchIndex
 from commonplace.tidy.pipeline import CaptureEdited, CaptureUnreadable, TidyContext, tidy_capture
 from commonplace.tidy.state import Mark, TidyState
 from commonplace.tidy.tracker import Signature, StabilityTracker, Waiting
-from commonplace.vault import VaultBusy, file_hash, in_folder, is_ignored, iter_note_paths
+from commonplace.tidy.vetting import vet_all
+from commonplace.vault import (
+    FileRefused,
+    VaultBusy,
+    content_hash,
+    in_folder,
+    is_ignored,
+    iter_note_paths,
+    read_file,
+)
 
 log = logging.getLogger(__name__)
 
@@ -48,9 +57,15 @@ SOURCE = "tidy"  # its entries in attention
 MODEL_CHECK_S = 60.0  # how often the chat model and Ollama are checked for a change
 STATUS_LIST_MAX = 100  # captures listed by status(): /api/state stays small whatever waits
 READ_ACTION = "let the daemon's user read it (e.g. chmod u+r)"
+NOT_A_FILE_ACTION = (
+    "it is never read, moved or deleted: links, FIFOs, sockets and devices are not captures; "
+    "put the file itself there, or remove it"
+)
 WRITE_ACTION = "check the disk (free space, permissions)"
 REPORT_IT = "the daemon's log has the details"
 EMPTY = "has no words (only frontmatter or blank lines); nothing to file"
+EMPTY_ACTION = "write something in it, or delete it"
+VET_BATCH = 200  # captures looked at per round while Ollama is down
 TOO_LARGE_ACTION = (
     "split it into smaller notes, or move it out of the inbox (or raise [tidy] max_capture_kb)"
 )
@@ -87,7 +102,7 @@ class TidyService:
     async def startup(self) -> None:
         """Queue every capture in the inbox (catch-up), then start the worker."""
         inbox = self.settings.folder("inbox")
-        for path in iter_note_paths(self.settings.vault, under=inbox):
+        for path in iter_note_paths(self.settings.vault, under=inbox, refused=self._skip):
             self.tracker.add(path)
         self._start()
 
@@ -153,7 +168,7 @@ class TidyService:
 
     def _stat(self, path: str) -> Signature | None:
         try:
-            st = (self.settings.vault / path).stat()
+            st = (self.settings.vault / path).lstat()  # a link is judged as itself
         except OSError:
             return None
         return (st.st_mtime_ns, st.st_size)
@@ -170,13 +185,42 @@ class TidyService:
             if ready and self.tracker.clock() >= self._pause_until:
                 await self._process(min(ready, key=self._order))
                 continue
-            if ready:  # Ollama itself failed a moment ago: no capture is tried before then
+            if ready:  # Ollama itself failed a moment ago: no capture is tried before then,
+                unseen = [p for p in ready if self._unvetted(p)][:VET_BATCH]
+                if unseen:  # but what needs the owner is found and shown meanwhile
+                    await self._vet(unseen)
+                    continue
                 next_at = self._pause_until if next_at is None else min(next_at, self._pause_until)
             if not self._active():
                 self._idle.set()
             timeout = None if next_at is None else max(0.0, next_at - self.tracker.clock())
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout)
+
+    def _unvetted(self, path: str) -> bool:
+        item = self.tracker.waiting[path]
+        return item.vetted is None or item.vetted != item.signature
+
+    async def _vet(self, paths: list[str]) -> None:
+        seen = {p: self.tracker.waiting[p].signature for p in paths}
+        limit = self.settings.tidy.max_capture_kb * 1024
+        verdicts = await asyncio.to_thread(vet_all, self.settings.vault, paths, self.tz, limit)
+        for verdict in verdicts:
+            item = self.tracker.waiting.get(verdict.path)
+            if item is None or item.signature != seen[verdict.path]:
+                continue  # changed meanwhile: it is looked at again
+            item.vetted = item.signature
+            if verdict.problem == "gone":
+                self.tracker.forget(verdict.path)
+                self.attention.clear(SOURCE, verdict.path)
+            elif isinstance(verdict.error, CaptureTooLarge):
+                self._too_large(verdict.error)
+            elif isinstance(verdict.error, FileRefused):
+                self._skip(verdict.path, verdict.error.reason)
+            elif isinstance(verdict.error, OSError):
+                self._unreadable(verdict.path, item, verdict.error)
+            elif verdict.problem == "empty":
+                self._set_aside(verdict.path, "empty", EMPTY, EMPTY_ACTION)
 
     async def _process(self, path: str) -> None:
         item = self.tracker.waiting[path]
@@ -196,14 +240,20 @@ class TidyService:
         if item.signature is not None and item.signature[1] > limit:
             self._too_large(CaptureTooLarge(path, item.signature[1], limit))
             return  # not read at all
-        try:
-            digest = file_hash(self.settings.vault / path)
-        except OSError as exc:
-            self._unreadable(path, item, exc)
+        try:  # by the vault's read rule: never through a link, never blocking (vault/files.py)
+            digest = content_hash(read_file(self.settings.vault, path, limit)[0])
+        except FileRefused as exc:
+            if exc.size is not None:  # grew past the limit since it was looked at
+                self._too_large(CaptureTooLarge(path, exc.size, limit))
+            else:
+                self._skip(path, exc.reason)
             return
-        if digest is None:
+        except (FileNotFoundError, NotADirectoryError):
             self.tracker.forget(path)
             self.attention.clear(SOURCE, path)
+            return
+        except OSError as exc:
+            self._unreadable(path, item, exc)
             return
         if not self.model_id:  # so that a mark made now says which model gave the garbage
             await self._check_model()
@@ -220,6 +270,8 @@ class TidyService:
         except CaptureEdited as exc:
             log.info("%s; waiting for it to settle", exc)
             item.signature = None
+        except FileRefused as exc:  # replaced by a link or a FIFO since it was looked at
+            self._skip(path, exc.reason)
         except LLMError as exc:
             if _unusable(exc):
                 self._garbage(path, digest, item, exc)
@@ -242,10 +294,18 @@ class TidyService:
                 self.filed += 1
             self.state.clear(path)
             if outcome.status == "empty":
-                self._set_aside(path, "empty", EMPTY, "write something in it, or delete it")
+                self._set_aside(path, "empty", EMPTY, EMPTY_ACTION)
                 return
             self.tracker.forget(path)
             self.attention.clear(SOURCE, path)
+
+    def _skip(self, path: str, reason: str) -> None:
+        """A link, FIFO, socket or device: never read, moved or deleted; shown in attention
+        (/api/state, doctor) until it changes or goes."""
+        old = self.attention.get(SOURCE, path)
+        if old is None or old.reason != reason:
+            log.warning("%s is skipped: %s; it is left where it is", path, reason)
+        self._set_aside(path, "not_a_file", reason, NOT_A_FILE_ACTION)
 
     def _too_large(self, exc: CaptureTooLarge) -> None:
         kb, limit = exc.size // 1024, exc.limit // 1024

@@ -22,6 +22,7 @@ class Waiting:
     failures: int = 0  # failures in a row (any kind), for the backoff
     reason: str = ""  # the last failure, for status()
     parked: bool = False  # waits for the owner (or a long backoff): wait_idle() ignores it
+    vetted: Signature | None = None  # the signature vetting.vet() last looked at
 
 
 class StabilityTracker:

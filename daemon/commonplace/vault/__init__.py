@@ -9,6 +9,7 @@ from commonplace.vault.atomic import (
     wait_for_git,
 )
 from commonplace.vault.chunks import Chunk, estimate_tokens, split_into_chunks
+from commonplace.vault.files import FileRefused, entry_problem, is_regular_file, read_file
 from commonplace.vault.layout import in_folder, is_ignored, iter_note_paths
 from commonplace.vault.markdown import Todo
 from commonplace.vault.notes import Note, NoteSkipped, content_hash, parse_note, read_note
@@ -16,18 +17,22 @@ from commonplace.vault.notes import Note, NoteSkipped, content_hash, parse_note,
 __all__ = [
     "Chunk",
     "FileChanged",
+    "FileRefused",
     "Note",
     "NoteSkipped",
     "Todo",
     "VaultBusy",
     "atomic_write",
     "content_hash",
+    "entry_problem",
     "estimate_tokens",
     "file_hash",
     "in_folder",
     "is_ignored",
+    "is_regular_file",
     "iter_note_paths",
     "parse_note",
+    "read_file",
     "read_note",
     "replace_file",
     "split_into_chunks",

@@ -21,6 +21,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from commonplace.vault.files import FileRefused, read_file
 from commonplace.vault.layout import TEMP_SUFFIX
 from commonplace.vault.notes import content_hash
 
@@ -51,11 +52,16 @@ class FileChanged(Exception):
 
 
 def file_hash(path: Path) -> str | None:
-    """Content hash of the file, or None if it does not exist."""
+    """Content hash of the file, or None if it does not exist.
+
+    Read by the vault's rule (files.py): a link, FIFO, socket or device at `path` raises
+    FileRefused instead of being followed or blocking.
+    """
     try:
-        return content_hash(path.read_bytes())
-    except FileNotFoundError:
+        data, _ = read_file(path.parent, path.name)
+    except (FileNotFoundError, NotADirectoryError):
         return None
+    return content_hash(data)
 
 
 def atomic_write(
@@ -81,7 +87,10 @@ def atomic_write(
         if expect is None:
             _link_new(tmp, path)
         else:
-            current = file_hash(path)
+            try:
+                current = file_hash(path)
+            except FileRefused as exc:
+                raise FileChanged(path, exc.reason) from None
             if current != expect:
                 why = "it was deleted" if current is None else "it changed since it was read"
                 raise FileChanged(path, why)

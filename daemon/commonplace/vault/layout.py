@@ -11,9 +11,10 @@ import logging
 import os
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path, PurePosixPath
 
+from commonplace.vault.files import folder_problem, kind_problem
 from commonplace.vault.notes import NOTE_SUFFIXES
 
 log = logging.getLogger(__name__)
@@ -59,10 +60,25 @@ def is_conflict_copy(name: str) -> bool:
     return name.lower().endswith(NOTE_SUFFIXES) and bool(_CONFLICT.search(name))
 
 
-def iter_note_paths(vault: Path, under: str = "") -> Iterator[str]:
+Refused = Callable[[str, str], None]  # (vault-relative path, reason)
+
+
+def iter_note_paths(
+    vault: Path, under: str = "", *, refused: Refused | None = None
+) -> Iterator[str]:
     """Vault-relative paths of every note (below the folder `under`, if given), found with
-    os.scandir, so that a stage interested in one folder never walks the whole vault."""
+    os.scandir, so that a stage interested in one folder never walks the whole vault.
+
+    Only ordinary files count and no link is followed (files.py says why): a symbolic link, a
+    FIFO, a socket or a device with a note's name, and a linked folder, are passed to `refused`
+    with the reason instead, so a stage can show them; they are never yielded.
+    """
     under = under.strip("/")
+    problem = folder_problem(vault, under)
+    if problem:
+        if refused is not None:
+            refused(under, problem)
+        return
     stack = [(under, str(vault / under) if under else str(vault))]
     while stack:
         rel_dir, abs_dir = stack.pop()
@@ -76,10 +92,25 @@ def iter_note_paths(vault: Path, under: str = "") -> Iterator[str]:
                 if entry.is_dir(follow_symlinks=False):
                     if not is_ignored(f"{rel}/x.md"):
                         stack.append((rel, entry.path))
-                elif entry.is_file() and not is_ignored(rel):
-                    yield rel
+                elif entry.is_file(follow_symlinks=False):
+                    if not is_ignored(rel):
+                        yield rel
+                elif refused is not None:
+                    _refuse(entry, rel, refused)
             except OSError:
                 continue
+
+
+def _refuse(entry: os.DirEntry[str], rel: str, refused: Refused) -> None:
+    """Tell `refused` about an entry that looks like a note (or a notes folder) but is not read."""
+    if entry.is_symlink():
+        to_folder = entry.is_dir()  # follows the link only to tell the user what it points at
+        if is_ignored(f"{rel}/x.md" if to_folder else rel):
+            return
+        what = "a folder" if to_folder else "a file"
+        refused(rel, f"is a symbolic link to {what} (links are not followed)")
+    elif not is_ignored(rel):
+        refused(rel, kind_problem(entry.stat(follow_symlinks=False).st_mode) or "is not a file")
 
 
 def remove_stale_temp_files(root: Path, older_than_s: float = 10.0) -> list[str]:

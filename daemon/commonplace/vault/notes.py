@@ -16,6 +16,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from commonplace.vault import markdown
+from commonplace.vault.files import FileRefused, read_file
 from commonplace.vault.markdown import Todo
 
 log = logging.getLogger(__name__)
@@ -108,21 +109,19 @@ def parse_note(path: str, text: str, flavor: str = "obsidian") -> Note:
 def read_note(
     vault: Path, path: str, flavor: str = "obsidian", max_bytes: int = 2 * 1024 * 1024
 ) -> Note:
-    """Read and parse one note; raise NoteSkipped (never anything else) when it can't be used."""
-    full = vault / path
+    """Read and parse one note; raise NoteSkipped (never anything else) when it can't be used.
+
+    The file is read by the vault's one rule (files.read_file): an ordinary file, never through
+    a symbolic link, never a FIFO, socket or device.
+    """
     if not path.lower().endswith(NOTE_SUFFIXES):
         raise NoteSkipped(path, "not a Markdown file")
     try:
-        stat = full.stat()
-        if stat.st_size > max_bytes:
-            raise NoteSkipped(
-                path, f"{stat.st_size // 1024} KB is over the {max_bytes // 1024} KB limit"
-            )
-        data = full.read_bytes()
-    except FileNotFoundError:
+        data, stat = read_file(vault, path, max_bytes)
+    except FileRefused as exc:
+        raise NoteSkipped(path, exc.reason) from None
+    except (FileNotFoundError, NotADirectoryError):
         raise NoteSkipped(path, "no longer exists", missing=True) from None
-    except IsADirectoryError:
-        raise NoteSkipped(path, "is a folder") from None
     except OSError as exc:
         raise NoteSkipped(path, f"cannot be read ({exc.strerror or exc})") from None
     try:
