@@ -28,6 +28,7 @@ def test_doctor_reports_each_check(fake_ollama_thread: FakeOllama, vault: Path) 
         "ok   ollama",
         "ok   chat model",
         "ok   embedding model",
+        "ok   lease",
         "ok   inbox",
         "ok   daemon",
     ]

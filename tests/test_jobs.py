@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Sequence
 
 import pytest
 
 from commonplace.changes import Change
 from commonplace.config import Settings
-from commonplace.jobs import Job, JobQueue, describe, route_changes
+from commonplace.jobs import ChangeRouter, Job, JobQueue, describe, route_changes
 
 
 async def test_jobs_run_one_at_a_time_in_order() -> None:
@@ -113,3 +114,41 @@ def test_changes_are_routed_to_their_stages(settings: Settings) -> None:
     assert route_changes([changes[2]], settings) == {"index": [changes[2]]}
     assert describe([changes[0]]) == "created Inbox/2026-10-20 0805.md"
     assert describe(changes) == "3 changes"
+
+
+class RecordingStage:
+    """A stage that records each batch it is given and takes a while over each."""
+
+    def __init__(self) -> None:
+        self.batches: list[list[Change]] = []
+
+    async def startup(self) -> None:
+        return None
+
+    async def on_changes(self, changes: Sequence[Change]) -> None:
+        self.batches.append(list(changes))
+        await asyncio.sleep(0.05)
+
+
+async def test_a_burst_of_batches_becomes_few_jobs(settings: Settings) -> None:
+    """500 batches arriving while the stages work (a git checkout, as the watcher delivers
+    it) make a handful of jobs; each stage sees every path once, with its latest kind."""
+    queue = JobQueue()
+    stages = {name: RecordingStage() for name in ("index", "tidy", "ask")}
+    router = ChangeRouter(queue, stages, settings)
+    queue.start()
+    for i in range(500):
+        router.put([Change(f"Projects/n{i % 200}.md", "modified"), Change("Inbox/c.md", "created")])
+        if i == 250:
+            router.put([Change("Inbox/c.md", "deleted")])
+        if i % 50 == 0:
+            await asyncio.sleep(0.01)  # the worker gets going in the middle of the burst
+    await asyncio.wait_for(queue.join(), 10)
+    assert queue.stats.done <= 12
+    index = [c for batch in stages["index"].batches for c in batch]
+    assert {c.path for c in index} == {f"Projects/n{i}.md" for i in range(200)} | {"Inbox/c.md"}
+    for batch in stages["tidy"].batches:
+        assert len(batch) == 1  # one path: never repeated within a job
+    assert stages["tidy"].batches[-1] == [Change("Inbox/c.md", "created")]
+    assert stages["ask"].batches == []
+    await queue.stop()

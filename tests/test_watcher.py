@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import dataclasses
+import errno
+import logging
+import os
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -18,13 +22,15 @@ from watchdog.events import (
     FileModifiedEvent,
     FileMovedEvent,
 )
+from watchdog.observers import inotify_c
+from watchdog.observers.inotify_c import InotifyConstants, InotifyEvent
 
 from commonplace.changes import Change
 from commonplace.config import Settings
 from commonplace.index import Index, IndexService
 from commonplace.llm import LLM
 from commonplace.vault import iter_note_paths
-from commonplace.watcher import Debouncer, VaultWatcher, resolve, translate
+from commonplace.watcher import Debouncer, VaultWatcher, poll_diff, resolve, translate
 from tests.fakes.ollama import FakeOllama
 
 WAIT_S = 10.0  # upper bound for anything to show up; the poll returns as soon as it does
@@ -60,6 +66,40 @@ def test_debouncer_emits_a_path_once_it_is_quiet() -> None:
     clock.now += 0.25
     assert d.due() == [("a.md", "modified"), ("b.md", "created")]
     assert len(d) == 0 and d.next_deadline() is None
+
+
+def test_a_burst_comes_out_as_one_batch_or_one_per_hold() -> None:
+    """200 files written 10 ms apart (a git checkout): one batch once all are quiet, not one
+    per path as each settles; a burst that goes on is released every `hold` seconds."""
+    clock = Clock()
+    d = Debouncer(0.5, clock, burst=20, hold=3.0)
+    batches: list[int] = []
+
+    def step(seconds: float) -> None:
+        clock.now += seconds
+        deadline = d.next_deadline()
+        if deadline is not None and clock.now >= deadline and (ready := d.due()):
+            batches.append(len(ready))
+
+    for i in range(200):
+        d.add(f"Burst/{i}.md", "created")
+        step(0.01)
+    for _ in range(100):
+        step(0.05)
+    assert batches == [200]
+
+    batches.clear()
+    for i in range(1000):  # a 10-second burst
+        d.add(f"Sync/{i}.md", "created")
+        step(0.01)
+    for _ in range(100):
+        step(0.05)
+    assert sum(batches) == 1000 and 2 <= len(batches) <= 5
+
+    batches.clear()
+    d.add("Alone.md", "modified")  # a single save is not held back
+    step(0.5)
+    assert batches == [1]
 
 
 def test_debouncer_keeps_created_so_create_then_delete_is_nothing(tmp_path: Path) -> None:
@@ -291,6 +331,99 @@ def test_a_symlinked_note_is_reported_but_never_a_note(tmp_path: Path) -> None:
     refused: list[str] = []
     assert "link.md" not in set(iter_note_paths(vault, refused=lambda p, r: refused.append(p)))
     assert refused == ["link.md"]
+
+
+# -- when file events go missing: faults injected where watchdog meets the kernel ----------------
+
+
+def fail_watches(monkeypatch: pytest.MonkeyPatch, vault: Path, *, root_too: bool) -> None:
+    """inotify_add_watch fails with ENOSPC (the watch limit), as the kernel does when
+    fs.inotify.max_user_watches is used up: for every sub-folder, or for the vault too."""
+    root = os.fsencode(str(vault.resolve()))
+    real = inotify_c.inotify_add_watch
+
+    def add_watch(fd: int, path: bytes, mask: int) -> int:
+        if root_too or path.rstrip(b"/") != root:
+            ctypes.set_errno(errno.ENOSPC)
+            return -1
+        return int(real(fd, path, mask))
+
+    monkeypatch.setattr(inotify_c, "inotify_add_watch", add_watch)
+
+
+@pytest.mark.parametrize("root_too", [False, True], ids=["sub-folders", "whole vault"])
+async def test_folders_that_cannot_be_watched_are_logged_once_and_the_inbox_polled(
+    vault: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    root_too: bool,
+) -> None:
+    (vault / "Inbox").mkdir()
+    fail_watches(monkeypatch, vault, root_too=root_too)
+    seen: list[Change] = []
+
+    async def on_changes(changes: list[Change]) -> None:
+        seen.extend(changes)
+
+    watcher = VaultWatcher(vault, on_changes, debounce_s=0.1, poll=("Inbox",), poll_s=0.2)
+    with caplog.at_level(logging.WARNING, logger="commonplace.watcher"):
+        await watcher.start()
+        try:
+            await asyncio.sleep(0.3)
+            (vault / "Inbox/2026-10-20 0805.md").write_text("ring the garage\n")
+
+            async def arrived() -> bool:
+                return Change("Inbox/2026-10-20 0805.md", "created") in seen
+
+            await eventually(arrived, "the new capture, found by polling")
+            assert watcher.status()["polling"] == ["Inbox"]
+            assert watcher.status()["unwatched_folders"] >= 1
+        finally:
+            await watcher.stop()
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 1, warnings  # once, however many folders failed
+    assert "fs.inotify.max_user_watches" in warnings[0]
+
+
+async def test_lost_events_ask_for_a_scan_and_the_watcher_goes_on(vault: Path) -> None:
+    seen: list[Change] = []
+    lost: list[str] = []
+
+    async def on_changes(changes: list[Change]) -> None:
+        seen.extend(changes)
+
+    watcher = VaultWatcher(vault, on_changes, debounce_s=0.1, on_lost=lost.append)
+    await watcher.start()
+    try:
+        # What watchdog's reader thread does when the kernel reports IN_Q_OVERFLOW.
+        fd = watcher._observer._inotify_fd
+        overflow = InotifyEvent(-1, InotifyConstants.IN_Q_OVERFLOW, 0, b"")
+        await asyncio.to_thread(fd.handle_event, overflow)
+
+        async def told() -> bool:
+            return lost == ["file events were lost"]
+
+        await eventually(told, "the watcher asks for a scan")
+        assert watcher.status()["overflows"] == 1
+        (vault / "After.md").write_text("still watched\n")
+
+        async def arrived() -> bool:
+            return Change("After.md", "created") in seen
+
+        await eventually(arrived, "events after the overflow")
+    finally:
+        await watcher.stop()
+
+
+def test_poll_diff_reports_what_events_would_have() -> None:
+    old = {"Inbox/a.md": (1, 10), "Inbox/b.md": (1, 10)}
+    new = {"Inbox/a.md": (2, 12), "Inbox/c.md": (1, 5)}
+    assert sorted(poll_diff(old, new)) == [
+        ("Inbox/a.md", "modified"),
+        ("Inbox/b.md", "deleted"),
+        ("Inbox/c.md", "created"),
+    ]
+    assert poll_diff(new, new) == []
 
 
 async def test_reading_the_vault_sends_the_watcher_no_events(

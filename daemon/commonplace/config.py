@@ -146,6 +146,23 @@ class TidySettings:
     todo_format: str = field(default="plain", metadata=_choices("plain", "tasks", "dataview"))
 
 
+@dataclass(frozen=True)
+class LeaseSettings:
+    """The vault lease (lease.py): which computer's daemon tidies and answers, when several
+    computers sync one vault."""
+
+    heartbeat_s: float = field(default=60.0, metadata=_range(0.1, 3600))  # holder renews it
+    stale_s: float = field(default=600.0, metadata=_range(1, 86400))  # unchanged: taken over
+
+    def __post_init__(self) -> None:
+        if self.stale_s < 3 * self.heartbeat_s:
+            raise ConfigError(
+                f"lease.stale_s = {self.stale_s:g} must be at least three heartbeats "
+                f"(3 x lease.heartbeat_s = {3 * self.heartbeat_s:g}), or a slow sync tool "
+                "makes a working daemon look gone"
+            )
+
+
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
 
@@ -172,6 +189,8 @@ class PushSettings:
     retries: int = field(default=3, metadata=_range(0, 10))  # extra tries after a failure
     backoff_s: float = field(default=2.0, metadata=_range(0, 600))  # first retry wait, doubles
     timeout_s: float = field(default=10.0, metadata=_range(1, 120))  # one request to a service
+    # The longest Retry-After honoured; a service asking for more is not tried again that time.
+    max_wait_s: float = field(default=60.0, metadata=_range(0, 3600))
     # Tests run a push service on plain http://127.0.0.1; real ones are always https.
     allow_http_loopback: bool = field(default=False, metadata={"internal": True})
 
@@ -240,6 +259,7 @@ class Settings:
     ask: AskSettings = field(default_factory=AskSettings)
     digest: DigestSettings = field(default_factory=DigestSettings)
     push: PushSettings = field(default_factory=PushSettings)
+    lease: LeaseSettings = field(default_factory=LeaseSettings)
     assistant: AssistantSettings = field(default_factory=AssistantSettings)
     mcp: McpSettings = field(default_factory=McpSettings)
     limits: LimitSettings = field(default_factory=LimitSettings)

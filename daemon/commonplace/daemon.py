@@ -13,16 +13,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import errno
 import functools
 import logging
 import signal
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from aiohttp import web
 
+from commonplace.ask.asknote import is_ask_note
 from commonplace.ask.service import AskService
 from commonplace.assistant import build_assistant
 from commonplace.attention import Attention, attention_file
@@ -31,10 +34,13 @@ from commonplace.config import Settings
 from commonplace.conflicts import watch_conflicts
 from commonplace.digest.service import digest_job
 from commonplace.index import Index, IndexBusy, IndexService
-from commonplace.jobs import Job, JobQueue, Stage, describe, route_changes
+from commonplace.jobs import ChangeRouter, JobQueue, Stage
+from commonplace.lease import VaultLease, check_lease, keep_lease
 from commonplace.llm import LLM, ModelGate
 from commonplace.llm.support import host_warning, version_warnings
 from commonplace.lock import LockHeld, VaultLock
+from commonplace.scans import Scans
+from commonplace.scheduler import Job as ScheduledJob
 from commonplace.scheduler import Scheduler
 from commonplace.server import create_app
 from commonplace.server.context import Services, StatusSource
@@ -42,6 +48,7 @@ from commonplace.server.security import is_loopback
 from commonplace.speech import SpeechUnavailable, WhisperTranscriber, model_path
 from commonplace.supervise import start_supervised
 from commonplace.tidy.service import TidyService
+from commonplace.vault import in_folder
 from commonplace.vault.layout import remove_stale_temp_files
 from commonplace.watcher import VaultWatcher
 
@@ -64,9 +71,10 @@ class Parts:
     status: dict[str, StatusSource] = field(default_factory=dict)  # shown in /api/state
     closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
     tasks: list[asyncio.Task[Any]] = field(default_factory=list)
-    periodic: list[Callable[[], Awaitable[object]]] = field(default_factory=list)
     index: Index | None = None
     watcher: VaultWatcher | None = None
+    scans: Scans | None = None
+    lease: VaultLease | None = None
 
 
 async def run_daemon(
@@ -94,6 +102,9 @@ async def _run_locked(settings: Settings, ready: asyncio.Event | None, stop: asy
     attention = Attention(attention_file(settings.data_path))
     jobs = JobQueue(attention=attention)
     parts = await build_parts(settings, llm, attention)
+    scans = parts.scans = Scans(jobs, parts.stages, settings.index.reconcile_minutes * 60)
+    parts.watcher = make_watcher(settings, jobs, parts)
+    parts.status["watcher"] = parts.watcher
     services = Services(
         index=parts.index,
         jobs=jobs,
@@ -113,9 +124,8 @@ async def _run_locked(settings: Settings, ready: asyncio.Event | None, stop: asy
             loop.add_signal_handler(sig, stop.set)
     try:
         jobs.start()
-        for name, stage in parts.stages.items():
-            jobs.put(Job(name, "catch up with the vault", stage.startup))
-        parts.watcher = await start_watcher(settings, jobs, parts)
+        scans.queue("start-up", first=True)
+        await parts.watcher.start()
         parts.tasks.extend(start_background(settings, llm, parts))
         if ready is not None:
             ready.set()
@@ -138,21 +148,6 @@ def clean_up_after_a_crash(settings: Settings) -> None:
             log.debug("removed %s", removed)
 
 
-def queue_changes(jobs: JobQueue, parts: Parts, changes: Sequence[Change]) -> None:
-    """One job per stage that the batch concerns, index first (tidy's links read the index)."""
-    for name, batch in route_changes(changes, parts.settings).items():
-        stage = parts.stages.get(name)
-        if stage is not None:
-            jobs.put(Job(name, describe(batch), _changes_call(stage, batch)))
-
-
-def _changes_call(stage: Stage, batch: list[Change]) -> Callable[[], Awaitable[None]]:
-    async def run() -> None:
-        await stage.on_changes(batch)
-
-    return run
-
-
 async def build_parts(settings: Settings, llm: LLM, attention: Attention | None = None) -> Parts:
     """Open the index and make the stage services (they start working in their startup job)."""
     parts = Parts(settings=settings, attention=attention or Attention())
@@ -165,43 +160,90 @@ async def build_parts(settings: Settings, llm: LLM, attention: Attention | None 
         ) from None
     parts.index = index
     parts.closers.append(_to_async(index.close))
+    lease = parts.lease = VaultLease(settings.vault, settings.data_path, settings.lease)
+    await check_lease(lease, parts.attention)  # before any stage starts
     service = IndexService(index, settings, attention=parts.attention)
-    tidy = TidyService(settings, llm, index, attention=parts.attention)
-    ask = AskService(settings, llm, index, attention=parts.attention)
+    tidy = TidyService(settings, llm, index, attention=parts.attention, may_work=lambda: lease.held)
+    ask = AskService(settings, llm, index, attention=parts.attention, may_work=lambda: lease.held)
     parts.stages.update(index=service, tidy=tidy, ask=ask)
-    parts.status.update(index=index, tidy=tidy, ask=ask)
-    parts.periodic.append(service.periodic)
+    parts.status.update(index=index, tidy=tidy, ask=ask, lease=lease)
     parts.closers.extend([tidy.close, ask.close])
     return parts
 
 
-async def start_watcher(settings: Settings, jobs: JobQueue, parts: Parts) -> VaultWatcher:
+def make_watcher(settings: Settings, jobs: JobQueue, parts: Parts) -> VaultWatcher:
+    """The vault's watcher; the inbox and the Ask notes are polled if events go missing."""
+    router = ChangeRouter(jobs, parts.stages, settings)
+
     async def on_changes(changes: list[Change]) -> None:
         # Searches apply dirty paths first, so a saved note is found at once even while the
         # queue is busy with a slow model call; the queued index job is then cheap.
         if parts.index is not None:
             parts.index.mark_dirty(c.path for c in changes)
-        queue_changes(jobs, parts, changes)
+        router.put(changes)
 
-    watcher = VaultWatcher(
-        settings.vault, on_changes, debounce_s=WATCH_DEBOUNCE_S, attention=parts.attention
+    def on_lost(reason: str) -> None:
+        _scan(parts, reason)
+
+    inbox, ask = settings.folder("inbox"), settings.folder("ask")
+    ask_root = ask.split("/", 1)[0] if settings.flavor == "logseq" else ask  # namespace pages
+
+    def wanted(path: str) -> bool:
+        return in_folder(path, inbox) or is_ask_note(path, ask, settings.flavor)
+
+    return VaultWatcher(
+        settings.vault,
+        on_changes,
+        debounce_s=WATCH_DEBOUNCE_S,
+        poll=(inbox, ask_root),
+        poll_wanted=wanted,
+        on_lost=on_lost,
+        attention=parts.attention,
     )
-    await watcher.start()
-    return watcher
 
 
 def start_background(settings: Settings, llm: LLM, parts: Parts) -> list[asyncio.Task[Any]]:
-    """The scheduler (weekly digest), the index's periodic reconcile and the look-out for sync
-    conflict copies, each supervised: a loop that fails is logged, shown in attention and
-    restarted, never silently gone."""
-    tasks = [start_supervised("index check", fn, parts.attention) for fn in parts.periodic]
-    scheduler = Scheduler(
-        [digest_job(settings, llm)], settings.data_path, attention=parts.attention
-    )
+    """The periodic scan, the lease's heartbeat, the scheduler (weekly digest) and the look-out
+    for sync conflict copies, each supervised: a loop that fails is logged, shown in attention
+    and restarted, never silently gone."""
+    tasks = []
+    if parts.scans is not None:
+        tasks.append(start_supervised("periodic scan", parts.scans.run_forever, parts.attention))
+    lease = parts.lease
+    if lease is not None:
+        keep = functools.partial(
+            keep_lease,
+            lease,
+            lambda: _scan(parts, "this computer took the vault's lease"),
+            parts.attention,
+        )
+        tasks.append(start_supervised("lease", keep, parts.attention))
+    digest = digest_job(settings, llm)
+    if lease is not None:
+        digest = leased(digest, lease)
+    scheduler = Scheduler([digest], settings.data_path, attention=parts.attention)
     tasks.append(start_supervised("scheduler", scheduler.run_forever, parts.attention))
     conflicts = functools.partial(watch_conflicts, settings, parts.attention)
     tasks.append(start_supervised("conflict check", conflicts, parts.attention))
     return tasks
+
+
+def _scan(parts: Parts, reason: str) -> None:
+    if parts.scans is not None:
+        parts.scans.queue(reason)
+
+
+def leased(job: ScheduledJob, lease: VaultLease) -> ScheduledJob:
+    """The job runs only where the vault's lease is held (a digest is written once)."""
+
+    async def run(scheduled: datetime) -> None:
+        if not lease.held:
+            other = lease.other.who() if lease.other else "another computer"
+            log.info("%s: left to the daemon on %s, which holds the vault's lease", job.name, other)
+            return
+        await job.run(scheduled)
+
+    return dataclasses.replace(job, run=run)
 
 
 async def warn_about_ollama(settings: Settings, llm: LLM, services: Services) -> None:
@@ -260,6 +302,8 @@ async def shutdown(parts: Parts, jobs: JobQueue, runner: web.AppRunner) -> None:
     steps.append(("background tasks", lambda: _cancel(parts.tasks)))
     steps.extend(("stage", closer) for closer in reversed(parts.closers))
     steps.append(("server", runner.cleanup))
+    if parts.lease is not None:
+        steps.append(("lease", _to_async(parts.lease.release)))
     for name, step in steps:
         try:
             await step()

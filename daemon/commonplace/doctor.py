@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
@@ -10,6 +11,7 @@ from typing import Literal
 from commonplace.attention import Entry, read_running
 from commonplace.config import Settings
 from commonplace.conflicts import find_conflict_copies
+from commonplace.lease import describe_lease
 from commonplace.llm import LLM, OllamaStatus
 from commonplace.llm.support import Lookup, host_warning, system_lookup, version_warnings
 from commonplace.tidy.state import TidyState
@@ -136,6 +138,12 @@ def inbox_checks(settings: Settings, shown: Iterable[tuple[str, str]] = ()) -> l
     return checks
 
 
+def lease_checks(settings: Settings) -> list[Check]:
+    """Which computer's daemon tidies and answers (the vault lease, see lease.py)."""
+    warn, line = describe_lease(settings.vault, settings.data_path, settings.lease, time.time())
+    return [Check("warn" if warn else "ok", "lease", line)]
+
+
 async def run_checks(settings: Settings) -> list[Check]:
     status = await LLM(settings.ollama).status()
     checks = config_checks(settings) + ollama_checks(settings, status)
@@ -146,4 +154,4 @@ async def run_checks(settings: Settings) -> list[Check]:
     shown = [e.key for e in running or ()]
     copies = [entry_check(e) for e in find_conflict_copies(settings) if e.key not in shown]
     found = inbox_checks(settings, shown) + copies + skipped_checks(settings, shown)
-    return checks + found + daemon_checks(running)
+    return checks + lease_checks(settings) + found + daemon_checks(running)

@@ -5,6 +5,11 @@ are not faster on a laptop's GPU, and the index is simpler with one writer. A fa
 logged and the next one runs; the worker never dies of a job. On shutdown the job in hand gets
 a grace period to finish; after that it is cancelled, which is safe because every write is an
 atomic rename: a cancelled job leaves the old file or the new one, never half of each.
+
+A burst of file changes (a `git checkout`, a sync tool catching up) reaches the queue as many
+small batches, because the watcher lets each path settle on its own. `ChangeRouter` folds every
+batch into the one job per stage that is still waiting in the queue, so the burst is a few jobs
+whatever its size; a stage sees each changed path once, with its latest kind.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -35,6 +40,18 @@ class Job:
     run: Callable[[], Awaitable[object]] = field(repr=False)
 
 
+class Runnable(Protocol):
+    """What the queue runs: a Job, or a ChangeJob that grows while it waits."""
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def label(self) -> str: ...
+
+    def run(self) -> Awaitable[object]: ...
+
+
 @dataclass
 class JobStats:
     done: int = 0
@@ -48,7 +65,7 @@ class JobQueue:
 
     def __init__(self, grace_s: float = 10.0, *, attention: Attention | None = None) -> None:
         self.attention = attention
-        self._queue: asyncio.Queue[Job] = asyncio.Queue()
+        self._queue: asyncio.Queue[Runnable] = asyncio.Queue()
         self._worker: asyncio.Task[None] | None = None
         self._current: asyncio.Task[object] | None = None
         self._stopping = False
@@ -59,7 +76,7 @@ class JobQueue:
         if self._worker is None:
             self._worker = start_supervised("job queue", self._work, self.attention)
 
-    def put(self, job: Job) -> None:
+    def put(self, job: Runnable) -> None:
         if self._stopping:
             log.info("not queued (shutting down): %s", job.label)
             return
@@ -107,10 +124,10 @@ class JobQueue:
             finally:
                 self._queue.task_done()
 
-    async def _run_one(self, job: Job) -> None:
+    async def _run_one(self, job: Runnable) -> None:
         start = time.monotonic()
         self.stats.running = job.label
-        self._current = asyncio.create_task(_call(job.run), name=f"job {job.label}")
+        self._current = asyncio.create_task(_call(job.run), name=f"job {job.kind}")
         outcome = "ok"
         try:
             await asyncio.shield(self._current)
@@ -139,9 +156,57 @@ async def _call(run: Callable[[], Awaitable[object]]) -> object:
 class Stage(Protocol):
     """What the daemon needs from a stage service (index, tidy, ask)."""
 
-    async def startup(self) -> None: ...
+    async def startup(self) -> None: ...  # the first scan, at start-up
+
+    async def scan(self) -> None: ...  # look at the vault itself (see scans.py)
 
     async def on_changes(self, changes: Sequence[Change]) -> None: ...
+
+
+class ChangeJob:
+    """One stage's changes, queued once; more changes join it until it starts."""
+
+    def __init__(self, kind: str, stage: Stage) -> None:
+        self.kind = kind
+        self.stage = stage
+        self.changes: dict[str, Change] = {}  # path -> its latest change, in first-seen order
+        self.started = False
+
+    def add(self, changes: Sequence[Change]) -> None:
+        for change in changes:
+            self.changes[change.path] = change
+
+    @property
+    def label(self) -> str:
+        return describe(list(self.changes.values()))
+
+    async def run(self) -> None:
+        self.started = True  # from here on, new changes make a new job
+        await self.stage.on_changes(list(self.changes.values()))
+
+
+class ChangeRouter:
+    """Routes the watcher's batches to the stages, folding a burst into few jobs."""
+
+    def __init__(self, jobs: JobQueue, stages: Mapping[str, Stage], settings: Settings) -> None:
+        self.jobs = jobs
+        self.stages = stages
+        self.settings = settings
+        self._waiting: dict[str, ChangeJob] = {}
+
+    def put(self, changes: Sequence[Change]) -> None:
+        """One waiting job per stage the batch concerns (index first: tidy's links read it)."""
+        for name, batch in route_changes(changes, self.settings).items():
+            stage = self.stages.get(name)
+            if stage is None:
+                continue
+            job = self._waiting.get(name)
+            if job is None or job.started:
+                job = self._waiting[name] = ChangeJob(name, stage)
+                job.add(batch)
+                self.jobs.put(job)
+            else:
+                job.add(batch)
 
 
 def route_changes(changes: Sequence[Change], settings: Settings) -> dict[str, list[Change]]:

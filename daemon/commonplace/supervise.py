@@ -2,7 +2,7 @@
 
 An asyncio task that raises ends, and the only trace is "Task exception was never retrieved"
 when it is garbage-collected; meanwhile /api/state looks healthy and nothing gets done. Every
-loop the daemon keeps running (the job queue, the tidy worker, the watcher, the index check,
+loop the daemon keeps running (the job queue, the tidy worker, the watcher, the periodic scan,
 the scheduler) therefore runs under `supervised`: an unexpected exception is logged with its
 traceback, shown in attention (which part, the exception's type and where it was raised, never
 its message, which may quote a note), and the loop is started again after a backoff that grows

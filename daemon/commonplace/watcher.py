@@ -1,21 +1,28 @@
 """Watchdog file events -> debounced `Change`s for the stages. The watcher only routes.
 
 Events are hints: editors save through a temp file and a rename, sync tools deliver bursts, and
-inotify drops events under load (the periodic reconciliation repairs that). So a path is emitted
-once it has been quiet for `debounce_s`, with its kind decided by what is on disk at that moment,
-and a folder move or delete is spelled out as changes of the notes inside it. Nothing here may
-raise into watchdog's thread or stop the loop: failures are logged and the watcher goes on.
+inotify drops events under load. So a path is emitted once it has been quiet for `debounce_s`,
+with its kind decided by what is on disk at that moment, and a folder move or delete is spelled
+out as changes of the notes inside it. Nothing here may raise into watchdog's thread or stop the
+loop: failures are logged and the watcher goes on.
+
+When events are known to be missing, the watcher says so instead of going quiet: a folder that
+cannot be watched (the kernel's watch limit) is logged once with what to do, and the folders
+given as `poll` (the inbox and the Ask notes, whose changes must not wait for the next scan)
+are then checked every `poll_s` seconds; lost events (the kernel's queue overflowed) call
+`on_lost`, and the daemon scans the vault at once.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import logging
 import os
 import stat
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import Any, Literal
@@ -32,18 +39,21 @@ from watchdog.events import (
     FileSystemEvent,
     FileSystemEventHandler,
 )
-from watchdog.observers import Observer
 
 from commonplace.attention import Attention
 from commonplace.changes import Change, ChangeKind
 from commonplace.supervise import start_supervised
 from commonplace.vault import is_ignored, iter_note_paths
+from commonplace.watch_observer import make_observer
 
 log = logging.getLogger(__name__)
 
 Hint = Literal["created", "modified", "deleted", "folder-created", "folder-deleted"]
 OnChanges = Callable[[list[Change]], Awaitable[None]]
+OnLost = Callable[[str], None]
+Signature = tuple[int, int]  # (mtime_ns, size)
 COALESCE_S = 0.05
+POLL_S = 2.0
 # Only what translate() uses. Without a filter inotify also reports every open and every
 # close-without-writing, so a backup or search tool reading the vault in a loop floods the
 # kernel's event queue (and overflows it) with events that are thrown away here.
@@ -106,11 +116,20 @@ def _folder_wanted(rel: str | None) -> bool:
 
 @dataclass
 class Debouncer:
-    """Per-path quiet periods, with an injected clock so tests need no sleeps."""
+    """Per-path quiet periods, with an injected clock so tests need no sleeps.
+
+    A burst (a `git checkout`, a sync tool catching up: `burst` paths or more settling at once)
+    is held back while its files are still being written, and comes out as one batch once they
+    are all quiet, or every `hold` seconds while it goes on; otherwise each path settling on its
+    own would make hundreds of small batches, each a job.
+    """
 
     delay: float
     clock: Callable[[], float] = time.monotonic
+    burst: int = 20
+    hold: float = 3.0
     _pending: dict[str, tuple[Hint, float]] = field(default_factory=dict)
+    _held_since: float | None = None
 
     def add(self, path: str, hint: Hint) -> None:
         first = self._pending.get(path, (hint, 0.0))[0]
@@ -124,6 +143,12 @@ class Debouncer:
     def due(self) -> list[tuple[str, Hint]]:
         now = self.clock()
         ready = [(p, h) for p, (h, t) in self._pending.items() if now - t >= self.delay]
+        if ready and len(ready) < len(self._pending) and len(self._pending) >= self.burst:
+            if self._held_since is None:
+                self._held_since = now
+            if now - self._held_since < self.hold:
+                return []  # part of a burst that is still being written: one batch later
+        self._held_since = None
         for path, _ in ready:
             del self._pending[path]
         return ready
@@ -131,7 +156,10 @@ class Debouncer:
     def next_deadline(self) -> float | None:
         if not self._pending:
             return None
-        return min(t for _, t in self._pending.values()) + self.delay
+        times = [t for _, t in self._pending.values()]
+        if self._held_since is not None:  # when the whole burst is quiet, or the hold ends
+            return min(max(times) + self.delay, self._held_since + self.hold)
+        return min(times) + self.delay
 
     def __len__(self) -> int:
         return len(self._pending)
@@ -154,6 +182,48 @@ def resolve(vault: Path, ready: list[tuple[str, Hint]]) -> list[Change]:
         elif hint != "created":  # created and gone again within the quiet period: nothing
             changes[path] = "deleted"
     return [Change(path, kind) for path, kind in changes.items()]
+
+
+def poll_snapshot(
+    vault: Path, folders: Sequence[str], wanted: Callable[[str], bool] | None = None
+) -> dict[str, Signature]:
+    """(mtime, size) of every note under `folders` that `wanted` accepts."""
+    out: dict[str, Signature] = {}
+    for folder in folders:
+        for rel in iter_note_paths(vault, under=folder):
+            if wanted is not None and not wanted(rel):
+                continue
+            try:
+                st = (vault / rel).stat()
+            except OSError:
+                continue
+            out[rel] = (st.st_mtime_ns, st.st_size)
+    return out
+
+
+def poll_diff(old: dict[str, Signature], new: dict[str, Signature]) -> list[tuple[str, Hint]]:
+    """What changed between two snapshots, as the hints file events would have given."""
+    hints: list[tuple[str, Hint]] = [
+        (path, "created" if path not in old else "modified")
+        for path, sig in new.items()
+        if old.get(path) != sig
+    ]
+    hints.extend((path, "deleted") for path in old if path not in new)
+    return hints
+
+
+def _why(error: OSError) -> str:
+    if error.errno == errno.ENOSPC:
+        return (
+            "the limit of inotify watches is reached; raise it with "
+            "'sudo sysctl fs.inotify.max_user_watches=524288' (and in /etc/sysctl.d/ to keep it)"
+        )
+    if error.errno == errno.EMFILE:
+        return (
+            "the limit of inotify instances is reached; raise it with "
+            "'sudo sysctl fs.inotify.max_user_instances=1024' (and in /etc/sysctl.d/ to keep it)"
+        )
+    return str(error)
 
 
 def _is_entry(full: Path) -> bool:
@@ -187,47 +257,136 @@ class VaultWatcher:
         on_changes: OnChanges,
         *,
         debounce_s: float = 0.5,
+        poll: Sequence[str] = (),
+        poll_wanted: Callable[[str], bool] | None = None,
+        poll_s: float = POLL_S,
+        on_lost: OnLost | None = None,
         attention: Attention | None = None,
     ) -> None:
         self.vault = vault.resolve()
         self.attention = attention
         self.on_changes = on_changes
         self.debouncer = Debouncer(debounce_s)
+        self.poll_folders = tuple(poll)
+        self.poll_wanted = poll_wanted
+        self.poll_s = poll_s
+        self.on_lost = on_lost
         self.loop: asyncio.AbstractEventLoop | None = None
+        self.unwatched = 0  # folders that could not be watched
+        self.overflows = 0  # times the kernel dropped events
         self._observer: Any = None
         self._task: asyncio.Task[None] | None = None
+        self._poller: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
 
     async def start(self) -> None:
         self.loop = asyncio.get_running_loop()
         self._wake = asyncio.Event()
-        observer = Observer()
+        self._task = start_supervised("watcher", self._pump, self.attention)
+        observer = make_observer(self)
         observer.schedule(
             _Handler(self), str(self.vault), recursive=True, event_filter=WATCHED_EVENTS
         )
         try:
             await asyncio.to_thread(observer.start)
         except OSError as exc:
-            log.warning(
-                "watcher: cannot watch %s (%s); changes are picked up by the periodic "
-                "reconciliation only (raise fs.inotify.max_user_watches if the vault is large)",
-                self.vault,
-                exc,
-            )
+            with contextlib.suppress(Exception):
+                observer.stop()  # its inotify reader thread runs from construction
+            self._unwatched(str(self.vault), exc)
             return
         self._observer = observer
-        self._task = start_supervised("watcher", self._pump, self.attention)
 
     async def stop(self) -> None:
         if self._observer is not None:
             self._observer.stop()
             await asyncio.to_thread(self._observer.join, 5)
             self._observer = None
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        for task in (self._poller, self._task):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        self._poller = self._task = None
+
+    def status(self) -> dict[str, Any]:
+        """For /api/state: are file events complete, and what stands in where they are not."""
+        return {
+            "events": self._observer is not None,
+            "unwatched_folders": self.unwatched,
+            "polling": list(self.poll_folders) if self._poller is not None else [],
+            "overflows": self.overflows,
+        }
+
+    # -- faults, reported from watchdog's threads (watch_observer.Faults) ----------------------
+
+    def watch_failed(self, path: str, error: OSError) -> None:
+        self._threadsafe(self._unwatched, path, error)
+
+    def events_lost(self) -> None:
+        self._threadsafe(self._lost)
+
+    def _threadsafe(self, fn: Callable[..., None], *args: Any) -> None:
+        loop = self.loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(fn, *args)
+
+    def _unwatched(self, path: str, error: OSError) -> None:
+        self.unwatched += 1
+        if self.unwatched == 1:  # once: a big vault can fail on thousands of folders
+            rel = _inside(self.vault, path) or path
+            log.warning(
+                "watcher: %s cannot be watched (%s). Until then the inbox and Ask folders are "
+                "checked every %.0f s and the rest of the vault at each periodic scan",
+                "the vault" if rel == "." else repr(rel),
+                _why(error),
+                self.poll_s,
+            )
+            if self.attention is not None:
+                self.attention.report(
+                    "watcher",
+                    "",
+                    "unwatched",
+                    f"some folders cannot be watched ({_why(error).split(';')[0]}); the inbox "
+                    "and Ask folders are polled, the rest waits for the periodic scan",
+                    action=_why(error).split("; ", 1)[-1],
+                )
+        if self.poll_folders and self._poller is None:
+            self._poller = start_supervised("watcher polling", self._poll, self.attention)
+
+    def _lost(self) -> None:
+        self.overflows += 1
+        log.warning(
+            "watcher: the kernel's queue of file events overflowed and events were lost "
+            "(%d time(s) so far); scanning the vault now",
+            self.overflows,
+        )
+        if self.attention is not None:
+            self.attention.report(
+                "file events",
+                "",
+                "events_lost",
+                "the kernel's queue of file events overflowed and events were lost; the vault "
+                "was scanned at once",
+                action="if this keeps happening, look for a program reading the vault in a loop",
+                level="info",
+            )
+        if self.on_lost is not None:
+            self.on_lost("file events were lost")
+
+    async def _poll(self) -> None:
+        seen: dict[str, Signature] = {}  # empty: what is there now is reported once, as new
+        while True:
+            try:
+                now = await asyncio.to_thread(
+                    poll_snapshot, self.vault, self.poll_folders, self.poll_wanted
+                )
+                hints = poll_diff(seen, now)
+                seen = now
+                if hints:
+                    self.record(hints)
+            except Exception:
+                log.exception("watcher: polling %s failed", ", ".join(self.poll_folders))
+            await asyncio.sleep(self.poll_s)
 
     def record(self, hints: list[tuple[str, Hint]]) -> None:
         for path, hint in hints:

@@ -10,15 +10,18 @@ import asyncio
 import dataclasses
 import errno
 import json
+import logging
 import shutil
 import tempfile
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
 from commonplace.changes import Change
 from commonplace.config import Settings
-from commonplace.index import IndexService
+from commonplace.index import IndexService, indexer, vectors
 from commonplace.index.manifest import INDEX_SCHEMA
 from commonplace.index.store import MANIFEST
 from tests.fakes.ollama import FakeError, FakeOllama
@@ -393,29 +396,6 @@ async def test_vector_index_past_the_threshold_and_new_rows_still_found(
     assert all(not r.path.startswith("Gen/") for r in filtered.results)
 
 
-async def test_periodic_reconciliation_repairs_what_events_missed(
-    open_index: OpenIndex, isettings: Settings
-) -> None:
-    index = open_index()
-    service = IndexService(index, isettings)
-    await service.startup()
-    waits: list[float] = []
-
-    async def fake_sleep(seconds: float) -> None:
-        waits.append(seconds)
-        if len(waits) == 1:  # while "asleep", a change no watcher reported
-            write(isettings.vault, "Missed.md", "a missed axolotl\n")
-        else:
-            raise asyncio.CancelledError
-
-    service = IndexService(index, isettings, sleep=fake_sleep)
-    with pytest.raises(asyncio.CancelledError):
-        await service.periodic()
-    assert waits == [isettings.index.reconcile_minutes * 60] * 2
-    resp = await index.search("axolotl", limit=1, mode="keyword")
-    assert resp.results[0].path == "Missed.md"
-
-
 async def test_a_run_cut_off_midway_leaves_no_duplicates(
     open_index: OpenIndex, isettings: Settings, fake_ollama: FakeOllama
 ) -> None:
@@ -454,6 +434,100 @@ async def test_a_new_vector_size_under_the_same_model_name_reembeds_all(
     assert index.status()["vectors_pending"] == 0
 
 
+def gen_notes(vault: Path, n: int, folder: str = "Gen") -> None:
+    words = ["alder", "birch", "cedar", "dune", "egret", "fern", "garnet", "hazel", "iris"]
+    for i in range(n):
+        a, b = words[i % 9], words[(i * 4) % 9]
+        write(vault, f"{folder}/Note {i}.md", f"# {a}\n\n{a} {b} note {i}.\n\n# {b}\n\nmore {b}.\n")
+
+
+async def test_a_long_run_builds_the_vector_index_early_and_keeps_it_current(
+    open_index: OpenIndex,
+    isettings: Settings,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A first run over a big vault: the vector index is built as soon as a flat scan would be
+    slow and updated as the rows double, not once at the end (when every search of the run
+    would have scanned every row one by one)."""
+    monkeypatch.setattr(vectors, "FLAT_ROWS", 60)
+    monkeypatch.setattr(indexer, "BATCH_FILES", 16)
+    gen_notes(isettings.vault, 320)
+    index = open_index(with_host(isettings, isettings.ollama.host, vector_index_rows=256))
+    seen: list[tuple[int, int, bool]] = []
+    write_now = index._write_now
+
+    def spy(*args: object) -> None:
+        write_now(*args)  # type: ignore[arg-type]
+        v = index.stores.vectors
+        seen.append((v.rows, v.pending_rows, v.has_vector_index))
+
+    monkeypatch.setattr(index, "_write_now", spy)
+    with caplog.at_level(logging.INFO, logger="commonplace.index.vectors"):
+        stats = await index.refresh()
+    built = [r for r in caplog.records if "building the vector index" in r.getMessage()]
+    assert len(built) == 1 and int(built[0].getMessage().split()[-2]) < stats.chunks / 2
+    assert any("updating the vector index" in r.getMessage() for r in caplog.records)
+    first = next(i for i, (_, _, ann) in enumerate(seen) if ann)
+    assert first < len(seen) // 2  # built early in the run
+    assert index.stores.vectors.pending_rows == 0
+
+
+async def test_rows_the_vector_index_does_not_cover_yet_are_skipped_and_said(
+    open_index: OpenIndex, isettings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(vectors, "FLAT_ROWS", 40)
+    monkeypatch.setattr(vectors, "MEMORY_BYTES", 0)  # LanceDB's search, as in a big vault
+    gen_notes(isettings.vault, 150)
+    index = open_index(with_host(isettings, isettings.ollama.host, vector_index_rows=256))
+    await index.refresh()
+    store = index.stores.vectors
+    assert store.has_vector_index and store.pending_rows == 0
+    monkeypatch.setattr(store, "keep_searchable", lambda: None)  # as if the run were going on
+    gen_notes(isettings.vault, 60, folder="Late")
+    write(isettings.vault, "Late/Quokka.md", "# Quokka\n\nA quokka smiles at the camera.\n")
+    await index.refresh(paths=["Late"])
+    assert store.pending_rows > 40
+    resp = await index.search("quokka smiles camera", limit=3, mode="hybrid")
+    assert resp.notice and "not yet searchable by meaning" in resp.notice
+    assert "Late/Quokka.md" in [r.path for r in resp.results]  # the keyword half finds it
+    await index.refresh()  # nothing changed: the index catches up anyway
+    assert store.pending_rows == 0
+    resp = await index.search("quokka smiles camera", limit=3, mode="vector")
+    assert resp.results[0].path == "Late/Quokka.md" and resp.notice is None
+
+
+async def test_a_search_during_a_compaction_answers_with_keywords_at_once(
+    open_index: OpenIndex, isettings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """LanceDB's optimize() holds up every vector search in the process while it runs (tens of
+    seconds on a big table): a search meanwhile answers from keywords at once and says so."""
+    monkeypatch.setattr(vectors, "MEMORY_BYTES", 0)  # LanceDB's search, as in a big vault
+    gen_notes(isettings.vault, 40)
+    index = open_index()
+    await index.refresh()
+    table = index.stores.vectors._table
+    real = table.optimize
+    started = threading.Event()
+
+    def slow_optimize(**kwargs: object) -> None:
+        started.set()
+        time.sleep(1.5)  # as long as a big table's compaction takes, scaled down
+        real(**kwargs)
+
+    monkeypatch.setattr(table, "optimize", slow_optimize)
+    compacting = asyncio.create_task(asyncio.to_thread(index._maintain, True))
+    await asyncio.to_thread(started.wait, 5)
+    t0 = time.monotonic()
+    resp = await index.search("alder birch", limit=5, mode="hybrid")
+    assert time.monotonic() - t0 < 1.0
+    assert resp.mode == "keyword" and resp.results
+    assert resp.notice and "being compacted" in resp.notice
+    await compacting
+    resp = await index.search("alder birch", limit=5, mode="hybrid")
+    assert resp.mode == "hybrid" and resp.notice is None
+
+
 async def test_a_failed_index_write_is_shown_until_one_succeeds(
     open_index: OpenIndex, isettings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -488,3 +562,36 @@ async def test_hybrid_without_keyword_candidates_is_the_meaning_ranking(
         vector = await index.search(query, limit=5, mode="vector", group_by_note=True)
         shown = [r.path for r in vector.results]
         assert shown and [r.path for r in hybrid.results][: len(shown)] == shown
+
+
+async def test_searches_in_memory_see_every_row_and_need_no_lancedb(
+    open_index: OpenIndex, isettings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A vault whose vectors fit in memory is searched there: exactly, over every row (none
+    waits for the vector index), and also while a compaction holds LanceDB up."""
+    monkeypatch.setattr(vectors, "FLAT_ROWS", 40)
+    gen_notes(isettings.vault, 150)
+    index = open_index(with_host(isettings, isettings.ollama.host, vector_index_rows=256))
+    await index.refresh()
+    store = index.stores.vectors
+    monkeypatch.setattr(store, "keep_searchable", lambda: None)
+    gen_notes(isettings.vault, 60, folder="Late")
+    write(isettings.vault, "Late/Quokka.md", "# Quokka\n\nA quokka smiles at the camera.\n")
+    await index.refresh(paths=["Late"])
+    assert store.pending_rows > 40 and store.skipped_rows == 0
+    resp = await index.search("quokka smiles camera", limit=3, mode="vector")
+    assert resp.results[0].path == "Late/Quokka.md" and resp.notice is None
+
+    def no_lancedb(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the in-memory search asked LanceDB")
+
+    monkeypatch.setattr(store, "_search", no_lancedb)
+    store._compacting = True  # as while optimize() runs in the writer thread
+    resp = await index.search("quokka smiles camera", limit=3, mode="hybrid")
+    assert resp.mode == "hybrid" and resp.results[0].path == "Late/Quokka.md"
+    store._compacting = False
+    # a write keeps the copy in step: the note's new words are found by meaning at once
+    write(isettings.vault, "Late/Quokka.md", "# Quokka\n\nThe quokka now naps under a fern.\n")
+    await index.refresh(paths=["Late/Quokka.md"])
+    resp = await index.search("quokka naps under a fern", limit=1, mode="vector")
+    assert resp.results[0].text == "The quokka now naps under a fern."

@@ -4,12 +4,14 @@ It does what a real one does with a message: checks the VAPID Authorization head
 JWT whose signature, audience, expiry and subject are verified here with `cryptography`,
 not with py_vapid), refuses bodies over 4096 bytes, and, as the phone would, decrypts the
 aes128gcm body (RFC 8291) with the subscription's own private key and auth secret. Tests can
-script a status per subscription: 201 by default, or 404/410/429/500 to exercise the sender, or
-a redirect (which the sender must never follow).
+script a status per subscription: 201 by default, or 404/410/429/500 to exercise the sender,
+with headers (Retry-After) and a delay before answering (a slow service), or a redirect (which
+the sender must never follow).
 """
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import os
@@ -50,8 +52,12 @@ class Received:
 class PushReceiver:
     url: str = ""
     keys: dict[str, tuple[ec.EllipticCurvePrivateKey, bytes]] = field(default_factory=dict)
-    script: dict[str, deque[int]] = field(default_factory=lambda: defaultdict(deque))
+    script: dict[str, deque[tuple[int, dict[str, str]]]] = field(
+        default_factory=lambda: defaultdict(deque)
+    )
     attempts: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    times: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))  # monotonic
+    delays: dict[str, float] = field(default_factory=dict)  # seconds before answering
     received: list[Received] = field(default_factory=list)
     rejected: list[str] = field(default_factory=list)  # why a request was refused
     redirects: dict[str, str] = field(default_factory=dict)  # sub_id -> Location of a 307
@@ -74,8 +80,8 @@ class PushReceiver:
             "keys": {"p256dh": b64e(public), "auth": b64e(auth)},
         }
 
-    def answer(self, sub_id: str, *statuses: int) -> None:
-        self.script[sub_id].extend(statuses)
+    def answer(self, sub_id: str, *statuses: int, headers: dict[str, str] | None = None) -> None:
+        self.script[sub_id].extend((status, dict(headers or {})) for status in statuses)
 
     def app(self) -> web.Application:
         app = web.Application()
@@ -85,15 +91,18 @@ class PushReceiver:
     async def _push(self, request: web.Request) -> web.Response:
         sub_id = request.match_info["sub_id"]
         self.attempts[sub_id] += 1
+        self.times[sub_id].append(time.monotonic())
         body = await request.read()
+        if sub_id in self.delays:
+            await asyncio.sleep(self.delays[sub_id])
         if sub_id in self.redirects:
             return web.Response(status=307, headers={"Location": self.redirects[sub_id]})
         if sub_id not in self.keys:
             return web.Response(status=404)
         if self.script[sub_id]:
-            status = self.script[sub_id].popleft()
+            status, headers = self.script[sub_id].popleft()
             if status != 201:
-                return web.Response(status=status, text=f"scripted {status}")
+                return web.Response(status=status, text=f"scripted {status}", headers=headers)
         try:
             claims, key = self._check_vapid(request.headers.get("Authorization", ""))
         except (ValueError, KeyError, InvalidSignature) as exc:

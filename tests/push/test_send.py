@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import json
 import logging
+import time
+from datetime import UTC, datetime
+from email.utils import format_datetime
 
 import pytest
 from hypothesis import given
@@ -20,6 +25,7 @@ from commonplace.push import (
     push_folder,
     send_to_all,
 )
+from commonplace.push.send import retry_after_s
 from commonplace.push.store import parse_subscription
 from tests.push.receiver import PushReceiver
 
@@ -97,6 +103,54 @@ async def test_a_busy_service_is_tried_again_and_delivers(
     (delivery,) = await send_to_all(push_settings, MESSAGE)
     assert delivery.status == "sent" and receiver.attempts["phone"] == 3
     assert len(receiver.received) == 1
+
+
+async def test_retry_after_is_honoured_and_a_slow_service_delays_no_other(
+    push_settings: Settings, receiver: PushReceiver
+) -> None:
+    """A 429 with Retry-After: 1 is tried again after a second, not after the 0.01 s backoff;
+    meanwhile a healthy phone gets its message at once, and a stalled one delays nobody."""
+    for sub_id in ("busy", "phone", "stalled"):
+        subscribe(push_settings, receiver, sub_id)
+    receiver.answer("busy", 429, headers={"Retry-After": "1"})
+    receiver.delays["stalled"] = 3.0  # longer than the test allows for the others
+    settings = dataclasses.replace(
+        push_settings, push=dataclasses.replace(push_settings.push, timeout_s=1.0, retries=1)
+    )
+    started = time.monotonic()
+    sending = asyncio.create_task(send_to_all(settings, MESSAGE))
+    while not any(r.sub_id == "phone" for r in receiver.received):
+        assert time.monotonic() - started < 0.9, "the healthy phone waited for the others"
+        await asyncio.sleep(0.01)
+    deliveries = {d.endpoint.rsplit("/", 1)[1]: d for d in await sending}
+    assert deliveries["busy"].status == "sent" and deliveries["phone"].status == "sent"
+    assert deliveries["stalled"].status == "failed"
+    first, second = receiver.times["busy"]
+    assert second - first >= 1.0
+
+
+async def test_a_retry_after_past_the_bound_is_not_waited_for(
+    push_settings: Settings, receiver: PushReceiver
+) -> None:
+    subscribe(push_settings, receiver)
+    receiver.answer("phone", 503, headers={"Retry-After": "3600"})
+    started = time.monotonic()
+    (delivery,) = await send_to_all(push_settings, MESSAGE)
+    assert time.monotonic() - started < 5  # max_wait_s is 60: no hour-long wait, no early retry
+    assert delivery.status == "failed" and receiver.attempts["phone"] == 1
+    assert "asked to wait 3600 s" in delivery.detail
+
+
+def test_retry_after_values() -> None:
+    now = 1_800_000_000.0
+    later = format_datetime(datetime.fromtimestamp(now + 30, UTC), usegmt=True)
+    assert retry_after_s("6", now) == 6.0
+    assert retry_after_s(" 0 ", now) == 0.0
+    assert retry_after_s(later, now) == 30.0
+    earlier = format_datetime(datetime.fromtimestamp(now - 30, UTC), usegmt=True)
+    assert retry_after_s(earlier, now) == 0.0
+    for bad in (None, "", "soon", "-5", "1.5", "Mon, 99 Foo 2026 00:00:00"):
+        assert retry_after_s(bad, now) is None
 
 
 async def test_a_refusal_is_not_retried(push_settings: Settings, receiver: PushReceiver) -> None:

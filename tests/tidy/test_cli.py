@@ -9,6 +9,8 @@ import pytest
 from click.testing import CliRunner
 
 from commonplace.cli.main import cli
+from commonplace.config import LeaseSettings
+from commonplace.lease import VaultLease
 from tests.fakes.ollama import FakeOllama
 from tests.tidy.conftest import CAPTURES, answer
 
@@ -93,3 +95,22 @@ def test_ollama_down_is_one_clear_line(
     assert "Ollama is not answering" in result.output
     assert "Traceback" not in result.output
     assert len(list((env / "Inbox").iterdir())) == 2
+
+
+def test_tidy_is_refused_while_another_computer_holds_the_lease(
+    env: Path, tmp_path: Path, fake_ollama_thread: FakeOllama
+) -> None:
+    """Another computer's daemon tidies this synced vault: `tidy --once` here could file the
+    same captures twice, so it says who tidies instead; a dry run still works."""
+    other = VaultLease(env, tmp_path / "other-computer-data", LeaseSettings())
+    assert other.check()
+    result = CliRunner().invoke(cli, ["tidy", "--once"])
+    assert result.exit_code != 0
+    assert f"the daemon on {other.host} (pid {other.pid}) holds this vault's lease" in result.output
+    assert len(list((env / "Inbox").iterdir())) == 2 and not (env / "Filed").exists()
+    fake_ollama_thread.enqueue_chat(GOOD)
+    assert CliRunner().invoke(cli, ["tidy", "--dry-run", f"Inbox/{SHED}"]).exit_code == 0
+    other.release()  # a clean stop there: tidying here is fine again
+    fake_ollama_thread.enqueue_chat(answer("Chess night"), GOOD)
+    result = CliRunner().invoke(cli, ["tidy", "--once"])
+    assert result.exit_code == 0, result.output

@@ -10,6 +10,7 @@ import asyncio
 import dataclasses
 import json
 import re
+import shutil
 from collections.abc import Callable
 from datetime import date, datetime
 from pathlib import Path
@@ -310,6 +311,33 @@ async def test_edit_during_a_slow_answer_wins(
     filed = tidy_settings.vault / str(outcome.filed)
     assert "PS: and the felt for the roof" in filed.read_text()
     assert_filed_ok(tidy_settings, filed, read_capture_bytes(edited, rel))
+
+
+async def test_a_capture_filed_meanwhile_by_another_computer_is_not_filed_again(
+    tidy_settings: Settings, fake_ollama: FakeOllama, tmp_path: Path
+) -> None:
+    """Two computers sync the vault; the other one's filed note arrives while our model is
+    still answering. The vault is checked again just before writing: one filed note."""
+    rel = put_capture(tidy_settings, SHED)
+    other = dataclasses.replace(
+        tidy_settings, vault=tmp_path / "other-vault", data_dir=tmp_path / "other-data"
+    )
+    shutil.copytree(tidy_settings.vault, other.vault)
+    fake_ollama.enqueue_chat(answer("Timber order"))
+    theirs = await tidy_capture(context(other), rel)
+    assert theirs.status == "filed" and theirs.filed is not None
+    fake_ollama.enqueue_chat(Stall(0.6, answer("Shed timber", tags=["shed"])))
+    task = asyncio.create_task(tidy_capture(context(tidy_settings), rel))
+    async with asyncio.timeout(5):
+        while len(fake_ollama.chat_requests()) < 2:  # noqa: ASYNC110 - ours is "thinking"
+            await asyncio.sleep(0.01)
+    synced = tidy_settings.vault / theirs.filed
+    synced.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(other.vault / theirs.filed, synced)  # the sync tool delivers it
+    ours = await task
+    assert (ours.status, ours.filed) == ("finished", theirs.filed)
+    assert filed_notes(tidy_settings) == [synced]
+    assert not (tidy_settings.vault / rel).exists()
 
 
 # -- nothing lost, nothing doubled --------------------------------------------------------------

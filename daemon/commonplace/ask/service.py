@@ -18,7 +18,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from commonplace.ask.answer import AskError, answer_question
@@ -62,8 +62,12 @@ class AskService:
         quiet_s: float | None = None,
         retry_s: float | None = None,
         attention: Attention | None = None,
+        may_work: Callable[[], bool] = lambda: True,
     ) -> None:
         self.settings = settings
+        # False while another computer's daemon holds the vault's lease (lease.py); a scan
+        # brings every Ask note back when this daemon wins it.
+        self.may_work = may_work
         self.llm = llm
         self.index = index
         self.folder = settings.folder("ask")
@@ -82,6 +86,11 @@ class AskService:
 
     async def startup(self) -> None:
         """Look at every Ask note once: questions asked while the daemon was off get answered."""
+        await self.scan()
+
+    async def scan(self) -> None:
+        """Look at every Ask note (start-up and later scans): a question whose file events
+        were lost is answered too. Answered questions are skipped by their id in the note."""
         roots = {self.folder.split("/", 1)[0] if self.settings.flavor == "logseq" else self.folder}
         for root in roots:  # Logseq: all of pages/, for the Ask/ namespace pages
             for path in iter_note_paths(self.settings.vault, under=root, refused=self._refused):
@@ -185,6 +194,8 @@ class AskService:
     # -- one note -------------------------------------------------------------------------------
 
     async def _handle(self, path: str) -> None:
+        if not self.may_work():
+            return
         text = self._read(path)
         if text is None:
             return
@@ -210,6 +221,8 @@ class AskService:
                     self._schedule(path, self.retry_s)
                     return
                 self._last_error = ""
+            if not self.may_work():
+                return  # the lease went to another computer while the model answered
             try:
                 await self._insert(path, question, answer)
             except Exception:

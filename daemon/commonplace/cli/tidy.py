@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import time
 from pathlib import Path
 
 import click
@@ -16,6 +17,7 @@ from commonplace.cli import common
 from commonplace.cli.common import require_vault, run_async, settings_from
 from commonplace.config import Settings
 from commonplace.index import Index, IndexUnavailable
+from commonplace.lease import daemon_id, read_lease
 from commonplace.llm import LLM, BadAnswer
 from commonplace.tidy.models import Outcome
 from commonplace.tidy.pipeline import (
@@ -46,6 +48,8 @@ def tidy(ctx: click.Context, once: bool, dry_run: bool, path: Path | None) -> No
     """
     settings = settings_from(ctx)
     require_vault(settings)
+    if not dry_run:
+        _refuse_if_leased_elsewhere(settings)
     targets = [_capture_path(settings, path)] if path else None
     if targets is None and not once and not dry_run:
         run_async(_watch(settings))
@@ -53,6 +57,22 @@ def tidy(ctx: click.Context, once: bool, dry_run: bool, path: Path | None) -> No
     failed = run_async(_tidy_now(settings, targets, dry_run=dry_run))
     if failed:
         raise click.ClickException(f"{failed} capture(s) could not be tidied; see above")
+
+
+def _refuse_if_leased_elsewhere(settings: Settings) -> None:
+    """Another computer's daemon tidies this vault (it holds the lease, lease.py): tidying here
+    too could file a capture twice. A one-shot command cannot watch the lease change, so it
+    goes by the heartbeat's time, as written by that computer's clock."""
+    info, _ = read_lease(settings.vault)
+    if info is None or info.released or info.holder == daemon_id(settings.data_path, create=False):
+        return
+    age = time.time() - info.heartbeat
+    if age < settings.lease.stale_s:
+        raise click.ClickException(
+            f"the daemon on {info.who()} holds this vault's lease (last heartbeat "
+            f"{max(0, age):.0f} s ago by its clock) and tidies the inbox; run tidy there, or "
+            "stop that daemon first"
+        )
 
 
 def _capture_path(settings: Settings, path: Path) -> str:

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from commonplace.config import Settings
+from commonplace.foreground import pause
 from commonplace.index.chunking import IndexedChunk, IndexedNote, index_chunks, index_note
 from commonplace.index.manifest import FileEntry, Manifest
 from commonplace.index.models import RefreshStats
@@ -59,6 +60,7 @@ def read_files(
     loaded: list[Loaded] = []
     gone: list[str] = []
     for path in paths:
+        pause()  # a request is being answered: let it have the interpreter (foreground.py)
         old = plan.entries.get(path)
         try:
             note = read_note(s.vault, path, s.flavor, max_bytes=s.index.max_note_kb * 1024)

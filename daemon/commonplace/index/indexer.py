@@ -222,6 +222,9 @@ class Index:
         stats.checked = plan.checked
         if not plan.empty:
             await self._apply(plan, stats, profile, big=paths is None or full)
+        if paths is None and st.vectors.pending_rows and st.keywords.writable:
+            # A reconciliation brings the vector index up to date (a long run was cut off).
+            await asyncio.to_thread(self._maintain, True)
         stats.notes, stats.chunks = self._counts
         stats.vectors_pending = self._pending_vectors
         stats.seconds = time.perf_counter() - start
@@ -395,6 +398,7 @@ class Index:
         with self._io:
             if not self._closed:
                 self._write_now(batch.loaded, batch.gone, batch.known, vectors)
+                self.stores.vectors.keep_searchable()  # a long run: searches stay fast
 
     def _write_now(
         self,

@@ -30,6 +30,7 @@ from typing import Any
 
 import tantivy
 
+from commonplace.foreground import pause
 from commonplace.index.chunking import IndexedChunk, IndexedNote
 from commonplace.index.filters import SearchFilter
 from commonplace.index.models import SearchResult
@@ -137,7 +138,9 @@ class _Tantivy:
             raise IndexBusy(str(self.folder))
         for path in delete_paths:
             writer.delete_documents_by_term("path", path)
-        for doc in docs:
+        for i, doc in enumerate(docs):
+            if i % 64 == 0:
+                pause()  # let a request being answered go first (foreground.py)
             writer.add_document(doc)
         writer.commit()
         with self.guard:

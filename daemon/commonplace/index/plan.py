@@ -13,6 +13,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from commonplace.foreground import pause
 from commonplace.index.manifest import FileEntry, Manifest
 from commonplace.vault import entry_problem, is_ignored, is_regular_file, iter_note_paths
 
@@ -45,6 +46,8 @@ def plan_reconcile(
     on_disk: set[str] = set()
     root = str(vault)
     for rel in iter_note_paths(vault):
+        if len(on_disk) % 256 == 0:
+            pause()  # let a request being answered go first (foreground.py)
         on_disk.add(rel)
         try:
             st = os.stat(f"{root}/{rel}")  # noqa: PTH116 - no Path object per file on big vaults

@@ -17,6 +17,7 @@ from commonplace.index.filters import SearchFilter
 from commonplace.index.hybrid import group_by_note
 from commonplace.index.models import SearchResponse, SearchResult
 from commonplace.index.store import Stores
+from commonplace.index.vectors import VectorsBusy
 
 MAX_CHUNKS = 8  # rankings fused per note: a long note's first sections say what it is about
 FALLBACK_WORDS = 60  # words of the note used as a keyword query when it has no vectors
@@ -34,21 +35,37 @@ def related_notes(
     keyword_candidates: int = 5,
 ) -> SearchResponse:
     """The `limit` notes closest to `path`, one result (its best chunk) per note."""
-    vectors = list(stores.vectors.vectors_for([path]).values())[:MAX_CHUNKS]
     pool = limit * 4 + MAX_CHUNKS  # enough after dropping the note's own chunks
-    rankings: list[list[SearchResult]] = [
-        _others(stores.vectors.search(vector.tolist(), pool, flt), path) for vector in vectors
-    ]
+    try:
+        vectors = list(stores.vectors.vectors_for([path]).values())[:MAX_CHUNKS]
+        rankings: list[list[SearchResult]] = [
+            _others(stores.vectors.search(vector.tolist(), pool, flt), path) for vector in vectors
+        ]
+    except VectorsBusy as exc:  # the table is being compacted: words now, not a long wait
+        return _by_words(stores, path, title, text, pool, flt, limit, f"Shared words only ({exc}).")
     if vectors:
         if title.strip():
             rankings.append(_others(stores.keywords.search(title, keyword_candidates, flt), path))
         return SearchResponse(results=fuse(rankings, k=rrf_k)[:limit], mode="vector")
-    words = " ".join([title, *text.split()[:FALLBACK_WORDS]])
-    hits = _others(stores.keywords.search(words, pool, flt), path)
     notice = (
         "This note has no vectors yet (waiting for Ollama's embeddings): "
         "these notes share its words."
     )
+    return _by_words(stores, path, title, text, pool, flt, limit, notice)
+
+
+def _by_words(
+    stores: Stores,
+    path: str,
+    title: str,
+    text: str,
+    pool: int,
+    flt: SearchFilter,
+    limit: int,
+    notice: str,
+) -> SearchResponse:
+    words = " ".join([title, *text.split()[:FALLBACK_WORDS]])
+    hits = _others(stores.keywords.search(words, pool, flt), path)
     return SearchResponse(results=hits[:limit], mode="keyword", notice=notice)
 
 

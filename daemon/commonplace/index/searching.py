@@ -6,6 +6,7 @@ query embedding never fails the search: hybrid (and vector) fall back to keyword
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import datetime as dt
 import logging
@@ -16,6 +17,7 @@ from commonplace.index.filters import SearchFilter
 from commonplace.index.hybrid import fuse
 from commonplace.index.hybrid import group_by_note as group_hits
 from commonplace.index.models import SEARCH_MODES, SearchResponse, SearchResult
+from commonplace.index.vectors import VectorsBusy
 from commonplace.llm import LLM, LLMError
 
 if TYPE_CHECKING:
@@ -81,13 +83,25 @@ class Searcher:
             except LLMError as exc:
                 used = "keyword"
                 notice = f"Showing keyword matches only: {exc}"
-        results = self.run(query, vector, used, limit, flt, group_by_note=group_by_note)
-        pending = self.index.status()["vectors_pending"]
+        # In a thread: while LanceDB and Tantivy search, the event loop answers other requests.
+        try:
+            results = await asyncio.to_thread(
+                self.run, query, vector, used, limit, flt, group_by_note=group_by_note
+            )
+        except VectorsBusy as exc:
+            used, notice = "keyword", f"Showing keyword matches only for a moment: {exc}."
+            results = await asyncio.to_thread(
+                self.run, query, None, used, limit, flt, group_by_note=group_by_note
+            )
+        status = self.index.status()
+        pending = status["vectors_pending"]
         if used != "keyword" and pending and notice is None:
             notice = (
                 f"{pending} note(s) are not yet searchable by meaning (waiting for Ollama's "
                 "embeddings); keyword search finds them."
             )
+        if notice is None and used != "keyword":
+            notice = _building(status, self.index.stores.vectors.skipped_rows)
         return SearchResponse(results=results, mode=used, notice=notice)
 
     def run(
@@ -128,3 +142,17 @@ class Searcher:
             keyword_weight=cfg.keyword_weight if meaning else 1.0,
         )
         return (fused.notes if group_by_note else fused.chunks)[:limit]
+
+
+def _building(status: dict[str, object], unindexed: int) -> str | None:
+    """While the index is being built, results come from the part indexed so far: say so."""
+    progress = status.get("progress")
+    if status.get("running") and isinstance(progress, dict) and progress["total"] >= 200:
+        done, total = progress["done"], progress["total"]
+        return f"The index is being built ({done} of {total} notes so far); results may be missing."
+    if unindexed:
+        return (
+            f"{unindexed} passages are not yet searchable by meaning (the vector index is "
+            "catching up); keyword search finds them."
+        )
+    return None

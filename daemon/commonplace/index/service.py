@@ -1,7 +1,7 @@
-"""What the daemon runs: the start-up scan, watcher changes, and periodic reconciliation.
+"""What the daemon runs: the start-up scan, watcher changes, and later scans.
 
 File events are hints, not the truth (inotify drops events under load, sync tools batch), so a
-reconciliation at start-up and every `reconcile_minutes` repairs whatever the events missed.
+reconciliation at start-up and at every scan (scans.py) repairs whatever the events missed.
 It is also the retry of a failed index write (a full disk): the changes stay pending, and the
 failure is shown in attention until a write succeeds.
 """
@@ -14,7 +14,7 @@ import ctypes.util
 import gc
 import logging
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 
 from commonplace.attention import Attention
 from commonplace.changes import Change
@@ -30,16 +30,10 @@ SOURCE = "search index"  # its entry in attention
 
 class IndexService:
     def __init__(
-        self,
-        index: Index,
-        settings: Settings,
-        *,
-        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
-        attention: Attention | None = None,
+        self, index: Index, settings: Settings, *, attention: Attention | None = None
     ) -> None:
         self.index = index
         self.settings = settings
-        self._sleep = sleep  # tests pass a fake clock
         self.attention = attention if attention is not None else Attention()
 
     async def startup(self) -> None:
@@ -72,18 +66,15 @@ class IndexService:
         else:
             self.attention.clear(SOURCE)
 
-    async def periodic(self) -> None:
-        """Reconcile every reconcile_minutes, forever (cancel the task to stop)."""
-        interval = self.settings.index.reconcile_minutes * 60
-        while True:
-            await self._sleep(interval)
-            stats = await self._reconcile()
-            if stats is not None and (stats.indexed or stats.deleted or stats.errors):
-                log.info(
-                    "search index: reconciliation re-indexed %d and removed %d note(s)",
-                    stats.indexed,
-                    stats.deleted,
-                )
+    async def scan(self) -> None:
+        """Reconcile again (a later scan); logged only when it found something."""
+        stats = await self._reconcile()
+        if stats is not None and (stats.indexed or stats.deleted or stats.errors):
+            log.info(
+                "search index: reconciliation re-indexed %d and removed %d note(s)",
+                stats.indexed,
+                stats.deleted,
+            )
 
     async def _reconcile(self) -> RefreshStats | None:
         try:

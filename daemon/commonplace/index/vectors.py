@@ -5,11 +5,23 @@ and usually a small fragment, so the table is compacted and old versions removed
 `compact_every` writes: a note edited a thousand times must not leave a thousand versions on
 disk. Past `ann_rows` rows a vector index is built, since a flat scan grows with the vault.
 
+A search compares the query with every row the vector index does not cover yet, one by one
+(about 4 ms per thousand rows here). During a long first indexing run that part would grow to
+the whole vault (600,000 chunks for 20,000 long notes: seconds per search), so `keep_searchable`
+builds the index early and brings it up to date whenever the rows it does not cover outnumber
+those it does; and while more than FLAT_ROWS rows wait for it, searches skip them (LanceDB's
+fast search) and `pending_rows` says how many, so the answer can say so.
+
+Compacting the table (`optimize`) starves every search in the process for as long as it runs
+(measured: 40-80 s on a big table, whatever connection or API the search uses), so a search that
+comes meanwhile gets VectorsBusy at once and the caller searches keywords only, and says so.
+
 Searches run in memory while the vectors fit in MEMORY_BYTES (about 22,000 chunks of a
 768-number model): a LanceDB query costs 4-8 ms of planning however small the table (measured
 at 2,000 notes), an exact dot product over a few thousand vectors 0.1 ms. The copy is read from
 LanceDB on the first search and kept in step by every write; past the budget the search goes to
-LanceDB and its vector index.
+LanceDB and its vector index. A search in memory needs no LanceDB, so a compaction never holds
+it up.
 """
 
 from __future__ import annotations
@@ -35,6 +47,8 @@ from commonplace.index.models import SearchResult
 
 log = logging.getLogger(__name__)
 
+FLAT_ROWS = 20_000  # rows a search may scan one by one (~100 ms) before it skips them
+
 TABLE = "chunks"
 RESULT_COLUMNS = ["path", "title", "heading", "text", "ordinal", "start_line", "note_date", "mtime"]
 MEMORY_BYTES = 64 * 2**20  # vectors searched in memory up to this size (float32)
@@ -46,6 +60,10 @@ class _InMemory:
 
     rows: pa.Table
     matrix: np.ndarray
+
+
+class VectorsBusy(Exception):
+    """The table is being compacted: a vector search now would wait for it to finish."""
 
 
 class VectorStoreError(Exception):
@@ -79,6 +97,8 @@ class VectorStore:
         self._dim: int | None = None
         self._memory: _InMemory | None = None  # made by the first search that may use it
         self._memory_lock = threading.Lock()  # a write and the copy's first read never overlap
+        self._unindexed = 0  # rows added since the vector index was last brought up to date
+        self._compacting = False  # set by the writer thread while optimize() runs
         try:
             self._db = lancedb.connect(folder)
             self._table: Any = (
@@ -87,6 +107,7 @@ class VectorStore:
             if self._table is not None:
                 self._rows = self._table.count_rows()
                 self._has_ann = any(i.index_type != "BTree" for i in self._table.list_indices())
+                self._unindexed = self._unindexed_on_disk()
             else:
                 self._rows = 0
         except Exception as exc:  # lance raises plain OSError/RuntimeError/ValueError
@@ -109,6 +130,30 @@ class VectorStore:
     def has_vector_index(self) -> bool:
         return self._has_ann
 
+    @property
+    def pending_rows(self) -> int:
+        """Rows a search leaves out for now (see FLAT_ROWS); 0 when every row is searched."""
+        return self._unindexed if self._skips_unindexed() else 0
+
+    @property
+    def skipped_rows(self) -> int:
+        """Rows a search leaves out right now: none while searches run in memory."""
+        return 0 if self._fits() else self.pending_rows
+
+    def _skips_unindexed(self) -> bool:
+        return self._has_ann and self._unindexed > FLAT_ROWS
+
+    def _unindexed_on_disk(self) -> int:
+        """Rows the vector index does not cover, on opening (a run cut off midway)."""
+        if not self._has_ann:
+            return self._rows
+        try:
+            names = [i.name for i in self._table.list_indices() if i.index_type != "BTree"]
+            stats = self._table.index_stats(names[0])
+        except Exception:  # no statistics from this table: take it as up to date
+            return 0
+        return int(getattr(stats, "num_unindexed_rows", 0) or 0)
+
     def drop(self) -> None:
         """Remove every vector (a model change with a new dimension, or a corrupt table)."""
         with self._memory_lock:
@@ -130,6 +175,8 @@ class VectorStore:
         """fingerprint -> vector for every chunk stored under these paths (for reuse)."""
         if self._table is None or not paths or not self._rows:
             return {}
+        if self._compacting:  # never in the indexer (it compacts under the same lock)
+            raise VectorsBusy("the vector index is being compacted")
         where = "path IN (" + ", ".join(_quote(p) for p in paths) + ")"
         data = (
             self._table.search().where(where).select(["fingerprint", "vector"]).limit(None)
@@ -156,6 +203,7 @@ class VectorStore:
                     self._table = self._db.create_table(TABLE, schema=_schema(vectors.shape[1]))
                 self._table.add(batch)
                 self._rows += len(chunks)
+                self._unindexed += len(chunks)
                 self._writes += 1
             if self._memory is not None:
                 self._memory = _updated(self._memory, delete_paths, batch, self._fits())
@@ -170,6 +218,8 @@ class VectorStore:
         if memory is not None or self._table is None or not self._fits():
             return memory
         with self._memory_lock:
+            if self._compacting:  # reading the table now would wait for the compaction
+                return None
             if self._memory is None and self._table is not None and self._fits():
                 data = self._table.search().select([*RESULT_COLUMNS, "vector"]).limit(None)
                 table = data.to_arrow()
@@ -183,6 +233,8 @@ class VectorStore:
         memory = self._in_memory()
         if memory is not None:
             return _search_memory(memory, vector, limit, flt)
+        if self._compacting:
+            raise VectorsBusy("the vector index is being compacted")
         try:
             return self._search(vector, limit, flt)
         except (OSError, RuntimeError, ValueError) as exc:
@@ -198,6 +250,8 @@ class VectorStore:
         query = query.distance_type("cosine").limit(limit)
         if self._has_ann:
             query = query.ef(max(64, limit * 2))
+        if self._skips_unindexed():
+            query = query.fast_search()
         where = flt.to_sql()
         if where:
             query = query.where(where, prefilter=True)
@@ -215,12 +269,35 @@ class VectorStore:
             # We are the only writer (the Tantivy writer lock makes sure), so removing every
             # old version at once is safe.
             warnings.simplefilter("ignore")
-            self._table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
+            self._compacting = True
+            try:
+                self._table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
+            finally:
+                self._compacting = False
         self._writes = 0
-        if not self._has_ann and self._rows >= self.ann_rows:
-            log.info("building the vector index over %d chunks", self._rows)
-            self._table.create_index("vector", config=IvfHnswSq(distance_type="cosine"))
-            self._has_ann = True
+        if self._has_ann:
+            self._unindexed = 0  # optimize() adds new rows to the index
+        elif self._rows >= self.ann_rows:
+            self._build_index()
+
+    def keep_searchable(self) -> None:
+        """Between the batches of a long run: build the vector index as soon as a flat scan
+        would be slow, then bring it up to date each time the rows it does not cover outnumber
+        those it does (so the work stays proportional to the vault, not to its square)."""
+        if self._table is None or self._unindexed <= FLAT_ROWS:
+            return
+        if not self._has_ann:
+            if self._rows >= self.ann_rows:
+                self._build_index()
+        elif self._unindexed >= self._rows - self._unindexed:
+            log.info("updating the vector index: %d new chunks", self._unindexed)
+            self.maintain(force=True)
+
+    def _build_index(self) -> None:
+        log.info("building the vector index over %d chunks", self._rows)
+        self._table.create_index("vector", config=IvfHnswSq(distance_type="cosine"))
+        self._has_ann = True
+        self._unindexed = 0
 
 
 def _search_memory(

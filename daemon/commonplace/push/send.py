@@ -2,7 +2,12 @@
 
 Each push service answers for its own phone: 201 is delivered, 404/410 means the subscription
 is gone for good (removed here), 429 and 5xx are worth another try, anything else is logged
-with the service's reason. A slow or failing service never holds up the others.
+with the service's reason. A slow or failing service never holds up the others: every phone is
+sent to at once, each with its own retries and waits.
+
+A busy service says when to come back (`Retry-After`, seconds or an HTTP date). Trying sooner
+only earns another refusal, so that wait is honoured, up to `[push] max_wait_s`; a service that
+asks for longer is not tried again this time, and the delivery says why.
 """
 
 from __future__ import annotations
@@ -10,7 +15,9 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from dataclasses import asdict, dataclass, replace
+from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Any
 
 import aiohttp
@@ -130,6 +137,7 @@ async def _send_one(
     except BadSubscription as exc:
         return _refused(sub, str(exc))
     for attempt in range(push.retries + 1):
+        asked: float | None = None
         try:
             await webpush_async(
                 subscription_info=sub.info(),
@@ -148,6 +156,7 @@ async def _send_one(
                 return Delivery(sub.endpoint, "gone", f"HTTP {status}")
             detail = f"HTTP {status}: {_reason(exc)}" if status else str(exc.message)
             retry = status is None or status == 429 or status >= 500
+            asked = retry_after_s(_header(exc, "Retry-After"), time.time())
         except EndpointRefused as exc:
             return _refused(sub, str(exc))
         except aiohttp.ClientConnectorError as exc:
@@ -158,12 +167,39 @@ async def _send_one(
             detail, retry = f"{type(exc).__name__}: {exc}".rstrip(": "), True
         if not retry or attempt == push.retries:
             break
-        log.info("push to %s failed (%s); again in %.1f s", _host(sub.endpoint), detail, delay)
-        await asyncio.sleep(delay)
+        if asked is not None and asked > push.max_wait_s:
+            detail += f" (the service asked to wait {asked:.0f} s; not tried again now)"
+            break
+        wait = max(delay, asked or 0.0)
+        log.info("push to %s failed (%s); again in %.1f s", _host(sub.endpoint), detail, wait)
+        await asyncio.sleep(wait)
         delay *= 2
     delivery = Delivery(sub.endpoint, "failed", detail)
     log.warning("push to %s failed after %d tries: %s", delivery.service, attempt + 1, detail)
     return delivery
+
+
+def retry_after_s(value: str | None, now: float) -> float | None:
+    """Seconds a `Retry-After` value asks for (RFC 9110: delay-seconds or an HTTP date), or
+    None when there is none or it cannot be read."""
+    if not value or not value.strip():
+        return None
+    text = value.strip()
+    if text.isdigit():
+        return float(text)
+    try:
+        when = parsedate_to_datetime(text)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:
+        return None  # an HTTP date is always GMT; a date without a zone is not one
+    return max(0.0, when.timestamp() - now)
+
+
+def _header(exc: WebPushException, name: str) -> str | None:
+    headers = getattr(exc.response, "headers", None)
+    value = headers.get(name) if headers is not None else None
+    return str(value) if value is not None else None
 
 
 def _refused(sub: Subscription, why: str) -> Delivery:

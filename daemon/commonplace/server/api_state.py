@@ -53,6 +53,8 @@ async def state(request: web.Request) -> web.Response:
         },
         "captures_waiting": await asyncio.to_thread(captures_waiting, settings),
         "index": stages.pop("index", {}),
+        "watcher": stages.pop("watcher", None),
+        "lease": stages.pop("lease", None),
         "stages": stages,
         # Files skipped or failing and parts that had to be restarted, each with what to do.
         "attention": services.attention.as_json(),

@@ -2,7 +2,8 @@
 
 Middleware order, outermost first: the security checks (a refused request never reaches a
 handler, nor the error handler's logging of its body), then the error boundary that turns every
-failure into the one JSON error shape. Security headers are added to every response as it is
+failure into the one JSON error shape, then the mark that makes background loops pause while a
+request is answered (foreground.py). Security headers are added to every response as it is
 prepared, streamed answers and errors included.
 """
 
@@ -15,12 +16,13 @@ from aiohttp import web
 
 from commonplace.apitoken import token_path
 from commonplace.config import Settings
+from commonplace.foreground import foreground
 from commonplace.llm import LLM
 from commonplace.resources import resource_dir
 from commonplace.server import api_ask, api_capture, api_related, api_search, api_state
 from commonplace.server.api_assistant import add_assistant_routes
 from commonplace.server.context import LLM_KEY, SENT, SERVICES, SETTINGS, Services
-from commonplace.server.errors import error_middleware
+from commonplace.server.errors import Handler, error_middleware
 from commonplace.server.limits import LIMITER, RateLimiter
 from commonplace.server.page import add_page_routes
 from commonplace.server.push_api import add_push_routes
@@ -30,6 +32,12 @@ from commonplace.server.sent import SentCaptures
 log = logging.getLogger(__name__)
 
 __all__ = ["LLM_KEY", "SERVICES", "SETTINGS", "create_app"]
+
+
+@web.middleware
+async def foreground_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    with foreground():
+        return await handler(request)
 
 
 def create_app(
@@ -44,7 +52,7 @@ def create_app(
     upload_limit = int(settings.speech.max_upload_mb * 1024 * 1024)
     policy = Policy.from_settings(settings.web, token_file=token_path(settings.data_path))
     app = web.Application(
-        middlewares=[security_middleware(policy), error_middleware],
+        middlewares=[security_middleware(policy), error_middleware, foreground_middleware],
         client_max_size=max(upload_limit, settings.web.max_json_kb * 1024),
     )
     app[SETTINGS] = settings

@@ -12,6 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from commonplace.config import Settings
+from commonplace.foreground import pause
 from commonplace.vault import NoteSkipped, in_folder, iter_note_paths, read_note
 
 log = logging.getLogger(__name__)
@@ -57,6 +58,8 @@ class VaultCatalog:
         filed: dict[str, list[str]] = {}
         seen: set[str] = set()
         for path in iter_note_paths(s.vault):
+            if len(seen) % 64 == 0:
+                pause()  # a scan of a big vault lets requests go first (foreground.py)
             seen.add(path)
             facts = self._note(path)
             if facts is None:
@@ -79,6 +82,17 @@ class VaultCatalog:
             tags=tags,
             filed={k: tuple(sorted(v)) for k, v in filed.items()},
         )
+
+    def filed_with(self, capture_id: str) -> tuple[str, ...]:
+        """Filed notes carrying this capture id, looked up now (only the filed folder is
+        read): another daemon on a synced vault may have filed the capture a moment ago."""
+        folder = self.settings.folder("filed")
+        found = []
+        for path in iter_note_paths(self.settings.vault, under=folder):
+            facts = self._note(path)
+            if facts is not None and facts.capture_id == capture_id:
+                found.append(path)
+        return tuple(found)
 
     def _note(self, path: str) -> NoteFacts | None:
         full = self.settings.vault / path

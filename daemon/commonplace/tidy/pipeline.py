@@ -9,7 +9,9 @@ The steps are ordered so that a crash at any point loses nothing and doubles not
 4. the capture leaves the inbox, only if it is still unchanged.
 
 Before any of that, a capture whose filed note already exists (found by the `capture_id` in its
-frontmatter, with the capture's words in it) is not tidied again: steps 3-4 finish it. A filed
+frontmatter, with the capture's words in it) is not tidied again: steps 3-4 finish it. The
+filed folder is looked at again just before step 1, because the model's answer takes a while and
+another computer's daemon on a synced vault may have filed the capture meanwhile. A filed
 note left with older words (the capture was edited after step 1) is replaced, but only if nobody
 touched it since it was written (its hash is kept in the data folder until step 4).
 """
@@ -118,6 +120,12 @@ async def tidy_capture(ctx: TidyContext, path: str, *, dry_run: bool = False) ->
             log.debug("%s: dropped %s", path, dropped)
     if dry_run:
         return Outcome(path, "dry-run", None, proposal, decision, tuple(candidates))
+    for filed in await asyncio.to_thread(ctx.catalog.filed_with, capture.capture_id):
+        if filed not in earlier and _carries_words(ctx, filed, capture):
+            log.info("%s: filed meanwhile as %s (by another daemon?); not filed again", path, filed)
+            finish(ctx, capture, filed)
+            _tell_index(ctx, [filed, path])
+            return Outcome(path, "finished", filed=filed)
     text = filed_note.render(capture, decision, ctx.settings.flavor, ctx.settings.tidy.todo_format)
     # In a thread: the writes fsync, and wait (bounded) while a git operation holds the vault.
     filed = await asyncio.to_thread(file_capture, ctx, capture, decision, text, earlier)

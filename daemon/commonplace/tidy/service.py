@@ -81,9 +81,13 @@ class TidyService:
         clock: Callable[[], float] = time.monotonic,
         now: Callable[[], datetime] | None = None,
         attention: Attention | None = None,
+        may_work: Callable[[], bool] = lambda: True,
     ) -> None:
         self.settings = settings
         self.attention = attention if attention is not None else Attention()
+        # False while another computer's daemon holds the vault's lease (lease.py): captures
+        # wait for it; a scan wakes the worker when this daemon wins the lease.
+        self.may_work = may_work
         self.ctx = TidyContext(settings, llm, index, now=now)
         self.state = TidyState(settings.data_path)
         self.tz = settings.tz  # once: working it out reads /etc/localtime
@@ -101,10 +105,17 @@ class TidyService:
 
     async def startup(self) -> None:
         """Queue every capture in the inbox (catch-up), then start the worker."""
+        await self.scan()
+
+    async def scan(self) -> None:
+        """Queue every capture in the inbox: at start-up, and at each later scan, so that a
+        capture whose file events were lost (or never came) is still tidied."""
         inbox = self.settings.folder("inbox")
         for path in iter_note_paths(self.settings.vault, under=inbox, refused=self._skip):
-            self.tracker.add(path)
+            if path not in self.tracker.waiting:  # one already waiting keeps its backoff
+                self.tracker.add(path)
         self._start()
+        self._wake.set()
 
     async def on_changes(self, changes: Iterable[Change]) -> None:
         inbox = self.settings.folder("inbox")
@@ -182,10 +193,13 @@ class TidyService:
         while True:
             self._wake.clear()
             ready, next_at = self.tracker.check(self._stat)
-            if ready and self.tracker.clock() >= self._pause_until:
+            leased_elsewhere = not self.may_work()
+            if ready and not leased_elsewhere and self.tracker.clock() >= self._pause_until:
                 await self._process(min(ready, key=self._order))
                 continue
-            if ready:  # Ollama itself failed a moment ago: no capture is tried before then,
+            if ready and leased_elsewhere:
+                next_at = None  # until a scan wakes us: the lease is another computer's
+            elif ready:  # Ollama itself failed a moment ago: no capture is tried before then,
                 unseen = [p for p in ready if self._unvetted(p)][:VET_BATCH]
                 if unseen:  # but what needs the owner is found and shown meanwhile
                     await self._vet(unseen)

@@ -1,0 +1,111 @@
+"""Scans: with no file event at all, a periodic scan indexes a new note, files a capture and
+answers a question; and scans asked for while one waits in the queue are one scan."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+from typing import Any
+
+import pytest
+
+from commonplace.ask.service import AskService
+from commonplace.config import Settings
+from commonplace.index import Index, IndexService
+from commonplace.jobs import JobQueue, Stage
+from commonplace.llm import LLM
+from commonplace.scans import Scans
+from commonplace.tidy.service import TidyService
+from tests.fakes.ollama import FakeOllama
+
+CAPTURE = "---\ncaptured: 2026-10-20T08:05\nvia: phone\n---\nring the axolotl keeper\n"
+
+
+def model(body: dict[str, Any]) -> str:
+    if body.get("format"):  # tidy asks with a JSON schema
+        return json.dumps({"title": "Axolotl keeper", "tags": [], "links": [], "todos": []})
+    return "You ring the keeper [1]."
+
+
+async def test_a_periodic_scan_repairs_what_file_events_missed(
+    settings: Settings, fake_ollama: FakeOllama
+) -> None:
+    fake_ollama.chat_handler = model
+    settings = dataclasses.replace(
+        settings,
+        ollama=dataclasses.replace(settings.ollama, host=fake_ollama.url),
+        tidy=dataclasses.replace(settings.tidy, stable_s=0.05),
+    )
+    llm = LLM(settings.ollama)
+    index = Index.open(settings, llm)
+    tidy = TidyService(settings, llm, index)
+    ask = AskService(settings, llm, index, quiet_s=0.0)
+    stages: dict[str, Stage] = {"index": IndexService(index, settings), "tidy": tidy, "ask": ask}
+    jobs = JobQueue()
+    vault = settings.vault
+    waits: list[float] = []
+
+    async def fake_sleep(seconds: float) -> None:
+        waits.append(seconds)
+        if len(waits) == 1:  # while "asleep": changes whose file events never came
+            (vault / "Missed.md").write_text("a missed axolotl\n")
+            (vault / "Inbox").mkdir(exist_ok=True)
+            (vault / "Inbox/2026-10-20 0805.md").write_text(CAPTURE)
+            (vault / "Ask").mkdir(exist_ok=True)
+            (vault / "Ask/Questions.md").write_text("?? Who keeps the axolotl?\n")
+        else:
+            raise asyncio.CancelledError
+
+    scans = Scans(jobs, stages, 600.0, sleep=fake_sleep)
+    jobs.start()
+    try:
+        scans.queue("start-up", first=True)
+        await asyncio.wait_for(jobs.join(), 30)
+        with pytest.raises(asyncio.CancelledError):
+            await scans.run_forever()
+        await asyncio.wait_for(jobs.join(), 30)
+        await asyncio.wait_for(tidy.wait_idle(), 30)
+        await asyncio.wait_for(ask.idle(), 30)
+        assert waits == [600.0, 600.0]
+        found = await index.search("axolotl", limit=5, mode="keyword")
+        assert "Missed.md" in [r.path for r in found.results]
+        assert not (vault / "Inbox/2026-10-20 0805.md").exists()
+        assert [p.name for p in (vault / "Filed").glob("*.md")] == [
+            "2026-10-20 0805 Axolotl keeper.md"
+        ]
+        assert "You ring the keeper [1]." in (vault / "Ask/Questions.md").read_text()
+    finally:
+        await jobs.stop()
+        await tidy.close()
+        await ask.close()
+        index.close()
+
+
+class CountingStage:
+    def __init__(self) -> None:
+        self.scans = 0
+
+    async def startup(self) -> None:
+        self.scans += 1
+
+    async def scan(self) -> None:
+        self.scans += 1
+
+    async def on_changes(self, changes: object) -> None:
+        return None
+
+
+async def test_scans_asked_for_while_one_waits_are_one_scan() -> None:
+    jobs = JobQueue()  # not started: the first scan waits in the queue
+    stage = CountingStage()
+    scans = Scans(jobs, {"index": stage}, 600.0)
+    assert scans.queue("file events were lost")
+    assert not scans.queue("file events were lost")
+    jobs.start()
+    await asyncio.wait_for(jobs.join(), 5)
+    assert stage.scans == 1
+    assert scans.queue("file events were lost")  # the last one started: a new one is needed
+    await asyncio.wait_for(jobs.join(), 5)
+    assert stage.scans == 2
+    await jobs.stop()
