@@ -284,6 +284,12 @@ async def test_instructions_carry_tools_days_and_memory(
         "complete_task",
         "remember",
         "forget",
+        "list_events",
+        "find_events",
+        "add_event",
+        "move_event",
+        "delete_event",
+        "weather",
     }
 
 

@@ -150,6 +150,21 @@ async def test_without_an_assistant_the_api_says_so(make_client: ClientFactory) 
     assert (await response.json())["error"]["code"] == "assistant_unavailable"
 
 
+async def test_the_days_briefing_is_at_the_top_of_the_assistant_view(
+    client: Client, web_settings: Settings
+) -> None:
+    from commonplace.briefing import Briefing
+    from commonplace.briefing.service import keep
+
+    text = "Monday 26 October: 1 event, first at 18:30 (Run club). No tasks due."
+    keep(web_settings, Briefing(NOW.date(), text), now=NOW, sent=True)
+    keep(web_settings, Briefing(NOW.date().replace(day=25), "yesterday's"), now=NOW, sent=True)
+    today = await (
+        await client.get("/api/assistant/today", headers={"Host": local_host(client)})
+    ).json()
+    assert today["briefing"] == {"text": text, "day": "2026-10-26"}
+
+
 async def test_a_streamed_reply_waiting_for_the_model_says_so(
     client: Client, fake_ollama: FakeOllama
 ) -> None:

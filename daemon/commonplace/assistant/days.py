@@ -11,55 +11,33 @@ from __future__ import annotations
 import re
 from datetime import date, datetime, time, timedelta
 
-WEEKDAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
-MONTH_NAMES = (
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
+from commonplace.dates import (
+    MONTH_NAMES,
+    WEEKDAY_NAMES,
+    clock,
+    day_for_model,
+    day_name,
+    day_name_year,
+    relative_day,
 )
+
 DAYS_AHEAD = 14
 
-
-def day_name(day: date) -> str:
-    """'Thursday 29 October': what a person says, for the owner's questions."""
-    return f"{WEEKDAY_NAMES[day.weekday()]} {day.day} {MONTH_NAMES[day.month - 1]}"
-
-
-def day_name_year(day: date) -> str:
-    """'Thursday 29 October 2026', for dates that may be in another year."""
-    return f"{day_name(day)} {day.year}"
-
-
-def day_for_model(day: date, today: date) -> str:
-    """'Thursday 29 October 2026 (2026-10-29, in 3 days)': cannot be misread by a small model."""
-    return f"{day_name_year(day)} ({day.isoformat()}, {relative_day(day, today)})"
-
-
-def relative_day(day: date, today: date) -> str:
-    delta = (day - today).days
-    if delta == 0:
-        return "today"
-    if delta == 1:
-        return "tomorrow"
-    if delta == -1:
-        return "yesterday"
-    if delta > 0:
-        return f"in {delta} days"
-    return f"{-delta} days ago"
-
-
-def clock(moment: time | datetime) -> str:
-    """'16:00': 24-hour time, never '4' that could be morning or afternoon."""
-    return f"{moment.hour:02d}:{moment.minute:02d}"
+__all__ = [
+    "DAYS_AHEAD",
+    "MONTH_NAMES",
+    "WEEKDAY_NAMES",
+    "DateWordsError",
+    "clock",
+    "day_for_model",
+    "day_list",
+    "day_name",
+    "day_name_year",
+    "local_day",
+    "parse_day",
+    "parse_time",
+    "relative_day",
+]
 
 
 def local_day(now: datetime) -> date:
