@@ -6,6 +6,7 @@ from commonplace.calendar.models import (
     CalendarError,
     CalendarNotSetUp,
     CalendarUnavailable,
+    ChangeUnconfirmed,
     Event,
     EventChanged,
 )
@@ -17,6 +18,7 @@ __all__ = [
     "CalendarError",
     "CalendarNotSetUp",
     "CalendarUnavailable",
+    "ChangeUnconfirmed",
     "Event",
     "EventChanged",
     "read_password",

@@ -53,6 +53,15 @@ class CalendarUnavailable(CalendarError):
     """Down, slow, or refusing the login: nothing was read or changed."""
 
 
+class ChangeUnconfirmed(CalendarError):
+    """A change was sent and the server did not answer it: it may have been made, or not.
+
+    Neither "nothing was changed" (that would be false if it was) nor "done": str() tells the
+    owner to look at the calendar before asking again. Deliberately not an EventChanged, so no
+    caller can mistake it for a refusal.
+    """
+
+
 class EventChanged(CalendarError):
     """The event is not what the caller last saw (another ETag, or gone): nothing was written.
 

@@ -12,15 +12,16 @@ import stat
 from datetime import date, timedelta
 from pathlib import Path
 
-from commonplace.assistant.days import day_name, day_name_year
 from commonplace.assistant.tasks import Task, TaskReader
 from commonplace.config import Settings
+from commonplace.dates import day_name_near
 from commonplace.mcp.backend import BackendError
 from commonplace.mcp.models import NoteText, TaskItem, TaskList
 from commonplace.vault import NoteSkipped, read_note
 from commonplace.vault.paths import PathRefused, note_in_vault
 
 MAX_TASKS = 60  # to-dos in one answer
+MAX_WITHIN_DAYS = 3660  # "due within" at most ten years: far enough for any to-do, and no overflow
 
 
 def note_text(settings: Settings, raw_path: str, max_chars: int) -> NoteText:
@@ -60,7 +61,7 @@ def task_list(reader: TaskReader, today: date, due_within_days: int | None) -> T
     within `due_within_days` days (overdue included)."""
     tasks = reader.open_tasks()  # sorted: by due date, undated last
     if due_within_days is not None:
-        last = today + timedelta(days=due_within_days)
+        last = today + timedelta(days=min(due_within_days, MAX_WITHIN_DAYS))
         tasks = [t for t in tasks if t.due is not None and t.due <= last]
     shown = tasks[:MAX_TASKS]
     return TaskList(
@@ -72,13 +73,10 @@ def task_list(reader: TaskReader, today: date, due_within_days: int | None) -> T
 
 def _item(task: Task, today: date) -> TaskItem:
     due = task.due
-    named = None
-    if due is not None:
-        named = day_name(due) if due.year == today.year else day_name_year(due)
     return TaskItem(
         text=task.text,
         due=due.isoformat() if due else None,
-        due_day=named,
+        due_day=day_name_near(due, today) if due is not None else None,
         overdue=due is not None and due < today,
         path=task.path,
     )

@@ -38,7 +38,7 @@ from commonplace.mcp.models import (
     Source,
     TaskList,
 )
-from commonplace.mcp.reading import note_text, task_list
+from commonplace.mcp.reading import MAX_WITHIN_DAYS, note_text, task_list
 from commonplace.vault.paths import PathRefused, folder_in_vault
 
 BackendSource = Callable[[], Awaitable[Backend]]
@@ -159,7 +159,11 @@ def build_server(
     async def list_tasks(
         due_within_days: Annotated[
             int | None,
-            Field(description="only to-dos due within this many days (overdue included)", ge=0),
+            Field(
+                description="only to-dos due within this many days (overdue included)",
+                ge=0,
+                le=MAX_WITHIN_DAYS,
+            ),
         ] = None,
     ) -> TaskList:
         """List the owner's open to-dos (unticked checkboxes in their notes) with their due
