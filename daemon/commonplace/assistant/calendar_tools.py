@@ -19,7 +19,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from commonplace.assistant.gate import Described, Stale
+from commonplace.assistant.gate import Described, Stale, Unconfirmed
 from commonplace.assistant.registry import Param, Propose, Tool, ToolContext, ToolError
 from commonplace.calendar import (
     NOT_SET_UP,
@@ -28,6 +28,7 @@ from commonplace.calendar import (
     ChangeUnconfirmed,
     Event,
     EventChanged,
+    unreadable_note,
 )
 from commonplace.calendar.text import event_line, listing
 from commonplace.dates import clock, clock_exact, day_for_model, day_name, day_name_near
@@ -136,6 +137,16 @@ def _same_moment(a: datetime | date | None, b: datetime | date | None) -> bool:
     return type(a) is type(b) and a == b
 
 
+def unconfirmed(exc: ChangeUnconfirmed, fact: str, on: datetime | date) -> Unconfirmed:
+    """A change sent without an answer: the owner is told it may have been made, and how to
+    look (the gate must not say "Nothing was changed", which may be false)."""
+    day = on.date() if isinstance(on, datetime) else on
+    return Unconfirmed(
+        f"{exc} Check whether {fact} (`commonplace calendar --date {day.isoformat()}`, or your "
+        "calendar app) before asking again."
+    )
+
+
 def occurrence_note(params: Mapping[str, Any]) -> str:
     return " (this occurrence only)" if params.get("recurring") else ""
 
@@ -207,7 +218,7 @@ def calendar_tools(calendar: CalendarClient) -> list[Tool]:
             events = await calendar.events_on(first, days)
         except CalendarError as exc:
             raise _calendar_error(exc) from None
-        return listing(events, first, days, zone)
+        return listing(events, first, days, zone, unreadable=events.unreadable)
 
     async def find_events(ctx: ToolContext, args: dict[str, Any]) -> str:
         if not calendar.configured:
@@ -220,12 +231,14 @@ def calendar_tools(calendar: CalendarClient) -> list[Tool]:
             raise _calendar_error(exc) from None
         last = first + timedelta(days=days - 1)
         span = f"from {day_for_model(first, ctx.today)} to {day_for_model(last, ctx.today)}"
-        if not hits:
-            return f"No event with {words!r} in its title {span}. Times are in {zone}."
         lines = [f"Events with {words!r} in their title {span} (times in {zone}):"]
+        if not hits:
+            lines = [f"No event with {words!r} in its title {span}. Times are in {zone}."]
         for event in hits:
             lines.append(f"{day_for_model(event.day, ctx.today)}:")
             lines.append(event_line(event, notes=True))
+        if hits.unreadable:
+            lines.append(unreadable_note(hits.unreadable))
         return "\n".join(lines)
 
     async def add_event(ctx: ToolContext, args: dict[str, Any]) -> str | Propose:
@@ -418,8 +431,10 @@ class MoveEvent(_EventAction):
             await self.calendar.move(event, start, end)
         except EventChanged as exc:
             raise Stale(what_changed(params, exc.current, now.date(), self.calendar.tz)) from None
-        except ChangeUnconfirmed:
-            raise  # neither "changed" nor "nothing was changed": the owner must look
+        except ChangeUnconfirmed as exc:
+            raise unconfirmed(
+                exc, f'"{event.title}" is on {when(start, now.date())}', start
+            ) from None
         except CalendarError as exc:
             raise ToolError(str(exc)) from None
         return f'Moved "{event.title}" to {when(start, now.date())}{occurrence_note(params)}.'
@@ -442,8 +457,10 @@ class DeleteEvent(_EventAction):
             await self.calendar.delete(event)
         except EventChanged as exc:
             raise Stale(what_changed(params, exc.current, now.date(), self.calendar.tz)) from None
-        except ChangeUnconfirmed:
-            raise  # neither "changed" nor "nothing was changed": the owner must look
+        except ChangeUnconfirmed as exc:
+            raise unconfirmed(
+                exc, f'"{event.title}" is still on {when(event.start, now.date())}', event.start
+            ) from None
         except CalendarError as exc:
             raise ToolError(str(exc)) from None
         return (
@@ -486,8 +503,8 @@ class AddEvent:
             event, created = await self.calendar.add(title, start, end)
         except EventChanged as exc:
             raise Stale(str(exc)) from None
-        except ChangeUnconfirmed:
-            raise  # neither "changed" nor "nothing was changed": the owner must look
+        except ChangeUnconfirmed as exc:
+            raise unconfirmed(exc, f'"{title}" is on {when(start, now.date())}', start) from None
         except CalendarError as exc:
             raise ToolError(str(exc)) from None
         if not created:

@@ -75,11 +75,15 @@ def briefing_text(
     overdue: int,
     weather: DayForecast | None,
     weather_problem: str | None,
+    unreadable: int = 0,
 ) -> str:
-    """`events`/`weather` None with no problem: that source is not set up, and is left out."""
+    """`events`/`weather` None with no problem: that source is not set up, and is left out.
+    `unreadable`: events of the day that could not be read (said, never silently dropped)."""
     parts = [f"{day_name(day)}:"]
     if events is not None:
         parts.append(events_sentence(events, day))
+        if unreadable:
+            parts.append(f"{plural(unreadable, 'event')} could not be read.")
     elif calendar_problem:
         parts.append("Calendar unavailable.")
     parts.append(tasks_sentence(due, overdue))

@@ -9,6 +9,8 @@ from commonplace.calendar.models import (
     ChangeUnconfirmed,
     Event,
     EventChanged,
+    EventList,
+    unreadable_note,
 )
 
 __all__ = [
@@ -21,5 +23,7 @@ __all__ = [
     "ChangeUnconfirmed",
     "Event",
     "EventChanged",
+    "EventList",
     "read_password",
+    "unreadable_note",
 ]

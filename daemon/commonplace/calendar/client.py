@@ -52,6 +52,7 @@ from commonplace.calendar.models import (
     ChangeUnconfirmed,
     Event,
     EventChanged,
+    EventList,
 )
 from commonplace.config import CalendarSettings, Settings
 
@@ -200,19 +201,21 @@ class CalendarClient:
         """Every calendar of the account, for set-up help (doctor)."""
         return await self._call(self._all_names)
 
-    async def events(self, start: datetime, end: datetime) -> list[Event]:
-        """Events (each occurrence of a recurring one) overlapping [start, end), sorted."""
+    async def events(self, start: datetime, end: datetime) -> EventList:
+        """Events (each occurrence of a recurring one) overlapping [start, end), sorted; those
+        that cannot be read are left out and counted (`EventList.unreadable`)."""
         return await self._call(self._events, start, end)
 
-    async def events_on(self, first: date, days: int = 1) -> list[Event]:
+    async def events_on(self, first: date, days: int = 1) -> EventList:
         start = datetime.combine(first, datetime.min.time(), tzinfo=self.tz)
         end = datetime.combine(first + timedelta(days=days), datetime.min.time(), tzinfo=self.tz)
         return await self.events(start, end)
 
-    async def find(self, words: str, first: date, days: int) -> list[Event]:
-        """Events in the window whose title holds every word (the start of a word counts)."""
+    async def find(self, words: str, first: date, days: int) -> EventList:
+        """Events in the window whose title holds every word (the start of a word counts); an
+        event that cannot be read might have matched, so its count is kept."""
         found = await self.events_on(first, days)
-        return [e for e in found if title_matches(words, e.title)]
+        return EventList((e for e in found if title_matches(words, e.title)), found.unreadable)
 
     async def identical(self, title: str, start: datetime | date) -> Event | None:
         """An event with this title and start in a calendar read, if there is one."""
@@ -308,9 +311,8 @@ class CalendarClient:
 
     def _unconfirmed(self) -> str:
         return (
-            f"The calendar at {self._where} did not confirm the change within "
-            f"{self.config.timeout_s:g} s: it may have been made. Check your calendar before "
-            "asking again."
+            f"The calendar at {self._where} did not answer the change within "
+            f"{self.config.timeout_s:g} s, so it may have been made, or not."
         )
 
     def _refused(self) -> str:
@@ -384,8 +386,9 @@ class CalendarClient:
             )
         return calendars[0]
 
-    def _events(self, start: datetime, end: datetime) -> list[Event]:
+    def _events(self, start: datetime, end: datetime) -> EventList:
         found: list[Event] = []
+        unreadable = 0
         for name, calendar in self._list():
             results = calendar.search(
                 event=True, start=start, end=end, expand=True, split_expanded=False
@@ -394,22 +397,26 @@ class CalendarClient:
                 try:
                     data = obj.get_icalendar_instance()
                 except ValueError:
+                    unreadable += 1
                     log.warning("calendar: %s cannot be read; left out", obj.url)
                     continue
-                found.extend(
-                    e
-                    for e in ical.events_of(
-                        data,
-                        tz=self.tz,
-                        calendar=name,
-                        href=str(obj.url),
-                        etag=obj.etag,
-                        recurring=False,
-                    )
-                    if _overlaps(e, start, end)
+                events, bad = ical.events_of(
+                    data,
+                    tz=self.tz,
+                    calendar=name,
+                    href=str(obj.url),
+                    etag=obj.etag,
+                    recurring=False,
                 )
-        log.info("calendar: %d event(s) from %d calendar(s)", len(found), len(self._list()))
-        return sorted(found, key=Event.sort_key)
+                unreadable += bad
+                found.extend(e for e in events if _overlaps(e, start, end))
+        log.info(
+            "calendar: %d event(s) from %d calendar(s), %d unreadable",
+            len(found),
+            len(self._list()),
+            unreadable,
+        )
+        return EventList(sorted(found, key=Event.sort_key), unreadable)
 
     def _calendar_of(self, href: str) -> tuple[str, Any]:
         for name, calendar in self._list():

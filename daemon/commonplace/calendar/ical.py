@@ -162,12 +162,14 @@ def events_of(
     href: str,
     etag: str | None,
     recurring: bool,
-) -> list[Event]:
-    """The events of one resource's (already expanded) calendar data; cancelled ones left out,
-    and any whose times cannot be read (logged by href)."""
+) -> tuple[list[Event], int]:
+    """The events of one resource's (already expanded) calendar data, cancelled ones left out;
+    and how many could not be read (no DTSTART, or times that are not times), which are left
+    out too and logged by href and UID only."""
     found = []
+    bad = 0
     for component in ical.walk("VEVENT"):
-        if "DTSTART" not in component or is_cancelled(component):
+        if is_cancelled(component):
             continue
         try:
             found.append(
@@ -181,8 +183,14 @@ def events_of(
                 )
             )
         except BadEvent as exc:
-            log.warning("calendar: an event in %s left out: %s", href, exc)
-    return found
+            bad += 1
+            log.warning(
+                "calendar: an event in %s (UID %s) left out: %s",
+                href,
+                _text(component, "UID")[:120] or "none",
+                exc,
+            )
+    return found, bad
 
 
 def master(ical: icalendar.Calendar) -> icalendar.Component | None:

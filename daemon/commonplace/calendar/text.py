@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import date, datetime, time, timedelta
 
-from commonplace.calendar.models import Event
+from commonplace.calendar.models import Event, unreadable_note
 from commonplace.dates import clock, day_name, day_name_near, day_name_year
 
 MAX_NOTES = 160  # characters of an invite's description shown to the model
@@ -100,9 +100,11 @@ def events_text(events: list[Event], first: date, days: int, *, notes: bool = Fa
     return "\n".join(lines)
 
 
-def listing(events: list[Event], first: date, days: int, zone: str) -> str:
-    """What the calendar tools hand the model, and what `commonplace calendar` prints."""
-    return f"Times are in {zone}.\n" + events_text(events, first, days, notes=True)
+def listing(events: list[Event], first: date, days: int, zone: str, *, unreadable: int = 0) -> str:
+    """What the calendar tools hand the model, and what `commonplace calendar` prints; with a
+    last line when events could not be read, so a day is never called free because of them."""
+    text = f"Times are in {zone}.\n" + events_text(events, first, days, notes=True)
+    return f"{text}\n{unreadable_note(unreadable)}" if unreadable else text
 
 
 def _one_line(text: str, limit: int) -> str:
