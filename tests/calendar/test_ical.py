@@ -129,3 +129,21 @@ def test_an_empty_day_is_named_not_skipped() -> None:
         "Thursday 31 December 2026 (2026-12-31): no events.\n"
         "Friday 1 January 2027 (2027-01-01): no events."
     )
+
+
+def test_an_event_whose_times_cannot_be_read_is_counted_not_raised() -> None:
+    data = icalendar.Calendar.from_ical(
+        "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//x//EN\r\n"
+        "BEGIN:VEVENT\r\nUID:no-start@x\r\nSUMMARY:No start\r\nEND:VEVENT\r\n"
+        "BEGIN:VEVENT\r\nUID:bad-start@x\r\nDTSTART:soon\r\nSUMMARY:Bad start\r\nEND:VEVENT\r\n"
+        "BEGIN:VEVENT\r\nUID:bad-end@x\r\nDTSTART:20261027T090000Z\r\nDTEND:later\r\n"
+        "SUMMARY:Bad end\r\nEND:VEVENT\r\n"
+        "BEGIN:VEVENT\r\nUID:backwards@x\r\nDTSTART:20261027T090000Z\r\n"
+        "DTEND:20261027T080000Z\r\nSUMMARY:Backwards\r\nEND:VEVENT\r\n"
+        "END:VCALENDAR\r\n"
+    )
+    events, bad = ical.events_of(
+        data, tz=LONDON, calendar="Personal", href="/x.ics", etag=None, recurring=False
+    )
+    assert bad == 2
+    assert [(e.title, e.end) for e in events] == [("Bad end", None), ("Backwards", None)]

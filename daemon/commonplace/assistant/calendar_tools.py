@@ -30,8 +30,9 @@ from commonplace.calendar import (
     EventChanged,
     unreadable_note,
 )
+from commonplace.calendar.ical import clean_title
 from commonplace.calendar.text import event_line, listing
-from commonplace.dates import clock, clock_exact, day_for_model, day_name, day_name_near
+from commonplace.dates import clock, clock_exact, day_for_model, day_name_near, day_name_year
 
 MAX_DAYS = 14  # the longest window one read covers
 MAX_AHEAD = timedelta(days=366)  # how far ahead an event may be added or moved
@@ -97,7 +98,8 @@ def on_the_clock(day: date, at: time, tz: ZoneInfo) -> datetime:
     moment = datetime.combine(day, at, tzinfo=tz)
     if moment.astimezone(UTC).astimezone(tz).replace(tzinfo=None) != moment.replace(tzinfo=None):
         raise ToolError(
-            f"{clock(at)} does not exist on {day_name(day)}: the clocks go forward that night. "
+            f"{clock(at)} does not exist on {day_name_year(day)}: the clocks go forward that "
+            "night. "
             "Ask the owner for another time."
         )
     return moment
@@ -244,7 +246,7 @@ def calendar_tools(calendar: CalendarClient) -> list[Tool]:
     async def add_event(ctx: ToolContext, args: dict[str, Any]) -> str | Propose:
         if not calendar.configured:
             return NOT_SET_UP
-        title = " ".join(str(args["title"]).split())
+        title = clean_title(str(args["title"]))
         if not title:
             raise ToolError("the event needs a title")
         day: date = args["day"]
