@@ -351,6 +351,11 @@ async def test_the_weather_tool(
         "Weather forecast for Bristol (Open-Meteo):\n"
         "Thursday 29 October (in 3 days): 8 to 13 °C, rain likely (90%)"
     ]
+    fake_ollama.enqueue_chat(call("weather", day="9999-12-30", days="7"), "No.")
+    await assistant.respond("Weather at the end of time?")  # no OverflowError past year 9999
+    assert tool_results(fake_ollama)[-1] == (
+        "Error: 'day' 9999-12-30 must be within a year of today"
+    )
     standin.mode = "error500"
     offline = dataclasses.replace(s, weather=dataclasses.replace(s.weather, latitude=50.0))
     assistant = build_assistant(offline, LLM(s.ollama), clock=lambda: NOW)

@@ -214,17 +214,26 @@ async def test_a_title_the_model_gives_is_cleaned_the_same_way(
 
 
 async def test_an_event_is_not_moved_further_than_a_year_ahead(
-    helper: Assistant, fake_ollama: FakeOllama
+    helper: Assistant, fake_ollama: FakeOllama, radicale: Radicale, account: str
 ) -> None:
+    put_raw(
+        radicale.url,
+        account,
+        "Personal",
+        "eclipse.ics",
+        one_event("eclipse@phone", "Eclipse trip", "20280110T100000", "20280110T110000"),
+    )
     fake_ollama.enqueue_chat(
         call("move_event", event="dentist", new_day="2028-01-06"),
+        call("move_event", event="eclipse", on_day="2028-01-10", new_time="09:00"),
         call("list_events", day="9999-12-30", days="14"),
         "Too far.",
     )
-    turn = await helper.respond("Move the dentist to 2028, and what's on at the end of time?")
+    turn = await helper.respond("Move the dentist to 2028, the eclipse trip to 9, and the end?")
     assert turn.pending == []
     assert tool_results(fake_ollama) == [
         "Error: 2028-01-06 must be between today and a year from now",
+        "Error: 2028-01-10 must be between today and a year from now",
         "Error: 'day' 9999-12-30 must be within ten years of today",
     ]
 

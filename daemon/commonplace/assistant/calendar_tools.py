@@ -283,8 +283,11 @@ def calendar_tools(calendar: CalendarClient) -> list[Tool]:
         except CalendarError as exc:
             raise _calendar_error(exc) from None
         start, end = moved_times(event, new_day, new_time, calendar)
-        if not ctx.today <= (start.date() if isinstance(start, datetime) else start):
+        start_day = start.date() if isinstance(start, datetime) else start
+        if not ctx.today <= start_day:
             raise ToolError("the new time is in the past")
+        if start_day > ctx.today + MAX_AHEAD:  # an event found far ahead, given a new time
+            raise ToolError(f"{start_day.isoformat()} must be between today and a year from now")
         if _same_moment(start, event.start):
             raise ToolError(f'"{event.title}" is already on {when(event.start, ctx.today)}')
         return Propose("move_event", {**pin(event), "new_start": _iso(start), "new_end": _iso(end)})

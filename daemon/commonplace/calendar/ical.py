@@ -270,9 +270,18 @@ def _set_times(
 ) -> None:
     for name in ("DTSTART", "DTEND", "DURATION"):
         component.pop(name, None)
-    component.add("DTSTART", start)
+    component.add("DTSTART", _unambiguous(start))
     if end is not None:
-        component.add("DTEND", end)
+        component.add("DTEND", _unambiguous(end))
+
+
+def _unambiguous(value: datetime | date) -> datetime | date:
+    """A time in the hour that happens twice, meant the second time (fold=1), in UTC: written
+    with its TZID it would be read as the first (RFC 5545, 3.3.5), an hour early."""
+    if not isinstance(value, datetime) or value.tzinfo is None or value.fold == 0:
+        return value
+    twice = value.replace(fold=0).utcoffset() != value.utcoffset()
+    return value.astimezone(UTC) if twice else value
 
 
 def _touch(component: icalendar.Component, now: datetime) -> None:
