@@ -41,6 +41,7 @@ from commonplace.vault.markdown import logseq_deadline, todo_line
 from commonplace.vault.markdown import todos as parse_todos
 
 MAX_LISTED = 40  # dated tasks shown by one list_tasks call
+MAX_WITHIN_DAYS = 3660  # "due within" at most ten years: any to-do, and no date past 9999
 MAX_UNDATED = 15  # undated tasks shown after them
 MAX_TEXT = 300  # characters in a task the assistant adds
 # Words that name no particular task ("tick off the task to order timber").
@@ -236,8 +237,8 @@ def task_tools(settings: Settings, reader: TaskReader) -> list[Tool]:
     async def list_tasks(ctx: ToolContext, args: dict[str, Any]) -> str:
         tasks = await asyncio.to_thread(reader.open_tasks)
         within = args["due_within_days"]
-        if within is not None and within < 0:
-            raise ToolError("'due_within_days' must be 0 or more")
+        if within is not None and not 0 <= within <= MAX_WITHIN_DAYS:
+            raise ToolError(f"'due_within_days' must be 0 to {MAX_WITHIN_DAYS}")
         return list_text(tasks, ctx.today, within, args["words"])
 
     async def add_task(ctx: ToolContext, args: dict[str, Any]) -> Propose:

@@ -12,7 +12,7 @@ import stat
 from datetime import date, timedelta
 from pathlib import Path
 
-from commonplace.assistant.tasks import Task, TaskReader
+from commonplace.assistant.tasks import MAX_WITHIN_DAYS, Task, TaskReader
 from commonplace.config import Settings
 from commonplace.dates import day_name_near
 from commonplace.mcp.backend import BackendError
@@ -21,7 +21,6 @@ from commonplace.vault import NoteSkipped, read_note
 from commonplace.vault.paths import PathRefused, note_in_vault
 
 MAX_TASKS = 60  # to-dos in one answer
-MAX_WITHIN_DAYS = 3660  # "due within" at most ten years: far enough for any to-do, and no overflow
 
 
 def note_text(settings: Settings, raw_path: str, max_chars: int) -> NoteText:

@@ -25,7 +25,7 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from commonplace import __version__
-from commonplace.assistant.tasks import TaskReader
+from commonplace.assistant.tasks import MAX_WITHIN_DAYS, TaskReader
 from commonplace.config import Settings
 from commonplace.mcp.backend import Backend, BackendError
 from commonplace.mcp.models import (
@@ -38,7 +38,7 @@ from commonplace.mcp.models import (
     Source,
     TaskList,
 )
-from commonplace.mcp.reading import MAX_WITHIN_DAYS, note_text, task_list
+from commonplace.mcp.reading import note_text, task_list
 from commonplace.vault.paths import PathRefused, folder_in_vault
 
 BackendSource = Callable[[], Awaitable[Backend]]
