@@ -17,7 +17,7 @@ from typing import Any
 
 from commonplace.assistant.gate import Described, Stale
 from commonplace.assistant.registry import Param, Propose, Tool, ToolContext, ToolError
-from commonplace.assistant.tasks import words_of
+from commonplace.assistant.tasks import matches, words_of
 from commonplace.assistant.vaultfiles import (
     Snapshot,
     appended,
@@ -107,10 +107,8 @@ def find_line(lines: list[MemoryLine], words: str) -> MemoryLine:
     query = words_of(words)
     if not query:
         raise ToolError("say which line to forget, with words from it")
-    hits = [
-        m
-        for m in lines
-        if all(any(w.startswith(q) for w in _WORD.findall(m.text.casefold())) for q in query)
+    hits = [m for m in lines if matches(query, m.text)] or [
+        m for m in lines if matches(query, m.text, loose=True)
     ]
     if not hits:
         raise ToolError(f"no line of the memory note matches {words!r}")

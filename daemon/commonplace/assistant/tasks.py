@@ -134,7 +134,7 @@ def words_of(text: str) -> list[str]:
     return [w for w in _WORD.findall(text.casefold()) if w not in _STOP]
 
 
-def _matches(query: list[str], text: str, *, loose: bool = False) -> bool:
+def matches(query: list[str], text: str, *, loose: bool = False) -> bool:
     """Every query word starts a word of the text ('order' finds 'ordered'); `loose` also lets
     a text word start a query word ('renewal' finds 'renew'), for when nothing matches closely."""
     words = _WORD.findall(text.casefold())
@@ -157,8 +157,8 @@ def find_task(tasks: list[Task], words: str, today: date) -> Task:
         )
     hits = (
         [t for t in tasks if words_of(t.text) == query]
-        or [t for t in tasks if _matches(query, t.text)]
-        or [t for t in tasks if _matches(query, t.text, loose=True)]
+        or [t for t in tasks if matches(query, t.text)]
+        or [t for t in tasks if matches(query, t.text, loose=True)]
     )
     if not hits:
         raise ToolError(
@@ -186,9 +186,9 @@ def list_text(tasks: list[Task], today: date, within: int | None, words: str) ->
     """The open tasks as the model reads them: by due date, dates that cannot be misread."""
     if words:
         query = words_of(words)
-        close = [t for t in tasks if _matches(query, t.text)]
+        close = [t for t in tasks if matches(query, t.text)]
         tasks = (
-            (close or [t for t in tasks if _matches(query, t.text, loose=True)]) if query else tasks
+            (close or [t for t in tasks if matches(query, t.text, loose=True)]) if query else tasks
         )
     dated = [t for t in tasks if t.due is not None]
     if within is not None:
