@@ -99,8 +99,7 @@ def on_the_clock(day: date, at: time, tz: ZoneInfo) -> datetime:
     if moment.astimezone(UTC).astimezone(tz).replace(tzinfo=None) != moment.replace(tzinfo=None):
         raise ToolError(
             f"{clock(at)} does not exist on {day_name_year(day)}: the clocks go forward that "
-            "night. "
-            "Ask the owner for another time."
+            "night. Ask the owner for another time."
         )
     return moment
 

@@ -12,7 +12,7 @@ import stat
 from datetime import date, timedelta
 from pathlib import Path
 
-from commonplace.assistant.tasks import MAX_WITHIN_DAYS, Task, TaskReader
+from commonplace.assistant.tasks import MAX_DAYS_AHEAD, Task, TaskReader
 from commonplace.config import Settings
 from commonplace.dates import day_name_near
 from commonplace.mcp.backend import BackendError
@@ -60,7 +60,7 @@ def task_list(reader: TaskReader, today: date, due_within_days: int | None) -> T
     within `due_within_days` days (overdue included)."""
     tasks = reader.open_tasks()  # sorted: by due date, undated last
     if due_within_days is not None:
-        last = today + timedelta(days=min(due_within_days, MAX_WITHIN_DAYS))
+        last = today + timedelta(days=min(due_within_days, MAX_DAYS_AHEAD))
         tasks = [t for t in tasks if t.due is not None and t.due <= last]
     shown = tasks[:MAX_TASKS]
     return TaskList(

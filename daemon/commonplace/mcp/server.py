@@ -25,7 +25,7 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from commonplace import __version__
-from commonplace.assistant.tasks import MAX_WITHIN_DAYS, TaskReader
+from commonplace.assistant.tasks import MAX_DAYS_AHEAD, TaskReader
 from commonplace.config import Settings
 from commonplace.mcp.backend import Backend, BackendError
 from commonplace.mcp.models import (
@@ -162,7 +162,7 @@ def build_server(
             Field(
                 description="only to-dos due within this many days (overdue included)",
                 ge=0,
-                le=MAX_WITHIN_DAYS,
+                le=MAX_DAYS_AHEAD,
             ),
         ] = None,
     ) -> TaskList:
