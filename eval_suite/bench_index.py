@@ -78,6 +78,7 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--searches", type=int, default=200, help="timed searches per mode")
     p.add_argument("--chunk-tokens", type=int)
     p.add_argument("--keyword-candidates", type=int)
+    p.add_argument("--keyword-weight", type=float)
     p.add_argument("--rrf-k", type=int)
     p.add_argument("--vector-index-rows", type=int, help="chunks past which LanceDB's ANN is built")
     p.add_argument("--no-embed-titles", action="store_true")
@@ -132,6 +133,8 @@ def make_settings(args: argparse.Namespace, vault: Path, data: Path, host: str) 
         changes["chunk_tokens"] = args.chunk_tokens
     if args.keyword_candidates is not None:
         changes["keyword_candidates"] = args.keyword_candidates
+    if args.keyword_weight is not None:
+        changes["keyword_weight"] = args.keyword_weight
     if args.vector_index_rows is not None:
         changes["vector_index_rows"] = args.vector_index_rows
     if args.rrf_k:
@@ -271,7 +274,7 @@ async def quality(
     if args.fusion_grid:
         base = index.settings
         grid = {}
-        for candidates in (3, 5, 10, 20, 60):
+        for candidates in (5, 10, 20, 40):
             for k in (10, 30, 60):
                 cfg = dataclasses.replace(base.index, keyword_candidates=candidates, rrf_k=k)
                 index.settings = dataclasses.replace(base, index=cfg)

@@ -34,9 +34,9 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
 @pytest.fixture
 def vault(tmp_path: Path) -> Path:
-    """A fresh copy of the sample vault (without the week's captures)."""
+    """A fresh copy of the sample vault (without the week's captures and calendar)."""
     dest = tmp_path / "vault"
-    shutil.copytree(FIXTURE, dest, ignore=shutil.ignore_patterns("captures"))
+    shutil.copytree(FIXTURE, dest, ignore=shutil.ignore_patterns("captures", "calendar"))
     return dest
 
 

@@ -31,6 +31,8 @@ def test_doctor_reports_each_check(fake_ollama_thread: FakeOllama, vault: Path) 
         "ok   lease",
         "ok   inbox",
         "ok   daemon",
+        "ok   calendar",
+        "ok   weather",
     ]
     assert "24 notes" in result.output
     assert result.exit_code == 0

@@ -14,6 +14,7 @@ from commonplace.index.batch import read_files
 from commonplace.index.manifest import Manifest
 from commonplace.index.models import RefreshStats
 from commonplace.index.plan import Plan
+from commonplace.llm.profiles import EmbedProfile
 
 
 def test_pause_waits_while_a_request_runs_and_not_after() -> None:
@@ -60,7 +61,7 @@ def test_reading_notes_for_the_index_pauses_for_a_request(settings: Settings) ->
     def read() -> None:
         read_files(
             settings,
-            "m",
+            EmbedProfile("m"),
             paths,
             Plan(),
             RefreshStats(),

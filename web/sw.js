@@ -13,6 +13,7 @@ const SHELL = [
   "/js/capture.js",
   "/js/dictate.js",
   "/js/push.js",
+  "/js/search.js",
   "/js/store.js",
   "/js/ui.js",
   "/icons/icon.svg",

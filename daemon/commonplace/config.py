@@ -107,8 +107,10 @@ class SpeechSettings:
 
 @dataclass(frozen=True)
 class IndexSettings:
+    fusion: str = field(default="convex", metadata=_choices("convex", "rrf"))
     rrf_k: int = field(default=60, metadata=_range(1, 10000))
-    keyword_candidates: int = field(default=5, metadata=_range(0, 1000))  # BM25 hits fused in
+    keyword_candidates: int = field(default=20, metadata=_range(0, 1000))  # BM25 notes fused in
+    keyword_weight: float = field(default=1.0, metadata=_range(0, 10))  # of the keyword ranking
     chunk_tokens: int = field(default=400, metadata=_range(32, 8192))  # max tokens per chunk
     reconcile_minutes: float = field(default=10.0, metadata=_range(0.1, 1440))
     max_note_kb: int = field(default=2048, metadata=_range(1, 1_000_000))  # larger files skipped
@@ -243,6 +245,59 @@ class LimitSettings:
 
 
 @dataclass(frozen=True)
+class CalendarSettings:
+    """The assistant's calendar over CalDAV (calendar/). The password is never kept here: it is
+    read from `password_file` or COMMONPLACE_CALDAV_PASSWORD when the calendar is used."""
+
+    url: str = ""  # the CalDAV address; empty: no calendar
+    username: str = ""
+    password_file: str = ""  # a file holding the app password (or COMMONPLACE_CALDAV_PASSWORD)
+    read: tuple[str, ...] = ()  # calendar names to read; empty = all
+    write: str = ""  # the calendar new events go to; empty = the first one read
+    timeout_s: float = field(default=15.0, metadata=_range(1, 300))  # one calendar operation
+
+    def __post_init__(self) -> None:
+        if self.url and not re.match(r"https?://[^/\s]+", self.url):
+            raise ConfigError(
+                f"calendar.url = {self.url!r} is not a web address; "
+                "use the CalDAV address your provider gives, e.g. 'https://caldav.fastmail.com/'"
+            )
+
+    @property
+    def configured(self) -> bool:
+        return bool(self.url)
+
+
+@dataclass(frozen=True)
+class WeatherSettings:
+    """The forecast from Open-Meteo (weather/): no key, only the place's coordinates."""
+
+    latitude: float = field(default=0.0, metadata=_range(-90, 90))  # 0 and 0: no forecast
+    longitude: float = field(default=0.0, metadata=_range(-180, 180))
+    place: str = ""  # the name shown with the forecast, e.g. "Bristol"
+    url: str = "https://api.open-meteo.com/v1/forecast"
+    timeout_s: float = field(default=10.0, metadata=_range(1, 120))
+
+    @property
+    def configured(self) -> bool:
+        return (self.latitude, self.longitude) != (0.0, 0.0)
+
+
+@dataclass(frozen=True)
+class BriefingSettings:
+    """The morning briefing (briefing/): pushed once a day, and shown in the Assistant view."""
+
+    enabled: bool = True
+    time: str = "07:00"  # HH:MM in the configured timezone
+
+    def __post_init__(self) -> None:
+        if not re.fullmatch(r"([01]?\d|2[0-3]):[0-5]\d", self.time):
+            raise ConfigError(
+                f"briefing.time = {self.time!r} is not a time; use HH:MM, e.g. '07:00'"
+            )
+
+
+@dataclass(frozen=True)
 class Settings:
     vault: Path = Path("~/Notes")
     flavor: str = field(default="obsidian", metadata=_choices("obsidian", "logseq"))
@@ -261,6 +316,9 @@ class Settings:
     assistant: AssistantSettings = field(default_factory=AssistantSettings)
     mcp: McpSettings = field(default_factory=McpSettings)
     limits: LimitSettings = field(default_factory=LimitSettings)
+    calendar: CalendarSettings = field(default_factory=CalendarSettings)
+    weather: WeatherSettings = field(default_factory=WeatherSettings)
+    briefing: BriefingSettings = field(default_factory=BriefingSettings)
     # Not settable from the file: where the settings came from.
     config_path: Path | None = field(default=None, metadata={"internal": True})
     vault_configured: bool = field(default=False, metadata={"internal": True})
@@ -400,6 +458,7 @@ def load_settings(path: Path | None = None, env: Mapping[str, str] | None = None
             raise ConfigError(f"{config_path}: not valid TOML: {exc}") from exc
     elif explicit is not None:
         raise ConfigError(f"{config_path}: no such config file")
+    _refuse_secrets(raw, config_path)
     vault_configured = "vault" in raw or bool(env.get("COMMONPLACE_VAULT"))
     for var, keys in ENV_OVERRIDES.items():
         if env.get(var):
@@ -421,6 +480,17 @@ def load_settings(path: Path | None = None, env: Mapping[str, str] | None = None
     )
     _check(settings, source)
     return settings
+
+
+def _refuse_secrets(raw: Mapping[str, Any], config_path: Path) -> None:
+    """A password in the config file would be copied, synced and shown; say where it goes."""
+    table = raw.get("calendar")
+    if isinstance(table, Mapping) and "password" in table:
+        raise ConfigError(
+            f"{config_path}: calendar.password is not read from the config file; put the app "
+            "password in a file of its own and set calendar.password_file to it, or set "
+            "COMMONPLACE_CALDAV_PASSWORD"
+        )
 
 
 def _check(settings: Settings, source: str) -> None:

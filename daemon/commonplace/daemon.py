@@ -29,6 +29,8 @@ from commonplace.ask.asknote import is_ask_note
 from commonplace.ask.service import AskService
 from commonplace.assistant import build_assistant
 from commonplace.attention import Attention, attention_file
+from commonplace.briefing import briefing_job
+from commonplace.calendar import CalendarClient
 from commonplace.changes import Change
 from commonplace.config import Settings
 from commonplace.conflicts import watch_conflicts
@@ -75,6 +77,7 @@ class Parts:
     watcher: VaultWatcher | None = None
     scans: Scans | None = None
     lease: VaultLease | None = None
+    calendar: CalendarClient | None = None  # one per daemon: the briefing and the assistant
 
 
 async def run_daemon(
@@ -110,7 +113,7 @@ async def _run_locked(settings: Settings, ready: asyncio.Event | None, stop: asy
         jobs=jobs,
         attention=attention,
         transcriber=WhisperTranscriber(settings.speech),
-        assistant=build_assistant(settings, llm),
+        assistant=build_assistant(settings, llm, calendar=parts.calendar),
         stages=dict(parts.status),
         notes=start_notes(settings),
     )
@@ -168,6 +171,7 @@ async def build_parts(settings: Settings, llm: LLM, attention: Attention | None 
     parts.stages.update(index=service, tidy=tidy, ask=ask)
     parts.status.update(index=index, tidy=tidy, ask=ask, lease=lease)
     parts.closers.extend([tidy.close, ask.close])
+    parts.calendar = CalendarClient(settings)
     return parts
 
 
@@ -203,7 +207,8 @@ def make_watcher(settings: Settings, jobs: JobQueue, parts: Parts) -> VaultWatch
 
 
 def start_background(settings: Settings, llm: LLM, parts: Parts) -> list[asyncio.Task[Any]]:
-    """The periodic scan, the lease's heartbeat, the scheduler (weekly digest) and the look-out
+    """The periodic scan, the lease's heartbeat, the scheduler (weekly digest, morning briefing)
+    and the look-out
     for sync conflict copies, each supervised: a loop that fails is logged, shown in attention
     and restarted, never silently gone."""
     tasks = []
@@ -221,7 +226,11 @@ def start_background(settings: Settings, llm: LLM, parts: Parts) -> list[asyncio
     digest = digest_job(settings, llm)
     if lease is not None:
         digest = leased(digest, lease)
-    scheduler = Scheduler([digest], settings.data_path, attention=parts.attention)
+    jobs = [digest]
+    if parts.calendar is not None:
+        briefing = briefing_job(settings, parts.calendar)
+        jobs.append(leased(briefing, lease) if lease is not None else briefing)
+    scheduler = Scheduler(jobs, settings.data_path, attention=parts.attention)
     tasks.append(start_supervised("scheduler", scheduler.run_forever, parts.attention))
     conflicts = functools.partial(watch_conflicts, settings, parts.attention)
     tasks.append(start_supervised("conflict check", conflicts, parts.attention))

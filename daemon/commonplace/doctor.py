@@ -6,6 +6,7 @@ import os
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Literal
 
 from commonplace.attention import Entry, read_running
@@ -154,4 +155,83 @@ async def run_checks(settings: Settings) -> list[Check]:
     shown = [e.key for e in running or ()]
     copies = [entry_check(e) for e in find_conflict_copies(settings) if e.key not in shown]
     found = inbox_checks(settings, shown) + copies + skipped_checks(settings, shown)
-    return checks + lease_checks(settings) + found + daemon_checks(running)
+    checks += lease_checks(settings) + found + daemon_checks(running)
+    return checks + await calendar_checks(settings) + await weather_checks(settings)
+
+
+async def calendar_checks(settings: Settings) -> list[Check]:
+    """Reachable, the login works, the calendars are listed, the write calendar exists."""
+    from commonplace.calendar import CalendarClient, CalendarError  # caldav: import when used
+
+    config = settings.calendar
+    if not config.configured:
+        return [Check("ok", "calendar", "not set up (optional: see the README's calendar section)")]
+    try:
+        names = await CalendarClient(settings).all_calendar_names()
+    except CalendarError as exc:
+        return [Check("fail", "calendar", str(exc))]
+    if not names:
+        return [
+            Check(
+                "fail",
+                "calendar",
+                f"{config.url}: logged in, but the account has no "
+                "calendars; make one in your calendar app, or check the url",
+            )
+        ]
+    known = {n.casefold(): n for n in names}
+    listed = ", ".join(names)
+    checks = [Check("ok", "calendar", f"{config.url} ({len(names)} calendar(s): {listed})")]
+    missing = [n for n in config.read if n.casefold() not in known]
+    if missing:
+        checks.append(
+            Check(
+                "warn",
+                "calendar",
+                f"[calendar] read names {missing[0]!r}, which "
+                f"this account does not have; use names from: {listed}",
+            )
+        )
+    read = [
+        n for n in names if not config.read or n.casefold() in {r.casefold() for r in config.read}
+    ]
+    if config.write and config.write.casefold() not in known:
+        checks.append(
+            Check(
+                "fail",
+                "calendar",
+                f"[calendar] write = {config.write!r} does not "
+                f"exist; new events need one of: {listed}",
+            )
+        )
+    elif not config.write and read:
+        checks.append(
+            Check(
+                "ok",
+                "calendar",
+                f"new events go to {read[0]!r} (the first "
+                "calendar read; set [calendar] write to choose)",
+            )
+        )
+    return checks
+
+
+async def weather_checks(settings: Settings) -> list[Check]:
+    from commonplace.weather import WeatherUnavailable, conditions, get_forecast
+
+    if not settings.weather.configured:
+        return [Check("ok", "weather", "not set up (optional: [weather] latitude and longitude)")]
+    now = datetime.now(settings.tz)
+    try:
+        today = (await get_forecast(settings, now=now)).on(now.date())
+    except WeatherUnavailable as exc:
+        return [
+            Check(
+                "fail",
+                "weather",
+                f"forecast unavailable: {exc}; check [weather] and that this computer is online",
+            )
+        ]
+    place = settings.weather.place or "the configured place"
+    shown = conditions(today) if today else "no figures for today"
+    return [Check("ok", "weather", f"{place} today: {shown} (Open-Meteo)")]

@@ -7,8 +7,9 @@ from pathlib import Path
 
 from commonplace.resources import resource_dir
 
-# vault_fixture/captures/ holds the test week's captures; they are not part of the vault itself.
-_NOT_VAULT = ("captures",)
+# vault_fixture/captures/ holds the test week's captures and calendar/ its calendar (an .ics
+# file for a CalDAV server); they are not part of the vault itself.
+_NOT_VAULT = ("captures", "calendar")
 
 
 def make_sample_vault(dest: Path) -> Path:

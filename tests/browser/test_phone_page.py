@@ -104,6 +104,41 @@ def test_a_note_with_script_is_shown_as_text(
     screenshot(page, "ask-hostile-note")
 
 
+def test_search_shows_one_result_per_note_with_marked_words(
+    page: Any, server: ServerThread
+) -> None:
+    hostile = "# Clipping\n\nZanzibar ferry <script>window.__pwned = 3</script> <b>timetable</b>\n"
+    note = server.settings.vault / "Clippings" / "Hostile.md"
+    note.parent.mkdir()
+    note.write_text(hostile)
+    server.index.mark_dirty(["Clippings/Hostile.md"])
+    page.click("#tab-ask")
+    page.fill("#ask-text", "sourdough starter")
+    page.click("#search-button")
+    page.wait_for_selector("#search-results:not([hidden]) #search-list li")
+    first = page.locator("#search-list li").first
+    assert "Sourdough Loaf" in first.inner_text()
+    titles = page.locator("#search-list .result-title").all_inner_texts()
+    assert len(titles) == len({t.split(" › ")[0] for t in titles})  # one result per note
+    marks = [m.lower() for m in first.locator("mark").all_inner_texts()]
+    assert marks and all(m.startswith(("sourdough", "starter")) for m in marks)
+    screenshot(page, "search")
+    first.locator("button").click()
+    page.wait_for_selector("#source-sheet:not([hidden])")
+    assert "Sourdough" in page.inner_text("#source-title")
+    page.click("#source-close")
+
+    page.fill("#ask-text", "Zanzibar ferry")
+    page.click("#search-button")
+    page.wait_for_selector("#search-list li:has-text('Hostile')")
+    shown = page.inner_text("#search-list li:has-text('Hostile') .snippet")
+    assert "<script>window.__pwned = 3</script>" in shown and "<b>timetable</b>" in shown
+    time.sleep(0.2)
+    assert page.evaluate("window.__pwned") is None
+    assert page.locator("#search-list script, #search-list b").count() == 0
+    assert page.locator("#search-list li:has-text('Hostile') mark").count() == 2  # Zanzibar, ferry
+
+
 def test_denied_microphone_shows_a_message(page: Any) -> None:
     # No permission granted: Chromium refuses getUserMedia as it does when the user says no.
     page.click("#dictate")

@@ -150,6 +150,69 @@ def test_search_suite_keeps_rankings_per_mode(
     assert not (folder / "sheet.md").exists()
 
 
+def dev_set(folder: Path, expected: str = "pages/Cloze.md") -> Path:
+    """A vault dev set in the shape of ../shared/devsets/logseq-docs (read-only, like it)."""
+    pages = folder / "vault" / "pages"
+    pages.mkdir(parents=True)
+    (folder / "vault" / "journals").mkdir()
+    (folder / "vault" / "logseq").mkdir()
+    (folder / "vault" / "logseq" / "config.edn").write_text("{}")
+    (pages / "Cloze.md").write_text("type:: [[Command]]\n\n- ## Usage\n\t- Type `/cloze`.\n")
+    (pages / "Whiteboard___Portal.md").write_text("- A portal shows another page on a board.\n")
+    rows = [
+        {"id": "k01", "q": "/cloze", "expected": [expected], "kind": "keyword"},
+        {"id": "p01", "q": "show a page on my board", "expected": ["pages/Whiteboard___Portal.md"],
+         "kind": "paraphrase"},
+    ]  # fmt: skip
+    (folder / "questions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    for path in [*folder.rglob("*"), folder]:
+        path.chmod(0o555 if path.is_dir() else 0o444)
+    return folder
+
+
+def test_search_suite_runs_on_a_vault_dev_set(
+    fake_ollama_thread: FakeOllama, tmp_path: Path
+) -> None:
+    out = tmp_path / "runs"
+    devset = dev_set(tmp_path / "devset")
+    try:
+        result = run_eval("search", "--datasets", str(devset), "--out", str(out), "--note", NOTE)
+        assert result.exit_code == 0, result.output
+        folder = only_folder(out)
+        summary = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
+        assert summary["prepared"]["vault"]["flavor"] == "logseq"
+        assert set(summary["datasets"]) == {"questions.jsonl"}
+        assert set(summary["mean"]["hybrid"]["by_scope"]) == {"keyword", "paraphrase"}
+        item = next(r for r in records(folder / "run-1.jsonl") if r.get("item") == "k01")
+        assert item["modes"]["keyword"]["notes"][0] == "pages/Cloze.md"
+        # the rankings in the dev set's own scorer format, one file per mode
+        ranked = records(folder / "ranked-keyword-run-1.jsonl")
+        assert [r["id"] for r in ranked] == ["k01", "p01"]
+        assert ranked[0]["paths"][0] == "pages/Cloze.md"
+        assert {p.name for p in folder.glob("ranked-*")} == {
+            f"ranked-{m}-run-1.jsonl" for m in ("vector", "keyword", "hybrid")
+        }
+    finally:
+        for path in (tmp_path / "devset").rglob("*"):
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        (tmp_path / "devset").chmod(0o755)
+
+
+def test_a_dev_set_naming_a_missing_note_is_refused(
+    fake_ollama_thread: FakeOllama, tmp_path: Path
+) -> None:
+    devset = dev_set(tmp_path / "devset", expected="pages/Nope.md")
+    try:
+        result = run_eval("search", "--datasets", str(devset), "--out", str(tmp_path / "runs"))
+        assert result.exit_code != 0
+        assert "expected notes not in vault/: pages/Nope.md" in result.output
+        assert not (tmp_path / "runs").exists()  # refused before anything was written
+    finally:
+        for path in (tmp_path / "devset").rglob("*"):
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        (tmp_path / "devset").chmod(0o755)
+
+
 def test_tidy_suite_records_proposals_decisions_and_grades(
     fake_ollama_thread: FakeOllama, datasets: Path, tmp_path: Path
 ) -> None:

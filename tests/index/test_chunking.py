@@ -14,15 +14,22 @@ from commonplace.index.chunking import (
     embed_text,
     fingerprint,
     index_chunks,
+    index_note,
     note_date,
 )
+from commonplace.llm.profiles import EmbedProfile, known_profile
 from commonplace.vault import estimate_tokens, parse_note
 
 UTC = ZoneInfo("UTC")
 
 
-def chunks_of(text: str, model: str = "nomic-embed-text", tokens: int = 400, path: str = "A/N.md"):
-    return index_chunks(parse_note(path, text), model=model, chunk_tokens=tokens, tz=UTC)
+PLAIN = EmbedProfile("some-model")  # no prefixes, no known context size
+
+
+def chunks_of(
+    text: str, profile: EmbedProfile = PLAIN, tokens: int = 400, path: str = "A/N.md"
+) -> list:
+    return index_chunks(parse_note(path, text), profile=profile, chunk_tokens=tokens, tz=UTC)
 
 
 def test_chunks_follow_headings_and_keep_the_heading_path() -> None:
@@ -43,9 +50,11 @@ def test_chunks_follow_headings_and_keep_the_heading_path() -> None:
 def test_long_section_is_split_and_no_chunk_exceeds_the_model_budget() -> None:
     para = " ".join(f"word{i}" for i in range(120))
     text = "# Long\n\n" + "\n\n".join([para] * 12)
-    budget = chunk_budget("all-minilm", 400)  # MiniLM takes 256 tokens: the model wins
+    minilm = known_profile("all-minilm:latest")
+    assert minilm is not None
+    budget = chunk_budget(minilm, 400)  # MiniLM takes 256 tokens: the model wins
     assert budget < 256
-    chunks = chunks_of(text, model="all-minilm:latest")
+    chunks = chunks_of(text, profile=minilm)
     assert len(chunks) > 3
     assert all(c.heading == "Long" for c in chunks)
     assert all(estimate_tokens(c.embed_text) <= 256 for c in chunks)
@@ -70,7 +79,7 @@ def test_fingerprint_depends_on_model_and_text() -> None:
     assert fingerprint("m", "t") == fingerprint("m", "t")
     assert fingerprint("m", "t") != fingerprint("m2", "t")
     assert fingerprint("m", "t") != fingerprint("m", "t ")
-    assert embed_text("T", "", "x", with_context=False) == "x"
+    assert embed_text(PLAIN, "T", "", "x", with_context=False) == "x"
 
 
 def test_note_date_prefers_captured_then_date_then_created_then_mtime() -> None:
@@ -87,3 +96,24 @@ def test_note_date_prefers_captured_then_date_then_created_then_mtime() -> None:
 def test_ancestor_folders() -> None:
     assert ancestor_folders("Areas/Health/Dentist.md") == ["Areas", "Areas/Health"]
     assert ancestor_folders("Home.md") == []
+
+
+def test_the_whole_note_for_keyword_search() -> None:
+    note = parse_note(
+        "Areas/Health/Dentist.md",
+        "---\naliases: [Teeth]\nsecret: frontmatter words\n---\n# Dentist\n\nCheck-up in May.\n",
+    )
+    whole = index_note(note)
+    assert whole.title == "Dentist Teeth"  # aliases are names for the note too
+    assert whole.where == "Areas/Health/Dentist"
+    assert whole.text == "# Dentist\n\nCheck-up in May.\n" and "secret" not in whole.text
+    assert whole.folders == ["Areas", "Areas/Health"]
+
+
+def test_a_dated_title_gives_only_its_words_as_context() -> None:
+    assert embed_text(PLAIN, "2026-10-20 0805", "", "text") == "text"
+    assert (
+        embed_text(PLAIN, "2026-10-20 0805 Shed timber", "Order", "x") == "Shed timber > Order\n\nx"
+    )
+    assert embed_text(PLAIN, "2024_01_15", "Meeting", "x") == "Meeting\n\nx"
+    assert embed_text(PLAIN, "1984", "", "x") == "1984\n\nx"  # a year alone is a name

@@ -44,6 +44,19 @@ def test_search_json_lists_results(env: dict[str, str]) -> None:
     assert {"path", "title", "heading", "text", "score", "note_date"} <= set(rows[0])
 
 
+def test_search_groups_by_note_unless_chunks_are_asked_for(env: dict[str, str]) -> None:
+    runner = CliRunner()
+    args = ["search", "sourdough", "starter", "feeding", "--json", "-n", "8"]
+    grouped = json.loads(runner.invoke(cli, args, env=env).output)
+    paths = [r["path"] for r in grouped]
+    assert paths[0] == "Recipes/Sourdough Loaf.md" and len(set(paths)) == len(paths)
+    first = grouped[0]
+    assert [first["snippet"][a:b].lower() for a, b in first["marks"]]  # words are marked
+    chunks = json.loads(runner.invoke(cli, [*args, "--chunks"], env=env).output)
+    chunk_paths = [r["path"] for r in chunks]
+    assert len(set(chunk_paths)) < len(chunk_paths)  # several passages of one note
+
+
 def test_search_text_output_and_modes(env: dict[str, str]) -> None:
     runner = CliRunner()
     result = runner.invoke(
@@ -51,6 +64,7 @@ def test_search_text_output_and_modes(env: dict[str, str]) -> None:
     )
     assert result.exit_code == 0, result.output
     assert "Log/Running Log.md" in result.output and "keyword" in result.output
+    assert "1. Running Log" in result.output  # title (› heading), then path, score and mode
     bad = runner.invoke(cli, ["search", "x", "--mode", "fuzzy"], env=env)
     assert bad.exit_code != 0 and "fuzzy" in bad.output
 

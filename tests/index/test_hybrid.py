@@ -1,4 +1,4 @@
-"""RRF on hand-made rankings, grouping by note, and the keyword query sanitizer."""
+"""Fusion on hand-made rankings, grouping by note, and the keyword query sanitizer."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import tantivy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from commonplace.index import SearchFilter, SearchResult, group_by_note, keyword_query, rrf
+from commonplace.index import SearchFilter, SearchResult, fuse, group_by_note, keyword_query
 from commonplace.index.keywords import FIELDS, _schema
 
 
@@ -15,39 +15,89 @@ def hit(path: str, ordinal: int = 0, score: float = 0.0) -> SearchResult:
     return SearchResult(path, path, "", "text", score, "2026-01-01", 0.0, 0, ordinal)
 
 
-def test_rrf_order_on_a_hand_made_example() -> None:
-    vector = [hit("a"), hit("b"), hit("c"), hit("d")]
-    keyword = [hit("d"), hit("x"), hit("b"), hit("y"), hit("z"), hit("beyond-candidates")]
-    fused = rrf(vector, keyword, k=60, keyword_candidates=5)
-    scores = {h.path: h.score for h in fused}
-    # b: 1/62 + 1/63; d: 1/64 + 1/61; a: 1/61; x: 1/62 (keyword only); c: 1/63 ...
-    assert [h.path for h in fused] == ["d", "b", "a", "x", "c", "y", "z"]
-    assert scores["b"] == pytest.approx(1 / 62 + 1 / 63)
-    assert scores["d"] == pytest.approx(1 / 64 + 1 / 61)
-    assert "beyond-candidates" not in scores
+def test_rrf_ranks_notes_by_both_rankings_on_a_hand_made_example() -> None:
+    vector = [hit("a", 0), hit("a", 1), hit("b"), hit("c")]  # notes a, b, c
+    notes = [("c", 3.0), ("d", 2.0), ("b", 1.0)]
+    fused = fuse(vector=vector, notes=notes, note_chunks={"d": hit("d")}, method="rrf", k=60)
+    # a: 1/61; b: 1/62 + 1/63; c: 1/63 + 1/61; d: 1/62 (keyword only)
+    assert [h.path for h in fused.notes] == ["c", "b", "a", "d"]
+    scores = {h.path: h.score for h in fused.notes}
+    assert scores["c"] == pytest.approx(1 / 63 + 1 / 61)
+    assert scores["d"] == pytest.approx(1 / 62)
+    assert fused.notes[2].key == ("a", 0)  # a note is shown by its best chunk
+    # chunks: note score + chunk score, so a's second chunk stays above the keyword-only d
+    assert [h.key for h in fused.chunks] == [("c", 0), ("b", 0), ("a", 0), ("a", 1), ("d", 0)]
+    assert fused.chunks[0].score == pytest.approx(1 / 63 + 1 / 61 + 1 / 64)
 
 
-def test_rrf_tie_goes_to_the_meaning_hit() -> None:
-    fused = rrf([hit("v")], [hit("k")], k=60, keyword_candidates=5)
-    assert [h.path for h in fused] == ["v", "k"]  # both 1/61: the vector hit keeps its place
+def test_convex_weighs_how_well_each_side_matched_on_a_hand_made_example() -> None:
+    # cosine 0.9, 0.7, 0.5 -> 1, 0.5, 0; BM25 2, 10 (best), 1 -> 0.2, 1, 0.1
+    vector = [hit("a", score=0.9), hit("b", score=0.7), hit("c", score=0.5)]
+    notes = [("b", 10.0), ("a", 2.0), ("c", 1.0)]
+    fused = fuse(vector=vector, notes=notes)
+    scores = {h.path: h.score for h in fused.notes}
+    assert scores == pytest.approx({"a": (1 + 0.2) / 2, "b": (0.5 + 1) / 2, "c": (0 + 0.1) / 2})
+    assert [h.path for h in fused.notes] == ["b", "a", "c"]
+    # RRF sees only the ranks: a (1st and 2nd) beats b (2nd and 1st) on the meaning tie-break
+    assert [h.path for h in fuse(vector=vector, notes=notes, method="rrf").notes][:2] == ["a", "b"]
+    # a barely matching keyword list weighs little: its best note is 1 but the rest near 0
+    weak = fuse(vector=vector, notes=[("c", 1.0)], note_chunks={})
+    assert [h.path for h in weak.notes] == ["a", "c", "b"]
+    assert {h.path: h.score for h in weak.notes}["c"] == pytest.approx(0.5)
 
 
-def test_rrf_with_no_keyword_candidates_is_the_vector_ranking() -> None:
-    vector = [hit("a"), hit("b")]
-    assert [h.path for h in rrf(vector, [hit("b")], keyword_candidates=0)] == ["a", "b"]
+def test_a_lighter_keyword_weight_lets_meaning_lead() -> None:
+    vector = [hit("a", score=0.9), hit("b", score=0.85), hit("c", score=0.5)]
+    notes = [("b", 5.0)]
+    for method in ("convex", "rrf"):
+        equal = fuse(vector=vector, notes=notes, method=method)
+        assert [h.path for h in equal.notes] == ["b", "a", "c"]
+        light = fuse(vector=vector, notes=notes, method=method, keyword_weight=0.01)
+        assert [h.path for h in light.notes] == ["a", "b", "c"]
+        none = fuse(vector=vector, notes=notes, method=method, keyword_weight=0)
+        assert [h.path for h in none.notes] == ["a", "b", "c"]
 
 
-def test_chunks_of_one_note_are_distinct_keys_and_group_by_note_keeps_the_best() -> None:
-    fused = rrf([hit("n", 0), hit("n", 1), hit("m", 0)], [hit("n", 1)], k=60)
-    assert [h.key for h in fused] == [("n", 1), ("n", 0), ("m", 0)]
-    assert [h.key for h in group_by_note(fused)] == [("n", 1), ("m", 0)]
+def test_ties_go_to_the_meaning_hit() -> None:
+    for method in ("convex", "rrf"):
+        fused = fuse(
+            vector=[hit("v", score=0.5)],
+            notes=[("k", 2.0)],
+            note_chunks={"k": hit("k")},
+            method=method,
+        )
+        assert [h.path for h in fused.notes] == ["v", "k"]
+        assert [h.path for h in fused.chunks] == ["v", "k"]
+
+
+def test_the_keyword_chunk_ranking_picks_a_notes_passage() -> None:
+    # the note is found by meaning in chunk 0 only, but the words are in chunk 2
+    vector = [hit("n", 0, 0.8), hit("m", 0, 0.4)]
+    keyword = [hit("n", 2, 9.0)]
+    fused = fuse(vector=vector, keyword=keyword, notes=[("n", 9.0)])
+    assert fused.notes[0].key == ("n", 0)  # meaning 1 + 0 beats keywords 0 + 1: a tie, to meaning
+    keyword = [hit("n", 2, 9.0), hit("n", 0, 1.0)]
+    assert fuse(vector=vector, keyword=keyword, notes=[("n", 9.0)]).notes[0].key == ("n", 0)
+    keyword_only = fuse(keyword=[hit("n", 2, 9.0), hit("n", 0, 3.0)], notes=[("n", 9.0)])
+    assert [h.key for h in keyword_only.notes] == [("n", 2)]
+    assert [h.key for h in keyword_only.chunks] == [("n", 2), ("n", 0)]
+
+
+def test_group_by_note_keeps_each_notes_first_chunk() -> None:
+    hits = [hit("n", 1), hit("n", 0), hit("m", 0)]
+    assert [h.key for h in group_by_note(hits)] == [("n", 1), ("m", 0)]
 
 
 def test_keyword_query_keeps_words_and_phrases_only() -> None:
     assert (
         keyword_query('parkrun "Brooks  Ghost" AND (title:x^2')
-        == '"brooks ghost" parkrun and title x 2'
+        == '"brooks ghost" parkrun title x 2'
     )
+    # Function words go unless nothing else is left; phrases keep them.
+    assert keyword_query("How do I undo my edits?") == "undo edits"
+    assert keyword_query("How do I") == "how do i"
+    assert keyword_query('"to be or not to be" hamlet') == '"to be or not to be" hamlet'
+
     assert keyword_query('"unclosed phrase') == "unclosed phrase"
     assert keyword_query("*** ???") == ""
     assert keyword_query('"one"') == "one"

@@ -57,7 +57,8 @@ async def test_unchanged_chunks_are_not_embedded_again(
     )
     edited = await index.refresh(paths=["Notes/Plan.md"])
     assert edited.indexed == 1 and edited.embedded == 1 and edited.reused == 1
-    assert embedded_texts(fake_ollama) == ["Plan > Later\n\nSecond, edited."]
+    # nomic-embed-text is sent its document prefix (llm/profiles.py)
+    assert embedded_texts(fake_ollama) == ["search_document: Plan > Later\n\nSecond, edited."]
     resp = await index.search("second edited", limit=3)
     assert resp.results[0].path == "Notes/Plan.md" and resp.results[0].text == "Second, edited."
 
@@ -191,7 +192,7 @@ async def test_deleted_note_leaves_both_indexes(open_index: OpenIndex, isettings
     assert index.status()["pending"] == 0
 
 
-@pytest.mark.parametrize("part", ["manifest", "keywords", "vectors", "schema"])
+@pytest.mark.parametrize("part", ["manifest", "keywords", "notes", "vectors", "schema"])
 async def test_broken_index_is_rebuilt_from_the_vault(
     open_index: OpenIndex, isettings: Settings, part: str, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -203,8 +204,9 @@ async def test_broken_index_is_rebuilt_from_the_vault(
         (folder / MANIFEST).write_bytes(b"this is not sqlite" * 100)
         for extra in folder.glob(f"{MANIFEST}-*"):
             extra.unlink()
-    elif part == "keywords":
-        (folder / "keywords" / "meta.json").write_text("{not json")
+    elif part in ("keywords", "notes"):
+        sub = "chunks" if part == "keywords" else "notes"
+        (folder / "keywords" / sub / "meta.json").write_text("{not json")
     elif part == "vectors":
         for f in (folder / "vectors").rglob("*.manifest"):
             f.write_bytes(b"garbage")
@@ -220,7 +222,7 @@ async def test_broken_index_is_rebuilt_from_the_vault(
     assert stats.notes == first.notes and stats.chunks == first.chunks
     resp = await reopened.search("EZY6041", limit=3)
     assert resp.results[0].path == "Travel/Lisbon Trip.md"
-    if part in ("manifest", "keywords"):
+    if part in ("manifest", "keywords", "notes"):
         assert stats.embedded == 0  # the vectors survived and were reused
 
 
@@ -475,6 +477,7 @@ async def test_rows_the_vector_index_does_not_cover_yet_are_skipped_and_said(
     open_index: OpenIndex, isettings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(vectors, "FLAT_ROWS", 40)
+    monkeypatch.setattr(vectors, "MEMORY_BYTES", 0)  # LanceDB's search, as in a big vault
     gen_notes(isettings.vault, 150)
     index = open_index(with_host(isettings, isettings.ollama.host, vector_index_rows=256))
     await index.refresh()
@@ -499,6 +502,7 @@ async def test_a_search_during_a_compaction_answers_with_keywords_at_once(
 ) -> None:
     """LanceDB's optimize() holds up every vector search in the process while it runs (tens of
     seconds on a big table): a search meanwhile answers from keywords at once and says so."""
+    monkeypatch.setattr(vectors, "MEMORY_BYTES", 0)  # LanceDB's search, as in a big vault
     gen_notes(isettings.vault, 40)
     index = open_index()
     await index.refresh()
@@ -545,3 +549,49 @@ async def test_a_failed_index_write_is_shown_until_one_succeeds(
     assert service.attention.entries() == []
     resp = await index.search("okapi", limit=1, mode="keyword")
     assert resp.results[0].path == "New.md"
+
+
+async def test_hybrid_without_keyword_candidates_is_the_meaning_ranking(
+    open_index: OpenIndex, isettings: Settings
+) -> None:
+    settings = with_host(isettings, isettings.ollama.host, keyword_candidates=0)
+    index = open_index(settings)
+    await index.refresh()
+    for query in ("sourdough starter", "EZY6041", "when is the dentist"):
+        hybrid = await index.search(query, limit=5, mode="hybrid", group_by_note=True)
+        vector = await index.search(query, limit=5, mode="vector", group_by_note=True)
+        shown = [r.path for r in vector.results]
+        assert shown and [r.path for r in hybrid.results][: len(shown)] == shown
+
+
+async def test_searches_in_memory_see_every_row_and_need_no_lancedb(
+    open_index: OpenIndex, isettings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A vault whose vectors fit in memory is searched there: exactly, over every row (none
+    waits for the vector index), and also while a compaction holds LanceDB up."""
+    monkeypatch.setattr(vectors, "FLAT_ROWS", 40)
+    gen_notes(isettings.vault, 150)
+    index = open_index(with_host(isettings, isettings.ollama.host, vector_index_rows=256))
+    await index.refresh()
+    store = index.stores.vectors
+    monkeypatch.setattr(store, "keep_searchable", lambda: None)
+    gen_notes(isettings.vault, 60, folder="Late")
+    write(isettings.vault, "Late/Quokka.md", "# Quokka\n\nA quokka smiles at the camera.\n")
+    await index.refresh(paths=["Late"])
+    assert store.pending_rows > 40 and store.skipped_rows == 0
+    resp = await index.search("quokka smiles camera", limit=3, mode="vector")
+    assert resp.results[0].path == "Late/Quokka.md" and resp.notice is None
+
+    def no_lancedb(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the in-memory search asked LanceDB")
+
+    monkeypatch.setattr(store, "_search", no_lancedb)
+    store._compacting = True  # as while optimize() runs in the writer thread
+    resp = await index.search("quokka smiles camera", limit=3, mode="hybrid")
+    assert resp.mode == "hybrid" and resp.results[0].path == "Late/Quokka.md"
+    store._compacting = False
+    # a write keeps the copy in step: the note's new words are found by meaning at once
+    write(isettings.vault, "Late/Quokka.md", "# Quokka\n\nThe quokka now naps under a fern.\n")
+    await index.refresh(paths=["Late/Quokka.md"])
+    resp = await index.search("quokka naps under a fern", limit=1, mode="vector")
+    assert resp.results[0].text == "The quokka now naps under a fern."

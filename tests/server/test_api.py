@@ -216,17 +216,38 @@ async def test_invalid_json(make_client: ClientFactory) -> None:
 # -- search and notes -----------------------------------------------------------------------------
 
 
-async def test_search_returns_the_index_response(
+async def test_search_returns_one_result_per_note_with_marked_snippets(
     make_client: ClientFactory, live_settings: Settings, index: Index
 ) -> None:
     client = await make_client(live_settings, Services(index=index))
     response = await client.get("/api/search", params={"q": "sourdough starter", "limit": "3"})
     assert response.status == 200
     body = await response.json()
-    expected = (await index.search("sourdough starter", limit=3, mode="hybrid")).to_json()
-    assert body == expected
+    expected = await index.search("sourdough starter", limit=3, group_by_note=True)
+    assert body["grouped"] is True and body["mode"] == expected.mode
+    assert [r["path"] for r in body["results"]] == [r.path for r in expected.results]
     assert 0 < len(body["results"]) <= 3
-    assert any("Sourdough" in r["title"] for r in body["results"])
+    paths = [r["path"] for r in body["results"]]
+    assert len(set(paths)) == len(paths)  # one result per note
+    first = body["results"][0]
+    assert "Sourdough" in first["title"]
+    fields = {"path", "title", "heading", "text", "score", "note_date", "modified"}
+    assert fields | {"start_line", "ordinal", "snippet", "marks"} <= set(first)
+    marked = [first["snippet"][a:b].lower() for a, b in first["marks"]]
+    assert marked and all(w.startswith(("sourdough", "starter")) for w in marked)
+
+
+async def test_search_chunks_lists_every_matching_passage(
+    make_client: ClientFactory, live_settings: Settings, index: Index
+) -> None:
+    client = await make_client(live_settings, Services(index=index))
+    params = {"q": "sourdough starter feeding", "limit": "10", "chunks": "1"}
+    body = await (await client.get("/api/search", params=params)).json()
+    assert body["grouped"] is False
+    paths = [r["path"] for r in body["results"]]
+    assert len(set(paths)) < len(paths)  # several passages of one note
+    keys = [(r["path"], r["ordinal"]) for r in body["results"]]
+    assert len(set(keys)) == len(keys)
 
 
 async def test_search_falls_back_to_keywords_when_embeddings_fail(
@@ -246,6 +267,7 @@ async def test_search_falls_back_to_keywords_when_embeddings_fail(
         ({}, "bad_query"),
         ({"q": "x", "mode": "magic"}, "bad_mode"),
         ({"q": "x", "limit": "0"}, "bad_param"),
+        ({"q": "x", "chunks": "yes"}, "bad_param"),
     ],
 )
 async def test_search_bad_parameters(

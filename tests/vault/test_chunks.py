@@ -74,3 +74,16 @@ def test_every_word_of_the_body_is_in_some_chunk(text: str) -> None:
     for word in body_words:
         stripped = word.strip("#")
         assert not stripped or any(stripped in w for w in pool) or word in pool
+
+
+def test_an_outline_is_cut_between_items_and_keeps_its_lines() -> None:
+    items = [f"- item {i} " + "word " * 30 + f"\n\t- child {i}" for i in range(12)]
+    text = "title:: Outline\n- ## Usage\n" + "\n".join(items) + "\n"
+    chunks = split_into_chunks(parse_note("pages/Outline.md", text), max_tokens=120)
+    assert all(c.heading_path == ("Usage",) for c in chunks[1:])  # `- ## Usage` is a heading
+    assert len(chunks) > 3 and all(estimate_tokens(c.text) <= 120 for c in chunks)
+    for c in chunks[1:]:
+        assert c.text.startswith("- item")  # cut before a top-level item, never inside one
+        assert "\n\n" not in c.text  # the lines as written: a list stays a list
+        lines = text.splitlines()
+        assert lines[c.start_line] == c.text.splitlines()[0]

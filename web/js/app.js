@@ -10,6 +10,7 @@ import { setSpeechState } from "./dictate.js";
 import { initAsk, renderAnswers } from "./ask.js";
 import { initAssistant, refreshAssistant } from "./assistant.js";
 import { initPush } from "./push.js";
+import { initSearch } from "./search.js";
 import { clearDayLog, isNewDay } from "./store.js";
 import { $, el, show } from "./ui.js";
 
@@ -108,6 +109,7 @@ function init() {
   newDayCheck();
   initCapture(() => {});
   initAsk();
+  initSearch();
   initAssistant();
   // A tapped morning briefing opens /#assistant.
   const fromLink = location.hash === "#assistant" ? "assistant" : "";

@@ -113,7 +113,7 @@ function appendWithCitations(node, text, byNumber) {
   }
 }
 
-function openSource(source) {
+export function openSource(source) {
   current = source;
   $("#source-title").textContent = source.title;
   $("#source-where").textContent = [source.path, source.heading, source.note_date].filter(Boolean).join(" · ");

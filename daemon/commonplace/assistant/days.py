@@ -11,55 +11,33 @@ from __future__ import annotations
 import re
 from datetime import date, datetime, time, timedelta
 
-WEEKDAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
-MONTH_NAMES = (
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
+from commonplace.dates import (
+    MONTH_NAMES,
+    WEEKDAY_NAMES,
+    clock,
+    day_for_model,
+    day_name,
+    day_name_year,
+    relative_day,
 )
+
 DAYS_AHEAD = 14
 
-
-def day_name(day: date) -> str:
-    """'Thursday 29 October': what a person says, for the owner's questions."""
-    return f"{WEEKDAY_NAMES[day.weekday()]} {day.day} {MONTH_NAMES[day.month - 1]}"
-
-
-def day_name_year(day: date) -> str:
-    """'Thursday 29 October 2026', for dates that may be in another year."""
-    return f"{day_name(day)} {day.year}"
-
-
-def day_for_model(day: date, today: date) -> str:
-    """'Thursday 29 October 2026 (2026-10-29, in 3 days)': cannot be misread by a small model."""
-    return f"{day_name_year(day)} ({day.isoformat()}, {relative_day(day, today)})"
-
-
-def relative_day(day: date, today: date) -> str:
-    delta = (day - today).days
-    if delta == 0:
-        return "today"
-    if delta == 1:
-        return "tomorrow"
-    if delta == -1:
-        return "yesterday"
-    if delta > 0:
-        return f"in {delta} days"
-    return f"{-delta} days ago"
-
-
-def clock(moment: time | datetime) -> str:
-    """'16:00': 24-hour time, never '4' that could be morning or afternoon."""
-    return f"{moment.hour:02d}:{moment.minute:02d}"
+__all__ = [
+    "DAYS_AHEAD",
+    "MONTH_NAMES",
+    "WEEKDAY_NAMES",
+    "DateWordsError",
+    "clock",
+    "day_for_model",
+    "day_list",
+    "day_name",
+    "day_name_year",
+    "local_day",
+    "parse_day",
+    "parse_time",
+    "relative_day",
+]
 
 
 def local_day(now: datetime) -> date:
@@ -86,7 +64,8 @@ def day_list(now: datetime, days: int = DAYS_AHEAD) -> str:
 
 _WEEKDAY_WORDS = {name.lower(): i for i, name in enumerate(WEEKDAY_NAMES)}
 _WEEKDAY_WORDS |= {name[:3].lower(): i for i, name in enumerate(WEEKDAY_NAMES)}
-_DAY_PREFIX = re.compile(r"^(?:this|on|next|coming)\s+", re.IGNORECASE)
+_DAY_PREFIX = re.compile(r"^(?:this coming|this|on|coming)\s+", re.IGNORECASE)
+_NEXT = re.compile(r"^next\s+(\w+)$")
 
 
 class DateWordsError(ValueError):
@@ -97,7 +76,8 @@ def parse_day(text: str, today: date) -> date:
     """A date from what a model sends: '2026-10-29', 'today', 'tomorrow', 'Thursday'.
 
     A weekday name means the next such day, today included ("Thursday" on a Thursday is today),
-    which is how the day list reads. Anything else is refused rather than guessed.
+    which is how the day list reads. "Next Thursday" is refused: people mean the coming one or
+    the one after, and the question would carry the guess. Anything else is refused too.
     """
     value = text.strip().lower().rstrip(".")
     iso = re.search(r"\b(\d{4})-(\d{1,2})-(\d{1,2})(?!\d)", value)
@@ -110,6 +90,12 @@ def parse_day(text: str, today: date) -> date:
         return today
     if value == "tomorrow":
         return today + timedelta(days=1)
+    following = _NEXT.match(value)
+    if following and following.group(1) in _WEEKDAY_WORDS:
+        raise DateWordsError(
+            f"{text!r} could mean two different days; use the date (YYYY-MM-DD) from the "
+            "list of days"
+        )
     word = _DAY_PREFIX.sub("", value)
     if word in _WEEKDAY_WORDS:
         return today + timedelta(days=(_WEEKDAY_WORDS[word] - today.weekday()) % 7)

@@ -2,29 +2,36 @@
 
 from __future__ import annotations
 
+from commonplace.assistant.calendar_tools import calendar_actions, calendar_tools
 from commonplace.assistant.conversation import Conversations
 from commonplace.assistant.engine import Assistant, Clock
 from commonplace.assistant.memory import (
     AddMemory,
     RemoveMemory,
-    memory_for_instructions,
+    memory_text,
     memory_tools,
 )
 from commonplace.assistant.registry import Registry
 from commonplace.assistant.tasks import AddTask, CompleteTask, TaskReader, task_tools
-from commonplace.assistant.vaultfiles import note_path, read_snapshot
+from commonplace.assistant.vaultfiles import note_path
+from commonplace.assistant.weather_tools import weather_tools
+from commonplace.calendar import CalendarClient
 from commonplace.config import Settings
 from commonplace.llm import LLM
 
 
-def build_registry(settings: Settings) -> Registry:
-    """Every tool and action the assistant has. The calendar and weather add theirs here."""
+def build_registry(settings: Settings, calendar: CalendarClient | None = None) -> Registry:
+    """Every tool and action the assistant has. The calendar's tools are there also when no
+    calendar is set up: they say so, and the model can tell the owner."""
     registry = Registry()
     registry.extend(
         task_tools(settings, TaskReader(settings)),
         [AddTask(settings), CompleteTask(settings)],
     )
     registry.extend(memory_tools(settings), [AddMemory(settings), RemoveMemory(settings)])
+    calendar = calendar or CalendarClient(settings)
+    registry.extend(calendar_tools(calendar), calendar_actions(calendar))
+    registry.extend(weather_tools(settings))
     return registry
 
 
@@ -35,18 +42,19 @@ def build_assistant(
     clock: Clock | None = None,
     registry: Registry | None = None,
     in_memory: bool = False,
+    calendar: CalendarClient | None = None,
 ) -> Assistant:
     """The assistant with its day logs in `<data folder>/assistant/` (or in memory, for evals)."""
     memory_path = note_path(settings, settings.assistant.memory_note)
 
     def memory() -> str:
-        return memory_for_instructions(read_snapshot(settings.vault, memory_path))
+        return memory_text(settings.vault, memory_path)
 
     folder = None if in_memory else settings.data_path / "assistant"
     return Assistant(
         settings,
         llm,
-        registry or build_registry(settings),
+        registry or build_registry(settings, calendar),
         Conversations(folder),
         memory=memory,
         clock=clock,

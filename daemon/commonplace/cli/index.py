@@ -59,24 +59,36 @@ def index_command(ctx: click.Context, full: bool, as_json: bool) -> None:
 @click.argument("query", nargs=-1, required=True)
 @click.option("--limit", "-n", type=click.IntRange(1, 1000), default=10, show_default=True)
 @click.option("--mode", "-m", type=click.Choice(SEARCH_MODES), default="hybrid", show_default=True)
+@click.option("--chunks", is_flag=True, help="List matching chunks, not one result per note.")
 @click.option("--json", "as_json", is_flag=True, help="Print results as a JSON list.")
 @click.pass_context
 def search_command(
-    ctx: click.Context, query: tuple[str, ...], limit: int, mode: str, as_json: bool
+    ctx: click.Context,
+    query: tuple[str, ...],
+    limit: int,
+    mode: str,
+    chunks: bool,
+    as_json: bool,
 ) -> None:
-    """Search the vault by meaning and keywords; "quoted phrases" match exactly."""
+    """Search the vault by meaning and keywords; "quoted phrases" match exactly.
+
+    One result per note, best first, with its best passage; --chunks lists the passages.
+    """
     settings = settings_from(ctx)
     require_vault(settings)
     text = " ".join(query)
 
     async def go() -> tuple[list[dict[str, Any]], str, str | None]:
+        from commonplace.index.highlight import query_terms, result_json
+
         llm = LLM(settings.ollama)
         index, fresh = open_index(settings, llm)
         try:
             if fresh:
                 await index.refresh()
-            resp = await index.search(text, limit=limit, mode=mode)
-            return [r.to_json() for r in resp.results], resp.mode, resp.notice
+            resp = await index.search(text, limit=limit, mode=mode, group_by_note=not chunks)
+            terms = query_terms(text)
+            return [result_json(r, terms) for r in resp.results], resp.mode, resp.notice
         finally:
             index.close()
 
@@ -93,6 +105,17 @@ def search_command(
         click.echo("No matches.")
         return
     for n, r in enumerate(results, start=1):
-        where = r["path"] + (f" > {r['heading']}" if r["heading"] else "")
-        snippet = " ".join(r["text"].split())[:200]
-        click.echo(f"{n}. {where}  ({r['score']:.3f}, {used})\n   {snippet}")
+        heading = r["heading"].split(" > ")[-1] if r["heading"] else ""
+        where = r["title"] + (f" › {heading}" if heading and heading != r["title"] else "")
+        click.echo(f"{n}. {where}  ({r['path']}, {r['score']:.3f}, {used})")
+        click.echo(f"   {marked(r['snippet'], r['marks'])}")
+
+
+def marked(text: str, marks: list[list[int]]) -> str:
+    """The snippet with its marked words in bold (plain when the output is not a terminal)."""
+    out: list[str] = []
+    at = 0
+    for start, end in marks:
+        out += [text[at:start], click.style(text[start:end], bold=True)]
+        at = end
+    return "".join([*out, text[at:]])

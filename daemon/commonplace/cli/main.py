@@ -23,6 +23,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "mcp": ("mcp:mcp", "Serve the vault to other AI clients over MCP (stdio or --http)."),
     "digest": ("digest:digest", "Write the weekly digest note."),
     "push": ("push:push", "Web push notifications."),
+    "calendar": (
+        "calendar:calendar_command",
+        "List the calendar's events as the assistant sees them.",
+    ),
+    "briefing": ("briefing:briefing", "Print (and send) the morning briefing for a day."),
     "token": (
         "token:token",
         "Print (or --rotate) the token the Obsidian plugin and MCP clients send.",

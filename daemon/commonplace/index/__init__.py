@@ -2,7 +2,7 @@
 follows the vault. Everything lives in the data folder, never in the vault."""
 
 from commonplace.index.filters import SearchFilter
-from commonplace.index.hybrid import group_by_note, rrf
+from commonplace.index.hybrid import Fused, fuse, group_by_note
 from commonplace.index.indexer import Index
 from commonplace.index.keywords import IndexBusy, keyword_query
 from commonplace.index.models import SEARCH_MODES, RefreshStats, SearchResponse, SearchResult
@@ -11,6 +11,7 @@ from commonplace.index.store import IndexUnavailable
 
 __all__ = [
     "SEARCH_MODES",
+    "Fused",
     "Index",
     "IndexBusy",
     "IndexService",
@@ -19,7 +20,7 @@ __all__ = [
     "SearchFilter",
     "SearchResponse",
     "SearchResult",
+    "fuse",
     "group_by_note",
     "keyword_query",
-    "rrf",
 ]

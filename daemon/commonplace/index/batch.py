@@ -15,10 +15,11 @@ import numpy as np
 
 from commonplace.config import Settings
 from commonplace.foreground import pause
-from commonplace.index.chunking import IndexedChunk, index_chunks
+from commonplace.index.chunking import IndexedChunk, IndexedNote, index_chunks, index_note
 from commonplace.index.manifest import FileEntry, Manifest
 from commonplace.index.models import RefreshStats
 from commonplace.index.plan import Plan
+from commonplace.llm.profiles import EmbedProfile
 from commonplace.vault import NoteSkipped, read_note
 
 log = logging.getLogger(__name__)
@@ -31,6 +32,7 @@ class Loaded:
     path: str
     entry: FileEntry
     chunks: list[IndexedChunk]
+    note: IndexedNote | None = None  # the whole note, for note-level keyword search
 
 
 @dataclass
@@ -43,7 +45,7 @@ class Batch:
 
 def read_files(
     settings: Settings,
-    model: str,
+    profile: EmbedProfile,
     paths: list[str],
     plan: Plan,
     stats: RefreshStats,
@@ -85,13 +87,13 @@ def read_files(
             continue
         chunks = index_chunks(
             note,
-            model=model,
+            profile=profile,
             chunk_tokens=s.index.chunk_tokens,
             tz=s.tz,
             with_context=s.index.embed_titles,
         )
         entry = FileEntry(path, note.size, note.mtime, note.content_hash, len(chunks), True)
-        loaded.append(Loaded(path, entry, chunks))
+        loaded.append(Loaded(path, entry, chunks, index_note(note)))
     return loaded, gone
 
 

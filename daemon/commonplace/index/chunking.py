@@ -1,39 +1,28 @@
 """From a parsed note to the rows both indexes store: chunks, embedded text, fingerprints.
 
 Pure functions of their inputs. A chunk's fingerprint is SHA-256 of the embedding model's name
-and the exact text sent to the model, so a vector is reused exactly when it would come out the
-same, and changing the model makes every fingerprint new.
+and the exact text sent to the model (its document prefix included), so a vector is reused
+exactly when it would come out the same, and changing the model or its profile makes the
+fingerprints of every changed text new.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import re
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from commonplace.llm.profiles import EmbedProfile
 from commonplace.vault import Chunk, Note, split_into_chunks
 from commonplace.vault.chunks import CHARS_PER_TOKEN
 
-# Context sizes (tokens) of common Ollama embedding models as Ollama runs them. A chunk plus its
-# title/heading line must fit, or Ollama cuts the end off and that part becomes unsearchable.
-MODEL_TOKENS = {
-    "all-minilm": 256,
-    "nomic-embed-text": 2048,
-    "mxbai-embed-large": 512,
-    "snowflake-arctic-embed": 512,
-    "snowflake-arctic-embed2": 8192,
-    "bge-m3": 8192,
-    "bge-large": 512,
-    "granite-embedding": 512,
-    "paraphrase-multilingual": 128,
-    "embeddinggemma": 2048,
-    "qwen3-embedding": 8192,
-}
 PREFIX_CHARS = 160  # title + heading line kept in the embedded text, at most
 DATE_KEYS = ("captured", "date", "created")
+_DATED = re.compile(r"^\d{4}[-_.]\d{2}[-_.]\d{2}(?:[ T_]?\d{2}[:.]?\d{2})?")  # 2026-10-20 0805
 
 
 @dataclass(frozen=True)
@@ -56,26 +45,45 @@ class IndexedChunk:
         return ancestor_folders(self.path)
 
 
-def model_token_limit(model: str) -> int | None:
-    """The known context size of an embedding model ('all-minilm:latest' -> 256), if known."""
-    base = model.rsplit("/", 1)[-1].split(":", 1)[0]
-    return MODEL_TOKENS.get(base)
+@dataclass(frozen=True)
+class IndexedNote:
+    """A whole note as the keyword index stores it (note-level BM25)."""
+
+    path: str
+    title: str  # the title and the aliases
+    where: str  # the path as words: folders and file name
+    text: str  # the body (no frontmatter)
+    mtime: float
+
+    @property
+    def folders(self) -> list[str]:
+        return ancestor_folders(self.path)
 
 
-def chunk_budget(model: str, chunk_tokens: int) -> int:
-    """Tokens left for the chunk text itself, after the title/heading prefix."""
-    limit = min(chunk_tokens, model_token_limit(model) or chunk_tokens)
-    prefix_tokens = int(PREFIX_CHARS / CHARS_PER_TOKEN) + 2
+def index_note(note: Note) -> IndexedNote:
+    title = " ".join([note.title, *note.aliases])
+    where = PurePosixPath(note.path).with_suffix("").as_posix()
+    return IndexedNote(note.path, title, where, note.body, note.mtime)
+
+
+def chunk_budget(profile: EmbedProfile, chunk_tokens: int) -> int:
+    """Tokens left for the chunk text itself, after the model's prefix and the context line."""
+    limit = min(chunk_tokens, profile.context_tokens or chunk_tokens)
+    prefix_tokens = int((PREFIX_CHARS + profile.overhead_chars) / CHARS_PER_TOKEN) + 2
     return max(16, limit - prefix_tokens)
 
 
-def embed_text(title: str, heading: str, text: str, *, with_context: bool = True) -> str:
-    """The text the embedding model sees: the note's title and heading path give a chunk the
-    context a reader has ("Dentist > Next appointment"), which short chunks lack on their own."""
-    if not with_context:
-        return text
-    prefix = " > ".join(p for p in (title, heading) if p)[:PREFIX_CHARS]
-    return f"{prefix}\n\n{text}" if prefix else text
+def embed_text(
+    profile: EmbedProfile, title: str, heading: str, text: str, *, with_context: bool = True
+) -> str:
+    """The text the embedding model sees, in the model's document format: the note's title and
+    heading path give a chunk the context a reader has ("Dentist > Next appointment"), which
+    short chunks lack on their own. A date or time at the start of a title is left out: a
+    capture named "2026-10-20 0805" says nothing about its words (measured on the fixture's
+    week of captures: vector MRR@10 0.684 -> 0.745)."""
+    named = _DATED.sub("", title).strip(" -_") if with_context else ""
+    context = " > ".join(p for p in (named, heading) if p)[:PREFIX_CHARS] if with_context else ""
+    return profile.document(context, text)
 
 
 def fingerprint(model: str, text: str) -> str:
@@ -105,15 +113,20 @@ def ancestor_folders(path: str) -> list[str]:
 
 
 def index_chunks(
-    note: Note, *, model: str, chunk_tokens: int, tz: ZoneInfo, with_context: bool = True
+    note: Note,
+    *,
+    profile: EmbedProfile,
+    chunk_tokens: int,
+    tz: ZoneInfo,
+    with_context: bool = True,
 ) -> list[IndexedChunk]:
     """Every chunk of the note, ready to store; the frontmatter is never a chunk."""
     date = note_date(note.frontmatter, note.mtime, tz)
     out: list[IndexedChunk] = []
-    chunks: list[Chunk] = split_into_chunks(note, chunk_budget(model, chunk_tokens))
+    chunks: list[Chunk] = split_into_chunks(note, chunk_budget(profile, chunk_tokens))
     for chunk in chunks:
         heading = chunk.heading
-        text = embed_text(note.title, heading, chunk.text, with_context=with_context)
+        text = embed_text(profile, note.title, heading, chunk.text, with_context=with_context)
         out.append(
             IndexedChunk(
                 path=note.path,
@@ -125,7 +138,7 @@ def index_chunks(
                 note_date=date,
                 mtime=note.mtime,
                 embed_text=text,
-                fingerprint=fingerprint(model, text),
+                fingerprint=fingerprint(profile.model, text),
             )
         )
     return out

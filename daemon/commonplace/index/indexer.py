@@ -31,6 +31,7 @@ from commonplace.index.plan import Plan, normalize, plan_paths, plan_reconcile
 from commonplace.index.searching import Searcher
 from commonplace.index.store import Stores, open_stores
 from commonplace.llm import LLM, LLMError
+from commonplace.llm.profiles import EmbedProfile, known_profile, unknown_profile
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +48,7 @@ class Index:
         self.llm = llm
         self.stores = stores
         self.model = settings.ollama.embed_model
+        self.profile: EmbedProfile | None = known_profile(self.model)  # None: ask Ollama
         self._lock = asyncio.Lock()
         self._io = threading.Lock()  # held by every write in a worker thread, and by close()
         self._closed = False
@@ -162,12 +164,46 @@ class Index:
         self._down_until = time.monotonic() + DOWN_RETRY_S
         self.down_error = str(error)
 
+    async def embed_profile(self) -> EmbedProfile:
+        """How this model wants its text (llm/profiles.py). A model the table does not know gets
+        no prefixes and the context size Ollama reports; until Ollama answers, the chunk_tokens
+        setting alone sizes the chunks (and the notes are cut again once it answers)."""
+        if self.profile is not None:
+            return self.profile
+        if not self.embeddings_down:
+            try:
+                context = await self.llm.context_length(self.model)
+            except LLMError as exc:
+                self.embedding_failed(exc)
+            else:
+                self.profile = unknown_profile(self.model, context)
+                log.info(
+                    "embedding model %s is not in the profile table: no query or document "
+                    "prefix, context %s tokens (from Ollama), chunks of at most %d tokens",
+                    self.model,
+                    context if context is not None else "not reported",
+                    min(self.settings.index.chunk_tokens, context or 10**9),
+                )
+                return self.profile
+        return unknown_profile(self.model, None)
+
     # -- one run --------------------------------------------------------------------------
 
     async def _run(self, paths: list[str] | None, *, full: bool) -> RefreshStats:
         start = time.perf_counter()
         stats = RefreshStats()
         st = self.stores
+        profile = await self.embed_profile()
+        stored = st.manifest.get_meta("profile")
+        if stored != profile.signature:
+            if stored is not None or self._counts[0]:
+                log.info(
+                    "the way %s is sent text changed: every note is read again once (chunks "
+                    "whose text is unchanged keep their vectors)",
+                    self.model,
+                )
+                paths, full = None, True
+            st.manifest.set_meta("profile", profile.signature)
         if full:
             await asyncio.to_thread(self._forget_all)
         if paths is None:
@@ -185,7 +221,7 @@ class Index:
             plan = Plan()
         stats.checked = plan.checked
         if not plan.empty:
-            await self._apply(plan, stats, big=paths is None or full)
+            await self._apply(plan, stats, profile, big=paths is None or full)
         if paths is None and st.vectors.pending_rows and st.keywords.writable:
             # A reconciliation brings the vector index up to date (a long run was cut off).
             await asyncio.to_thread(self._maintain, True)
@@ -202,7 +238,9 @@ class Index:
         st.keywords.clear()
         self._counts = (0, 0)
 
-    async def _apply(self, plan: Plan, stats: RefreshStats, *, big: bool) -> None:
+    async def _apply(
+        self, plan: Plan, stats: RefreshStats, profile: EmbedProfile, *, big: bool
+    ) -> None:
         st = self.stores
         total = len(plan.read) + len(plan.delete)
         self._progress = (0, total)
@@ -219,7 +257,7 @@ class Index:
                 await asyncio.to_thread(self._delete, plan)
                 stats.deleted += len(plan.delete)
                 self._advance(len(plan.delete), bar)
-            await self._index_batches(plan, stats, bar)
+            await self._index_batches(plan, stats, profile, bar)
             await asyncio.to_thread(self._maintain, big and total >= BATCH_FILES)
             st.manifest.set_meta("writing", "0")
         finally:
@@ -258,7 +296,9 @@ class Index:
         for path in paths:
             self.memory.forget_path(path)
 
-    async def _index_batches(self, plan: Plan, stats: RefreshStats, bar: tqdm[Any]) -> None:
+    async def _index_batches(
+        self, plan: Plan, stats: RefreshStats, profile: EmbedProfile, bar: tqdm[Any]
+    ) -> None:
         """Read, embed, write, batch after batch, with reading the next batch and writing the
         last one overlapping the wait for embeddings (Ollama works while we do)."""
         batches = [plan.read[i : i + BATCH_FILES] for i in range(0, len(plan.read), BATCH_FILES)]
@@ -266,11 +306,14 @@ class Index:
         writing: asyncio.Task[None] | None = None
         try:
             for i, paths in enumerate(batches):
-                batch = await (loading or asyncio.to_thread(self._load, paths, plan, stats))
+                load = self._load
+                batch = await (loading or asyncio.to_thread(load, paths, plan, stats, profile))
                 loading = None
                 if i + 1 < len(batches):
                     nxt = batches[i + 1]
-                    loading = asyncio.create_task(asyncio.to_thread(self._load, nxt, plan, stats))
+                    loading = asyncio.create_task(
+                        asyncio.to_thread(load, nxt, plan, stats, profile)
+                    )
                 vectors = await self._vectors_for(batch.loaded, batch.stored, stats)
                 if writing is not None:
                     await writing
@@ -290,14 +333,16 @@ class Index:
         """May LanceDB hold rows for this path (so they must be replaced, and can be reused)?"""
         return path in plan.entries or path in self.stores.stale
 
-    def _load(self, paths: list[str], plan: Plan, stats: RefreshStats) -> Batch:
+    def _load(
+        self, paths: list[str], plan: Plan, stats: RefreshStats, profile: EmbedProfile
+    ) -> Batch:
         """Read and chunk the batch and find the vectors already stored for it."""
         with self._io:
             if self._closed:
                 return Batch([], [], [], {})
             loaded, gone = read_files(
                 self.settings,
-                self.model,
+                profile,
                 paths,
                 plan,
                 stats,
@@ -381,7 +426,9 @@ class Index:
             self.memory = VectorMemory()
         st.vectors.replace(known, rows, matrix)
         st.keywords.replace(
-            [item.path for item in loaded] + gone, [c for item in loaded for c in item.chunks]
+            [item.path for item in loaded] + gone,
+            [c for item in loaded for c in item.chunks],
+            [item.note for item in loaded if item.note is not None],
         )
         st.manifest.write(entries, gone)
         st.stale.difference_update(known)

@@ -1,15 +1,22 @@
-"""Tantivy: BM25 over the same chunks, with title and heading fields, English stemming.
+"""Tantivy: BM25 over the chunks and over whole notes, English stemming, stop words dropped.
 
-Title and heading are fields of their own, so a query word found there counts even when the
-chunk's text lacks it. Their weight is 0.1, not above 1: BM25 already scores a match in a short
-field highly, and every chunk of a note carries its title, so "Mei Holm" in a question pulled all
-of People/Mei Holm.md above the note holding the answer. Measured with MiniLM (see the README):
-2,000 synthetic notes, keyword MRR@10 0.13 with title 2.0 / heading 1.5, 0.61 with 0.1; the
-fixture's questions gain too (0.75 -> 0.78), and hybrid beats both of its parts on both sets.
+Two indexes. Chunks (title, heading and text fields) say which passage of a note matches;
+whole notes (title with aliases, folder and file name, and the full text) say which note
+matches, and that is the ranking keyword search returns: on a real vault (the Logseq docs
+dev set) a note-level BM25 found the answering note far more often than the best chunk did,
+because a note's words are spread over its chunks and short chunks make BM25's length
+normalisation noisy. Measured in eval_suite/README.md.
+
+Field weights: in a note, title 0.3 and folder/file words 0.1 of the text's weight (BM25 already
+scores a match in a short field highly); in a chunk, title and heading 0.1 (every chunk of a
+note carries its title, so a name in a question would pull every chunk of that person's note
+above the one holding the answer).
 
 User queries never reach Tantivy's query language as typed: `keyword_query` keeps words and
 "quoted phrases" and drops everything else, so no input can raise a query-syntax error, and
-words like AND/OR/NOT are searched for, not obeyed.
+words like AND/OR/NOT are searched for, not obeyed. Common English words ("how", "do", "my")
+are dropped from the words (not from phrases) unless nothing else is left: a question's
+function words matched the long chatty notes, not the one that answers.
 """
 
 from __future__ import annotations
@@ -17,23 +24,38 @@ from __future__ import annotations
 import logging
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 import tantivy
 
 from commonplace.foreground import pause
-from commonplace.index.chunking import IndexedChunk
+from commonplace.index.chunking import IndexedChunk, IndexedNote
 from commonplace.index.filters import SearchFilter
 from commonplace.index.models import SearchResult
 
 log = logging.getLogger(__name__)
 
-FIELDS = ["title", "heading", "text"]
+FIELDS = ["title", "heading", "text"]  # a chunk's searched fields
 BOOSTS = {"title": 0.1, "heading": 0.1}  # measured: see the module docstring
+NOTE_FIELDS = ["title", "where", "text"]  # a note's searched fields
+NOTE_BOOSTS = {"title": 0.3, "where": 0.1}
+WRITER_HEAP = 15_000_000  # bytes per writer: Tantivy's minimum, plenty for a batch of notes
 _PHRASE = re.compile(r'"([^"]*)"')
 _WORD = re.compile(r"\w+")
+
+# Function words of English questions (the common English stop-word lists, contractions split
+# as the tokenizer splits them). Content words such as "note", "page" or "file" stay.
+_STOP_TEXT = """a about above after again against all am an and any are as at be because been before
+    being below between both but by can cannot could d did do does doing don down during each
+    few for from further had has have having he her here hers herself him himself his how i if
+    in into is it its itself just ll m me more most my myself no nor not now of off on once only
+    or other ought our ours ourselves out over own re s same shall she should so some such t
+    than that the their theirs them themselves then there these they this those through to too
+    under until up ve very was we were what when where which while who whom why will with
+    would you your yours yourself yourselves"""
+STOP_WORDS = frozenset(_STOP_TEXT.split())
 
 
 class KeywordIndexError(Exception):
@@ -45,6 +67,7 @@ class IndexBusy(Exception):
 
 
 def _schema() -> tantivy.Schema:
+    """A chunk: its searched fields stored too, since a keyword hit is shown without LanceDB."""
     sb = tantivy.SchemaBuilder()
     for name in FIELDS:
         sb.add_text_field(name, stored=True, tokenizer_name="en_stem")
@@ -57,6 +80,17 @@ def _schema() -> tantivy.Schema:
     return sb.build()
 
 
+def _note_schema() -> tantivy.Schema:
+    """A whole note: only its path is stored (its chunks hold the text to show)."""
+    sb = tantivy.SchemaBuilder()
+    for name in NOTE_FIELDS:
+        sb.add_text_field(name, stored=False, tokenizer_name="en_stem")
+    sb.add_text_field("path", stored=True, tokenizer_name="raw")
+    sb.add_text_field("folders", stored=False, tokenizer_name="raw")
+    sb.add_float_field("mtime", stored=False, indexed=True, fast=True)
+    return sb.build()
+
+
 def keyword_query(text: str) -> str:
     """The user's words and quoted phrases as a safe Tantivy query string ('' if none)."""
     parts: list[str] = []
@@ -66,139 +100,234 @@ def keyword_query(text: str) -> str:
             parts.append('"' + " ".join(words) + '"')
         else:
             parts.extend(words)
-    rest = _PHRASE.sub(" ", text).lower()
-    parts.extend(_WORD.findall(rest))
+    rest = _WORD.findall(_PHRASE.sub(" ", text).lower())
+    content = [w for w in rest if w not in STOP_WORDS]
+    parts.extend(content if content or parts else rest)
     return " ".join(parts)
 
 
-class KeywordIndex:
-    def __init__(self, folder: Path, *, writable: bool = True) -> None:
+class _Tantivy:
+    """One Tantivy index in a folder, with its writer (if this process may write)."""
+
+    def __init__(self, folder: Path, schema: tantivy.Schema, *, writable: bool) -> None:
         self.folder = folder
         folder.mkdir(parents=True, exist_ok=True)
         try:
             if tantivy.Index.exists(str(folder)):
-                self._index = tantivy.Index.open(str(folder))
+                self.index = tantivy.Index.open(str(folder))
             else:
-                self._index = tantivy.Index(_schema(), path=str(folder))
-            self._schema = self._index.schema
+                self.index = tantivy.Index(schema, path=str(folder))
+            self.schema = self.index.schema
         except ValueError as exc:
             raise KeywordIndexError(f"{folder}: {exc}") from exc
-        self._writer: tantivy.IndexWriter | None = None
+        self.writer: tantivy.IndexWriter | None = None
         # tantivy-py objects raise "Already borrowed" when two threads use one at once (a
         # search while a refresh reloads): every use of the Index object holds this lock.
-        self._guard = threading.Lock()
+        self.guard = threading.Lock()
         if writable:
             try:
-                self._writer = self._index.writer(heap_size=32_000_000, num_threads=1)
+                self.writer = self.index.writer(heap_size=WRITER_HEAP, num_threads=1)
             except ValueError as exc:
                 if "LockBusy" in str(exc):
                     raise IndexBusy(str(folder)) from None
                 raise KeywordIndexError(f"{folder}: {exc}") from exc
 
-    @property
-    def writable(self) -> bool:
-        return self._writer is not None
-
-    def close(self) -> None:
-        if self._writer is not None:
-            self._writer.wait_merging_threads()
-            self._writer = None
-
-    def replace(self, delete_paths: Sequence[str], chunks: Sequence[IndexedChunk]) -> None:
-        """Drop every chunk of `delete_paths`, add `chunks`, commit, and make it searchable."""
-        writer = self._writer
+    def write(self, delete_paths: Iterable[str], docs: Iterable[tantivy.Document]) -> None:
+        writer = self.writer
         if writer is None:
             raise IndexBusy(str(self.folder))
         for path in delete_paths:
             writer.delete_documents_by_term("path", path)
-        for i, c in enumerate(chunks):
+        for i, doc in enumerate(docs):
             if i % 64 == 0:
                 pause()  # let a request being answered go first (foreground.py)
-            writer.add_document(
-                tantivy.Document(
-                    title=c.title,
-                    heading=c.heading,
-                    text=c.text,
-                    path=c.path,
-                    folders=c.folders,
-                    mtime=float(c.mtime),
-                    ordinal=c.ordinal,
-                    start_line=c.start_line,
-                    note_date=c.note_date,
-                )
-            )
+            writer.add_document(doc)
         writer.commit()
-        with self._guard:
-            self._index.reload()
+        with self.guard:
+            self.index.reload()
 
     def clear(self) -> None:
-        if self._writer is None:
+        if self.writer is None:
             raise IndexBusy(str(self.folder))
-        self._writer.delete_all_documents()
-        self._writer.commit()
-        with self._guard:
-            self._index.reload()
+        self.writer.delete_all_documents()
+        self.writer.commit()
+        with self.guard:
+            self.index.reload()
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.wait_merging_threads()
+            self.writer = None
+
+    def query(
+        self, text: str, fields: list[str], boosts: dict[str, float]
+    ) -> tuple[tantivy.Query, tantivy.Searcher] | None:
+        query_text = keyword_query(text)
+        if not query_text:
+            return None
+        with self.guard:
+            query = self.index.parse_query(query_text, fields, field_boosts=boosts)
+            return query, self.index.searcher()
+
+
+class KeywordIndex:
+    """Both Tantivy indexes of the search index: chunks/ and notes/ in `folder`."""
+
+    def __init__(self, folder: Path, *, writable: bool = True) -> None:
+        self.folder = folder
+        self._chunks = _Tantivy(folder / "chunks", _schema(), writable=writable)
+        try:
+            self._notes = _Tantivy(folder / "notes", _note_schema(), writable=writable)
+        except BaseException:
+            self._chunks.close()
+            raise
+
+    @property
+    def writable(self) -> bool:
+        return self._chunks.writer is not None
+
+    def close(self) -> None:
+        self._chunks.close()
+        self._notes.close()
+
+    def replace(
+        self,
+        delete_paths: Sequence[str],
+        chunks: Sequence[IndexedChunk],
+        notes: Sequence[IndexedNote] = (),
+    ) -> None:
+        """Drop everything of `delete_paths`, add `chunks` and `notes`, commit, and make it
+        searchable. The notes go first: a crash in between leaves a note findable whose chunks
+        are still the old ones, never chunks without their note."""
+        self._notes.write(delete_paths, (_note_document(n) for n in notes))
+        self._chunks.write(delete_paths, (_chunk_document(c) for c in chunks))
+
+    def clear(self) -> None:
+        self._notes.clear()
+        self._chunks.clear()
 
     def count(self) -> int:
-        with self._guard:
-            n: int = self._index.searcher().num_docs
+        """Chunks in the index."""
+        with self._chunks.guard:
+            n: int = self._chunks.index.searcher().num_docs
         return n
 
     def search(self, text: str, limit: int, flt: SearchFilter) -> list[SearchResult]:
-        query_text = keyword_query(text)
-        if not query_text or limit <= 0:
+        """The best chunks by their own BM25."""
+        parsed = self._chunks.query(text, FIELDS, BOOSTS) if limit > 0 else None
+        if parsed is None:
             return []
-        with self._guard:
-            query = self._index.parse_query(query_text, FIELDS, field_boosts=BOOSTS)
-            searcher = self._index.searcher()
-        query = self._filtered(query, flt)
-        out: list[SearchResult] = []
-        for score, address in searcher.search(query, limit).hits:
-            doc: dict[str, list[Any]] = searcher.doc(address).to_dict()
-            out.append(
-                SearchResult(
-                    path=str(doc["path"][0]),
-                    title=str(_first(doc, "title", "")),
-                    heading=str(_first(doc, "heading", "")),
-                    text=str(_first(doc, "text", "")),
-                    score=float(score),
-                    note_date=str(_first(doc, "note_date", "")),
-                    modified=float(_first(doc, "mtime", 0.0)),
-                    start_line=int(_first(doc, "start_line", 0)),
-                    ordinal=int(_first(doc, "ordinal", 0)),
-                )
-            )
-        return out
+        query, searcher = parsed
+        query = _filtered(self._chunks.schema, query, flt)
+        return [_result(searcher, score, at) for score, at in searcher.search(query, limit).hits]
 
-    def _filtered(self, query: tantivy.Query, flt: SearchFilter) -> tantivy.Query:
-        if flt.empty:
-            return query
-        clauses = [(tantivy.Occur.Must, query)]
-        schema = self._schema
-        if flt.include:
-            terms = [
-                (tantivy.Occur.Should, tantivy.Query.term_query(schema, "folders", f))
-                for f in flt.include
-            ]
-            clauses.append((tantivy.Occur.Must, tantivy.Query.boolean_query(terms)))
-        for folder in flt.exclude:
-            clauses.append(
-                (tantivy.Occur.MustNot, tantivy.Query.term_query(schema, "folders", folder))
+    def search_notes(self, text: str, limit: int, flt: SearchFilter) -> list[tuple[str, float]]:
+        """(path, BM25 score) of the best whole notes."""
+        parsed = self._notes.query(text, NOTE_FIELDS, NOTE_BOOSTS) if limit > 0 else None
+        if parsed is None:
+            return []
+        query, searcher = parsed
+        query = _filtered(self._notes.schema, query, flt)
+        hits = searcher.search(query, limit).hits
+        return [(str(searcher.doc(at)["path"][0]), float(score)) for score, at in hits]
+
+    def best_chunks(self, text: str, paths: Sequence[str]) -> dict[str, SearchResult]:
+        """Each note's best chunk for this query (its first chunk when only its title, folder
+        or aliases matched): what keyword search shows for a note it found."""
+        if not paths:
+            return {}
+        parsed = self._chunks.query(text, FIELDS, BOOSTS)
+        schema = self._chunks.schema
+        within = tantivy.Query.boolean_query(
+            [(tantivy.Occur.Should, tantivy.Query.term_query(schema, "path", p)) for p in paths]
+        )
+        best: dict[str, SearchResult] = {}
+        if parsed is not None:
+            query, searcher = parsed
+            both = tantivy.Query.boolean_query(
+                [(tantivy.Occur.Must, query), (tantivy.Occur.Must, within)]
             )
-        if flt.modified_after is not None:
-            clauses.append(
-                (
-                    tantivy.Occur.Must,
-                    tantivy.Query.range_query(
-                        schema,
-                        "mtime",
-                        tantivy.FieldType.Float,
-                        lower_bound=float(flt.modified_after),
-                        include_lower=False,
-                    ),
-                )
+            for score, at in searcher.search(both, 20 * len(paths)).hits:
+                hit = _result(searcher, score, at)
+                best.setdefault(hit.path, hit)
+        missing = [p for p in paths if p not in best]
+        if missing:
+            with self._chunks.guard:
+                searcher = self._chunks.index.searcher()
+            for path in missing:
+                every = tantivy.Query.term_query(schema, "path", path)
+                found = [_result(searcher, 0.0, at) for _, at in searcher.search(every, 50).hits]
+                if found:
+                    best[path] = min(found, key=lambda hit: hit.ordinal)
+        return best
+
+
+def _chunk_document(c: IndexedChunk) -> tantivy.Document:
+    return tantivy.Document(
+        title=c.title,
+        heading=c.heading,
+        text=c.text,
+        path=c.path,
+        folders=c.folders,
+        mtime=float(c.mtime),
+        ordinal=c.ordinal,
+        start_line=c.start_line,
+        note_date=c.note_date,
+    )
+
+
+def _note_document(n: IndexedNote) -> tantivy.Document:
+    return tantivy.Document(
+        title=n.title,
+        where=n.where,
+        text=n.text,
+        path=n.path,
+        folders=n.folders,
+        mtime=float(n.mtime),
+    )
+
+
+def _result(searcher: tantivy.Searcher, score: float, address: Any) -> SearchResult:
+    doc: dict[str, list[Any]] = searcher.doc(address).to_dict()
+    return SearchResult(
+        path=str(doc["path"][0]),
+        title=str(_first(doc, "title", "")),
+        heading=str(_first(doc, "heading", "")),
+        text=str(_first(doc, "text", "")),
+        score=float(score),
+        note_date=str(_first(doc, "note_date", "")),
+        modified=float(_first(doc, "mtime", 0.0)),
+        start_line=int(_first(doc, "start_line", 0)),
+        ordinal=int(_first(doc, "ordinal", 0)),
+    )
+
+
+def _filtered(schema: tantivy.Schema, query: tantivy.Query, flt: SearchFilter) -> tantivy.Query:
+    if flt.empty:
+        return query
+    clauses = [(tantivy.Occur.Must, query)]
+    if flt.include:
+        terms = [
+            (tantivy.Occur.Should, tantivy.Query.term_query(schema, "folders", f))
+            for f in flt.include
+        ]
+        clauses.append((tantivy.Occur.Must, tantivy.Query.boolean_query(terms)))
+    for folder in flt.exclude:
+        clauses.append((tantivy.Occur.MustNot, tantivy.Query.term_query(schema, "folders", folder)))
+    if flt.modified_after is not None:
+        clauses.append(
+            (
+                tantivy.Occur.Must,
+                tantivy.Query.range_query(
+                    schema,
+                    "mtime",
+                    tantivy.FieldType.Float,
+                    lower_bound=float(flt.modified_after),
+                    include_lower=False,
+                ),
             )
-        return tantivy.Query.boolean_query(clauses)
+        )
+    return tantivy.Query.boolean_query(clauses)
 
 
 def _first(doc: dict[str, list[Any]], name: str, default: Any) -> Any:

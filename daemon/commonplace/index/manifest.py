@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-INDEX_SCHEMA = 3  # bump when the stored layout or chunking changes: the index is then rebuilt
+INDEX_SCHEMA = 4  # bump when the stored layout or chunking changes: the index is then rebuilt
 
 
 class ManifestError(Exception):

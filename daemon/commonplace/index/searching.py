@@ -14,8 +14,8 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING
 
 from commonplace.index.filters import SearchFilter
+from commonplace.index.hybrid import fuse
 from commonplace.index.hybrid import group_by_note as group_hits
-from commonplace.index.hybrid import rrf
 from commonplace.index.models import SEARCH_MODES, SearchResponse, SearchResult
 from commonplace.index.vectors import VectorsBusy
 from commonplace.llm import LLM, LLMError
@@ -25,7 +25,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-VECTOR_POOL = 60  # meaning hits fetched for fusion, so keyword hits find their vector rank
+VECTOR_POOL = 60  # meaning hits (chunks) fetched for fusion, so keyword hits find their rank
+CHUNKS_PER_NOTE = 4  # chunks fetched per note asked for, so enough distinct notes come back
 QUERY_CACHE = 256
 
 
@@ -49,8 +50,9 @@ class Searcher:
             self._llm = LLM(
                 dataclasses.replace(llm.settings, retries=0), recorder=llm.recorder, gate=llm.gate
             )
+        profile = await self.index.embed_profile()
         try:
-            [vector] = await self._llm.embed([text], model=self.index.model)
+            [vector] = await self._llm.embed([profile.query(text)], model=self.index.model)
         except LLMError as exc:
             self.index.embedding_failed(exc)
             raise
@@ -99,7 +101,7 @@ class Searcher:
                 "embeddings); keyword search finds them."
             )
         if notice is None and used != "keyword":
-            notice = _building(status, self.index.stores.vectors.pending_rows)
+            notice = _building(status, self.index.stores.vectors.skipped_rows)
         return SearchResponse(results=results, mode=used, notice=notice)
 
     def run(
@@ -115,18 +117,31 @@ class Searcher:
         """The local part of a search (no Ollama): what the benchmark times."""
         st = self.index.stores
         cfg = self.index.settings.index
-        fetch = limit * 4 if group_by_note else limit
-        if mode == "keyword" or vector is None:
-            hits = st.keywords.search(query, fetch, flt)
-        elif mode == "vector":
-            hits = st.vectors.search(vector, fetch, flt)
-        else:
-            meaning = st.vectors.search(vector, max(fetch, VECTOR_POOL), flt)
-            words = st.keywords.search(query, cfg.keyword_candidates, flt)
-            hits = rrf(meaning, words, k=cfg.rrf_k, keyword_candidates=cfg.keyword_candidates)
-        if group_by_note:
-            hits = group_hits(hits)
-        return hits[:limit]
+        if mode == "vector" and vector is not None:
+            hits = st.vectors.search(
+                vector, limit * CHUNKS_PER_NOTE if group_by_note else limit, flt
+            )
+            return (group_hits(hits) if group_by_note else hits)[:limit]
+        meaning: list[SearchResult] = []
+        if mode == "hybrid" and vector is not None:
+            meaning = st.vectors.search(vector, max(limit * CHUNKS_PER_NOTE, VECTOR_POOL), flt)
+            depth = cfg.keyword_candidates  # 0: meaning alone
+        else:  # keyword search (also hybrid without a query vector: Ollama is down)
+            depth = max(limit, cfg.keyword_candidates)
+        notes = st.keywords.search_notes(query, depth, flt)
+        words = st.keywords.search(query, depth * CHUNKS_PER_NOTE, flt)
+        shown = {h.path for h in [*meaning, *words]}
+        extra = st.keywords.best_chunks(query, [p for p, _ in notes if p not in shown])
+        fused = fuse(
+            vector=meaning,
+            keyword=words,
+            notes=notes,
+            note_chunks=extra,
+            method="rrf" if cfg.fusion == "rrf" else "convex",
+            k=cfg.rrf_k,
+            keyword_weight=cfg.keyword_weight if meaning else 1.0,
+        )
+        return (fused.notes if group_by_note else fused.chunks)[:limit]
 
 
 def _building(status: dict[str, object], unindexed: int) -> str | None:

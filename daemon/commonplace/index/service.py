@@ -9,6 +9,9 @@ failure is shown in attention until a write succeeds.
 from __future__ import annotations
 
 import asyncio
+import ctypes
+import ctypes.util
+import gc
 import logging
 import time
 from collections.abc import Sequence
@@ -37,6 +40,7 @@ class IndexService:
         """Reconcile the index with the vault (progress is logged by the index)."""
         log.info("search index: checking the vault against the index")
         stats = await self._reconcile()
+        release_memory()
         if stats is not None:
             log.info(
                 "search index ready: %d notes, %d chunks (%d re-indexed, %d removed, "
@@ -95,3 +99,17 @@ class IndexService:
             action="check the disk of the data folder (free space, permissions)",
             retry_at=time.time() + self.settings.index.reconcile_minutes * 60,
         )
+
+
+def release_memory() -> None:
+    """Give the memory freed after the start-up scan back to the system (glibc keeps freed
+    heap pages otherwise: about 10 MB of an idle daemon, measured on the sample vault)."""
+    gc.collect()
+    name = ctypes.util.find_library("c")
+    if not name:
+        return
+    try:
+        trim = ctypes.CDLL(name).malloc_trim
+    except (OSError, AttributeError):  # not glibc (macOS, musl): nothing to do
+        return
+    trim(0)

@@ -336,6 +336,15 @@ class LLM:
                 raise BadAnswer("the embeddings had mixed sizes or were not numbers")
         return vectors
 
+    async def context_length(self, model: str) -> int | None:
+        """The model's context size as Ollama reports it (/api/show), None if it says none."""
+        response = await self._call(
+            "describe the model", model, 30.0, lambda: self._embed_client.show(model)
+        )
+        info = response.modelinfo or {}
+        value = info.get(f"{info.get('general.architecture', '')}.context_length")
+        return value if isinstance(value, int) and value > 0 else None
+
     # -- status -------------------------------------------------------------------------------
 
     async def status(self) -> OllamaStatus:

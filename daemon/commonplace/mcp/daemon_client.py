@@ -47,7 +47,8 @@ class DaemonBackend:
         self.ask_timeout_s = ollama.timeout_s * (ollama.retries + 1) + 60.0
 
     async def search(self, query: str, limit: int, mode: str, folder: str) -> dict[str, Any]:
-        params = {"q": query, "limit": str(limit), "mode": mode}
+        # chunks=1: passages, as the local backend gives (the API groups by note by default)
+        params = {"q": query, "limit": str(limit), "mode": mode, "chunks": "1"}
         if folder:
             params["folder"] = folder
         return await self._call("GET", "/api/search", params=params)

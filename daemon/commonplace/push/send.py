@@ -18,12 +18,10 @@ import logging
 import time
 from dataclasses import asdict, dataclass, replace
 from email.utils import parsedate_to_datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import aiohttp
 from aiohttp.abc import AbstractResolver
-from py_vapid import Vapid
-from pywebpush import WebPushException, webpush_async
 
 from commonplace.config import Settings
 from commonplace.push.endpoints import EndpointRefused, NotPublic, public_session
@@ -35,6 +33,9 @@ from commonplace.push.store import (
     check_endpoint,
     push_folder,
 )
+
+if TYPE_CHECKING:
+    from pywebpush import WebPushException
 
 log = logging.getLogger(__name__)
 
@@ -122,6 +123,11 @@ async def _send_one(
     payload: str,
     private_key: Any,
 ) -> Delivery:
+    # Imported here, not at start-up: pywebpush and its crypto stack are ~30 MB of an idle
+    # daemon that sends a few notifications a week.
+    from py_vapid import Vapid
+    from pywebpush import WebPushException, webpush_async
+
     push = settings.push
     vapid = Vapid(private_key)
     delay = push.backoff_s

@@ -29,6 +29,7 @@ from aiohttp import web
 
 from commonplace.assistant import Assistant, Refused, ToolError, Turn
 from commonplace.assistant.gate import Proposal
+from commonplace.briefing import kept_briefing
 from commonplace.llm import LLMError, for_a_person
 from commonplace.server.context import SERVICES, SETTINGS
 from commonplace.server.errors import ApiError, llm_error, read_json, text_field
@@ -163,7 +164,7 @@ async def today(request: web.Request) -> web.Response:
             "day": day.isoformat(),
             "messages": state.messages,
             "pending": pending_json(state.pending),
-            "briefing": None,
+            "briefing": kept_briefing(request.app[SETTINGS], day),
         }
     )
 

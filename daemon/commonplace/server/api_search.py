@@ -1,10 +1,12 @@
 """GET /api/search and GET /api/note: what the index finds, and a note's text for a source.
 
-`/api/search` returns exactly what `commonplace search --json` prints (the index's
-SearchResponse.to_json()), including its `notice` when Ollama is down and search fell back to
-keywords. `/api/note` opens a cited note; its path comes from the client, so it is checked to
-name a note inside the vault before anything is read, and the read itself follows the vault's
-rule (an ordinary file, never through a link, never a FIFO: vault/files.py).
+`/api/search` returns, as `results`, exactly the list `commonplace search --json` prints: one
+result per note by default (its best passage, a snippet of it and where the query's words are in
+the snippet), every matching chunk with `chunks=1`; plus the mode used and a `notice` when Ollama
+is down and search fell back to keywords. `/api/note` opens a cited note; its path comes from
+the client, so it is checked to name a note inside the vault before anything is read, and the
+read itself follows the vault's rule (an ordinary file, never through a link, never a FIFO:
+vault/files.py).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pathlib import Path
 from aiohttp import web
 
 from commonplace.index import SEARCH_MODES
+from commonplace.index.highlight import query_terms, result_json
 from commonplace.server.context import SERVICES, SETTINGS
 from commonplace.server.errors import ApiError
 from commonplace.server.limits import limited
@@ -37,6 +40,7 @@ async def search(request: web.Request) -> web.StreamResponse:
     if mode not in SEARCH_MODES:
         raise ApiError(400, "bad_mode", f"mode must be one of {', '.join(SEARCH_MODES)}")
     limit = _int_param(request.query.get("limit", "10"), "limit", 1, MAX_LIMIT)
+    chunks = _flag(request.query.get("chunks", "0"), "chunks")
     folders: list[str] = []
     if request.query.get("folder"):
         try:
@@ -45,8 +49,18 @@ async def search(request: web.Request) -> web.StreamResponse:
             raise ApiError(400, "bad_path", exc.message) from None
     if index is None:
         raise ApiError(503, "index_unavailable", "the index is not open yet; try again shortly")
-    response = await index.search(query, limit=limit, mode=mode, include_folders=folders)
-    return web.json_response(response.to_json())
+    response = await index.search(
+        query, limit=limit, mode=mode, include_folders=folders, group_by_note=not chunks
+    )
+    terms = query_terms(query)
+    return web.json_response(
+        {
+            "results": [result_json(hit, terms) for hit in response.results],
+            "mode": response.mode,
+            "notice": response.notice,
+            "grouped": not chunks,
+        }
+    )
 
 
 async def note(request: web.Request) -> web.Response:
@@ -70,6 +84,12 @@ def safe_note_path(vault: Path, raw: str) -> str:
         if exc.code == "not_a_note":
             raise ApiError(404, "not_found", "no such note") from None
         raise ApiError(400, "bad_path", exc.message) from None
+
+
+def _flag(value: str, name: str) -> bool:
+    if value not in ("0", "1", "true", "false"):
+        raise ApiError(400, "bad_param", f"{name} must be 1 or 0")
+    return value in ("1", "true")
 
 
 def _int_param(value: str, name: str, lo: int, hi: int) -> int:

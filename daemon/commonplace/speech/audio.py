@@ -8,10 +8,13 @@ so a long or lying file stops early instead of filling memory.
 from __future__ import annotations
 
 import io
+from typing import TYPE_CHECKING
 
-import av
 import numpy as np
 import numpy.typing as npt
+
+if TYPE_CHECKING:
+    import av
 
 SAMPLE_RATE = 16_000
 
@@ -30,6 +33,8 @@ def decode_audio(data: bytes, *, max_seconds: float) -> Audio:
     """Decode `data` (any container/codec FFmpeg knows) to 16 kHz mono float32 in [-1, 1]."""
     if not data:
         raise AudioError("the recording is empty")
+    import av  # here, not at start-up: FFmpeg's libraries are ~20 MB of an idle daemon
+
     limit = int(max_seconds * SAMPLE_RATE)
     pieces: list[Audio] = []
     total = 0

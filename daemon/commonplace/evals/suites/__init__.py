@@ -20,6 +20,10 @@ SUITES: dict[str, tuple[str, str]] = {
     ),
     "ask": ("commonplace.evals.suites.ask", "facts in answers, notes cited, refusals"),
     "digest": ("commonplace.evals.suites.digest", "the digest's sentences, for a person to check"),
+    "assistant": (
+        "commonplace.evals.suites.assistant",
+        "32 requests: the right question asked, the right tool, no tool when none is needed",
+    ),
 }
 
 

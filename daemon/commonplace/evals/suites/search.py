@@ -1,35 +1,88 @@
 """Search: does each mode find the notes that answer a question? Needs only an embedding model.
 
-The index covers the sample vault and the week's captures (under captures/, as search.jsonl's
-answers expect). Each question is searched in every mode; chunks are folded into notes in the
-rank of each note's best chunk, and the first 10 notes are graded.
+Two kinds of dataset folder (`--datasets`):
+
+- the project's own (eval_suite/datasets/): `search.jsonl` over the sample vault and the week's
+  captures (under captures/, as its answers expect);
+- a vault dev set such as ../shared/devsets/logseq-docs/: `questions.jsonl` (`id`, `q`,
+  `expected`, `kind`) over the real vault in `vault/` beside it. The vault is copied, its
+  flavour (Logseq or Obsidian) recognised, and `kind` is reported like a scope.
+
+Each question is searched in every mode, with results grouped by note as people see them (the
+API's and the CLI's default), and the first 10 notes are graded. Each mode's ranking is also
+written as `ranked-<mode>-run-N.jsonl` (`{"id", "paths"}` lines), the format a dev set's own
+scorer reads.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from commonplace.evals import grading
-from commonplace.evals.fixture import copy_vault, load_jsonl
+from commonplace.evals.fixture import DatasetError, copy_vault, load_jsonl
 from commonplace.evals.indexing import build_index, close_index
 from commonplace.evals.suite import Item, ItemResult, Suite, SuiteEnv
 from commonplace.index import SEARCH_MODES, Index
 
-CHUNKS = 60  # chunks asked for per search: enough to fill 10 distinct notes
 NOTES = max(grading.KS)
 MODES = ("vector", "keyword", "hybrid")
 assert set(MODES) == set(SEARCH_MODES)
 
 
+QUESTIONS = "questions.jsonl"  # a vault dev set's questions; its vault is in vault/
+
+
+def is_vault_set(datasets: Path) -> bool:
+    return (datasets / QUESTIONS).is_file() and (datasets / "vault").is_dir()
+
+
 def load(datasets: Path) -> list[Item]:
-    return load_jsonl(datasets / "search.jsonl", ("id", "query", "answers"))
+    if not is_vault_set(datasets):
+        return load_jsonl(datasets / "search.jsonl", ("id", "query", "answers"))
+    rows = load_jsonl(datasets / QUESTIONS, ("id", "q", "expected"))
+    vault = datasets / "vault"
+    missing = sorted({str(a) for r in rows for a in r["expected"] if not (vault / a).is_file()})
+    if missing:
+        raise DatasetError(f"{QUESTIONS}: expected notes not in vault/: {', '.join(missing)}")
+    return [
+        {"id": r["id"], "query": r["q"], "answers": r["expected"], "scope": r.get("kind", "")}
+        for r in rows
+    ]
 
 
 async def prepare(env: SuiteEnv) -> None:
-    copy_vault(env.settings.vault, "keep")
+    if is_vault_set(env.datasets):
+        source = env.datasets / "vault"
+        copy_notes(source, env.settings.vault)
+        flavor = vault_flavor(source)
+        env.settings = dataclasses.replace(env.settings, flavor=flavor)
+        env.info["vault"] = {"source": str(source), "flavor": flavor}
+    else:
+        copy_vault(env.settings.vault, "keep")
     await build_index(env)
+
+
+def copy_notes(source: Path, dest: Path) -> None:
+    """Copy a vault's files as plain writable files (a dev set may be read-only, and its modes
+    would make the temporary copy hard to delete)."""
+    for path in sorted(source.rglob("*")):
+        if path.is_file() and ".git" not in path.relative_to(source).parts:
+            target = dest / path.relative_to(source)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(path.read_bytes())
+
+
+def vault_flavor(vault: Path) -> str:
+    """A Logseq graph has a logseq/ folder (config.edn) or pages/ and journals/."""
+    if (vault / "logseq").is_dir() or (
+        (vault / "pages").is_dir() and (vault / "journals").is_dir()
+    ):
+        return "logseq"
+    return "obsidian"
 
 
 async def run_item(env: SuiteEnv, item: Item) -> ItemResult:
@@ -37,7 +90,9 @@ async def run_item(env: SuiteEnv, item: Item) -> ItemResult:
     answers = [str(a) for a in item["answers"]]
     modes: dict[str, Any] = {}
     for mode in MODES:
-        response = await index.search(str(item["query"]), limit=CHUNKS, mode=mode)
+        response = await index.search(
+            str(item["query"]), limit=NOTES, mode=mode, group_by_note=True
+        )
         ranked = grading.distinct_notes(r.path for r in response.results)[:NOTES]
         modes[mode] = {
             "used": response.mode,
@@ -49,6 +104,10 @@ async def run_item(env: SuiteEnv, item: Item) -> ItemResult:
             ],
             **grading.grade_ranking(ranked, answers),
         }
+    for mode in MODES:
+        line = json.dumps({"id": item["id"], "paths": modes[mode]["notes"]}, ensure_ascii=False)
+        with (env.folder / f"ranked-{mode}-run-{env.run}.jsonl").open("a", encoding="utf-8") as f:
+            f.write(line + "\n")
     record = {"query": item["query"], "scope": item.get("scope", ""), "answers": answers}
     line = ", ".join(f"{m} {_ranks(modes[m]['ranks'])}" for m in MODES)
     return ItemResult(str(item["id"]), {**record, "modes": modes}, line=line)

@@ -1,0 +1,438 @@
+"""The calendar for the assistant: two tools that read, three that propose, and the actions the
+gate runs after the owner's Yes.
+
+The model names events by words from their title and, where it helps, the day they are on now;
+it never sees an href, a UID or an ETag. A changing tool finds the one real event, reads it again
+from the server, and hands the gate a proposal that pins it (where it is, which occurrence, its
+ETag, and the title and time the question names). At Yes the action reads it again: another
+ETag means someone changed it (on the phone, in another app), so nothing runs and the owner is
+told what changed. The write itself carries If-Match with the ETag read at Yes.
+
+Without a calendar set up, every tool answers that it is not set up, so the model can say so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta
+from typing import Any
+
+from commonplace.assistant.gate import Described, Stale
+from commonplace.assistant.registry import Param, Propose, Tool, ToolContext, ToolError
+from commonplace.calendar import (
+    NOT_SET_UP,
+    CalendarClient,
+    CalendarError,
+    CalendarNotSetUp,
+    Event,
+    EventChanged,
+)
+from commonplace.calendar.text import event_line, listing
+from commonplace.dates import clock, day_for_model, day_name, day_name_year
+
+MAX_DAYS = 14  # the longest window one read covers
+MAX_AHEAD = timedelta(days=366)  # how far ahead an event may be added or moved
+MAX_LISTED = 5  # events named when the words match several
+
+
+# -- pinning an event in a proposal, and telling what changed -----------------------------------
+
+
+def _iso(value: datetime | date | None) -> str | None:
+    return None if value is None else value.isoformat()
+
+
+def _value(text: Any) -> datetime | date | None:
+    if text is None:
+        return None
+    return datetime.fromisoformat(str(text)) if "T" in str(text) else date.fromisoformat(str(text))
+
+
+def pin(event: Event) -> dict[str, Any]:
+    """What a proposal keeps of its event: where it is, which version, what the owner saw."""
+    return {
+        "href": event.href,
+        "recurrence_id": event.recurrence_id,
+        "etag": event.etag,
+        "title": event.title,
+        "start": _iso(event.start),
+        "all_day": event.all_day,
+        "recurring": event.recurring,
+    }
+
+
+def when(start: datetime | date, today: date) -> str:
+    """'Thursday 29 October at 16:00', 'Friday 30 October (all day)'; the year when it is not
+    this year's."""
+    day = start.date() if isinstance(start, datetime) else start
+    name = day_name(day) if day.year == today.year else day_name_year(day)
+    return f"{name} at {clock(start)}" if isinstance(start, datetime) else f"{name} (all day)"
+
+
+def span_words(start: datetime | date, end: datetime | date | None, today: date) -> str:
+    """For a new event: 'Saturday 7 November from 10:00 to 11:00', '... (all day)'."""
+    if isinstance(start, datetime) and isinstance(end, datetime) and end.date() == start.date():
+        day = day_name(start.date()) if start.year == today.year else day_name_year(start.date())
+        return f"{day} from {clock(start)} to {clock(end)}"
+    return when(start, today)
+
+
+def what_changed(params: Mapping[str, Any], now_event: Event | None, today: date) -> str:
+    title = str(params["title"])
+    start = _value(params["start"])
+    was = when(start, today) if start is not None else "its time"
+    if now_event is None:
+        return f'"{title}" on {was} is no longer on the calendar.'
+    if now_event.title != title:
+        return f'"{title}" on {was} was renamed "{now_event.title}" on the calendar meanwhile.'
+    if now_event.start != start:
+        return f'"{title}" was moved to {when(now_event.start, today)} on the calendar meanwhile.'
+    return f'"{title}" on {was} was changed on the calendar meanwhile.'
+
+
+def occurrence_note(params: Mapping[str, Any]) -> str:
+    return " (this occurrence only)" if params.get("recurring") else ""
+
+
+# -- finding the one event the owner means ------------------------------------------------------
+
+
+async def find_one(calendar: CalendarClient, words: str, on_day: date | None, today: date) -> Event:
+    """The event the words name (on `on_day`, else in the coming two weeks), read again now.
+
+    Several occurrences of one repeating event: the first is meant ("move my 1:1 to 14:00");
+    several different events: the model is asked for more words or the day, with the candidates.
+    """
+    first, days = (on_day, 1) if on_day is not None else (today, MAX_DAYS)
+    hits = await calendar.find(words, first, days)
+    last = first + timedelta(days=days - 1)
+    window = (
+        f"on {day_for_model(first, today)}"
+        if days == 1
+        else f"from {day_for_model(first, today)} to {day_for_model(last, today)}"
+    )
+    if not hits:
+        raise ToolError(
+            f"no event with {words!r} in its title {window}. Call find_events with other words "
+            "or more days."
+        )
+    if len({e.uid for e in hits}) > 1:
+        shown = "; ".join(f'"{e.title}" on {when(e.start, today)}' for e in hits[:MAX_LISTED])
+        raise ToolError(
+            f"several events match {words!r} {window}: {shown}. Call again with more words "
+            "from the title, or with on_day."
+        )
+    fresh = await calendar.get(hits[0].href, hits[0].recurrence_id)
+    if fresh is None:
+        raise ToolError(f"{hits[0].title!r} just disappeared from the calendar; look again")
+    return fresh
+
+
+def _calendar_error(exc: CalendarError) -> ToolError:
+    return ToolError(str(exc))
+
+
+# -- the tools ----------------------------------------------------------------------------------
+
+
+def calendar_tools(calendar: CalendarClient) -> list[Tool]:
+    zone = calendar.tz.key
+
+    def window(args: dict[str, Any], ctx: ToolContext, default_days: int) -> tuple[date, int]:
+        first: date = args["day"] or ctx.today
+        days: int = args["days"] if args["days"] is not None else default_days
+        if not 1 <= days <= MAX_DAYS:
+            raise ToolError(f"'days' must be 1 to {MAX_DAYS}")
+        return first, days
+
+    async def list_events(ctx: ToolContext, args: dict[str, Any]) -> str:
+        if not calendar.configured:
+            return NOT_SET_UP
+        first, days = window(args, ctx, 1)
+        try:
+            events = await calendar.events_on(first, days)
+        except CalendarError as exc:
+            raise _calendar_error(exc) from None
+        return listing(events, first, days, zone)
+
+    async def find_events(ctx: ToolContext, args: dict[str, Any]) -> str:
+        if not calendar.configured:
+            return NOT_SET_UP
+        first, days = window(args, ctx, MAX_DAYS)
+        words = str(args["words"])
+        try:
+            hits = await calendar.find(words, first, days)
+        except CalendarError as exc:
+            raise _calendar_error(exc) from None
+        last = first + timedelta(days=days - 1)
+        span = f"from {day_for_model(first, ctx.today)} to {day_for_model(last, ctx.today)}"
+        if not hits:
+            return f"No event with {words!r} in its title {span}. Times are in {zone}."
+        lines = [f"Events with {words!r} in their title {span} (times in {zone}):"]
+        for event in hits:
+            lines.append(f"{day_for_model(event.day, ctx.today)}:")
+            lines.append(event_line(event, notes=True))
+        return "\n".join(lines)
+
+    async def add_event(ctx: ToolContext, args: dict[str, Any]) -> str | Propose:
+        if not calendar.configured:
+            return NOT_SET_UP
+        title = " ".join(str(args["title"]).split())
+        if not title:
+            raise ToolError("the event needs a title")
+        day: date = args["day"]
+        if not ctx.today <= day <= ctx.today + MAX_AHEAD:
+            raise ToolError(f"{day.isoformat()} must be between today and a year from now")
+        at: time | None = args["start_time"]
+        start: datetime | date
+        end: datetime | date | None
+        if at is None:
+            start, end = day, day + timedelta(days=1)
+        else:
+            minutes: int = args["minutes"]
+            if not 1 <= minutes <= 24 * 60:
+                raise ToolError("'minutes' must be 1 to 1440")
+            start = datetime.combine(day, at, tzinfo=calendar.tz)
+            end = start + timedelta(minutes=minutes)
+        return Propose(
+            "add_event",
+            {"title": title, "start": _iso(start), "end": _iso(end), "all_day": at is None},
+        )
+
+    async def move_event(ctx: ToolContext, args: dict[str, Any]) -> str | Propose:
+        if not calendar.configured:
+            return NOT_SET_UP
+        new_day: date | None = args["new_day"]
+        new_time: time | None = args["new_time"]
+        if new_day is None and new_time is None:
+            raise ToolError("say the new day (new_day), the new time (new_time), or both")
+        try:
+            event = await find_one(calendar, str(args["event"]), args["on_day"], ctx.today)
+        except CalendarError as exc:
+            raise _calendar_error(exc) from None
+        start, end = moved_times(event, new_day, new_time, calendar)
+        if not ctx.today <= (start.date() if isinstance(start, datetime) else start):
+            raise ToolError("the new time is in the past")
+        if start == event.start:
+            raise ToolError(f'"{event.title}" is already on {when(event.start, ctx.today)}')
+        return Propose("move_event", {**pin(event), "new_start": _iso(start), "new_end": _iso(end)})
+
+    async def delete_event(ctx: ToolContext, args: dict[str, Any]) -> str | Propose:
+        if not calendar.configured:
+            return NOT_SET_UP
+        try:
+            event = await find_one(calendar, str(args["event"]), args["on_day"], ctx.today)
+        except CalendarError as exc:
+            raise _calendar_error(exc) from None
+        return Propose("delete_event", pin(event))
+
+    which = Param("event", "string", "words from the event's title")
+    on_day = Param("on_day", "date", "the day the event is on now, if the owner said", None)
+    return [
+        Tool(
+            "list_events",
+            "Call when the owner asks what is on, or about their plans, on a day or some days.",
+            (
+                Param("day", "date", "the first day", None),
+                Param("days", "integer", f"how many days, 1 to {MAX_DAYS}", None),
+            ),
+            list_events,
+            looks_at="calendar",
+            searches_ahead=True,
+            status="Looking at your calendar…",
+        ),
+        Tool(
+            "find_events",
+            "Call to find when an event is, by words from its title (two weeks ahead unless told).",
+            (
+                Param("words", "string", "words from the event's title"),
+                Param("day", "date", "the first day to look at", None),
+                Param("days", "integer", f"how many days to look at, 1 to {MAX_DAYS}", None),
+            ),
+            find_events,
+            looks_at="calendar",
+            searches_ahead=True,
+            status="Looking for it in your calendar…",
+        ),
+        Tool(
+            "add_event",
+            "Call when the owner asks to add or book something on the calendar (the owner is "
+            "asked to confirm).",
+            (
+                Param("title", "string", "what the event is, in the owner's words"),
+                Param("day", "date", "the day"),
+                Param("start_time", "time", "the start time; leave out for all day", None),
+                Param("minutes", "minutes", "how long it lasts", 60),
+            ),
+            add_event,
+            looks_at="calendar",
+            changes=True,
+        ),
+        Tool(
+            "move_event",
+            "Call when the owner asks to move, reschedule or postpone an event (the owner is "
+            "asked to confirm).",
+            (
+                which,
+                Param("new_day", "date", "the new day, if it changes", None),
+                Param("new_time", "time", "the new start time, if it changes", None),
+                on_day,
+            ),
+            move_event,
+            looks_at="calendar",
+            changes=True,
+        ),
+        Tool(
+            "delete_event",
+            "Call when the owner asks to cancel or delete an event (the owner is asked to "
+            "confirm).",
+            (which, on_day),
+            delete_event,
+            looks_at="calendar",
+            changes=True,
+        ),
+    ]
+
+
+def moved_times(
+    event: Event, new_day: date | None, new_time: time | None, calendar: CalendarClient
+) -> tuple[datetime | date, datetime | date | None]:
+    """The new start and end: the same length, on the new day and/or at the new time."""
+    if event.all_day:
+        if new_time is not None:
+            raise ToolError(f'"{event.title}" is an all-day event: give only new_day')
+        assert new_day is not None and not isinstance(event.start, datetime)
+        length = (event.end - event.start) if isinstance(event.end, date) else timedelta(days=1)
+        return new_day, new_day + length
+    assert isinstance(event.start, datetime)
+    day = new_day or event.start.date()
+    start = datetime.combine(day, new_time or event.start.time(), tzinfo=calendar.tz)
+    if event.end is None:
+        return start, None
+    assert isinstance(event.end, datetime)
+    return start, start + (event.end - event.start)
+
+
+# -- the actions (run only by the gate, after Yes) ----------------------------------------------
+
+
+@dataclass
+class _EventAction:
+    calendar: CalendarClient
+
+    async def current(self, params: Mapping[str, Any], now: datetime) -> Event:
+        """The pinned event as it is now; Stale if it is gone or is not the version asked about."""
+        if not self.calendar.configured:
+            raise ToolError(NOT_SET_UP)
+        try:
+            event = await self.calendar.get(str(params["href"]), params.get("recurrence_id"))
+        except CalendarNotSetUp as exc:
+            raise ToolError(str(exc)) from None
+        except CalendarError as exc:
+            raise ToolError(str(exc)) from None
+        if event is None or event.etag != params.get("etag"):
+            raise Stale(what_changed(params, event, now.date()))
+        return event
+
+
+@dataclass
+class MoveEvent(_EventAction):
+    kind: str = "move_event"
+
+    def _target(self, params: Mapping[str, Any]) -> tuple[datetime | date, datetime | date | None]:
+        start = _value(params["new_start"])
+        if start is None:
+            raise ToolError("the new time is missing")
+        return start, _value(params.get("new_end"))
+
+    async def describe(self, params: Mapping[str, Any], now: datetime) -> Described:
+        event = await self.current(params, now)
+        start, _ = self._target(params)
+        today = now.date()
+        question = (
+            f'Move "{event.title}" from {when(event.start, today)} to {when(start, today)}'
+            f"{occurrence_note(params)}?"
+        )
+        return Described(question, event)
+
+    async def run(self, params: Mapping[str, Any], seen: Described, now: datetime) -> str:
+        event: Event = seen.token
+        start, end = self._target(params)
+        try:
+            await self.calendar.move(event, start, end)
+        except EventChanged as exc:
+            raise Stale(what_changed(params, exc.current, now.date())) from None
+        except CalendarError as exc:
+            raise ToolError(str(exc)) from None
+        return f'Moved "{event.title}" to {when(start, now.date())}{occurrence_note(params)}.'
+
+
+@dataclass
+class DeleteEvent(_EventAction):
+    kind: str = "delete_event"
+
+    async def describe(self, params: Mapping[str, Any], now: datetime) -> Described:
+        event = await self.current(params, now)
+        question = (
+            f'Delete "{event.title}" on {when(event.start, now.date())}{occurrence_note(params)}?'
+        )
+        return Described(question, event)
+
+    async def run(self, params: Mapping[str, Any], seen: Described, now: datetime) -> str:
+        event: Event = seen.token
+        try:
+            await self.calendar.delete(event)
+        except EventChanged as exc:
+            raise Stale(what_changed(params, exc.current, now.date())) from None
+        except CalendarError as exc:
+            raise ToolError(str(exc)) from None
+        return (
+            f'Deleted "{event.title}" on {when(event.start, now.date())}{occurrence_note(params)}.'
+        )
+
+
+@dataclass
+class AddEvent:
+    calendar: CalendarClient
+    kind: str = "add_event"
+
+    def _event(
+        self, params: Mapping[str, Any]
+    ) -> tuple[str, datetime | date, datetime | date | None]:
+        start = _value(params["start"])
+        if start is None:
+            raise ToolError("the start is missing")
+        return str(params["title"]), start, _value(params.get("end"))
+
+    async def describe(self, params: Mapping[str, Any], now: datetime) -> Described:
+        if not self.calendar.configured:
+            raise ToolError(NOT_SET_UP)
+        title, start, end = self._event(params)
+        try:
+            existing = await self.calendar.identical(title, start)
+            name = await self.calendar.write_calendar_name()
+        except CalendarError as exc:
+            raise ToolError(str(exc)) from None
+        if existing is not None:
+            raise Stale(f'"{title}" on {when(start, now.date())} is already on the calendar.')
+        question = (
+            f'Add "{title}" on {span_words(start, end, now.date())} to the calendar "{name}"?'
+        )
+        return Described(question)
+
+    async def run(self, params: Mapping[str, Any], seen: Described, now: datetime) -> str:
+        title, start, end = self._event(params)
+        try:
+            event, created = await self.calendar.add(title, start, end)
+        except EventChanged as exc:
+            raise Stale(str(exc)) from None
+        except CalendarError as exc:
+            raise ToolError(str(exc)) from None
+        if not created:
+            raise Stale(f'"{title}" on {when(start, now.date())} is already on the calendar.')
+        return f'Added "{event.title}" on {span_words(start, end, now.date())}.'
+
+
+def calendar_actions(calendar: CalendarClient) -> list[Any]:
+    return [AddEvent(calendar), MoveEvent(calendar), DeleteEvent(calendar)]

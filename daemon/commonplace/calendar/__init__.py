@@ -1,0 +1,23 @@
+"""The owner's calendar over CalDAV: plain events in the user's timezone, compare-and-write
+changes (ETag and If-Match), and text that cannot be misread."""
+
+from commonplace.calendar.client import NOT_SET_UP, PASSWORD_ENV, CalendarClient, read_password
+from commonplace.calendar.models import (
+    CalendarError,
+    CalendarNotSetUp,
+    CalendarUnavailable,
+    Event,
+    EventChanged,
+)
+
+__all__ = [
+    "NOT_SET_UP",
+    "PASSWORD_ENV",
+    "CalendarClient",
+    "CalendarError",
+    "CalendarNotSetUp",
+    "CalendarUnavailable",
+    "Event",
+    "EventChanged",
+    "read_password",
+]

@@ -1,0 +1,317 @@
+"""iCalendar in and out: pure functions over `icalendar` objects, no server.
+
+Reading turns one component into an `Event` in the user's zone. Writing changes a resource's
+calendar data the way every calendar app expects: a moved or deleted occurrence of a recurring
+event becomes an override (a component with RECURRENCE-ID) or an EXDATE on the series, written
+in the series' own timezone, so the rest of the series is untouched.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import icalendar
+import recurring_ical_events
+
+from commonplace.calendar.models import Event
+
+PRODID = "-//Commonplace//Assistant//EN"
+MAX_TITLE = 200
+_SERIES_ONLY = ("RRULE", "RDATE", "EXDATE", "EXRULE")
+_TIMES = ("DTSTART", "DTEND", "DURATION", "RECURRENCE-ID")
+
+
+def local(value: datetime | date, tz: ZoneInfo) -> datetime | date:
+    """A DTSTART/DTEND value in the user's zone; a floating time is taken as the user's."""
+    if not isinstance(value, datetime):
+        return value
+    if value.tzinfo is None:
+        return value.replace(tzinfo=tz)
+    return value.astimezone(tz)
+
+
+def occurrence_key(value: datetime | date, tz: ZoneInfo) -> str:
+    """How an occurrence is named between calls: its original start as a UTC instant (or a
+    date for an all-day series), so the same occurrence reads the same from any zone."""
+    if not isinstance(value, datetime):
+        return value.isoformat()
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=tz)
+    return value.astimezone(UTC).isoformat()
+
+
+def _dt(component: icalendar.Component, name: str) -> Any:
+    """A date/time property's Python value (datetime, date or timedelta), None if absent."""
+    prop: Any = component.get(name)
+    return None if prop is None else prop.dt
+
+
+def _text(component: icalendar.Component, name: str) -> str:
+    value = component.get(name)
+    return str(value).strip() if value is not None else ""
+
+
+def _end(component: icalendar.Component, start: datetime | date) -> datetime | date | None:
+    if "DTEND" in component:
+        end: datetime | date = _dt(component, "DTEND")
+        return end
+    if "DURATION" in component:
+        duration = _dt(component, "DURATION")
+        if isinstance(duration, timedelta):
+            return start + duration
+    if not isinstance(start, datetime):
+        return start + timedelta(days=1)  # RFC 5545: an all-day event lasts its day
+    return None
+
+
+def to_event(
+    component: icalendar.Component,
+    *,
+    tz: ZoneInfo,
+    calendar: str,
+    href: str,
+    etag: str | None,
+    recurring: bool,
+) -> Event:
+    raw_start: datetime | date = _dt(component, "DTSTART")
+    raw_end = _end(component, raw_start)
+    all_day = not isinstance(raw_start, datetime)
+    rid = _dt(component, "RECURRENCE-ID")
+    return Event(
+        title=_text(component, "SUMMARY") or "(no title)",
+        start=local(raw_start, tz),
+        end=None if raw_end is None else local(raw_end, tz),
+        all_day=all_day,
+        calendar=calendar,
+        uid=_text(component, "UID"),
+        href=href,
+        etag=etag,
+        recurrence_id=occurrence_key(rid, tz) if rid is not None else None,
+        recurring=recurring or rid is not None,
+        description=_text(component, "DESCRIPTION"),
+        location=_text(component, "LOCATION"),
+    )
+
+
+def is_cancelled(component: icalendar.Component) -> bool:
+    return _text(component, "STATUS").upper() == "CANCELLED"
+
+
+def events_of(
+    ical: icalendar.Calendar,
+    *,
+    tz: ZoneInfo,
+    calendar: str,
+    href: str,
+    etag: str | None,
+    recurring: bool,
+) -> list[Event]:
+    """The events of one resource's (already expanded) calendar data; cancelled ones left out."""
+    return [
+        to_event(c, tz=tz, calendar=calendar, href=href, etag=etag, recurring=recurring)
+        for c in ical.walk("VEVENT")
+        if "DTSTART" in c and not is_cancelled(c)
+    ]
+
+
+def master(ical: icalendar.Calendar) -> icalendar.Component | None:
+    """The series (or the single event): the VEVENT without RECURRENCE-ID."""
+    for component in ical.walk("VEVENT"):
+        if "RECURRENCE-ID" not in component:
+            return component
+    return None
+
+
+def is_series(ical: icalendar.Calendar) -> bool:
+    main = master(ical)
+    return main is not None and any(p in main for p in ("RRULE", "RDATE"))
+
+
+def _override(ical: icalendar.Calendar, rid: str, tz: ZoneInfo) -> icalendar.Component | None:
+    for component in ical.walk("VEVENT"):
+        value = _dt(component, "RECURRENCE-ID")
+        if value is not None and occurrence_key(value, tz) == rid:
+            return component
+    return None
+
+
+def find_occurrence(
+    ical: icalendar.Calendar, rid: str | None, tz: ZoneInfo
+) -> icalendar.Component | None:
+    """The component that is this event now: the single event, an override of the occurrence,
+    or the occurrence as the series' rule makes it. None when it no longer exists (deleted,
+    excluded, or the rule changed)."""
+    main = master(ical)
+    if rid is None:
+        return main
+    found = _override(ical, rid, tz)
+    if found is not None:
+        return None if is_cancelled(found) else found
+    if main is None or "DTSTART" not in main:
+        return None
+    instant = _parse_key(rid, tz)
+    series = icalendar.Calendar()
+    for component in ical.subcomponents:
+        if isinstance(component, icalendar.Timezone) or component is main:
+            series.add_component(component)
+    for occurrence in recurring_ical_events.of(series).between(
+        instant - timedelta(minutes=1), instant + timedelta(minutes=1)
+    ):
+        value = _dt(occurrence, "RECURRENCE-ID") or _dt(occurrence, "DTSTART")
+        if value is not None and occurrence_key(value, tz) == rid:
+            return occurrence  # type: ignore[no-any-return]
+    return None
+
+
+def _parse_key(rid: str, tz: ZoneInfo) -> datetime:
+    if "T" not in rid:
+        return datetime.combine(date.fromisoformat(rid), datetime.min.time(), tzinfo=tz)
+    return datetime.fromisoformat(rid)
+
+
+def _like(instant: datetime | date, model: datetime | date) -> datetime | date:
+    """`instant` written the way `model` (the series' DTSTART) is: same zone, or floating, or
+    a date, so a RECURRENCE-ID or EXDATE matches what the series generates."""
+    if not isinstance(model, datetime):
+        return instant.date() if isinstance(instant, datetime) else instant
+    if not isinstance(instant, datetime):
+        return datetime.combine(instant, model.time(), tzinfo=model.tzinfo)
+    if model.tzinfo is None:
+        return instant.replace(tzinfo=None)
+    return instant.astimezone(model.tzinfo)
+
+
+def _set_times(
+    component: icalendar.Component,
+    start: datetime | date,
+    end: datetime | date | None,
+) -> None:
+    for name in ("DTSTART", "DTEND", "DURATION"):
+        component.pop(name, None)
+    component.add("DTSTART", start)
+    if end is not None:
+        component.add("DTEND", end)
+
+
+def _touch(component: icalendar.Component, now: datetime) -> None:
+    """A changed component gets a new DTSTAMP and LAST-MODIFIED, and SEQUENCE + 1 if it had one
+    (RFC 5546: other copies of an invite then know this version is newer)."""
+    stamp = now.astimezone(UTC).replace(microsecond=0)
+    for name in ("DTSTAMP", "LAST-MODIFIED"):
+        component.pop(name, None)
+        component.add(name, stamp)
+    if "SEQUENCE" in component:
+        sequence = int(component.pop("SEQUENCE"))
+        component.add("SEQUENCE", sequence + 1)
+
+
+def move(
+    ical: icalendar.Calendar,
+    rid: str | None,
+    start: datetime | date,
+    end: datetime | date | None,
+    tz: ZoneInfo,
+    now: datetime,
+) -> None:
+    """Give the event (or only occurrence `rid` of a series) a new start and end, in place."""
+    main = master(ical)
+    if main is None:
+        raise ValueError("the calendar data holds no event")
+    if rid is None:
+        _set_times(main, start, end)
+        _touch(main, now)
+        return
+    component = _override(ical, rid, tz)
+    if component is None:
+        component = icalendar.Event()
+        for name, value in main.items():
+            if name not in _SERIES_ONLY and name not in _TIMES:
+                component.add(name, value)
+        component.add("RECURRENCE-ID", _like(_parse_key(rid, tz), _dt(main, "DTSTART")))
+        ical.add_component(component)
+    _set_times(component, start, end)
+    _touch(component, now)
+
+
+def delete_occurrence(ical: icalendar.Calendar, rid: str, tz: ZoneInfo, now: datetime) -> None:
+    """Leave occurrence `rid` out of its series (EXDATE) and drop any override of it."""
+    main = master(ical)
+    if main is None:
+        raise ValueError("the calendar data holds no event")
+    found = _override(ical, rid, tz)
+    if found is not None:
+        ical.subcomponents.remove(found)
+    main.add("EXDATE", _like(_parse_key(rid, tz), _dt(main, "DTSTART")))
+    _touch(main, now)
+
+
+def new_event(
+    *,
+    uid: str,
+    title: str,
+    start: datetime | date,
+    end: datetime | date | None,
+    now: datetime,
+) -> icalendar.Calendar:
+    """A calendar holding one new event (with the VTIMEZONE its times need)."""
+    ical = icalendar.Calendar()
+    ical.add("PRODID", PRODID)
+    ical.add("VERSION", "2.0")
+    event = icalendar.Event()
+    event.add("UID", uid)
+    event.add("SUMMARY", clean_title(title))
+    _set_times(event, start, end)
+    _touch(event, now)
+    ical.add_component(event)
+    ical.add_missing_timezones()
+    return ical
+
+
+def clean_title(title: str) -> str:
+    return " ".join(title.split())[:MAX_TITLE]
+
+
+def stable_uid(title: str, start: datetime | date, calendar: str) -> str:
+    """The same request always makes the same UID: a second PUT of it cannot make a second
+    event (If-None-Match: * refuses it), whatever the search before it saw."""
+    key = f"{clean_title(title).casefold()}|{occurrence_key(start, ZoneInfo('UTC'))}|{calendar}"
+    return f"commonplace-{hashlib.sha256(key.encode()).hexdigest()[:24]}"
+
+
+def split_by_uid(text: str | bytes) -> list[str]:
+    """One .ics file (a whole calendar) as one resource per UID, each with the timezones it
+    uses: CalDAV stores one UID per resource. For loading fixtures and importing."""
+    source = icalendar.Calendar.from_ical(text)
+    timezones = [c for c in source.subcomponents if isinstance(c, icalendar.Timezone)]
+    groups: dict[str, list[icalendar.Component]] = {}
+    for component in source.subcomponents:
+        if isinstance(component, icalendar.Timezone):
+            continue
+        groups.setdefault(str(component.get("UID", "")), []).append(component)
+    out = []
+    for components in groups.values():
+        ical = icalendar.Calendar()
+        ical.add("PRODID", str(source.get("PRODID", PRODID)))
+        ical.add("VERSION", "2.0")
+        used = _tzids(components)
+        for tz_component in timezones:
+            if str(tz_component.get("TZID")) in used:
+                ical.add_component(tz_component)
+        for component in components:
+            ical.add_component(component)
+        out.append(ical.to_ical().decode("utf-8"))
+    return out
+
+
+def _tzids(components: Iterable[icalendar.Component]) -> set[str]:
+    found: set[str] = set()
+    for component in components:
+        for value in component.property_items():
+            params = getattr(value[1], "params", None)
+            if params and "TZID" in params:
+                found.add(str(params["TZID"]))
+    return found

@@ -1,0 +1,64 @@
+"""What the calendar gives the rest of the program: plain events in the user's timezone, and
+the errors a person can act on.
+
+An event read from CalDAV is an iCalendar component with its own timezone, maybe a recurrence
+rule, maybe no end. The assistant, the briefing and `commonplace calendar` all get the same
+`Event`: times already in the user's zone, an all-day event as dates, one occurrence of a
+recurring event as its own `Event` that knows which occurrence it is (`recurrence_id`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime
+
+
+@dataclass(frozen=True)
+class Event:
+    title: str
+    start: datetime | date  # aware, in the user's zone; a date for an all-day event
+    end: datetime | date | None  # exclusive; None: the event gives no end (or duration)
+    all_day: bool
+    calendar: str  # the calendar's display name
+    uid: str
+    href: str  # the resource on the server (a URL path); never shown to the model
+    etag: str | None  # the resource's version when it was read
+    recurrence_id: str | None = None  # ISO instant (or date) of this occurrence, if recurring
+    recurring: bool = False
+    description: str = ""  # data written by whoever made the event, never instructions
+    location: str = ""
+
+    @property
+    def day(self) -> date:
+        """The user's calendar day the event starts on."""
+        return self.start if not isinstance(self.start, datetime) else self.start.date()
+
+    def sort_key(self) -> tuple[date, int, str, str]:
+        """All-day events first on their day, then by time, then by title."""
+        minutes = -1 if not isinstance(self.start, datetime) else self.start.hour * 60
+        if isinstance(self.start, datetime):
+            minutes += self.start.minute
+        return (self.day, minutes, self.title.casefold(), self.uid)
+
+
+class CalendarError(Exception):
+    """Something about the calendar the owner (or the model) can act on; str() says what."""
+
+
+class CalendarNotSetUp(CalendarError):
+    pass
+
+
+class CalendarUnavailable(CalendarError):
+    """Down, slow, or refusing the login: nothing was read or changed."""
+
+
+class EventChanged(CalendarError):
+    """The event is not what the caller last saw (another ETag, or gone): nothing was written.
+
+    `current` is the event as it is now, or None when it is gone.
+    """
+
+    def __init__(self, message: str, current: Event | None = None) -> None:
+        super().__init__(message)
+        self.current = current

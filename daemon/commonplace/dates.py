@@ -1,0 +1,60 @@
+"""Dates and times in words, one way for every part of the program (principle 4: dates are
+computed in code, and written so that they cannot be misread).
+
+The assistant's questions, the calendar's listings, the weather and the briefing all name a day
+with its weekday ("Thursday 29 October") and a time as 24-hour HH:MM; what the model reads also
+carries the ISO date. Pure functions of a date, so month, year and leap-day edges are tables.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, time
+
+WEEKDAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+MONTH_NAMES = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
+
+
+def day_name(day: date) -> str:
+    """'Thursday 29 October': what a person says, for the owner's questions."""
+    return f"{WEEKDAY_NAMES[day.weekday()]} {day.day} {MONTH_NAMES[day.month - 1]}"
+
+
+def day_name_year(day: date) -> str:
+    """'Thursday 29 October 2026', for dates that may be in another year."""
+    return f"{day_name(day)} {day.year}"
+
+
+def day_for_model(day: date, today: date) -> str:
+    """'Thursday 29 October 2026 (2026-10-29, in 3 days)': cannot be misread by a small model."""
+    return f"{day_name_year(day)} ({day.isoformat()}, {relative_day(day, today)})"
+
+
+def relative_day(day: date, today: date) -> str:
+    delta = (day - today).days
+    if delta == 0:
+        return "today"
+    if delta == 1:
+        return "tomorrow"
+    if delta == -1:
+        return "yesterday"
+    if delta > 0:
+        return f"in {delta} days"
+    return f"{-delta} days ago"
+
+
+def clock(moment: time | datetime) -> str:
+    """'16:00': 24-hour time, never '4' that could be morning or afternoon."""
+    return f"{moment.hour:02d}:{moment.minute:02d}"

@@ -1,0 +1,131 @@
+"""The pure iCalendar functions: the fixture file, occurrence names, overrides, new events."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+import icalendar
+
+from commonplace.calendar import ical
+from commonplace.calendar.find import title_matches
+from commonplace.calendar.text import events_text
+from tests.calendar.radicale_server import FIXTURE_WEEK
+
+LONDON = ZoneInfo("Europe/London")
+NEW_YORK = ZoneInfo("America/New_York")
+NOW = datetime(2026, 10, 26, 8, tzinfo=LONDON)
+
+
+def test_the_fixture_splits_into_one_resource_per_event_with_its_timezones() -> None:
+    resources = [
+        icalendar.Calendar.from_ical(r) for r in ical.split_by_uid(FIXTURE_WEEK.read_text())
+    ]
+    assert len(resources) == 16
+    for resource in resources:
+        events = list(resource.walk("VEVENT"))
+        assert len({str(e["UID"]) for e in events}) == 1
+        zones = {str(z["TZID"]) for z in resource.walk("VTIMEZONE")}
+        start = events[0]["DTSTART"]
+        assert zones == ({str(start.params["TZID"])} if "TZID" in start.params else set())
+    summaries = {str(r.walk("VEVENT")[0]["SUMMARY"]) for r in resources}
+    assert {"Dentist", "1:1 with Marcus", "Brunch with Zoë", "Haircut"} <= summaries
+
+
+def test_an_occurrence_has_the_same_name_seen_from_any_zone() -> None:
+    in_london = datetime(2026, 10, 27, 9, 30, tzinfo=LONDON)
+    assert ical.occurrence_key(in_london, LONDON) == ical.occurrence_key(
+        in_london.astimezone(NEW_YORK), NEW_YORK
+    )
+    assert ical.occurrence_key(in_london, LONDON) == "2026-10-27T09:30:00+00:00"
+    assert ical.occurrence_key(date(2026, 10, 30), LONDON) == "2026-10-30"
+    floating = datetime(2026, 10, 27, 9, 30)
+    assert ical.occurrence_key(floating, LONDON) == "2026-10-27T09:30:00+00:00"
+
+
+def series(rrule: str = "FREQ=WEEKLY;BYDAY=TU") -> icalendar.Calendar:
+    text = (
+        "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//t//t//EN\r\nBEGIN:VEVENT\r\n"
+        "UID:s@t\r\nDTSTAMP:20260901T000000Z\r\n"
+        "DTSTART;TZID=Europe/London:20260901T093000\r\n"
+        "DTEND;TZID=Europe/London:20260901T100000\r\n"
+        f"RRULE:{rrule}\r\nSUMMARY:1:1 with Marcus\r\nSEQUENCE:2\r\n"
+        "END:VEVENT\r\nEND:VCALENDAR\r\n"
+    )
+    return icalendar.Calendar.from_ical(text)
+
+
+def test_moving_an_occurrence_adds_an_override_in_the_series_zone() -> None:
+    data = series()
+    rid = "2026-10-27T09:30:00+00:00"
+    new_start = datetime(2026, 10, 27, 14, tzinfo=LONDON)
+    ical.move(data, rid, new_start, new_start + timedelta(minutes=30), LONDON, NOW)
+    override = [c for c in data.walk("VEVENT") if "RECURRENCE-ID" in c]
+    assert len(override) == 1
+    recurrence = override[0]["RECURRENCE-ID"]
+    assert recurrence.dt == datetime(2026, 10, 27, 9, 30, tzinfo=LONDON)
+    assert recurrence.params["TZID"] == "Europe/London"
+    assert "RRULE" not in override[0] and override[0]["SUMMARY"] == "1:1 with Marcus"
+    assert override[0]["SEQUENCE"] == 3  # the override is the changed component
+    master = ical.master(data)
+    assert master is not None and master["SEQUENCE"] == 2 and "RRULE" in master
+    found = ical.find_occurrence(data, rid, LONDON)
+    assert found is not None and found["DTSTART"].dt == new_start
+    # moving it again changes the same override
+    ical.move(data, rid, new_start + timedelta(hours=1), None, LONDON, NOW)
+    assert len([c for c in data.walk("VEVENT") if "RECURRENCE-ID" in c]) == 1
+
+
+def test_deleting_an_occurrence_is_an_exdate() -> None:
+    data = series()
+    rid = "2026-11-03T09:30:00+00:00"
+    assert ical.find_occurrence(data, rid, LONDON) is not None
+    ical.delete_occurrence(data, rid, LONDON, NOW)
+    assert ical.find_occurrence(data, rid, LONDON) is None
+    assert ical.find_occurrence(data, "2026-11-10T09:30:00+00:00", LONDON) is not None
+    master = ical.master(data)
+    assert master is not None
+    assert master["EXDATE"].dts[0].dt == datetime(2026, 11, 3, 9, 30, tzinfo=LONDON)
+
+
+def test_an_occurrence_the_rule_does_not_make_is_not_found() -> None:
+    assert ical.find_occurrence(series(), "2026-10-28T09:30:00+00:00", LONDON) is None
+    assert (
+        ical.find_occurrence(series("FREQ=WEEKLY;COUNT=2"), "2026-10-27T09:30:00+00:00", LONDON)
+        is None
+    )
+
+
+def test_a_new_event_carries_its_timezone() -> None:
+    start = datetime(2026, 11, 7, 10, tzinfo=LONDON)
+    data = ical.new_event(uid="u1", title="  Haircut\nwith Jo ", start=start, end=None, now=NOW)
+    event = data.walk("VEVENT")[0]
+    assert str(event["SUMMARY"]) == "Haircut with Jo"
+    assert "DTEND" not in event and event["DTSTART"].dt == start
+    assert [str(z["TZID"]) for z in data.walk("VTIMEZONE")] == ["Europe/London"]
+    assert event["DTSTAMP"].dt == NOW.astimezone(UTC)
+
+
+def test_the_uid_of_a_new_event_is_the_same_for_the_same_request() -> None:
+    start = datetime(2026, 11, 7, 10, tzinfo=LONDON)
+    uid = ical.stable_uid("Haircut", start, "Personal")
+    assert uid == ical.stable_uid("haircut ", start.astimezone(NEW_YORK), "Personal")
+    assert uid != ical.stable_uid("Haircut", start + timedelta(hours=1), "Personal")
+    assert uid != ical.stable_uid("Haircut", start, "Work")
+
+
+def test_title_words() -> None:
+    assert title_matches("dentist", "Dentist")
+    assert title_matches("dent", "Dentist")
+    assert title_matches("1:1 marcus", "1:1 with Marcus")
+    assert title_matches("brunch zoë", "Brunch with Zoë")
+    assert not title_matches("marcus maya", "1:1 with Marcus")
+    assert not title_matches("", "Dentist") and not title_matches("my appointment", "Dentist")
+
+
+def test_an_empty_day_is_named_not_skipped() -> None:
+    text = events_text([], date(2026, 12, 31), 2)
+    assert text == (
+        "Thursday 31 December 2026 (2026-12-31): no events.\n"
+        "Friday 1 January 2027 (2027-01-01): no events."
+    )
