@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections.abc import Sequence
 
 import pytest
 
+from commonplace.ask.asknote import is_ask_note
 from commonplace.changes import Change
 from commonplace.config import Settings
 from commonplace.jobs import ChangeRouter, Job, JobQueue, describe, route_changes
@@ -114,6 +116,20 @@ def test_changes_are_routed_to_their_stages(settings: Settings) -> None:
     assert route_changes([changes[2]], settings) == {"index": [changes[2]]}
     assert describe([changes[0]]) == "created Inbox/2026-10-20 0805.md"
     assert describe(changes) == "3 changes"
+
+
+@pytest.mark.parametrize(
+    "page", ["pages/Ask___Trip to Porto.md", "pages/ask%2FTrip to Porto.md", "pages/Ask/Trip.md"]
+)
+def test_logseq_ask_namespace_pages_are_routed_to_ask(settings: Settings, page: str) -> None:
+    """Logseq keeps the page Ask/Trip to Porto as pages/Ask___Trip to Porto.md: it is an Ask
+    note like any in the Ask folder (the watcher and the ask stage say so too)."""
+    logseq = dataclasses.replace(settings, flavor="logseq")
+    change = Change(page, "modified")
+    others = [Change("pages/Asking for help.md", "modified"), Change("pages/Trip.md", "created")]
+    routed = route_changes([change, *others], logseq)
+    assert routed["ask"] == [change]
+    assert is_ask_note(page, logseq.folder("ask"), "logseq")
 
 
 class RecordingStage:

@@ -25,6 +25,7 @@ from typing import Any
 
 from aiohttp import web
 
+from commonplace.ask.asknote import ask_root as asknote_root
 from commonplace.ask.asknote import is_ask_note
 from commonplace.ask.service import AskService
 from commonplace.assistant import build_assistant
@@ -190,7 +191,7 @@ def make_watcher(settings: Settings, jobs: JobQueue, parts: Parts) -> VaultWatch
         _scan(parts, reason)
 
     inbox, ask = settings.folder("inbox"), settings.folder("ask")
-    ask_root = ask.split("/", 1)[0] if settings.flavor == "logseq" else ask  # namespace pages
+    ask_root = asknote_root(ask, settings.flavor)  # Logseq: all of pages/ (namespace pages)
 
     def wanted(path: str) -> bool:
         return in_folder(path, inbox) or is_ask_note(path, ask, settings.flavor)

@@ -22,7 +22,13 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from commonplace.ask.answer import AskError, answer_question
-from commonplace.ask.asknote import Question, insert_answer, is_ask_note, pending_questions
+from commonplace.ask.asknote import (
+    Question,
+    ask_root,
+    insert_answer,
+    is_ask_note,
+    pending_questions,
+)
 from commonplace.ask.models import Answer
 from commonplace.ask.passages import SearchIndex
 from commonplace.ask.record import AnswerRecord
@@ -91,11 +97,10 @@ class AskService:
     async def scan(self) -> None:
         """Look at every Ask note (start-up and later scans): a question whose file events
         were lost is answered too. Answered questions are skipped by their id in the note."""
-        roots = {self.folder.split("/", 1)[0] if self.settings.flavor == "logseq" else self.folder}
-        for root in roots:  # Logseq: all of pages/, for the Ask/ namespace pages
-            for path in iter_note_paths(self.settings.vault, under=root, refused=self._refused):
-                if self._is_ask_note(path):
-                    self._schedule(path, self.quiet_s)
+        root = ask_root(self.folder, self.settings.flavor)  # Logseq: all of pages/
+        for path in iter_note_paths(self.settings.vault, under=root, refused=self._refused):
+            if self._is_ask_note(path):
+                self._schedule(path, self.quiet_s)
 
     async def on_changes(self, changes: Iterable[Change]) -> None:
         """Called with every batch of vault changes; only notes in the Ask folder matter."""
