@@ -12,6 +12,7 @@ import json
 import re
 import shutil
 import threading
+import time
 from collections.abc import Callable
 from datetime import date, datetime
 from pathlib import Path
@@ -338,6 +339,65 @@ async def test_a_capture_filed_meanwhile_by_another_computer_is_not_filed_again(
     ours = await task
     assert (ours.status, ours.filed) == ("finished", theirs.filed)
     assert filed_notes(tidy_settings) == [synced]
+    assert not (tidy_settings.vault / rel).exists()
+
+
+async def test_finishing_a_capture_filed_meanwhile_never_blocks_the_event_loop(
+    tidy_settings: Settings, fake_ollama: FakeOllama, tmp_path: Path
+) -> None:
+    """Finishing (archive, then the delete, which waits while git holds the vault) runs in a
+    thread: searches and captures are answered meanwhile."""
+    rel = put_capture(tidy_settings, SHED)
+    other = dataclasses.replace(
+        tidy_settings, vault=tmp_path / "other-vault", data_dir=tmp_path / "other-data"
+    )
+    shutil.copytree(tidy_settings.vault, other.vault)
+    fake_ollama.enqueue_chat(answer("Timber order"))
+    theirs = await tidy_capture(context(other), rel)
+    assert theirs.filed is not None
+    fake_ollama.enqueue_chat(Stall(0.3, answer("Shed timber")))
+    task = asyncio.create_task(tidy_capture(context(tidy_settings), rel))
+    async with asyncio.timeout(5):
+        while len(fake_ollama.chat_requests()) < 2:  # noqa: ASYNC110 - ours is "thinking"
+            await asyncio.sleep(0.01)
+    synced = tidy_settings.vault / theirs.filed
+    synced.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(other.vault / theirs.filed, synced)
+    lock = tidy_settings.vault / ".git" / "index.lock"
+    lock.parent.mkdir()
+    lock.touch()  # git runs: the delete waits for it
+    ticks = 0
+    loop_ran = threading.Event()
+    archive = tidy_settings.data_path / "tidy" / "archive"
+
+    def git_ends_once_the_loop_ran() -> None:
+        deadline = time.monotonic() + 4  # under the 5 s a delete waits for git
+        while not archive.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)  # finishing has begun: the delete is waiting for git
+        seen = ticks
+        while time.monotonic() < deadline:
+            if ticks > seen:
+                loop_ran.set()
+                break
+            time.sleep(0.01)
+        lock.unlink()
+
+    async def tick() -> None:
+        nonlocal ticks
+        while True:
+            ticks += 1
+            await asyncio.sleep(0.01)
+
+    ticker = asyncio.create_task(tick())
+    thread = threading.Thread(target=git_ends_once_the_loop_ran)
+    thread.start()
+    try:
+        ours = await task
+    finally:
+        ticker.cancel()
+        thread.join(10)
+    assert (ours.status, ours.filed) == ("finished", theirs.filed)
+    assert loop_ran.is_set()
     assert not (tidy_settings.vault / rel).exists()
 
 
