@@ -7,6 +7,7 @@ import asyncio
 import dataclasses
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 import pytest_asyncio
@@ -168,17 +169,30 @@ async def test_reverted_answer_is_reinserted_then_given_up(
     assert path.read_text() == original
 
 
-async def test_waits_until_the_note_is_quiet(vault: Path, make_service: Factory) -> None:
+async def test_waits_until_the_note_is_quiet(
+    vault: Path, fake_ollama: FakeOllama, make_service: Factory
+) -> None:
     path = write(vault, NOTE, "?? When does my flight leave?\n")
-    svc = make_service(quiet_s=0.6)
+    loop = asyncio.get_running_loop()
+    asked_at: list[float] = []
+    answer = fake_ollama.chat_handler
+    assert answer is not None
+
+    def timed(body: dict[str, Any]) -> Any:
+        asked_at.append(loop.time())
+        return answer(body)
+
+    fake_ollama.chat_handler = timed
+    svc = make_service(quiet_s=1.5)
     await svc.on_changes([Change(NOTE, "modified")])
-    await asyncio.sleep(0.3)
+    await asyncio.sleep(0.1)
+    typed_at = loop.time()
     await svc.on_changes([Change(NOTE, "modified")])  # still typing: the clock starts again
-    await asyncio.sleep(0.4)
     assert "[!answer]" not in path.read_text()
     assert svc.status()["waiting"] == [NOTE]
     await svc.idle()
     assert "[!answer]" in path.read_text()
+    assert asked_at and asked_at[0] >= typed_at + 1.5  # quiet since the last change
 
 
 async def test_ollama_down_leaves_the_question_for_later(
