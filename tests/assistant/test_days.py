@@ -107,14 +107,16 @@ def test_dates_for_the_model_carry_weekday_iso_and_distance() -> None:
         ("thu", date(2026, 10, 29)),
         ("this Friday", date(2026, 10, 30)),
         ("Monday", date(2026, 10, 26)),  # today is Monday: the next Monday is today
-        ("next Sunday", date(2026, 11, 1)),
+        ("this coming Sunday", date(2026, 11, 1)),
     ],
 )
 def test_date_words_a_model_sends(words: str, expected: date) -> None:
     assert parse_day(words, date(2026, 10, 26)) == expected
 
 
-@pytest.mark.parametrize("words", ["next week", "2026-02-30", "soon", "29/10", ""])
+@pytest.mark.parametrize(
+    "words", ["next week", "next Thursday", "next mon", "2026-02-30", "soon", "29/10", ""]
+)
 def test_date_words_that_would_need_a_guess_are_refused(words: str) -> None:
     with pytest.raises(DateWordsError):
         parse_day(words, date(2026, 10, 26))

@@ -324,3 +324,38 @@ async def test_a_reply_cut_at_the_length_limit_says_so(
     turn = await assistant.respond("Hello there")
     assert turn.reply == "Your tasks for this week are\n\n" + checks.CUT_SHORT
     assert turn.corrections == [checks.CUT_SHORT]
+
+
+async def test_typed_yes_answers_only_the_question_this_chat_just_asked(
+    assistant: Assistant, fake_ollama: FakeOllama, task_vault: Path
+) -> None:
+    memory = (task_vault / "Memory.md").read_text()
+    # A question an outside client asked is never answered by a typed yes...
+    await assistant.propose("forget", {"words": "Sam brother"}, source="mcp", client="x")
+    fake_ollama.enqueue_chat(
+        call("list_tasks"), "The timber is overdue. Would you like me to check the weather too?"
+    )
+    await assistant.respond("What's overdue?")
+    turn = await assistant.respond("yes")
+    assert turn.answered is None and turn.reply == "Answer the question with its Yes or No button."
+    assert (task_vault / "Memory.md").read_text() == memory
+    # ...nor one from an earlier turn, once the chat has moved on.
+    fake_ollama.enqueue_chat(call("add_task", text="Buy nails"), "Proposed.", "Hello again!")
+    await assistant.respond("Add buy nails")
+    await assistant.respond("Hi")
+    assert (await assistant.respond("ok")).answered is None
+    assert "Buy nails" not in (task_vault / "Tasks.md").read_text()
+    _, state = assistant.today()
+    assert [m["text"] for m in state.messages if m["role"] == "user"][-1] == "ok"  # shown
+    assert len(fake_ollama.chat_requests()) == 5  # typed answers never reach the model
+
+
+async def test_a_memory_note_that_cannot_be_read_does_not_stop_the_assistant(
+    assistant: Assistant, fake_ollama: FakeOllama, task_vault: Path
+) -> None:
+    (task_vault / "Memory.md").write_bytes(b"- I like caf\xe9 au lait\n")
+    fake_ollama.enqueue_chat("Hello!")
+    turn = await assistant.respond("Hi")
+    assert turn.reply == "Hello!"
+    system = fake_ollama.chat_requests()[0]["messages"][0]["content"]
+    assert "(the memory note cannot be read: Memory.md is not UTF-8 text" in system

@@ -13,6 +13,7 @@ import commonplace.assistant
 
 PACKAGE = Path(commonplace.assistant.__file__).parent
 WRITERS = {"atomic_write", "replace_file", "write_lines", "write_text", "write_bytes", "unlink"}
+CALENDAR_WRITERS = {"add", "move", "delete"}  # CalendarClient's changes
 
 
 def functions(tree: ast.AST) -> list[tuple[list[str], ast.AST]]:
@@ -49,6 +50,20 @@ def test_vault_writes_happen_only_inside_an_actions_run() -> None:
     assert offenders == []
 
 
+def test_calendar_changes_happen_only_inside_an_actions_run() -> None:
+    offenders, seen = [], 0
+    for path in PACKAGE.glob("*.py"):
+        for where, call in functions(ast.parse(path.read_text())):
+            fn = call.func  # type: ignore[attr-defined]
+            is_write = isinstance(fn, ast.Attribute) and fn.attr in CALENDAR_WRITERS
+            if is_write and "calendar" in ast.unparse(fn.value):
+                seen += 1
+                if "run" not in where:
+                    offenders.append(f"{path.name}: {'.'.join(where)} calls {fn.attr}")
+    assert offenders == []
+    assert seen == 3  # move, delete and add, each in its action's run
+
+
 def test_only_the_gate_calls_an_actions_run() -> None:
     callers = []
     for path in PACKAGE.glob("*.py"):
@@ -59,8 +74,3 @@ def test_only_the_gate_calls_an_actions_run() -> None:
                 if target != "tool":  # a tool's run is a read or a Propose, never a change
                     callers.append(f"{path.name}:{'.'.join(where)}:{target}")
     assert callers == ["gate.py:confirm:action"]
-
-
-def test_the_conversation_log_writes_only_to_the_data_folder() -> None:
-    source = (PACKAGE / "conversation.py").read_text()
-    assert "vault" not in source.replace("never in the vault", "")

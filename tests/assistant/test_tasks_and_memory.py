@@ -188,3 +188,21 @@ async def test_an_added_task_is_written_as_the_vault_writes_to_dos(
     assert (s.vault / path).read_text() == written
     [task] = [t for t in TaskReader(s).open_tasks() if t.path == path]
     assert (task.text, task.due) == ("Buy nails", date(2026, 10, 30))  # read back the same
+
+
+@pytest.mark.parametrize(
+    ("typed", "kept"),
+    [
+        ("- [ ] Buy nails", "Buy nails"),
+        ("*Urgent*: call the bank", "*Urgent*: call the bank"),
+        ("-5 kg by June", "-5 kg by June"),
+        ("+1 Maya on the proposal", "+1 Maya on the proposal"),
+        ("TODO list for the move", "TODO list for the move"),
+        ("Pay rent (due 2027-06-01)", "Pay rent"),
+        ("Renew passport 📅 2019-01-01", "Renew passport"),
+    ],
+)
+def test_task_words_are_kept_and_cannot_carry_their_own_due_date(typed: str, kept: str) -> None:
+    from commonplace.assistant.tasks import clean_task_text
+
+    assert clean_task_text(typed) == kept

@@ -194,3 +194,25 @@ async def test_a_streamed_reply_waiting_for_the_model_says_so(
     lines = [json.loads(line) for line in (await response.text()).splitlines()]
     await background
     assert lines[-1]["type"] == "reply" and lines[-1]["reply"] == "Hello!"
+
+
+async def test_a_program_with_the_token_may_not_answer_or_type_yes(
+    client: Client, fake_ollama: FakeOllama, web_settings: Settings
+) -> None:
+    from commonplace.apitoken import get_or_create_token, token_path
+
+    token, _ = get_or_create_token(token_path(web_settings.data_path))
+    fake_ollama.enqueue_chat(call("remember", fact="Sam is allergic to peanuts"), "Proposed.")
+    body = await (await post(client, "/api/assistant/message", {"text": "Remember it"})).json()
+    [pending] = body["pending"]
+    host = {"Host": local_host(client), "Content-Type": "application/json"}
+    for extra in ({}, {"Origin": "app://obsidian.md"}):
+        headers = {**host, "Authorization": f"Bearer {token}", **extra}
+        for path, payload in (
+            ("/api/assistant/answer", {"id": pending["id"], "answer": "yes"}),
+            ("/api/assistant/message", {"text": "yes"}),
+        ):
+            response = await client.post(path, data=json.dumps(payload), headers=headers)
+            assert response.status == 403, (path, extra)
+            assert (await response.json())["error"]["code"] == "page_only"
+    assert "peanuts" not in (web_settings.vault / "Memory.md").read_text()

@@ -13,12 +13,13 @@ message the model saw: its tool calls, tool results, reminders), proposal (with 
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import fcntl
 import json
 import logging
 import os
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
@@ -73,7 +74,7 @@ def fold(events: list[dict[str, Any]]) -> DayState:
                 {"role": "assistant", "text": event["text"], "time": when}
                 | ({"notes": event["notes"]} if event.get("notes") else {})
             )
-            if turn is not None:
+            if turn is not None and not event.get("typed_answer"):
                 turn.append({"role": "assistant", "content": event.get("model_text", "")})
                 state.turns.append(turn)
             turn = None
@@ -179,19 +180,23 @@ class Conversations:
             return self._memory.setdefault(day, DayLog(day, None))
         return DayLog(day, self.folder / f"{day.isoformat()}.jsonl")
 
-    @contextlib.contextmanager
-    def locked(self) -> Iterator[None]:
-        """Across processes: the daemon and `commonplace chat` never interleave a turn."""
+    @contextlib.asynccontextmanager
+    async def locked(self) -> AsyncIterator[None]:
+        """Across processes: the daemon and `commonplace chat` take turns with the day's log
+        (a turn, an answer). The lock is waited for in a thread, so the daemon's event loop
+        keeps serving while `commonplace chat` holds it. Not re-entrant: take it once."""
         if self.folder is None:
             yield
             return
         self.folder.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.folder / ".lock", os.O_RDWR | os.O_CREAT, 0o600)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            yield
+            await asyncio.to_thread(fcntl.flock, fd, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(fd, fcntl.LOCK_UN)
         finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
             os.close(fd)
 
 

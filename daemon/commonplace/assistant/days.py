@@ -64,7 +64,8 @@ def day_list(now: datetime, days: int = DAYS_AHEAD) -> str:
 
 _WEEKDAY_WORDS = {name.lower(): i for i, name in enumerate(WEEKDAY_NAMES)}
 _WEEKDAY_WORDS |= {name[:3].lower(): i for i, name in enumerate(WEEKDAY_NAMES)}
-_DAY_PREFIX = re.compile(r"^(?:this|on|next|coming)\s+", re.IGNORECASE)
+_DAY_PREFIX = re.compile(r"^(?:this coming|this|on|coming)\s+", re.IGNORECASE)
+_NEXT = re.compile(r"^next\s+(\w+)$")
 
 
 class DateWordsError(ValueError):
@@ -75,7 +76,8 @@ def parse_day(text: str, today: date) -> date:
     """A date from what a model sends: '2026-10-29', 'today', 'tomorrow', 'Thursday'.
 
     A weekday name means the next such day, today included ("Thursday" on a Thursday is today),
-    which is how the day list reads. Anything else is refused rather than guessed.
+    which is how the day list reads. "Next Thursday" is refused: people mean the coming one or
+    the one after, and the question would carry the guess. Anything else is refused too.
     """
     value = text.strip().lower().rstrip(".")
     iso = re.search(r"\b(\d{4})-(\d{1,2})-(\d{1,2})(?!\d)", value)
@@ -88,6 +90,12 @@ def parse_day(text: str, today: date) -> date:
         return today
     if value == "tomorrow":
         return today + timedelta(days=1)
+    following = _NEXT.match(value)
+    if following and following.group(1) in _WEEKDAY_WORDS:
+        raise DateWordsError(
+            f"{text!r} could mean two different days; use the date (YYYY-MM-DD) from the "
+            "list of days"
+        )
     word = _DAY_PREFIX.sub("", value)
     if word in _WEEKDAY_WORDS:
         return today + timedelta(days=(_WEEKDAY_WORDS[word] - today.weekday()) % 7)

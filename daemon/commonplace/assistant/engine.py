@@ -11,18 +11,25 @@ request in a fresh conversation at a fixed "now" with every tool call recorded.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import re
 import secrets
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
 
 from commonplace import prompts
 from commonplace.assistant import checks
-from commonplace.assistant.conversation import Conversations, DayLog, DayState, proposal_day
+from commonplace.assistant.conversation import (
+    Conversations,
+    DayLog,
+    DayState,
+    fold,
+    proposal_day,
+)
 from commonplace.assistant.days import day_list, day_name, day_name_year
 from commonplace.assistant.gate import Proposal, Refused, confirm, describe
 from commonplace.assistant.registry import (
@@ -129,11 +136,11 @@ class Assistant:
         text = text.strip()
         if not text:
             raise ToolError("the message is empty")
-        async with self._lock:
+        async with self._exclusive():
             now = now or self.now()
             day_log = self.conversations.day(now.date())
             state = day_log.state()
-            typed = await self._typed_answer(text, state, now)
+            typed = await self._typed_answer(text, day_log, now)
             if typed is not None:
                 return typed
             day_log.append({"type": "user", "text": text}, now)
@@ -155,21 +162,40 @@ class Assistant:
             turn.pending = day_log.state().pending
             return turn
 
-    async def _typed_answer(self, text: str, state: DayState, now: datetime) -> Turn | None:
-        """'yes' typed with exactly one question waiting answers it, as the button would."""
+    @contextlib.asynccontextmanager
+    async def _exclusive(self) -> AsyncIterator[None]:
+        """One turn or answer at a time: in this process (the lock) and across processes (the
+        day log's file lock, for `commonplace chat` beside the daemon). Taken once, outside."""
+        async with self._lock, self.conversations.locked():
+            yield
+
+    async def _typed_answer(self, text: str, day_log: DayLog, now: datetime) -> Turn | None:
+        """A typed "yes" or "no" answers a question as its button would, but only the one
+        question this chat raised in its last reply: never a question an outside client asked,
+        nor an older one (the owner may be answering something else the assistant said)."""
         yes, no = bool(_YES.match(text)), bool(_NO.match(text))
-        if not (yes or no) or not state.pending:
+        if not (yes or no):
             return None
+        events = day_log.events()
+        state = fold(events)
+        if not state.pending:
+            return None
+        just_asked = _asked_in_last_turn(events)
+        candidates = [p for p in state.pending if p.id in just_asked and not p.source]
         turn = Turn(day=now.date())
-        if len(state.pending) > 1:
-            turn.reply = "More than one question is waiting: answer each with its Yes or No."
-        else:
+        day_log.append({"type": "user", "text": text}, now)
+        if len(candidates) == 1:
             try:
-                turn.answered = await self._answer(state.pending[0].id, yes, now)
+                turn.answered = await self._answer(candidates[0].id, yes, now)
                 turn.reply = turn.answered.message
             except Refused as exc:
                 turn.reply = exc.message
-        turn.pending = self.conversations.day(now.date()).state().pending
+        else:
+            turn.reply = "Answer the question with its Yes or No button" + (
+                "s." if len(state.pending) > 1 else "."
+            )
+        day_log.append({"type": "reply", "text": turn.reply, "typed_answer": True}, now)
+        turn.pending = day_log.state().pending
         return turn
 
     async def _turn(
@@ -183,8 +209,9 @@ class Assistant:
             ran_since_last_message=_ran_since_last_message(day_log),
             domains=frozenset(t.looks_at for t in self.registry.tools.values() if t.looks_at),
         )
+        memory = await asyncio.to_thread(self.memory)  # a file read: off the event loop
         messages: list[dict[str, Any]] = [
-            {"role": "system", "content": self.instructions(now)},
+            {"role": "system", "content": self.instructions(now, memory)},
             *state.history(),
             {"role": "user", "content": text},
         ]
@@ -358,55 +385,53 @@ class Assistant:
 
     async def answer(self, proposal_id: str, yes: bool, *, now: datetime | None = None) -> Outcome:
         """The owner's answer to a question (the page, the API, the CLI; never the model)."""
-        async with self._lock:
+        async with self._exclusive():
             return await self._answer(proposal_id, yes, now or self.now())
 
     async def _answer(self, proposal_id: str, yes: bool, now: datetime) -> Outcome:
-        with self.conversations.locked():
-            day = proposal_day(proposal_id)
-            if day is None:
-                raise Refused("unknown", "There is no such question.")
-            if day != now.date():
-                state = self.conversations.day(day).state() if day < now.date() else None
-                if state is not None and proposal_id in state.proposals:
-                    raise Refused(
-                        "expired",
-                        f"That question was from {day_name(day)}; questions expire at the end "
-                        "of their day. Nothing was changed: ask again.",
-                    )
-                raise Refused("unknown", "There is no such question.")
-            day_log = self.conversations.day(day)
-            state = day_log.state()
-            proposal = state.proposals.get(proposal_id)
-            if proposal is None:
-                raise Refused("unknown", "There is no such question.")
-            if proposal_id in state.answers:
-                earlier = state.answers[proposal_id]
+        """The caller holds _exclusive()."""
+        day = proposal_day(proposal_id)
+        if day is None:
+            raise Refused("unknown", "There is no such question.")
+        if day != now.date():
+            state = self.conversations.day(day).state() if day < now.date() else None
+            if state is not None and proposal_id in state.proposals:
                 raise Refused(
-                    "answered", f"That question was already answered: {earlier['message']}"
+                    "expired",
+                    f"That question was from {day_name(day)}; questions expire at the end "
+                    "of their day. Nothing was changed: ask again.",
                 )
-            if not yes:
-                outcome = Outcome(False, "Nothing was changed.")
-                self._record_answer(day_log, proposal, "no", outcome, now)
-                return outcome
-            try:
-                message = await confirm(self.registry.actions, proposal, now)
-            except Refused as exc:
-                self._record_answer(day_log, proposal, "yes", Outcome(False, exc.message), now)
-                log.info("assistant: %s refused at Yes (%s)", proposal.id, exc.code)
-                raise
-            except Exception as exc:
-                log.exception("assistant: %s failed after Yes", proposal.id)
-                text = (
-                    "The change could not be made or confirmed: "
-                    f"{_error_text(exc)} Check, then ask again if needed."
-                )
-                self._record_answer(day_log, proposal, "yes", Outcome(False, text), now)
-                raise Refused("failed", text) from None
-            outcome = Outcome(True, message)
-            self._record_answer(day_log, proposal, "yes", outcome, now)
-            log.info("assistant: %s ran after Yes", proposal.id)
+            raise Refused("unknown", "There is no such question.")
+        day_log = self.conversations.day(day)
+        state = day_log.state()
+        proposal = state.proposals.get(proposal_id)
+        if proposal is None:
+            raise Refused("unknown", "There is no such question.")
+        if proposal_id in state.answers:
+            earlier = state.answers[proposal_id]
+            raise Refused("answered", f"That question was already answered: {earlier['message']}")
+        if not yes:
+            outcome = Outcome(False, "Nothing was changed.")
+            self._record_answer(day_log, proposal, "no", outcome, now)
             return outcome
+        try:
+            message = await confirm(self.registry.actions, proposal, now)
+        except Refused as exc:
+            self._record_answer(day_log, proposal, "yes", Outcome(False, exc.message), now)
+            log.info("assistant: %s refused at Yes (%s)", proposal.id, exc.code)
+            raise
+        except Exception as exc:
+            log.exception("assistant: %s failed after Yes", proposal.id)
+            text = (
+                "The change could not be made or confirmed: "
+                f"{_error_text(exc)} Check, then ask again if needed."
+            )
+            self._record_answer(day_log, proposal, "yes", Outcome(False, text), now)
+            raise Refused("failed", text) from None
+        outcome = Outcome(True, message)
+        self._record_answer(day_log, proposal, "yes", outcome, now)
+        log.info("assistant: %s ran after Yes", proposal.id)
+        return outcome
 
     @staticmethod
     def _record_answer(
@@ -431,7 +456,7 @@ class Assistant:
 
     # -- instructions ------------------------------------------------------------------------
 
-    def instructions(self, now: datetime) -> str:
+    def instructions(self, now: datetime, memory: str | None = None) -> str:
         """The system prompt: rules, one line per tool, the coming days, the memory lines."""
         zone = self.settings.tz.key
         return prompts.render(
@@ -439,7 +464,7 @@ class Assistant:
             tools=self.registry.summary(),
             now=f"{day_name_year(now.date())}, {now:%H:%M} ({zone})",
             days=day_list(now),
-            memory=self.memory(),
+            memory=self.memory() if memory is None else memory,
         )
 
 
@@ -483,6 +508,19 @@ def _record_proposal(
         "assistant: proposed %s (%s), asked by %s", proposal.kind, proposal.id, source or "chat"
     )
     return proposal
+
+
+def _asked_in_last_turn(events: list[dict[str, Any]]) -> set[str]:
+    """Ids of the questions raised by the turn whose reply is the log's last event."""
+    if not events or events[-1].get("type") != "reply" or events[-1].get("typed_answer"):
+        return set()
+    asked: set[str] = set()
+    for event in reversed(events[:-1]):
+        if event.get("type") == "user":
+            break
+        if event.get("type") == "proposal":
+            asked.add(str(event["id"]))
+    return asked
 
 
 def _ran_since_last_message(day_log: DayLog) -> bool:

@@ -7,15 +7,17 @@ owner says Yes or No like any other change, and can always edit the note by hand
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from commonplace.assistant.gate import Described, Stale
 from commonplace.assistant.registry import Param, Propose, Tool, ToolContext, ToolError
-from commonplace.assistant.tasks import words_of
+from commonplace.assistant.tasks import matches, words_of
 from commonplace.assistant.vaultfiles import (
     Snapshot,
     appended,
@@ -26,6 +28,8 @@ from commonplace.assistant.vaultfiles import (
 )
 from commonplace.config import Settings
 from commonplace.vault.markdown import code_mask, split_frontmatter
+
+log = logging.getLogger(__name__)
 
 MAX_LINES = 60  # memory lines given to the model
 MAX_CHARS = 4000
@@ -76,6 +80,20 @@ def memory_for_instructions(snapshot: Snapshot) -> str:
     return "\n".join(reversed(kept)) if kept else "(nothing yet)"
 
 
+MAX_MEMORY_BYTES = 256 * 1024  # read for every message: a bigger note is not read at all
+
+
+def memory_text(vault: Path, path: str) -> str:
+    """The memory lines for the instructions, or a short line saying why there are none: a
+    note that cannot be read (not UTF-8, a link, too big) must not stop the assistant."""
+    try:
+        snapshot = read_snapshot(vault, path, MAX_MEMORY_BYTES)
+    except Stale as exc:
+        log.warning("assistant: the memory note %s is not used: %s", path, exc)
+        return f"(the memory note cannot be read: {exc})"
+    return memory_for_instructions(snapshot)
+
+
 def clean_fact(text: str) -> str:
     fact = _BULLET.sub("", " ".join(text.split())).strip()
     if not fact:
@@ -89,10 +107,8 @@ def find_line(lines: list[MemoryLine], words: str) -> MemoryLine:
     query = words_of(words)
     if not query:
         raise ToolError("say which line to forget, with words from it")
-    hits = [
-        m
-        for m in lines
-        if all(any(w.startswith(q) for w in _WORD.findall(m.text.casefold())) for q in query)
+    hits = [m for m in lines if matches(query, m.text)] or [
+        m for m in lines if matches(query, m.text, loose=True)
     ]
     if not hits:
         raise ToolError(f"no line of the memory note matches {words!r}")

@@ -8,12 +8,12 @@ from commonplace.assistant.engine import Assistant, Clock
 from commonplace.assistant.memory import (
     AddMemory,
     RemoveMemory,
-    memory_for_instructions,
+    memory_text,
     memory_tools,
 )
 from commonplace.assistant.registry import Registry
 from commonplace.assistant.tasks import AddTask, CompleteTask, TaskReader, task_tools
-from commonplace.assistant.vaultfiles import note_path, read_snapshot
+from commonplace.assistant.vaultfiles import note_path
 from commonplace.assistant.weather_tools import weather_tools
 from commonplace.calendar import CalendarClient
 from commonplace.config import Settings
@@ -48,7 +48,7 @@ def build_assistant(
     memory_path = note_path(settings, settings.assistant.memory_note)
 
     def memory() -> str:
-        return memory_for_instructions(read_snapshot(settings.vault, memory_path))
+        return memory_text(settings.vault, memory_path)
 
     folder = None if in_memory else settings.data_path / "assistant"
     return Assistant(

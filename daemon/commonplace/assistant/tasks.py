@@ -36,7 +36,7 @@ from commonplace.assistant.vaultfiles import (
 )
 from commonplace.config import Settings
 from commonplace.vault import NoteSkipped, in_folder, iter_note_paths, read_note
-from commonplace.vault.markdown import logseq_deadline, todo_line
+from commonplace.vault.markdown import logseq_deadline, strip_due_markers, todo_line
 from commonplace.vault.markdown import todos as parse_todos
 
 MAX_LISTED = 40  # dated tasks shown by one list_tasks call
@@ -48,7 +48,10 @@ _STOP |= {"tasks", "todo", "to-do", "item", "off", "tick", "mark", "done", "comp
 _WORD = re.compile(r"\w+")
 _OPEN_MD = re.compile(r"^(\s*[-*+] \[)[ /](\] )")
 _OPEN_LOGSEQ = re.compile(r"^(\s*- )(?:TODO|DOING|LATER|NOW|WAITING)( )")
-_BOX_PREFIX = re.compile(r"^\s*(?:[-*+]\s*)?(?:\[[ xX/-]?\]\s*)?(?:TODO\s+)?")
+# A list marker or checkbox the model typed itself ("- [ ] Buy nails"), only with a space
+# after it: "-5 kg by June" and "*Urgent*: call the bank" keep their words.
+_BOX_PREFIX = re.compile(r"^\s*(?:[-*+]\s+)?(?:\[[ xX/-]?\]\s+)?")
+MAX_DAYS_AHEAD = 3660
 
 
 @dataclass(frozen=True)
@@ -131,7 +134,7 @@ def words_of(text: str) -> list[str]:
     return [w for w in _WORD.findall(text.casefold()) if w not in _STOP]
 
 
-def _matches(query: list[str], text: str, *, loose: bool = False) -> bool:
+def matches(query: list[str], text: str, *, loose: bool = False) -> bool:
     """Every query word starts a word of the text ('order' finds 'ordered'); `loose` also lets
     a text word start a query word ('renewal' finds 'renew'), for when nothing matches closely."""
     words = _WORD.findall(text.casefold())
@@ -154,8 +157,8 @@ def find_task(tasks: list[Task], words: str, today: date) -> Task:
         )
     hits = (
         [t for t in tasks if words_of(t.text) == query]
-        or [t for t in tasks if _matches(query, t.text)]
-        or [t for t in tasks if _matches(query, t.text, loose=True)]
+        or [t for t in tasks if matches(query, t.text)]
+        or [t for t in tasks if matches(query, t.text, loose=True)]
     )
     if not hits:
         raise ToolError(
@@ -183,9 +186,9 @@ def list_text(tasks: list[Task], today: date, within: int | None, words: str) ->
     """The open tasks as the model reads them: by due date, dates that cannot be misread."""
     if words:
         query = words_of(words)
-        close = [t for t in tasks if _matches(query, t.text)]
+        close = [t for t in tasks if matches(query, t.text)]
         tasks = (
-            (close or [t for t in tasks if _matches(query, t.text, loose=True)]) if query else tasks
+            (close or [t for t in tasks if matches(query, t.text, loose=True)]) if query else tasks
         )
     dated = [t for t in tasks if t.due is not None]
     if within is not None:
@@ -221,7 +224,9 @@ def todo_block(text: str, due: date | None, settings: Settings) -> list[str]:
 def clean_task_text(text: str) -> str:
     """The words of a task the model wants added: one line, no checkbox it typed itself."""
     one_line = " ".join(text.split())
-    cleaned = _BOX_PREFIX.sub("", one_line, count=1).strip()
+    # A due date inside the words would be read back as the task's due date, past the checks
+    # on the `due` argument: the argument is the only way to give one.
+    cleaned = " ".join(strip_due_markers(_BOX_PREFIX.sub("", one_line, count=1)).split())
     if not cleaned:
         raise ToolError("the task has no words")
     if len(cleaned) > MAX_TEXT:
@@ -236,8 +241,8 @@ def task_tools(settings: Settings, reader: TaskReader) -> list[Tool]:
     async def list_tasks(ctx: ToolContext, args: dict[str, Any]) -> str:
         tasks = await asyncio.to_thread(reader.open_tasks)
         within = args["due_within_days"]
-        if within is not None and within < 0:
-            raise ToolError("'due_within_days' must be 0 or more")
+        if within is not None and not 0 <= within <= MAX_DAYS_AHEAD:
+            raise ToolError(f"'due_within_days' must be 0 to {MAX_DAYS_AHEAD}")
         return list_text(tasks, ctx.today, within, args["words"])
 
     async def add_task(ctx: ToolContext, args: dict[str, Any]) -> Propose:

@@ -53,11 +53,14 @@ class Snapshot:
         return "\n"
 
 
-def read_snapshot(vault: Path, path: str) -> Snapshot:
+MAX_NOTE_BYTES = 1024 * 1024  # a tasks or memory note larger than this is left alone
+
+
+def read_snapshot(vault: Path, path: str, max_bytes: int = MAX_NOTE_BYTES) -> Snapshot:
     """Read by the vault's rule (vault/files.py): an ordinary file, never through a link, never
-    a FIFO; anything else is left alone with the reason."""
+    a FIFO, never more than `max_bytes`; anything else is left alone with the reason."""
     try:
-        data, _ = read_file(vault, path)
+        data, _ = read_file(vault, path, max_bytes)
     except (FileNotFoundError, NotADirectoryError):
         return Snapshot(path, [], None)
     except FileRefused as exc:

@@ -9,7 +9,9 @@
   facts, where the dataset gives some).
 
 Reminders are recorded and counted but do not by themselves make a request wrong: sending the
-model back to work is the design. A correction appended to the reply (a claimed change) does.
+model back to work is the design. A correction appended to the reply (a claimed change) makes a
+read or a no-proposal request wrong; on a request where the right question was asked, the
+question is what counts (the owner sees it, and the correction tells them it waits for Yes).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from commonplace.assistant.memory import memory_lines
 from commonplace.assistant.vaultfiles import read_snapshot
 from commonplace.vault.markdown import todos
 
-# Why a request was missed, in the order they are checked.
+# Why a request was missed (each request gets the first that applies to its kind).
 MISSES = (
     "model error",
     "claimed a change",

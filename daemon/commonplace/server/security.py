@@ -64,6 +64,10 @@ UPLOAD_PATHS = frozenset({"/api/transcribe"})
 UPLOAD_TYPES = ("audio/", "video/webm", "video/mp4", "multipart/form-data")
 APP_ORIGIN = "app://obsidian.md"  # Obsidian desktop's window, where its plugins run
 TOKEN_PATHS = frozenset({"/api/assistant/propose"})  # only with the token, from any origin
+# The owner's own voice: answering the assistant's questions (a typed "yes" too) is for the
+# phone page and `commonplace chat`, never for a program holding the token (an MCP client, an
+# Obsidian plugin): they may ask (TOKEN_PATHS), not answer.
+PAGE_ONLY = frozenset({"/api/assistant/answer", "/api/assistant/message"})
 TOKEN_HINT = "run 'commonplace token' and paste the token into the Obsidian plugin's settings"
 CORS_HEADERS = {
     "Access-Control-Allow-Methods": "GET, POST",
@@ -183,9 +187,11 @@ def check_request(facts: RequestFacts, policy: Policy, token: str | None = None)
             f"{IDENTITY_HEADER} is only accepted on {policy.ts_name or 'the ts.net name'}",
         )
     if facts.origin == APP_ORIGIN:
-        return _check_app(facts, token)
+        return _check_app(facts, token) or _page_only(facts)
     if facts.authorization is not None or facts.path in TOKEN_PATHS:
         refusal = _check_bearer(facts, token)
+        if refusal is None and facts.authorization is not None:
+            refusal = _page_only(facts)
         if refusal is not None or (facts.origin is None and facts.referer is None):
             return refusal  # a program with the right token: the token stands in for (d)
     if facts.method.upper() in UNSAFE_METHODS:
@@ -197,6 +203,17 @@ def _brings_token(facts: RequestFacts) -> bool:
     """Obsidian's origin or an Authorization header: the token is then checked, whoever sent
     it (an Obsidian or MCP client on another computer, when [web] host lets them in)."""
     return facts.origin == APP_ORIGIN or facts.authorization is not None
+
+
+def _page_only(facts: RequestFacts) -> Refusal | None:
+    """A program with the right token still may not answer the assistant's questions."""
+    if facts.path not in PAGE_ONLY:
+        return None
+    return Refusal(
+        "page_only",
+        "only the owner answers the assistant, on the phone page or in 'commonplace chat'; "
+        "other programs may ask (POST /api/assistant/propose) but not answer",
+    )
 
 
 def wants_token(facts: RequestFacts) -> bool:
