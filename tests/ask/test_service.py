@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import itertools
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -205,6 +206,39 @@ async def test_ollama_down_leaves_the_question_for_later(
     await svc.idle()  # the first try fails; the retry 0.05 s later succeeds
     assert path.read_text().count("[!answer]") == 1
     assert len(fake_ollama.chat_requests()) == 3
+
+
+async def test_a_question_the_model_keeps_failing_backs_off_and_is_shown(
+    vault: Path, ask_settings: Settings, fake_ollama: FakeOllama, make_service: Factory
+) -> None:
+    path = write(vault, NOTE, "?? When does my flight leave?\n")
+    loop = asyncio.get_running_loop()
+    tried_at: list[float] = []
+    answer = fake_ollama.chat_handler
+    assert answer is not None
+    down = True
+
+    def ollama(body: dict[str, Any]) -> Any:
+        tried_at.append(loop.time())
+        return FakeError(500, "out of memory") if down else answer(body)
+
+    fake_ollama.chat_handler = ollama
+    one_try = dataclasses.replace(ask_settings.ollama, retries=0)  # one request per try
+    svc = make_service(dataclasses.replace(ask_settings, ollama=one_try))  # retry_s 0.05
+    await svc.on_changes([Change(NOTE, "created")])
+    async with asyncio.timeout(30):
+        while svc.attention.get("ask", NOTE) is None:  # noqa: ASYNC110 - polling its state
+            await asyncio.sleep(0.01)
+    entry = svc.attention.get("ask", NOTE)
+    assert entry is not None and entry.code == "not_answered"
+    assert "tries" in entry.reason and "out of memory" in entry.reason and entry.retry_at
+    assert len(tried_at) >= 3  # shown after the third failure in a row, not before
+    gaps = [b - a for a, b in itertools.pairwise(tried_at)]
+    assert gaps[0] >= 0.05 and gaps[1] >= 0.1  # the waits double
+    down = False  # Ollama is back: answered on the next try, and the entry goes
+    await svc.idle()
+    assert path.read_text().count("[!answer]") == 1
+    assert svc.attention.entries() == []
 
 
 async def test_deleted_note_is_dropped(
