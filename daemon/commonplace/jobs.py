@@ -1,10 +1,14 @@
-"""The job queue: the watcher puts work in, one worker runs it, one job at a time.
+"""The job queue: the watcher's changes go in, one supervised worker runs them, one at a time.
 
-One at a time because the stages share one model on one computer: two tidy calls in parallel
-are not faster on a laptop's GPU, and the index is simpler with one writer. A failing job is
-logged and the next one runs; the worker never dies of a job. On shutdown the job in hand gets
-a grace period to finish; after that it is cancelled, which is safe because every write is an
-atomic rename: a cancelled job leaves the old file or the new one, never half of each.
+What runs here is each stage's handling of a batch of changes (see ChangeRouter): the index
+reads and writes the changed notes, and tidy and Ask hand the paths to their own workers, which
+wait for a file to settle and call the model. The model itself is used one call at a time by
+its gate (llm/gate.py), whoever calls it. One job at a time keeps the index to one writer. A
+failing job is logged (its exception's type and where it was raised, never its message, which
+may quote a note) and the next one runs; the worker never dies of a job, and runs supervised
+(supervise.py) in case of a bug here. On shutdown the job in hand gets a grace period to
+finish; after that it is cancelled, which is safe because every write is an atomic rename: a
+cancelled job leaves the old file or the new one, never half of each.
 
 A burst of file changes (a `git checkout`, a sync tool catching up) reaches the queue as many
 small batches, because the watcher lets each path settle on its own. `ChangeRouter` folds every
@@ -26,7 +30,7 @@ from commonplace.ask.asknote import is_ask_note
 from commonplace.attention import Attention
 from commonplace.changes import Change
 from commonplace.config import Settings
-from commonplace.supervise import start_supervised
+from commonplace.supervise import start_supervised, where
 from commonplace.vault import in_folder
 
 log = logging.getLogger(__name__)
@@ -137,7 +141,8 @@ class JobQueue:
                 raise  # the worker itself is being cancelled: stop() handles the job
             outcome = "abandoned"
         except Exception as exc:
-            outcome = f"FAILED: {type(exc).__name__}: {exc}"
+            # The type and where it was raised, never the message: it may quote a note.
+            outcome = f"FAILED: {where(exc)}"
             self.stats.failed += 1
             log.debug("job %s failed", job.label, exc_info=True)
         else:
