@@ -4,7 +4,8 @@
 
 It makes a synthetic vault with ../shared/tools/make_vault.py (grown to about --note-kb per note,
 so 20,000 notes come to the ~320 MB of the black-box run in issue 17), starts the fake Ollama in
-a process of its own (hashed bag-of-words embeddings, instant "OK" chat answers), then starts
+a process of its own (hashed bag-of-words embeddings; by default an embedder only, as in that
+run, so the inbox's captures wait for a chat model; `--chat` adds one that answers "OK"), starts
 `commonplace run` on a fresh data folder as a real process, as a user would. While the daemon
 builds its index from nothing, searches are sent to /api/search at a steady rate and /api/state
 is polled; the daemon's resident memory is read from /proc. It stops once the index is ready
@@ -29,7 +30,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +46,7 @@ def main() -> None:
     vault = make_vault(args, work)
     reset(work, vault)
     queries = [json.loads(r)["query"] for r in (work / "queries.jsonl").read_text().splitlines()]
-    with fake_ollama(work) as host:
+    with fake_ollama(work, chat=args.chat) as host:
         report = asyncio.run(measure(args, work, vault, host, queries))
     report["vault"] = {"notes": args.notes, "mb": round(folder_bytes(vault) / 1e6, 1)}
     print(json.dumps(report, indent=2))
@@ -61,6 +62,7 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--search-every", type=float, default=0.25, help="seconds between searches")
     p.add_argument("--after-s", type=float, default=20.0, help="keep searching once ready")
     p.add_argument("--timeout-s", type=float, default=3600.0)
+    p.add_argument("--chat", action="store_true", help="a chat model too (answering garbage)")
     return p.parse_args()
 
 
@@ -120,7 +122,7 @@ def _body(text: str) -> str:
 def reset(work: Path, vault: Path) -> None:
     """A first start: no data folder, and nothing the last run wrote into the vault."""
     shutil.rmtree(work / "data", ignore_errors=True)
-    for folder in ("Digests", "Ask"):
+    for folder in ("Digests", "Ask", ".commonplace"):
         shutil.rmtree(vault / folder, ignore_errors=True)
 
 
@@ -138,11 +140,12 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def fake_ollama(work: Path) -> Iterator[str]:
+def fake_ollama(work: Path, *, chat: bool) -> Iterator[str]:
     port = free_port()
+    models = "qwen3.5:9b,nomic-embed-text:latest" if chat else "nomic-embed-text:latest"
     with (work / "fake-ollama.log").open("w") as log:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "tests.fakes.ollama", "--port", str(port)],
+            [sys.executable, "-m", "tests.fakes.ollama", "--port", str(port), "--models", models],
             cwd=REPO,
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -177,16 +180,16 @@ def start_daemon(work: Path, vault: Path, host: str, port: int) -> subprocess.Po
     )
 
 
-def rss_mb(pid: int) -> tuple[float, float]:
-    """(current, peak) resident memory of the process, MB."""
-    now = peak = 0.0
+def memory_mb(pid: int) -> dict[str, float]:
+    """VmRSS, VmHWM (peak), RssAnon and RssFile (mapped files, e.g. Tantivy's) of the process,
+    MB."""
+    out: dict[str, float] = {}
     with contextlib.suppress(OSError):
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                now = int(line.split()[1]) / 1024
-            elif line.startswith("VmHWM:"):
-                peak = int(line.split()[1]) / 1024
-    return now, peak
+            key = line.split(":", 1)[0]
+            if key in ("VmRSS", "VmHWM", "RssAnon", "RssFile"):
+                out[key] = int(line.split()[1]) / 1024
+    return out
 
 
 # -- measuring ------------------------------------------------------------------------------------
@@ -196,7 +199,7 @@ def rss_mb(pid: int) -> tuple[float, float]:
 class Samples:
     searches: list[dict[str, Any]] = field(default_factory=list)
     states: list[dict[str, Any]] = field(default_factory=list)
-    rss: list[tuple[float, float]] = field(default_factory=list)
+    rss: list[tuple[float, dict[str, float]]] = field(default_factory=list)
     ready_at: float | None = None
     peak_mb: float = 0.0
     incomplete: str = ""
@@ -226,7 +229,8 @@ async def measure(
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
-            samples.peak_mb = max(samples.peak_mb, rss_mb(proc.pid)[1])
+            samples.peak_mb = max(samples.peak_mb, memory_mb(proc.pid).get("VmHWM", 0.0))
+            (work / "samples.json").write_text(json.dumps(asdict(samples)))
     finally:
         proc.send_signal(signal.SIGTERM)
         try:
@@ -306,9 +310,9 @@ async def state_loop(
 
 async def memory_loop(pid: int, samples: Samples, started: float) -> None:
     while True:
-        now, peak = rss_mb(pid)
-        samples.rss.append((time.monotonic() - started, now))
-        samples.peak_mb = max(samples.peak_mb, peak)
+        mem = memory_mb(pid)
+        samples.rss.append((time.monotonic() - started, mem))
+        samples.peak_mb = max(samples.peak_mb, mem.get("VmHWM", 0.0))
         await asyncio.sleep(0.5)
 
 
@@ -339,8 +343,17 @@ def summarise(samples: Samples, first_answer_s: float) -> dict[str, Any]:
         "searches_with_results_while_indexing": sum(1 for r in during if r.get("results")),
         "a_notice_while_indexing": notices[len(notices) // 2] if notices else None,
         "peak_rss_mb": round(samples.peak_mb),
+        "peak_anon_mb": round(max((m.get("RssAnon", 0.0) for _, m in samples.rss), default=0)),
+        "peak_file_mb": round(max((m.get("RssFile", 0.0) for _, m in samples.rss), default=0)),
         "rss_mb_at_ready": round(
-            next((mb for at, mb in reversed(samples.rss) if at <= (samples.ready_at or 0)), 0.0)
+            next(
+                (
+                    m.get("VmRSS", 0)
+                    for at, m in reversed(samples.rss)
+                    if at <= (samples.ready_at or 0)
+                ),
+                0.0,
+            )
         ),
     }
 

@@ -589,8 +589,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=11434)
     parser.add_argument("--dim", type=int, default=384)
+    parser.add_argument(
+        "--models",
+        default="qwen3.5:9b,nomic-embed-text:latest",
+        help="the models it has, comma-separated (an embedder alone: no chat model)",
+    )
     args = parser.parse_args(argv)
-    fake = FakeOllama(dim=args.dim)
+    fake = FakeOllama(models=args.models.split(","), dim=args.dim)
     fake.url = f"http://{args.host}:{args.port}"
     fake.record = False
     web.run_app(fake.app(), host=args.host, port=args.port, shutdown_timeout=1.0)

@@ -6,6 +6,7 @@ import asyncio
 import dataclasses
 import json
 import logging
+import time
 from collections.abc import AsyncIterator
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -23,7 +24,7 @@ from commonplace.cli.main import cli
 from commonplace.config import Settings, load_settings
 from commonplace.index import Index
 from commonplace.llm import LLM
-from commonplace.server import create_app
+from commonplace.server import api_state, create_app
 from commonplace.server.context import Services
 from commonplace.speech import WhisperTranscriber
 from commonplace.vault import atomic
@@ -82,6 +83,28 @@ async def test_state_lists_what_needs_attention(
     assert entry["source"] == "tidy" and entry["path"] == "Inbox/a.md"
     assert (entry["code"], entry["action"], entry["retry_at"]) == ("unreadable", "chmod u+r", 5.0)
     assert entry["level"] == "warn" and entry["count"] == 1
+
+
+async def test_state_does_not_wait_for_a_busy_ollama(
+    make_client: ClientFactory,
+    live_settings: Settings,
+    fake_ollama: FakeOllama,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Ollama busy embedding a big vault answers its model list seconds late: the state answers
+    at once with what it last saw, and refreshes it behind the scenes."""
+    client = await make_client(live_settings, Services())
+    first = await (await client.get("/api/state")).json()  # the very first one asks, and waits
+    assert first["ollama"]["reachable"] is True
+    monkeypatch.setattr(api_state, "OLLAMA_CACHE_S", 0.0)
+    fake_ollama.delay = 1.5
+    asked = len(fake_ollama.requests)
+    for _ in range(3):
+        t0 = time.monotonic()
+        state = await (await client.get("/api/state")).json()
+        assert time.monotonic() - t0 < 1.0 and state["ollama"]["reachable"] is True
+    await asyncio.sleep(2.0)
+    assert len(fake_ollama.requests) - asked <= 2  # one refresh at a time: version and tags
 
 
 async def test_state_with_ollama_up_lists_models(

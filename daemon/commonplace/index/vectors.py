@@ -12,6 +12,12 @@ builds the index early and brings it up to date whenever the rows it does not co
 those it does; and while more than FLAT_ROWS rows wait for it, searches skip them (LanceDB's
 fast search) and `pending_rows` says how many, so the answer can say so.
 
+LanceDB caches what searches read of the vector index (by default up to gigabytes), and every
+build or update of the index is a new version whose pages are cached anew while the old ones
+stay: a first run that updates the index five times would keep five versions' worth. So the
+cache is bounded (INDEX_CACHE_BYTES, room for the index of a vault several times the size of a
+20,000-note one), and after the index is built or updated the store starts a fresh one.
+
 Compacting the table (`optimize`) starves every search in the process for as long as it runs
 (measured: 40-80 s on a big table, whatever connection or API the search uses), so a search that
 comes meanwhile gets VectorsBusy at once and the caller searches keywords only, and says so.
@@ -48,6 +54,8 @@ from commonplace.index.models import SearchResult
 log = logging.getLogger(__name__)
 
 FLAT_ROWS = 20_000  # rows a search may scan one by one (~100 ms) before it skips them
+INDEX_CACHE_BYTES = 1024**3  # LanceDB's cache of the vector index (its default: 6 GiB)
+METADATA_CACHE_BYTES = 128 * 1024**2  # ... of table and file metadata (its default: 1 GiB)
 
 TABLE = "chunks"
 RESULT_COLUMNS = ["path", "title", "heading", "text", "ordinal", "start_line", "note_date", "mtime"]
@@ -99,19 +107,30 @@ class VectorStore:
         self._memory_lock = threading.Lock()  # a write and the copy's first read never overlap
         self._unindexed = 0  # rows added since the vector index was last brought up to date
         self._compacting = False  # set by the writer thread while optimize() runs
+        self._rows = 0
         try:
-            self._db = lancedb.connect(folder)
-            self._table: Any = (
-                self._db.open_table(TABLE) if TABLE in _table_names(self._db) else None
-            )
+            self._connect()
             if self._table is not None:
-                self._rows = self._table.count_rows()
+                self._rows = int(self._table.count_rows())
                 self._has_ann = any(i.index_type != "BTree" for i in self._table.list_indices())
                 self._unindexed = self._unindexed_on_disk()
             else:
                 self._rows = 0
         except Exception as exc:  # lance raises plain OSError/RuntimeError/ValueError
             raise VectorStoreError(f"{folder}: {exc}") from exc
+
+    def _connect(self) -> None:
+        """(Re)open the table with a cache of its own (see the module's docstring)."""
+        self._session = lancedb.Session(
+            index_cache_size_bytes=INDEX_CACHE_BYTES, metadata_cache_size_bytes=METADATA_CACHE_BYTES
+        )
+        self._db = lancedb.connect(self.folder, session=self._session)
+        self._table: Any = self._db.open_table(TABLE) if TABLE in _table_names(self._db) else None
+
+    @property
+    def cache_bytes(self) -> int:
+        """What LanceDB's cache holds now (for /api/state and the benchmark)."""
+        return int(self._session.size_bytes)
 
     @property
     def dim(self) -> int | None:
@@ -277,6 +296,7 @@ class VectorStore:
         self._writes = 0
         if self._has_ann:
             self._unindexed = 0  # optimize() adds new rows to the index
+            self._connect()  # the old version's cached pages go
         elif self._rows >= self.ann_rows:
             self._build_index()
 
@@ -298,6 +318,7 @@ class VectorStore:
         self._table.create_index("vector", config=IvfHnswSq(distance_type="cosine"))
         self._has_ann = True
         self._unindexed = 0
+        self._connect()
 
 
 def _search_memory(

@@ -89,10 +89,22 @@ def _speech_state(settings: Settings, services: Services) -> dict[str, Any]:
 
 
 async def _ollama_status(request: web.Request) -> OllamaStatus:
+    """Ollama as last seen. A status older than OLLAMA_CACHE_S is still answered at once and
+    refreshed in the background: a busy Ollama (embedding a big vault, loading a model) takes
+    seconds to list its models, and the page's state must not wait for it. Only the very first
+    request waits."""
     services = request.app[SERVICES]
     hit = services.ollama_cache
-    if hit is not None and time.monotonic() - hit[0] < OLLAMA_CACHE_S:
-        return hit[1]
-    status = await request.app[LLM_KEY].status()
-    services.ollama_cache = (time.monotonic(), status)
+    if hit is None:
+        return await _refresh(request.app)
+    stale = time.monotonic() - hit[0] >= OLLAMA_CACHE_S
+    task = services.ollama_refresh
+    if stale and (task is None or task.done()):
+        services.ollama_refresh = asyncio.create_task(_refresh(request.app))
+    return hit[1]
+
+
+async def _refresh(app: web.Application) -> OllamaStatus:
+    status = await app[LLM_KEY].status()
+    app[SERVICES].ollama_cache = (time.monotonic(), status)
     return status

@@ -6,6 +6,7 @@ so a test builds an app with exactly the services it wants.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -40,6 +41,7 @@ class Services:
     started: float = field(default_factory=time.time)
     notes: Sequence[str] = ()  # start-up remarks shown in /api/state ("no whisper model", ...)
     ollama_cache: tuple[float, OllamaStatus] | None = None  # (monotonic time, status)
+    ollama_refresh: asyncio.Task[OllamaStatus] | None = None  # a refresh of it under way
     hint_cache: tuple[float, str] | None = None  # (monotonic time, dictation name hint)
 
 
