@@ -17,10 +17,11 @@ import threading
 from pathlib import Path
 
 import pytest
+import tantivy
 
 from commonplace.changes import Change
 from commonplace.config import Settings
-from commonplace.index import IndexService, indexer, vectors
+from commonplace.index import IndexService, SearchFilter, indexer, vectors
 from commonplace.index.manifest import INDEX_SCHEMA
 from commonplace.index.store import MANIFEST
 from tests.fakes.ollama import FakeError, FakeOllama
@@ -563,6 +564,44 @@ async def test_hybrid_without_keyword_candidates_is_the_meaning_ranking(
         vector = await index.search(query, limit=5, mode="vector", group_by_note=True)
         shown = [r.path for r in vector.results]
         assert shown and [r.path for r in hybrid.results][: len(shown)] == shown
+
+
+async def test_a_search_during_a_write_sees_both_keyword_indexes_as_of_one_moment(
+    open_index: OpenIndex, isettings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A write commits the notes index, then the chunks index. A search between the two commits
+    (run here from inside the chunks commit, so no timing is involved) sees the note as it was
+    in both, not its new text with its old chunks, which found an edited note by a word it no
+    longer holds; after the write, it sees the new text in both."""
+    write(isettings.vault, "Notes/Wombat.md", "# Wombat\n\nA wombat digs burrows.\n")
+    index = open_index()
+    await index.refresh()
+    flt = SearchFilter.make((), (), None)
+
+    def finds(word: str) -> bool:
+        hits = index.searcher.run(word, None, "keyword", 20, flt, group_by_note=True)
+        return "Notes/Wombat.md" in {h.path for h in hits}
+
+    during: dict[str, bool] = {}
+
+    class CommitHook:  # the chunks index's writer, searching just before it commits
+        def __init__(self, writer: tantivy.IndexWriter) -> None:
+            self.writer = writer
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(self.writer, name)
+
+        def commit(self) -> int:
+            during.update(burrows=finds("burrows"), platypus=finds("platypus"))
+            return self.writer.commit()
+
+    chunks = index.stores.keywords._chunks
+    assert chunks.writer is not None
+    monkeypatch.setattr(chunks, "writer", CommitHook(chunks.writer))
+    write(isettings.vault, "Notes/Wombat.md", "# Wombat\n\nNow about a platypus instead.\n")
+    await index.refresh(paths=["Notes/Wombat.md"])
+    assert during == {"burrows": True, "platypus": False}
+    assert not finds("burrows") and finds("platypus")
 
 
 async def test_searches_in_memory_see_every_row_and_need_no_lancedb(

@@ -132,46 +132,57 @@ class _Tantivy:
                     raise IndexBusy(str(folder)) from None
                 raise KeywordIndexError(f"{folder}: {exc}") from exc
 
-    def write(self, delete_paths: Iterable[str], docs: Iterable[tantivy.Document]) -> None:
-        writer = self.writer
-        if writer is None:
-            raise IndexBusy(str(self.folder))
+    def stage(self, delete_paths: Iterable[str], docs: Iterable[tantivy.Document]) -> None:
+        """Delete and add, not yet committed: nothing of it is visible until `commit`."""
+        writer = self._writer()
         for path in delete_paths:
             writer.delete_documents_by_term("path", path)
         for i, doc in enumerate(docs):
             if i % 64 == 0:
                 pause()  # let a request being answered go first (foreground.py)
             writer.add_document(doc)
-        writer.commit()
+
+    def stage_clear(self) -> None:
+        self._writer().delete_all_documents()
+
+    def commit(self) -> None:
+        self._writer().commit()
+
+    def rollback(self) -> None:
+        if self.writer is not None:
+            self.writer.rollback()
+
+    def searcher(self) -> tantivy.Searcher:
+        """A searcher of the last commit."""
         with self.guard:
             self.index.reload()
+            return self.index.searcher()
 
-    def clear(self) -> None:
+    def _writer(self) -> tantivy.IndexWriter:
         if self.writer is None:
             raise IndexBusy(str(self.folder))
-        self.writer.delete_all_documents()
-        self.writer.commit()
-        with self.guard:
-            self.index.reload()
+        return self.writer
 
     def close(self) -> None:
         if self.writer is not None:
             self.writer.wait_merging_threads()
             self.writer = None
 
-    def query(
-        self, text: str, fields: list[str], boosts: dict[str, float]
-    ) -> tuple[tantivy.Query, tantivy.Searcher] | None:
+    def parse(self, text: str, fields: list[str], boosts: dict[str, float]) -> tantivy.Query | None:
         query_text = keyword_query(text)
         if not query_text:
             return None
         with self.guard:
-            query = self.index.parse_query(query_text, fields, field_boosts=boosts)
-            return query, self.index.searcher()
+            return self.index.parse_query(query_text, fields, field_boosts=boosts)
 
 
 class KeywordIndex:
-    """Both Tantivy indexes of the search index: chunks/ and notes/ in `folder`."""
+    """Both Tantivy indexes of the search index: chunks/ and notes/ in `folder`.
+
+    A search reads one snapshot of both (`view`): the writer commits both indexes and only then
+    publishes their new searchers together, so no search sees a note's new text with its old
+    chunks (a search between the two commits once found an edited note by a word it no longer
+    holds)."""
 
     def __init__(self, folder: Path, *, writable: bool = True) -> None:
         self.folder = folder
@@ -181,6 +192,8 @@ class KeywordIndex:
         except BaseException:
             self._chunks.close()
             raise
+        self._published = threading.Lock()
+        self._view = self._take()
 
     @property
     def writable(self) -> bool:
@@ -190,43 +203,96 @@ class KeywordIndex:
         self._chunks.close()
         self._notes.close()
 
+    def view(self) -> KeywordView:
+        """Both indexes as of the last write, searched together. Read-only (another process
+        writes, and publishes nothing here): each index as of its last commit."""
+        if not self.writable:
+            return self._take()
+        with self._published:
+            return self._view
+
     def replace(
         self,
         delete_paths: Sequence[str],
         chunks: Sequence[IndexedChunk],
         notes: Sequence[IndexedNote] = (),
     ) -> None:
-        """Drop everything of `delete_paths`, add `chunks` and `notes`, commit, and make it
-        searchable. The notes go first: a crash in between leaves a note findable whose chunks
-        are still the old ones, never chunks without their note."""
-        self._notes.write(delete_paths, (_note_document(n) for n in notes))
-        self._chunks.write(delete_paths, (_chunk_document(c) for c in chunks))
+        """Drop everything of `delete_paths`, add `chunks` and `notes`, commit, and make both
+        searchable at once. The notes are committed first: a crash in between leaves a note
+        findable whose chunks are still the old ones, never chunks without their note."""
+        try:
+            self._notes.stage(delete_paths, (_note_document(n) for n in notes))
+            self._chunks.stage(delete_paths, (_chunk_document(c) for c in chunks))
+        except BaseException:
+            self._notes.rollback()
+            self._chunks.rollback()
+            raise
+        self._commit_both()
 
     def clear(self) -> None:
-        self._notes.clear()
-        self._chunks.clear()
+        self._notes.stage_clear()
+        self._chunks.stage_clear()
+        self._commit_both()
+
+    def _commit_both(self) -> None:
+        self._notes.commit()
+        self._chunks.commit()
+        view = self._take()
+        with self._published:
+            self._view = view
+
+    def _take(self) -> KeywordView:
+        return KeywordView(
+            self._chunks, self._chunks.searcher(), self._notes, self._notes.searcher()
+        )
+
+    # One-off searches (each its own snapshot); a search that asks several things takes a view.
+    def count(self) -> int:
+        return self.view().count()
+
+    def search(self, text: str, limit: int, flt: SearchFilter) -> list[SearchResult]:
+        return self.view().search(text, limit, flt)
+
+    def search_notes(self, text: str, limit: int, flt: SearchFilter) -> list[tuple[str, float]]:
+        return self.view().search_notes(text, limit, flt)
+
+    def best_chunks(self, text: str, paths: Sequence[str]) -> dict[str, SearchResult]:
+        return self.view().best_chunks(text, paths)
+
+
+class KeywordView:
+    """One snapshot of both indexes (their searchers taken together) and the searches on it."""
+
+    def __init__(
+        self,
+        chunks: _Tantivy,
+        chunk_searcher: tantivy.Searcher,
+        notes: _Tantivy,
+        note_searcher: tantivy.Searcher,
+    ) -> None:
+        self._chunks, self._chunk_searcher = chunks, chunk_searcher
+        self._notes, self._note_searcher = notes, note_searcher
 
     def count(self) -> int:
         """Chunks in the index."""
-        with self._chunks.guard:
-            n: int = self._chunks.index.searcher().num_docs
+        n: int = self._chunk_searcher.num_docs
         return n
 
     def search(self, text: str, limit: int, flt: SearchFilter) -> list[SearchResult]:
         """The best chunks by their own BM25."""
-        parsed = self._chunks.query(text, FIELDS, BOOSTS) if limit > 0 else None
-        if parsed is None:
+        query = self._chunks.parse(text, FIELDS, BOOSTS) if limit > 0 else None
+        if query is None:
             return []
-        query, searcher = parsed
+        searcher = self._chunk_searcher
         query = _filtered(self._chunks.schema, query, flt)
         return [_result(searcher, score, at) for score, at in searcher.search(query, limit).hits]
 
     def search_notes(self, text: str, limit: int, flt: SearchFilter) -> list[tuple[str, float]]:
         """(path, BM25 score) of the best whole notes."""
-        parsed = self._notes.query(text, NOTE_FIELDS, NOTE_BOOSTS) if limit > 0 else None
-        if parsed is None:
+        query = self._notes.parse(text, NOTE_FIELDS, NOTE_BOOSTS) if limit > 0 else None
+        if query is None:
             return []
-        query, searcher = parsed
+        searcher = self._note_searcher
         query = _filtered(self._notes.schema, query, flt)
         hits = searcher.search(query, limit).hits
         return [(str(searcher.doc(at)["path"][0]), float(score)) for score, at in hits]
@@ -236,29 +302,24 @@ class KeywordIndex:
         or aliases matched): what keyword search shows for a note it found."""
         if not paths:
             return {}
-        parsed = self._chunks.query(text, FIELDS, BOOSTS)
-        schema = self._chunks.schema
+        query = self._chunks.parse(text, FIELDS, BOOSTS)
+        schema, searcher = self._chunks.schema, self._chunk_searcher
         within = tantivy.Query.boolean_query(
             [(tantivy.Occur.Should, tantivy.Query.term_query(schema, "path", p)) for p in paths]
         )
         best: dict[str, SearchResult] = {}
-        if parsed is not None:
-            query, searcher = parsed
+        if query is not None:
             both = tantivy.Query.boolean_query(
                 [(tantivy.Occur.Must, query), (tantivy.Occur.Must, within)]
             )
             for score, at in searcher.search(both, 20 * len(paths)).hits:
                 hit = _result(searcher, score, at)
                 best.setdefault(hit.path, hit)
-        missing = [p for p in paths if p not in best]
-        if missing:
-            with self._chunks.guard:
-                searcher = self._chunks.index.searcher()
-            for path in missing:
-                every = tantivy.Query.term_query(schema, "path", path)
-                found = [_result(searcher, 0.0, at) for _, at in searcher.search(every, 50).hits]
-                if found:
-                    best[path] = min(found, key=lambda hit: hit.ordinal)
+        for path in [p for p in paths if p not in best]:
+            every = tantivy.Query.term_query(schema, "path", path)
+            found = [_result(searcher, 0.0, at) for _, at in searcher.search(every, 50).hits]
+            if found:
+                best[path] = min(found, key=lambda hit: hit.ordinal)
         return best
 
 

@@ -1,4 +1,4 @@
-"""Search over both indexes: vector, keyword, or both fused by RRF.
+"""Search over both indexes: vector, keyword, or both fused (hybrid.py).
 
 Only the query embedding talks to Ollama; the rest is local and takes milliseconds. A failed
 query embedding never fails the search: hybrid (and vector) fall back to keywords and say so.
@@ -128,10 +128,11 @@ class Searcher:
             depth = cfg.keyword_candidates  # 0: meaning alone
         else:  # keyword search (also hybrid without a query vector: Ollama is down)
             depth = max(limit, cfg.keyword_candidates)
-        notes = st.keywords.search_notes(query, depth, flt)
-        words = st.keywords.search(query, depth * CHUNKS_PER_NOTE, flt)
+        keywords = st.keywords.view()  # both keyword indexes as of one moment
+        notes = keywords.search_notes(query, depth, flt)
+        words = keywords.search(query, depth * CHUNKS_PER_NOTE, flt)
         shown = {h.path for h in [*meaning, *words]}
-        extra = st.keywords.best_chunks(query, [p for p, _ in notes if p not in shown])
+        extra = keywords.best_chunks(query, [p for p, _ in notes if p not in shown])
         fused = fuse(
             vector=meaning,
             keyword=words,
