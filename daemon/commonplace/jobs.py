@@ -3,7 +3,8 @@
 What runs here is each stage's handling of a batch of changes (see ChangeRouter): the index
 reads and writes the changed notes, and tidy and Ask hand the paths to their own workers, which
 wait for a file to settle and call the model. The model itself is used one call at a time by
-its gate (llm/gate.py), whoever calls it. One job at a time keeps the index to one writer. A
+its gate (llm/gate.py), whoever calls it. One job at a time keeps the index to one writer;
+tidy's jobs have a lane of their own (QUICK_KINDS), so a capture never waits for the index. A
 failing job is logged (its exception's type and where it was raised, never its message, which
 may quote a note) and the next one runs; the worker never dies of a job, and runs supervised
 (supervise.py) in case of a bug here. On shutdown the job in hand gets a grace period to
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -65,79 +67,111 @@ class JobStats:
     running: str = ""
 
 
+# Jobs of these kinds only hand paths to a worker of their own (tidy waits for a capture to
+# settle, then calls the model through its gate): they run in a lane of their own, so a capture
+# is never held up behind a long index run (a big vault's first index takes minutes). Ask stays
+# behind the index on purpose: a question answered from a half-built index would get a wrong
+# "not in your notes", written into the note for good.
+QUICK_KINDS = frozenset({"tidy"})
+
+
+@dataclass
+class _Lane:
+    name: str
+    queue: asyncio.Queue[Runnable] = field(default_factory=asyncio.Queue)
+    worker: asyncio.Task[None] | None = None
+    current: asyncio.Task[object] | None = None
+    running: str = ""
+
+
 class JobQueue:
-    """An asyncio queue with one worker. Jobs queued after `stop()` are dropped."""
+    """Asyncio queues with one worker each: the index's (and Ask's), and the quick lane
+    (QUICK_KINDS). Jobs queued after `stop()` are dropped."""
 
     def __init__(self, grace_s: float = 10.0, *, attention: Attention | None = None) -> None:
         self.attention = attention
-        self._queue: asyncio.Queue[Runnable] = asyncio.Queue()
-        self._worker: asyncio.Task[None] | None = None
-        self._current: asyncio.Task[object] | None = None
+        self._main = _Lane("job queue")
+        self._quick = _Lane("tidy queue")
         self._stopping = False
         self.grace_s = grace_s
         self.stats = JobStats()
 
+    @property
+    def _lanes(self) -> tuple[_Lane, _Lane]:
+        return (self._main, self._quick)
+
     def start(self) -> None:
-        if self._worker is None:
-            self._worker = start_supervised("job queue", self._work, self.attention)
+        for lane in self._lanes:
+            if lane.worker is None:
+                lane.worker = start_supervised(
+                    lane.name, functools.partial(self._work, lane), self.attention
+                )
 
     def put(self, job: Runnable) -> None:
         if self._stopping:
             log.info("not queued (shutting down): %s", job.label)
             return
-        self._queue.put_nowait(job)
+        lane = self._quick if job.kind in QUICK_KINDS else self._main
+        lane.queue.put_nowait(job)
 
     @property
     def pending(self) -> int:
-        return self._queue.qsize()
+        return sum(lane.queue.qsize() for lane in self._lanes)
 
     async def join(self) -> None:
         """Wait until every queued job has run (for tests and one-shot runs)."""
-        await self._queue.join()
+        await asyncio.gather(*(lane.queue.join() for lane in self._lanes))
 
     async def stop(self) -> None:
-        """Finish the job in hand (up to grace_s), then cancel it; drop what is still queued."""
+        """Finish the jobs in hand (up to grace_s), then cancel them; drop what is still queued."""
         self._stopping = True
         dropped = 0
-        while not self._queue.empty():
-            self._queue.get_nowait()
-            self._queue.task_done()
-            dropped += 1
+        for lane in self._lanes:
+            while not lane.queue.empty():
+                lane.queue.get_nowait()
+                lane.queue.task_done()
+                dropped += 1
         if dropped:
             log.info("dropped %d queued job(s); they run again on the next start", dropped)
-        current = self._current
-        if current is not None and not current.done():
+        current = {lane.current for lane in self._lanes if lane.current and not lane.current.done()}
+        if current:
             log.info("waiting up to %.0f s for %s to finish", self.grace_s, self.stats.running)
-            done, _ = await asyncio.wait({current}, timeout=self.grace_s)
-            if not done:
+            _, left = await asyncio.wait(current, timeout=self.grace_s)
+            if left:
                 log.warning(
                     "abandoning %s (nothing half-written: writes are atomic)", self.stats.running
                 )
-                current.cancel()
-                await asyncio.wait({current}, timeout=5)
-        if self._worker is not None:
-            self._worker.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._worker
-            self._worker = None
+                for task in left:
+                    task.cancel()
+                await asyncio.wait(left, timeout=5)
+        for lane in self._lanes:
+            if lane.worker is not None:
+                lane.worker.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await lane.worker
+                lane.worker = None
 
-    async def _work(self) -> None:
+    async def _work(self, lane: _Lane) -> None:
         while True:
-            job = await self._queue.get()
+            job = await lane.queue.get()
             try:
-                await self._run_one(job)
+                await self._run_one(lane, job)
             finally:
-                self._queue.task_done()
+                lane.queue.task_done()
 
-    async def _run_one(self, job: Runnable) -> None:
+    def _show_running(self) -> None:
+        self.stats.running = " + ".join(lane.running for lane in self._lanes if lane.running)
+
+    async def _run_one(self, lane: _Lane, job: Runnable) -> None:
         start = time.monotonic()
-        self.stats.running = job.label
-        self._current = asyncio.create_task(_call(job.run), name=f"job {job.kind}")
+        lane.running = job.label
+        self._show_running()
+        lane.current = asyncio.create_task(_call(job.run), name=f"job {job.kind}")
         outcome = "ok"
         try:
-            await asyncio.shield(self._current)
+            await asyncio.shield(lane.current)
         except asyncio.CancelledError:
-            if not self._current.cancelled():
+            if not lane.current.cancelled():
                 raise  # the worker itself is being cancelled: stop() handles the job
             outcome = "abandoned"
         except Exception as exc:
@@ -148,8 +182,9 @@ class JobQueue:
         else:
             self.stats.done += 1
         finally:
-            self._current = None
-            self.stats.running = ""
+            lane.current = None
+            lane.running = ""
+            self._show_running()
         line = f"{job.kind}: {job.label}, {outcome} in {time.monotonic() - start:.1f} s"
         self.stats.last = line
         (log.warning if outcome != "ok" else log.info)("job %s", line)
