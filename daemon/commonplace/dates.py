@@ -37,6 +37,12 @@ def day_name_year(day: date) -> str:
     return f"{day_name(day)} {day.year}"
 
 
+def day_name_near(day: date, today: date) -> str:
+    """'Thursday 29 October' in today's year, 'Thursday 29 October 2027' in any other: what
+    the owner reads in a question or a listing, never ambiguous about the year."""
+    return day_name(day) if day.year == today.year else day_name_year(day)
+
+
 def day_for_model(day: date, today: date) -> str:
     """'Thursday 29 October 2026 (2026-10-29, in 3 days)': cannot be misread by a small model."""
     return f"{day_name_year(day)} ({day.isoformat()}, {relative_day(day, today)})"
@@ -58,3 +64,13 @@ def relative_day(day: date, today: date) -> str:
 def clock(moment: time | datetime) -> str:
     """'16:00': 24-hour time, never '4' that could be morning or afternoon."""
     return f"{moment.hour:02d}:{moment.minute:02d}"
+
+
+def clock_exact(moment: time | datetime) -> str:
+    """'16:00'; in the hour that happens twice when the clocks go back, with the zone's
+    abbreviation ('01:30 BST', '01:30 GMT'), so the two cannot be taken for each other."""
+    if isinstance(moment, datetime) and moment.tzinfo is not None:
+        other = moment.replace(fold=1 - moment.fold)
+        if other.utcoffset() != moment.utcoffset() and moment.tzname():
+            return f"{clock(moment)} {moment.tzname()}"
+    return clock(moment)

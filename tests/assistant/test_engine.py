@@ -70,6 +70,14 @@ async def test_an_announced_tool_gets_one_reminder_then_the_call_is_answered(
     assert turn.reply.startswith("Order timber") and turn.corrections == []
 
 
+async def test_list_tasks_with_a_huge_number_is_a_clear_error(
+    assistant: Assistant, fake_ollama: FakeOllama
+) -> None:
+    fake_ollama.enqueue_chat(call("list_tasks", due_within_days=10**30), "Too many days.")
+    await assistant.respond("What's due in the next forever?")
+    assert tool_results(fake_ollama) == ["Error: 'due_within_days' must be 0 to 3660"]
+
+
 async def test_asking_to_go_ahead_gets_one_reminder_then_a_proposal(
     assistant: Assistant, fake_ollama: FakeOllama
 ) -> None:

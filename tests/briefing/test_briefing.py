@@ -23,12 +23,26 @@ from commonplace.push.store import parse_subscription
 from commonplace.scheduler import Scheduler
 from commonplace.weather import DayForecast
 from tests.calendar.conftest import PASSWORD_ENV
+from tests.calendar.radicale_server import Radicale, put_raw
 from tests.digest.test_scheduler import FakeClock, write_state
 from tests.push.receiver import PushReceiver
 from tests.weather.standin import OpenMeteoStandIn
 
 LONDON = ZoneInfo("Europe/London")
 TUESDAY = date(2026, 10, 27)
+DAY = timedelta(days=1)
+OVERNIGHT = """BEGIN:VCALENDAR
+VERSION:2.0
+PRODID:-//Phone//EN
+BEGIN:VEVENT
+UID:migration@phone
+DTSTAMP:20261020T090000Z
+DTSTART;TZID=Europe/London:20261026T220000
+DTEND;TZID=Europe/London:20261027T020000
+SUMMARY:Server migration
+END:VEVENT
+END:VCALENDAR
+"""
 TASKS = """# Tasks
 
 - [ ] Send Maya the research slides (due 2026-10-22)
@@ -151,6 +165,45 @@ async def test_the_briefing_from_the_real_sources(full_settings: Settings) -> No
     assert briefing.text == (
         "Tuesday 27 October: 3 events, first at 09:30 (1:1 with Marcus). 2 tasks due, "
         "1 overdue. 11 to 16 °C, light rain likely."
+    )
+
+
+async def test_last_nights_event_is_continuing_not_the_first_of_the_day(
+    full_settings: Settings, radicale: Radicale, account: str
+) -> None:
+    """An event from 22:00 to 02:00 is on today's list (it overlaps it), but it did not start
+    today: "first at 22:00" would be wrong on both counts."""
+    put_raw(radicale.url, account, "Personal", "migration.ics", OVERNIGHT)
+    calendar = CalendarClient(full_settings, env=PASSWORD_ENV)
+    briefing = await make_briefing(full_settings, TUESDAY, calendar=calendar, now=at(TUESDAY, 7))
+    assert briefing.text == (
+        "Tuesday 27 October: 3 events, first at 09:30 (1:1 with Marcus). Continuing: Server "
+        "migration until 02:00. 2 tasks due, 1 overdue. 11 to 16 °C, light rain likely."
+    )
+    quiet = await make_briefing(
+        full_settings, date(2026, 10, 26), calendar=calendar, now=at(date(2026, 10, 26), 7)
+    )
+    assert quiet.text.startswith(  # on its own first day it is the day's (last) event
+        "Monday 26 October: 2 events, first at 18:30 (Run club)."
+    )
+
+
+def test_an_event_carried_over_alone_and_one_lasting_past_today() -> None:
+    text = briefing_text(
+        TUESDAY,
+        events=[  # as the calendar gives them: by start
+            event("Conference", at(TUESDAY - DAY, 9), at(TUESDAY, 17) + DAY),
+            event("Night shift", at(TUESDAY - DAY, 22), at(TUESDAY, 6)),
+        ],
+        calendar_problem=None,
+        due=0,
+        overdue=0,
+        weather=None,
+        weather_problem=None,
+    )
+    assert text == (
+        "Tuesday 27 October: No events start today. Continuing: Conference until Wednesday 28 "
+        "October at 17:00, Night shift until 06:00. No tasks due."
     )
 
 

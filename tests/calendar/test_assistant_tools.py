@@ -64,7 +64,7 @@ async def test_a_day_is_listed_for_the_model(helper: Assistant, fake_ollama: Fak
     turn = await helper.respond("What's on Thursday?")
     (result,) = tool_results(fake_ollama)
     assert result.startswith("Times are in Europe/London.\nThursday 29 October 2026 (2026-10-29):")
-    assert "- 16:00 to 16:40: Dentist." in result
+    assert '- 16:00 to 16:40: "Dentist".' in result
     assert turn.reply == "The dentist at 16:00." and turn.corrections == []
 
 
@@ -75,7 +75,7 @@ async def test_a_range_and_the_event_in_new_york_time(
     await helper.respond("What's on this week?")
     (result,) = tool_results(fake_ollama)
     assert "Sunday 1 November 2026 (2026-11-01):" in result
-    assert "- 14:00 to 14:30: Nettle Pay certification call." in result  # 10:00 in New York
+    assert '- 14:00 to 14:30: "Nettle Pay certification call".' in result  # 10:00 in New York
 
 
 async def test_find_by_words_in_the_coming_two_weeks(
@@ -351,6 +351,11 @@ async def test_the_weather_tool(
         "Weather forecast for Bristol (Open-Meteo):\n"
         "Thursday 29 October (in 3 days): 8 to 13 °C, rain likely (90%)"
     ]
+    fake_ollama.enqueue_chat(call("weather", day="9999-12-30", days="7"), "No.")
+    await assistant.respond("Weather at the end of time?")  # no OverflowError past year 9999
+    assert tool_results(fake_ollama)[-1] == (
+        "Error: 'day' 9999-12-30 must be within a year of today"
+    )
     standin.mode = "error500"
     offline = dataclasses.replace(s, weather=dataclasses.replace(s.weather, latitude=50.0))
     assistant = build_assistant(offline, LLM(s.ollama), clock=lambda: NOW)

@@ -129,3 +129,38 @@ def test_an_empty_day_is_named_not_skipped() -> None:
         "Thursday 31 December 2026 (2026-12-31): no events.\n"
         "Friday 1 January 2027 (2027-01-01): no events."
     )
+
+
+def test_an_event_whose_times_cannot_be_read_is_counted_not_raised() -> None:
+    data = icalendar.Calendar.from_ical(
+        "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//x//EN\r\n"
+        "BEGIN:VEVENT\r\nUID:no-start@x\r\nSUMMARY:No start\r\nEND:VEVENT\r\n"
+        "BEGIN:VEVENT\r\nUID:bad-start@x\r\nDTSTART:soon\r\nSUMMARY:Bad start\r\nEND:VEVENT\r\n"
+        "BEGIN:VEVENT\r\nUID:bad-end@x\r\nDTSTART:20261027T090000Z\r\nDTEND:later\r\n"
+        "SUMMARY:Bad end\r\nEND:VEVENT\r\n"
+        "BEGIN:VEVENT\r\nUID:backwards@x\r\nDTSTART:20261027T090000Z\r\n"
+        "DTEND:20261027T080000Z\r\nSUMMARY:Backwards\r\nEND:VEVENT\r\n"
+        "END:VCALENDAR\r\n"
+    )
+    events, bad = ical.events_of(
+        data, tz=LONDON, calendar="Personal", href="/x.ics", etag=None, recurring=False
+    )
+    assert bad == 2
+    assert [(e.title, e.end) for e in events] == [("Bad end", None), ("Backwards", None)]
+
+
+def test_a_time_in_the_repeated_hour_is_written_so_it_reads_back_the_same() -> None:
+    """00:30 BST plus 90 minutes is 01:00 GMT, the second 01:00 of the night the clocks go
+    back: with TZID:Europe/London it would read as the first (an hour early), so it is UTC."""
+    start = datetime(2026, 10, 25, 0, 30, tzinfo=LONDON)
+    end = (start.astimezone(UTC) + timedelta(minutes=90)).astimezone(LONDON)
+    assert (end.hour, end.fold) == (1, 1)
+    data = ical.new_event(uid="u", title="Late film", start=start, end=end, now=NOW)
+    (component,) = data.walk("VEVENT")
+    event = ical.to_event(
+        component, tz=LONDON, calendar="Personal", href="/u.ics", etag=None, recurring=False
+    )
+    assert isinstance(event.end, datetime)
+    assert event.end.astimezone(UTC) == datetime(2026, 10, 25, 1, 0, tzinfo=UTC)
+    assert b"DTSTART;TZID=Europe/London:20261025T003000" in data.to_ical()
+    assert b"DTEND:20261025T010000Z" in data.to_ical()

@@ -191,6 +191,17 @@ async def test_list_tasks_gives_open_todos_by_due_date(
     assert "0" in error_text(negative)
 
 
+async def test_list_tasks_with_a_huge_number_is_a_clear_error_not_an_overflow(
+    indexed: Settings, local_backend: LocalBackend
+) -> None:
+    async with connected(indexed, local_backend) as client:
+        huge = await client.call_tool("list_tasks", {"due_within_days": 10**30})
+        decade = structured(await client.call_tool("list_tasks", {"due_within_days": 3660}))
+    assert huge.is_error
+    assert "3660" in error_text(huge) and "OverflowError" not in error_text(huge)
+    assert decade["tasks"] and decade["more"] == 0
+
+
 async def test_reading_tools_change_nothing_in_the_vault(
     indexed: Settings, local_backend: LocalBackend, fake_ollama: FakeOllama
 ) -> None:

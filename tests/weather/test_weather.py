@@ -202,3 +202,22 @@ async def test_not_set_up(settings: Settings) -> None:
     with pytest.raises(WeatherUnavailable) as caught:
         await get_forecast(settings, now=NOW)
     assert str(caught.value) == NOT_SET_UP
+
+
+async def test_nan_and_infinity_in_the_answer_are_figures_not_given(
+    wsettings: Settings, standin: OpenMeteoStandIn
+) -> None:
+    """Python's JSON reader accepts NaN and Infinity (the stand-in sends them as aiohttp
+    writes them): they read as missing, never as a crash or a '-inf °C'."""
+    daily = standin.body["daily"]
+    daily["temperature_2m_max"][3] = float("nan")
+    daily["temperature_2m_min"][3] = float("-inf")
+    daily["precipitation_probability_max"][3] = float("inf")
+    daily["weather_code"][3] = float("nan")
+    daily["temperature_2m_max"][4] = 1e300  # a number, but no temperature
+    forecast = await get_forecast(wsettings, now=NOW)
+    thursday = forecast.on(date(2026, 10, 29))
+    assert thursday == DayForecast(date(2026, 10, 29), None, None, None, None)
+    assert day_line(thursday, TODAY) == "Thursday 29 October (in 3 days): no figures given"
+    friday = forecast.on(date(2026, 10, 30))
+    assert friday is not None and friday.high is None and friday.low is not None

@@ -15,24 +15,28 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
-from commonplace.assistant.gate import Described, Stale
+from commonplace.assistant.gate import Described, Stale, Unconfirmed
 from commonplace.assistant.registry import Param, Propose, Tool, ToolContext, ToolError
 from commonplace.calendar import (
     NOT_SET_UP,
     CalendarClient,
     CalendarError,
-    CalendarNotSetUp,
+    ChangeUnconfirmed,
     Event,
     EventChanged,
+    unreadable_note,
 )
+from commonplace.calendar.ical import clean_title
 from commonplace.calendar.text import event_line, listing
-from commonplace.dates import clock, day_for_model, day_name, day_name_year
+from commonplace.dates import clock, clock_exact, day_for_model, day_name_near, day_name_year
 
 MAX_DAYS = 14  # the longest window one read covers
 MAX_AHEAD = timedelta(days=366)  # how far ahead an event may be added or moved
+MAX_AWAY = timedelta(days=3660)  # how far from today a read may look (ten years)
 MAX_LISTED = 5  # events named when the words match several
 
 
@@ -43,10 +47,15 @@ def _iso(value: datetime | date | None) -> str | None:
     return None if value is None else value.isoformat()
 
 
-def _value(text: Any) -> datetime | date | None:
+def _value(text: Any, tz: ZoneInfo) -> datetime | date | None:
+    """A pinned time read back, on the owner's clock in their zone (an ISO string carries only
+    an offset, which is no zone: written to the calendar, it would make a bogus TZID)."""
     if text is None:
         return None
-    return datetime.fromisoformat(str(text)) if "T" in str(text) else date.fromisoformat(str(text))
+    if "T" not in str(text):
+        return date.fromisoformat(str(text))
+    moment = datetime.fromisoformat(str(text))
+    return moment.astimezone(tz) if moment.tzinfo is not None else moment.replace(tzinfo=tz)
 
 
 def pin(event: Event) -> dict[str, Any]:
@@ -64,31 +73,79 @@ def pin(event: Event) -> dict[str, Any]:
 
 def when(start: datetime | date, today: date) -> str:
     """'Thursday 29 October at 16:00', 'Friday 30 October (all day)'; the year when it is not
-    this year's."""
-    day = start.date() if isinstance(start, datetime) else start
-    name = day_name(day) if day.year == today.year else day_name_year(day)
-    return f"{name} at {clock(start)}" if isinstance(start, datetime) else f"{name} (all day)"
+    this year's, the zone in the hour the clocks go back."""
+    if not isinstance(start, datetime):
+        return f"{day_name_near(start, today)} (all day)"
+    return f"{day_name_near(start.date(), today)} at {clock_exact(start)}"
 
 
 def span_words(start: datetime | date, end: datetime | date | None, today: date) -> str:
     """For a new event: 'Saturday 7 November from 10:00 to 11:00', '... (all day)'."""
     if isinstance(start, datetime) and isinstance(end, datetime) and end.date() == start.date():
-        day = day_name(start.date()) if start.year == today.year else day_name_year(start.date())
-        return f"{day} from {clock(start)} to {clock(end)}"
+        return (
+            f"{day_name_near(start.date(), today)} from {clock_exact(start)} to {clock_exact(end)}"
+        )
     return when(start, today)
 
 
-def what_changed(params: Mapping[str, Any], now_event: Event | None, today: date) -> str:
+# -- times on the owner's clock: DST ----------------------------------------------------------
+
+
+def on_the_clock(day: date, at: time, tz: ZoneInfo) -> datetime:
+    """`at` on `day` in the owner's zone; ToolError when the clocks skip it that night. In the
+    hour that happens twice when they go back, the first is meant, and the question names the
+    zone ('01:30 BST'), so the owner sees which."""
+    moment = datetime.combine(day, at, tzinfo=tz)
+    if moment.astimezone(UTC).astimezone(tz).replace(tzinfo=None) != moment.replace(tzinfo=None):
+        raise ToolError(
+            f"{clock(at)} does not exist on {day_name_year(day)}: the clocks go forward that "
+            "night. Ask the owner for another time."
+        )
+    return moment
+
+
+def later(start: datetime, length: timedelta, tz: ZoneInfo) -> datetime:
+    """`length` of real time after `start`, on the owner's clock. Aware arithmetic within one
+    zone is wall-clock arithmetic: 90 minutes from 00:30 on the night the clocks go forward
+    must end at 03:00, not 02:00."""
+    return (start.astimezone(UTC) + length).astimezone(tz)
+
+
+def real_length(start: datetime, end: datetime) -> timedelta:
+    return end.astimezone(UTC) - start.astimezone(UTC)
+
+
+def what_changed(
+    params: Mapping[str, Any], now_event: Event | None, today: date, tz: ZoneInfo
+) -> str:
     title = str(params["title"])
-    start = _value(params["start"])
+    start = _value(params["start"], tz)
     was = when(start, today) if start is not None else "its time"
     if now_event is None:
         return f'"{title}" on {was} is no longer on the calendar.'
     if now_event.title != title:
         return f'"{title}" on {was} was renamed "{now_event.title}" on the calendar meanwhile.'
-    if now_event.start != start:
+    if not _same_moment(now_event.start, start):
         return f'"{title}" was moved to {when(now_event.start, today)} on the calendar meanwhile.'
     return f'"{title}" on {was} was changed on the calendar meanwhile.'
+
+
+def _same_moment(a: datetime | date | None, b: datetime | date | None) -> bool:
+    """Equal as instants (within one zone `==` compares the clock, and so cannot tell 01:30 BST
+    from 01:30 GMT)."""
+    if isinstance(a, datetime) and isinstance(b, datetime):
+        return a.astimezone(UTC) == b.astimezone(UTC)
+    return type(a) is type(b) and a == b
+
+
+def unconfirmed(exc: ChangeUnconfirmed, fact: str, on: datetime | date) -> Unconfirmed:
+    """A change sent without an answer: the owner is told it may have been made, and how to
+    look (the gate must not say "Nothing was changed", which may be false)."""
+    day = on.date() if isinstance(on, datetime) else on
+    return Unconfirmed(
+        f"{exc} Check whether {fact} (`commonplace calendar --date {day.isoformat()}`, or your "
+        "calendar app) before asking again."
+    )
 
 
 def occurrence_note(params: Mapping[str, Any]) -> str:
@@ -133,6 +190,13 @@ def _calendar_error(exc: CalendarError) -> ToolError:
     return ToolError(str(exc))
 
 
+def near(day: date | None, today: date, name: str) -> None:
+    """A day to read must be within ten years of today (a model's '9999-12-31' is a mistake,
+    and would overflow the date arithmetic)."""
+    if day is not None and not today - MAX_AWAY <= day <= today + MAX_AWAY:
+        raise ToolError(f"'{name}' {day.isoformat()} must be within ten years of today")
+
+
 # -- the tools ----------------------------------------------------------------------------------
 
 
@@ -141,6 +205,7 @@ def calendar_tools(calendar: CalendarClient) -> list[Tool]:
 
     def window(args: dict[str, Any], ctx: ToolContext, default_days: int) -> tuple[date, int]:
         first: date = args["day"] or ctx.today
+        near(first, ctx.today, "day")
         days: int = args["days"] if args["days"] is not None else default_days
         if not 1 <= days <= MAX_DAYS:
             raise ToolError(f"'days' must be 1 to {MAX_DAYS}")
@@ -154,7 +219,7 @@ def calendar_tools(calendar: CalendarClient) -> list[Tool]:
             events = await calendar.events_on(first, days)
         except CalendarError as exc:
             raise _calendar_error(exc) from None
-        return listing(events, first, days, zone)
+        return listing(events, first, days, zone, unreadable=events.unreadable)
 
     async def find_events(ctx: ToolContext, args: dict[str, Any]) -> str:
         if not calendar.configured:
@@ -167,18 +232,20 @@ def calendar_tools(calendar: CalendarClient) -> list[Tool]:
             raise _calendar_error(exc) from None
         last = first + timedelta(days=days - 1)
         span = f"from {day_for_model(first, ctx.today)} to {day_for_model(last, ctx.today)}"
-        if not hits:
-            return f"No event with {words!r} in its title {span}. Times are in {zone}."
         lines = [f"Events with {words!r} in their title {span} (times in {zone}):"]
+        if not hits:
+            lines = [f"No event with {words!r} in its title {span}. Times are in {zone}."]
         for event in hits:
             lines.append(f"{day_for_model(event.day, ctx.today)}:")
             lines.append(event_line(event, notes=True))
+        if hits.unreadable:
+            lines.append(unreadable_note(hits.unreadable))
         return "\n".join(lines)
 
     async def add_event(ctx: ToolContext, args: dict[str, Any]) -> str | Propose:
         if not calendar.configured:
             return NOT_SET_UP
-        title = " ".join(str(args["title"]).split())
+        title = clean_title(str(args["title"]))
         if not title:
             raise ToolError("the event needs a title")
         day: date = args["day"]
@@ -193,8 +260,8 @@ def calendar_tools(calendar: CalendarClient) -> list[Tool]:
             minutes: int = args["minutes"]
             if not 1 <= minutes <= 24 * 60:
                 raise ToolError("'minutes' must be 1 to 1440")
-            start = datetime.combine(day, at, tzinfo=calendar.tz)
-            end = start + timedelta(minutes=minutes)
+            start = on_the_clock(day, at, calendar.tz)
+            end = later(start, timedelta(minutes=minutes), calendar.tz)
         return Propose(
             "add_event",
             {"title": title, "start": _iso(start), "end": _iso(end), "all_day": at is None},
@@ -207,20 +274,27 @@ def calendar_tools(calendar: CalendarClient) -> list[Tool]:
         new_time: time | None = args["new_time"]
         if new_day is None and new_time is None:
             raise ToolError("say the new day (new_day), the new time (new_time), or both")
+        if new_day is not None and not ctx.today <= new_day <= ctx.today + MAX_AHEAD:
+            raise ToolError(f"{new_day.isoformat()} must be between today and a year from now")
+        near(args["on_day"], ctx.today, "on_day")
         try:
             event = await find_one(calendar, str(args["event"]), args["on_day"], ctx.today)
         except CalendarError as exc:
             raise _calendar_error(exc) from None
         start, end = moved_times(event, new_day, new_time, calendar)
-        if not ctx.today <= (start.date() if isinstance(start, datetime) else start):
+        start_day = start.date() if isinstance(start, datetime) else start
+        if not ctx.today <= start_day:
             raise ToolError("the new time is in the past")
-        if start == event.start:
+        if start_day > ctx.today + MAX_AHEAD:  # an event found far ahead, given a new time
+            raise ToolError(f"{start_day.isoformat()} must be between today and a year from now")
+        if _same_moment(start, event.start):
             raise ToolError(f'"{event.title}" is already on {when(event.start, ctx.today)}')
         return Propose("move_event", {**pin(event), "new_start": _iso(start), "new_end": _iso(end)})
 
     async def delete_event(ctx: ToolContext, args: dict[str, Any]) -> str | Propose:
         if not calendar.configured:
             return NOT_SET_UP
+        near(args["on_day"], ctx.today, "on_day")
         try:
             event = await find_one(calendar, str(args["event"]), args["on_day"], ctx.today)
         except CalendarError as exc:
@@ -298,20 +372,20 @@ def calendar_tools(calendar: CalendarClient) -> list[Tool]:
 def moved_times(
     event: Event, new_day: date | None, new_time: time | None, calendar: CalendarClient
 ) -> tuple[datetime | date, datetime | date | None]:
-    """The new start and end: the same length, on the new day and/or at the new time."""
-    if event.all_day:
+    """The new start and end: the same length (of real time, also across a clock change), on
+    the new day and/or at the new time."""
+    if event.all_day or not isinstance(event.start, datetime):
         if new_time is not None:
             raise ToolError(f'"{event.title}" is an all-day event: give only new_day')
-        assert new_day is not None and not isinstance(event.start, datetime)
-        length = (event.end - event.start) if isinstance(event.end, date) else timedelta(days=1)
-        return new_day, new_day + length
-    assert isinstance(event.start, datetime)
+        assert new_day is not None
+        first = event.start if not isinstance(event.start, datetime) else event.start.date()
+        days = (event.end - first) if isinstance(event.end, date) else timedelta(days=1)
+        return new_day, new_day + max(days, timedelta(days=1))
     day = new_day or event.start.date()
-    start = datetime.combine(day, new_time or event.start.time(), tzinfo=calendar.tz)
-    if event.end is None:
+    start = on_the_clock(day, new_time or event.start.time(), calendar.tz)
+    if not isinstance(event.end, datetime):
         return start, None
-    assert isinstance(event.end, datetime)
-    return start, start + (event.end - event.start)
+    return start, later(start, real_length(event.start, event.end), calendar.tz)
 
 
 # -- the actions (run only by the gate, after Yes) ----------------------------------------------
@@ -327,12 +401,10 @@ class _EventAction:
             raise ToolError(NOT_SET_UP)
         try:
             event = await self.calendar.get(str(params["href"]), params.get("recurrence_id"))
-        except CalendarNotSetUp as exc:
-            raise ToolError(str(exc)) from None
         except CalendarError as exc:
             raise ToolError(str(exc)) from None
         if event is None or event.etag != params.get("etag"):
-            raise Stale(what_changed(params, event, now.date()))
+            raise Stale(what_changed(params, event, now.date(), self.calendar.tz))
         return event
 
 
@@ -341,10 +413,10 @@ class MoveEvent(_EventAction):
     kind: str = "move_event"
 
     def _target(self, params: Mapping[str, Any]) -> tuple[datetime | date, datetime | date | None]:
-        start = _value(params["new_start"])
+        start = _value(params["new_start"], self.calendar.tz)
         if start is None:
             raise ToolError("the new time is missing")
-        return start, _value(params.get("new_end"))
+        return start, _value(params.get("new_end"), self.calendar.tz)
 
     async def describe(self, params: Mapping[str, Any], now: datetime) -> Described:
         event = await self.current(params, now)
@@ -362,7 +434,11 @@ class MoveEvent(_EventAction):
         try:
             await self.calendar.move(event, start, end)
         except EventChanged as exc:
-            raise Stale(what_changed(params, exc.current, now.date())) from None
+            raise Stale(what_changed(params, exc.current, now.date(), self.calendar.tz)) from None
+        except ChangeUnconfirmed as exc:
+            raise unconfirmed(
+                exc, f'"{event.title}" is on {when(start, now.date())}', start
+            ) from None
         except CalendarError as exc:
             raise ToolError(str(exc)) from None
         return f'Moved "{event.title}" to {when(start, now.date())}{occurrence_note(params)}.'
@@ -384,7 +460,11 @@ class DeleteEvent(_EventAction):
         try:
             await self.calendar.delete(event)
         except EventChanged as exc:
-            raise Stale(what_changed(params, exc.current, now.date())) from None
+            raise Stale(what_changed(params, exc.current, now.date(), self.calendar.tz)) from None
+        except ChangeUnconfirmed as exc:
+            raise unconfirmed(
+                exc, f'"{event.title}" is still on {when(event.start, now.date())}', event.start
+            ) from None
         except CalendarError as exc:
             raise ToolError(str(exc)) from None
         return (
@@ -400,10 +480,10 @@ class AddEvent:
     def _event(
         self, params: Mapping[str, Any]
     ) -> tuple[str, datetime | date, datetime | date | None]:
-        start = _value(params["start"])
+        start = _value(params["start"], self.calendar.tz)
         if start is None:
             raise ToolError("the start is missing")
-        return str(params["title"]), start, _value(params.get("end"))
+        return str(params["title"]), start, _value(params.get("end"), self.calendar.tz)
 
     async def describe(self, params: Mapping[str, Any], now: datetime) -> Described:
         if not self.calendar.configured:
@@ -427,6 +507,8 @@ class AddEvent:
             event, created = await self.calendar.add(title, start, end)
         except EventChanged as exc:
             raise Stale(str(exc)) from None
+        except ChangeUnconfirmed as exc:
+            raise unconfirmed(exc, f'"{title}" is on {when(start, now.date())}', start) from None
         except CalendarError as exc:
             raise ToolError(str(exc)) from None
         if not created:

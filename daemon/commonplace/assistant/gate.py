@@ -28,6 +28,11 @@ class Stale(Exception):
     """The object the question was about changed or is gone; str() tells the owner what."""
 
 
+class Unconfirmed(Exception):
+    """The change was sent and no answer came (a calendar server that is slow): it may have
+    been made, or not. str() says so and how to check; never "Nothing was changed"."""
+
+
 @dataclass(frozen=True)
 class Described:
     question: str  # written by the program from the real object
@@ -76,7 +81,7 @@ class Refused(Exception):
 
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)
-        self.code = code  # unknown | expired | answered | changed | failed
+        self.code = code  # unknown | expired | answered | changed | failed | unconfirmed
         self.message = message
 
 
@@ -112,3 +117,5 @@ async def confirm(actions: Mapping[str, Action], proposal: Proposal, now: dateti
         raise Refused("changed", f"Nothing was changed: {exc}") from None
     except ToolError as exc:
         raise Refused("failed", f"Nothing was changed: {exc}") from None
+    except Unconfirmed as exc:
+        raise Refused("unconfirmed", str(exc)) from None

@@ -17,7 +17,7 @@ from datetime import date, datetime, timedelta
 from pathlib import PurePosixPath
 from typing import Any
 
-from commonplace.assistant.days import day_for_model, day_name, day_name_year
+from commonplace.assistant.days import day_for_model
 from commonplace.assistant.gate import Described, Stale
 from commonplace.assistant.registry import (
     Param,
@@ -35,6 +35,7 @@ from commonplace.assistant.vaultfiles import (
     write_lines,
 )
 from commonplace.config import Settings
+from commonplace.dates import day_name_near
 from commonplace.vault import NoteSkipped, in_folder, iter_note_paths, read_note
 from commonplace.vault.markdown import logseq_deadline, strip_due_markers, todo_line
 from commonplace.vault.markdown import todos as parse_todos
@@ -71,8 +72,7 @@ def task_label(task: Task, today: date) -> str:
     """How the owner's question names a task: 'Order timber (due Friday 23 October)'."""
     if task.due is None:
         return task.text
-    when = day_name(task.due) if task.due.year == today.year else day_name_year(task.due)
-    return f"{task.text} (due {when})"
+    return f"{task.text} (due {day_name_near(task.due, today)})"
 
 
 class TaskReader:

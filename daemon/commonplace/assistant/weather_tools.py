@@ -14,6 +14,7 @@ from commonplace.config import Settings
 from commonplace.weather import NOT_SET_UP, WeatherUnavailable, forecast_text, get_forecast
 
 MAX_DAYS = 14
+MAX_AWAY_DAYS = 366  # the forecast covers a week; a day further than this is a mistake
 
 
 def weather_tools(settings: Settings) -> list[Tool]:
@@ -24,6 +25,8 @@ def weather_tools(settings: Settings) -> list[Tool]:
         days: int = args["days"]
         if not 1 <= days <= MAX_DAYS:
             raise ToolError(f"'days' must be 1 to {MAX_DAYS}")
+        if abs((first - ctx.today).days) > MAX_AWAY_DAYS:  # a mistake, and no date past 9999
+            raise ToolError(f"'day' {first.isoformat()} must be within a year of today")
         try:
             forecast = await get_forecast(settings, now=ctx.now)
         except WeatherUnavailable as exc:

@@ -37,10 +37,11 @@ async def make_briefing(
     settings: Settings, day: date, *, calendar: CalendarClient, now: datetime
 ) -> Briefing:
     """Read the three sources (each may fail on its own) and write the text."""
-    events, calendar_problem = None, None
+    events, calendar_problem, unreadable = None, None, 0
     if calendar.configured:
         try:
             events = await calendar.events_on(day)
+            unreadable = events.unreadable
         except CalendarNotSetUp:
             pass
         except CalendarError as exc:
@@ -63,6 +64,7 @@ async def make_briefing(
         overdue=overdue,
         weather=weather,
         weather_problem=weather_problem,
+        unreadable=unreadable,
     )
     return Briefing(day, text)
 

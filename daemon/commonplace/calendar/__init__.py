@@ -6,8 +6,11 @@ from commonplace.calendar.models import (
     CalendarError,
     CalendarNotSetUp,
     CalendarUnavailable,
+    ChangeUnconfirmed,
     Event,
     EventChanged,
+    EventList,
+    unreadable_note,
 )
 
 __all__ = [
@@ -17,7 +20,10 @@ __all__ = [
     "CalendarError",
     "CalendarNotSetUp",
     "CalendarUnavailable",
+    "ChangeUnconfirmed",
     "Event",
     "EventChanged",
+    "EventList",
     "read_password",
+    "unreadable_note",
 ]

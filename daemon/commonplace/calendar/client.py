@@ -1,20 +1,32 @@
 """The owner's calendars over CalDAV, with the `caldav` library.
 
 caldav's synchronous client is the well-tested one, so each operation runs in a worker thread,
-one at a time (a lock), and the caller's wait is bounded by `[calendar] timeout_s` as a whole,
-as is every HTTP request inside it. Whatever goes wrong on the wire (refused, slow, a login
-refused, a server error) comes out as one `CalendarUnavailable` sentence with what to do, never
-a traceback; the password is never logged or put into a message.
+one at a time (a lock). Every HTTP request is bounded by `[calendar] timeout_s`, and so is the
+caller's wait for everything a call reads. Whatever goes wrong on the wire (refused, slow, a
+login refused, a server error) comes out as one `CalendarUnavailable` sentence with what to do,
+never a traceback; the password is never logged or put into a message.
 
-Changes compare and write: `move` and `delete` carry the ETag of the event the owner said Yes
-to, as If-Match. The server refuses (412) if anything changed it since, and nothing is written.
-`add` writes a UID made from the request (see `stable_uid`) with If-None-Match: *, after
-checking that no event with the same title and start exists, so a retried Yes never makes two.
+A change (PUT or DELETE) is the exception to the wait: a thread cannot be stopped, so once the
+request is sent, giving up on it would leave the change to happen unseen while the owner is told
+nothing changed. So the reads before it share `timeout_s`, and a write never starts once the
+caller has stopped waiting (`_Attempt`); once sent, its answer is waited for (its own request
+timeout), and a write that gets no answer is `ChangeUnconfirmed`: it may have been made.
+
+Changes compare and write. `move` and `delete` read the event again, refuse unless its ETag is
+the one the owner said Yes to, and send that ETag as If-Match (`precondition="etag"`: never
+If-Schedule-Tag-Match, under which a server merges an attendee's reply instead of refusing), so
+the server refuses (412) if anything changed it since. A weak ETag (`W/"..."`, as GMX gives) can
+never match If-Match (RFC 9110 compares strongly): then the re-read just before the write is the
+only comparison, and the write itself is unconditional (a Schedule-Tag, if the server gave one,
+is still sent). `add` writes a UID made from the request (see `stable_uid`) with If-None-Match: *,
+after checking that no event with the same title and start exists, so a retried Yes never makes
+two.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import threading
@@ -37,8 +49,10 @@ from commonplace.calendar.models import (
     CalendarError,
     CalendarNotSetUp,
     CalendarUnavailable,
+    ChangeUnconfirmed,
     Event,
     EventChanged,
+    EventList,
 )
 from commonplace.config import CalendarSettings, Settings
 
@@ -47,6 +61,7 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 PASSWORD_ENV = "COMMONPLACE_CALDAV_PASSWORD"
 DISCOVERY_TTL_S = 600.0  # calendars are listed again after this long
+ANSWER_GRACE_S = 2.0  # beyond a sent change's own request timeout, before it is "unconfirmed"
 NOT_SET_UP = (
     "The calendar is not set up: set [calendar] url and username in commonplace.toml and put "
     "the app password in the file named by password_file (see the README's calendar section)."
@@ -75,6 +90,59 @@ def _host(url: str) -> str:
     return urlsplit(url).netloc or url
 
 
+class _GaveUp(CalendarError):
+    """The caller stopped waiting before this call's change was sent: it is never sent."""
+
+
+class _Attempt:
+    """One call's work in the worker thread, and its point of no return.
+
+    The caller stops waiting after timeout_s, but a thread cannot be stopped: left alone, it
+    would go on to write after the owner was told that nothing changed. So a write asks
+    `begin_write` first, which refuses once the caller gave up; and once a write is on its way,
+    `give_up` answers True: "nothing was changed" is no longer known to be true.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._given_up = False
+        self._state = "reading"  # -> "sent" -> "made" | "refused"
+
+    def check(self) -> None:
+        with self._lock:
+            if self._given_up:
+                raise _GaveUp("the caller stopped waiting")
+
+    def begin_write(self) -> None:
+        with self._lock:
+            if self._given_up:
+                raise _GaveUp("the caller stopped waiting; nothing was sent")
+            self._state = "sent"
+
+    def answered(self, *, made: bool) -> None:
+        with self._lock:
+            self._state = "made" if made else "refused"
+
+    @property
+    def sent(self) -> bool:
+        """A change went out and its answer has not come: it may have been made."""
+        with self._lock:
+            return self._state == "sent"
+
+    def give_up(self) -> bool:
+        """The caller stops waiting; True if a change may already have been made."""
+        with self._lock:
+            self._given_up = True
+            return self._state in ("sent", "made")
+
+
+def _collect(work: asyncio.Future[Any]) -> None:
+    """A call the caller stopped waiting for still ends: its outcome is taken here, so asyncio
+    does not report an exception nobody retrieved."""
+    if not work.cancelled():
+        work.exception()
+
+
 class CalendarClient:
     """Read and change the owner's calendars. One per daemon; safe to share between tasks."""
 
@@ -87,22 +155,38 @@ class CalendarClient:
         self._client: DAVClient | None = None
         self._calendars: list[tuple[str, Any]] = []
         self._listed_at = -DISCOVERY_TTL_S
+        self._attempt = _Attempt()  # the call running in the worker thread (under _lock)
 
     @property
     def configured(self) -> bool:
         return self.config.configured
 
-    # -- the async face: every call bounded by timeout_s --------------------------------------
+    # -- the async face: every call bounded by timeout_s, a change once sent by its answer ------
 
     async def _call(self, fn: Callable[..., T], *args: Any) -> T:
         if not self.configured:
             raise CalendarNotSetUp(NOT_SET_UP)
+        attempt = _Attempt()
         started = time.monotonic()
+        work = asyncio.ensure_future(asyncio.to_thread(self._guarded, attempt, fn, *args))
+        work.add_done_callback(_collect)
         try:
-            async with asyncio.timeout(self.config.timeout_s):
-                return await asyncio.to_thread(self._guarded, fn, *args)
-        except TimeoutError:
-            raise CalendarUnavailable(self._slow()) from None
+            try:
+                async with asyncio.timeout(self.config.timeout_s):
+                    return await asyncio.shield(work)
+            except TimeoutError:
+                if not attempt.give_up():  # nothing was sent, and now nothing will be
+                    raise CalendarUnavailable(self._slow()) from None
+            # A change is on its way: wait for the server's answer to it, which its own
+            # request timeout bounds; past that, nobody can say whether it was made.
+            try:
+                async with asyncio.timeout(self.config.timeout_s + ANSWER_GRACE_S):
+                    return await asyncio.shield(work)
+            except TimeoutError:
+                raise ChangeUnconfirmed(self._unconfirmed()) from None
+        except asyncio.CancelledError:
+            attempt.give_up()
+            raise
         finally:
             log.debug("calendar %s: %.2f s", fn.__name__, time.monotonic() - started)
 
@@ -113,27 +197,25 @@ class CalendarClient:
                 self._client.close()
                 self._client = None
 
-    async def calendar_names(self) -> list[str]:
-        """The calendars read (after `[calendar] read`), by display name."""
-        return await self._call(lambda: [name for name, _ in self._list()])
-
     async def all_calendar_names(self) -> list[str]:
         """Every calendar of the account, for set-up help (doctor)."""
         return await self._call(self._all_names)
 
-    async def events(self, start: datetime, end: datetime) -> list[Event]:
-        """Events (each occurrence of a recurring one) overlapping [start, end), sorted."""
+    async def events(self, start: datetime, end: datetime) -> EventList:
+        """Events (each occurrence of a recurring one) overlapping [start, end), sorted; those
+        that cannot be read are left out and counted (`EventList.unreadable`)."""
         return await self._call(self._events, start, end)
 
-    async def events_on(self, first: date, days: int = 1) -> list[Event]:
+    async def events_on(self, first: date, days: int = 1) -> EventList:
         start = datetime.combine(first, datetime.min.time(), tzinfo=self.tz)
         end = datetime.combine(first + timedelta(days=days), datetime.min.time(), tzinfo=self.tz)
         return await self.events(start, end)
 
-    async def find(self, words: str, first: date, days: int) -> list[Event]:
-        """Events in the window whose title holds every word (the start of a word counts)."""
+    async def find(self, words: str, first: date, days: int) -> EventList:
+        """Events in the window whose title holds every word (the start of a word counts); an
+        event that cannot be read might have matched, so its count is kept."""
         found = await self.events_on(first, days)
-        return [e for e in found if title_matches(words, e.title)]
+        return EventList((e for e in found if title_matches(words, e.title)), found.unreadable)
 
     async def identical(self, title: str, start: datetime | date) -> Event | None:
         """An event with this title and start in a calendar read, if there is one."""
@@ -164,51 +246,89 @@ class CalendarClient:
 
     # -- error boundary ---------------------------------------------------------------------
 
-    def _guarded(self, fn: Callable[..., T], *args: Any) -> T:
+    def _guarded(self, attempt: _Attempt, fn: Callable[..., T], *args: Any) -> T:
         with self._lock:
+            attempt.check()  # the caller may have stopped waiting while another call ran
+            self._attempt = attempt
             try:
                 return fn(*args)
             except CalendarError:
                 raise
-            except dav_error.AuthorizationError:
+            except Exception as exc:
                 self._forget()
-                raise CalendarUnavailable(self._refused()) from None
-            except niquests.exceptions.Timeout:
-                self._forget()
-                raise CalendarUnavailable(self._slow()) from None
-            except (niquests.exceptions.RequestException, OSError) as exc:
-                self._forget()
-                log.info("calendar at %s: %s", _host(self.config.url), type(exc).__name__)
-                raise CalendarUnavailable(
-                    f"The calendar at {_host(self.config.url)} is not answering "
-                    f"({_reason(exc)}). Check [calendar] url, and that the server is up and "
-                    "this computer is online."
-                ) from None
-            except dav_error.DAVError as exc:
-                self._forget()
-                log.info("calendar at %s: %s", _host(self.config.url), type(exc).__name__)
-                raise CalendarUnavailable(
-                    f"The calendar at {_host(self.config.url)} answered with an error "
-                    f"({type(exc).__name__}, {getattr(exc, 'reason', '') or 'no reason given'}). "
-                    "Run `commonplace doctor` to check the set-up."
-                ) from None
+                if attempt.sent:
+                    log.info("calendar at %s: no answer to a change (%s)", self._where, _name(exc))
+                    raise ChangeUnconfirmed(self._unconfirmed()) from None
+                raise self._unavailable(exc) from None
+
+    def _unavailable(self, exc: Exception) -> CalendarUnavailable:
+        """What went wrong on the wire (or in what the server sent), as one sentence."""
+        if isinstance(exc, dav_error.AuthorizationError):
+            return CalendarUnavailable(self._refused())
+        if isinstance(exc, niquests.exceptions.Timeout):
+            return CalendarUnavailable(self._slow())
+        log.info("calendar at %s: %s", self._where, _name(exc))
+        if isinstance(exc, niquests.exceptions.RequestException | OSError):
+            return CalendarUnavailable(
+                f"The calendar at {self._where} is not answering ({_reason(exc)}). Check "
+                "[calendar] url, and that the server is up and this computer is online."
+            )
+        if isinstance(exc, dav_error.DAVError):
+            return CalendarUnavailable(
+                f"The calendar at {self._where} answered with an error ({_name(exc)}, "
+                f"{getattr(exc, 'reason', '') or 'no reason given'}). Run `commonplace doctor` "
+                "to check the set-up."
+            )
+        # not the wire: what the server sent could not be read (or a mistake here); one
+        # sentence for the owner, the traceback for the log
+        log.exception("calendar at %s: cannot read what the server sent", self._where)
+        return CalendarUnavailable(
+            f"The calendar at {self._where} sent something that cannot be read ({_name(exc)}). "
+            "Run `commonplace doctor` to check the set-up."
+        )
+
+    def _send(self, change: Callable[[], T]) -> T:
+        """Send one change (PUT or DELETE). Refused if the caller has stopped waiting; past
+        this point the change may be made, whatever becomes of the answer."""
+        self._attempt.begin_write()
+        try:
+            result = change()
+        except (dav_error.DAVError, niquests.exceptions.ConnectTimeout):
+            self._attempt.answered(made=False)  # refused, or never reached the server
+            raise
+        self._attempt.answered(made=True)
+        return result
+
+    @property
+    def _where(self) -> str:
+        return _host(self.config.url)
 
     def _slow(self) -> str:
         return (
-            f"The calendar at {_host(self.config.url)} did not answer within "
+            f"The calendar at {self._where} did not answer within "
             f"{self.config.timeout_s:g} s. Try again later, or raise [calendar] timeout_s."
+        )
+
+    def _unconfirmed(self) -> str:
+        return (
+            f"The calendar at {self._where} did not answer the change within "
+            f"{self.config.timeout_s:g} s, so it may have been made, or not."
         )
 
     def _refused(self) -> str:
         return (
-            f"The calendar at {_host(self.config.url)} refused the login for "
+            f"The calendar at {self._where} refused the login for "
             f"{self.config.username or '(no username)'}. Check [calendar] username and the app "
             f"password (in [calendar] password_file or {PASSWORD_ENV}); many providers need an "
             "app password, not your usual one."
         )
 
     def _forget(self) -> None:
-        """After a failure the next call connects afresh (a new password file, a new URL)."""
+        """After a failure the next call connects afresh (a new password file, a new URL, and
+        no connection left waiting for an answer that never came)."""
+        if self._client is not None:
+            with contextlib.suppress(Exception):
+                self._client.close()
         self._client = None
         self._calendars = []
         self._listed_at = -DISCOVERY_TTL_S
@@ -266,28 +386,37 @@ class CalendarClient:
             )
         return calendars[0]
 
-    def _events(self, start: datetime, end: datetime) -> list[Event]:
+    def _events(self, start: datetime, end: datetime) -> EventList:
         found: list[Event] = []
+        unreadable = 0
         for name, calendar in self._list():
             results = calendar.search(
                 event=True, start=start, end=end, expand=True, split_expanded=False
             )
             for obj in results:
-                data = obj.get_icalendar_instance()
-                found.extend(
-                    e
-                    for e in ical.events_of(
-                        data,
-                        tz=self.tz,
-                        calendar=name,
-                        href=str(obj.url),
-                        etag=obj.etag,
-                        recurring=False,
-                    )
-                    if _overlaps(e, start, end)
+                try:
+                    data = obj.get_icalendar_instance()
+                except ValueError:
+                    unreadable += 1
+                    log.warning("calendar: %s cannot be read; left out", obj.url)
+                    continue
+                events, bad = ical.events_of(
+                    data,
+                    tz=self.tz,
+                    calendar=name,
+                    href=str(obj.url),
+                    etag=obj.etag,
+                    recurring=False,
                 )
-        log.info("calendar: %d event(s) from %d calendar(s)", len(found), len(self._list()))
-        return sorted(found, key=Event.sort_key)
+                unreadable += bad
+                found.extend(e for e in events if _overlaps(e, start, end))
+        log.info(
+            "calendar: %d event(s) from %d calendar(s), %d unreadable",
+            len(found),
+            len(self._list()),
+            unreadable,
+        )
+        return EventList(sorted(found, key=Event.sort_key), unreadable)
 
     def _calendar_of(self, href: str) -> tuple[str, Any]:
         for name, calendar in self._list():
@@ -314,14 +443,18 @@ class CalendarClient:
         component = ical.find_occurrence(data, recurrence_id, self.tz)
         if component is None:
             return None
-        event = ical.to_event(
-            component,
-            tz=self.tz,
-            calendar=name,
-            href=str(obj.url),
-            etag=obj.etag,
-            recurring=ical.is_series(data),
-        )
+        try:
+            event = ical.to_event(
+                component,
+                tz=self.tz,
+                calendar=name,
+                href=str(obj.url),
+                etag=obj.etag,
+                recurring=ical.is_series(data),
+            )
+        except ical.BadEvent as exc:
+            log.warning("calendar: the event at %s cannot be read: %s", obj.url, exc)
+            return None
         if recurrence_id is not None and event.recurrence_id is None:
             # the occurrence as the rule makes it: it is still that occurrence
             event = _with(event, recurrence_id=recurrence_id, recurring=True)
@@ -338,8 +471,10 @@ class CalendarClient:
         uid = ical.stable_uid(title, start, name)
         data = ical.new_event(uid=uid, title=title, start=start, end=end, now=_now(self.tz))
         try:
-            obj = calendar.add_event(
-                data.to_ical().decode("utf-8"), no_overwrite=True, increase_seqno=False
+            obj = self._send(
+                lambda: calendar.add_event(
+                    data.to_ical().decode("utf-8"), no_overwrite=True, increase_seqno=False
+                )
             )
         except dav_error.ConsistencyError:
             # the same request was written before (a retried Yes): that event is the answer
@@ -378,11 +513,16 @@ class CalendarClient:
         return loaded
 
     def _save(self, obj: Any, seen: Event) -> None:
-        """PUT with If-Match: exactly the version the owner said Yes to."""
+        """PUT with If-Match: exactly the version the owner said Yes to (see the module's
+        docstring for Schedule-Tags and weak ETags)."""
         obj.props[dav.GetEtag.tag] = seen.etag
         try:
-            obj.save(increase_seqno=False, only_this_recurrence=False)
-        except dav_error.ETagMismatchError:
+            self._send(
+                lambda: obj.save(
+                    increase_seqno=False, only_this_recurrence=False, precondition="etag"
+                )
+            )
+        except (dav_error.ETagMismatchError, dav_error.ScheduleTagMismatchError):
             raise self._changed(seen) from None
 
     def _changed(self, seen: Event) -> EventChanged:
@@ -409,12 +549,21 @@ class CalendarClient:
             self._save(obj, seen)
         else:
             try:
-                obj.delete(if_match=seen.etag)
-            except dav_error.ETagMismatchError:
+                self._send(lambda: obj.delete(if_match=_if_match(obj, seen), precondition="etag"))
+            except (dav_error.ETagMismatchError, dav_error.ScheduleTagMismatchError):
                 raise self._changed(seen) from None
             except dav_error.NotFoundError:
                 raise EventChanged(f'"{seen.title}" is no longer on the calendar.') from None
         log.info("calendar: deleted an event in %s", name)
+
+
+def _if_match(obj: Any, seen: Event) -> str | bool:
+    """The DELETE's precondition: the ETag the owner said Yes to, sent as If-Match; for a weak
+    one, which If-Match never matches, the Schedule-Tag if the server gave one (True), else
+    none (False): `_fresh` compared the ETag just before."""
+    if seen.etag and not seen.etag.startswith("W/"):
+        return seen.etag
+    return obj.schedule_tag is not None
 
 
 def _overlaps(event: Event, start: datetime, end: datetime) -> bool:
@@ -449,6 +598,10 @@ def _now(tz: Any) -> datetime:
 
 def _last_segment(url: str) -> str:
     return url.rstrip("/").rsplit("/", 1)[-1] or url
+
+
+def _name(exc: BaseException) -> str:
+    return type(exc).__name__
 
 
 def _reason(exc: BaseException) -> str:

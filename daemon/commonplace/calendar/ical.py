@@ -9,8 +9,10 @@ in the series' own timezone, so the rest of the series is untouched.
 from __future__ import annotations
 
 import hashlib
+import logging
+import unicodedata
 from collections.abc import Iterable
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -18,6 +20,8 @@ import icalendar
 import recurring_ical_events
 
 from commonplace.calendar.models import Event
+
+log = logging.getLogger(__name__)
 
 PRODID = "-//Commonplace//Assistant//EN"
 MAX_TITLE = 200
@@ -44,10 +48,29 @@ def occurrence_key(value: datetime | date, tz: ZoneInfo) -> str:
     return value.astimezone(UTC).isoformat()
 
 
+class BadEvent(ValueError):
+    """A component whose times cannot be read (another app stored something malformed). It is
+    left out of what is read, and only its place (the href) is logged: one bad event must not
+    hide the rest of the calendar."""
+
+
 def _dt(component: icalendar.Component, name: str) -> Any:
     """A date/time property's Python value (datetime, date or timedelta), None if absent."""
     prop: Any = component.get(name)
     return None if prop is None else prop.dt
+
+
+def _moment(component: icalendar.Component, name: str) -> datetime | date | None:
+    """A DTSTART/DTEND/RECURRENCE-ID value, None if absent; BadEvent if it is not a date or a
+    date-time (icalendar keeps an unparsable value as a property that raises on use, and a
+    PERIOD reads as a tuple)."""
+    try:
+        value = _dt(component, name)
+    except (ValueError, TypeError, AttributeError):
+        raise BadEvent(f"{name} cannot be read") from None
+    if value is not None and not isinstance(value, date):
+        raise BadEvent(f"{name} is not a date or a date-time")
+    return value  # type: ignore[no-any-return]
 
 
 def _text(component: icalendar.Component, name: str) -> str:
@@ -56,16 +79,40 @@ def _text(component: icalendar.Component, name: str) -> str:
 
 
 def _end(component: icalendar.Component, start: datetime | date) -> datetime | date | None:
-    if "DTEND" in component:
-        end: datetime | date = _dt(component, "DTEND")
-        return end
-    if "DURATION" in component:
-        duration = _dt(component, "DURATION")
-        if isinstance(duration, timedelta):
-            return start + duration
-    if not isinstance(start, datetime):
-        return start + timedelta(days=1)  # RFC 5545: an all-day event lasts its day
+    """DTEND, or DTSTART + DURATION; None when neither is given or can be read (the start
+    alone still says when the event is)."""
+    try:
+        if "DTEND" in component:
+            return _moment(component, "DTEND")
+        if "DURATION" in component:
+            duration = _dt(component, "DURATION")
+            if isinstance(duration, timedelta):
+                return start + duration
+    except (BadEvent, ValueError, TypeError, AttributeError, OverflowError):
+        return None
     return None
+
+
+def _fit_end(
+    start: datetime | date, end: datetime | date | None, tz: ZoneInfo
+) -> datetime | date | None:
+    """The end, in the user's zone and of the start's kind, or None if it is before the start.
+
+    RFC 5545 wants DTEND of DTSTART's type, but not every app writes it so: a date end of a
+    timed event is that day's midnight; a date-time end of an all-day event ends the day it
+    falls in (the next midnight if it is not midnight). An all-day event lasts at least its day.
+    """
+    if end is not None:
+        end = local(end, tz)
+        if isinstance(start, datetime) and not isinstance(end, datetime):
+            end = datetime.combine(end, time(0), tzinfo=tz)
+        elif not isinstance(start, datetime) and isinstance(end, datetime):
+            end = end.date() + timedelta(days=0 if end.time() == time(0) else 1)
+        if end < start:  # type: ignore[operator]  # same kind by now
+            end = None
+    if not isinstance(start, datetime) and (end is None or end <= start):
+        return start + timedelta(days=1)  # RFC 5545: an all-day event lasts its day
+    return end
 
 
 def to_event(
@@ -77,15 +124,21 @@ def to_event(
     etag: str | None,
     recurring: bool,
 ) -> Event:
-    raw_start: datetime | date = _dt(component, "DTSTART")
-    raw_end = _end(component, raw_start)
-    all_day = not isinstance(raw_start, datetime)
-    rid = _dt(component, "RECURRENCE-ID")
+    """One VEVENT as an `Event`; BadEvent if its start cannot be read.
+
+    The title becomes one line of at most MAX_TITLE characters: it reaches the model's tool
+    results and the owner's Yes/No questions, where a newline could forge a line of its own.
+    """
+    raw_start = _moment(component, "DTSTART")
+    if raw_start is None:
+        raise BadEvent("DTSTART is missing")
+    start = local(raw_start, tz)
+    rid = _moment(component, "RECURRENCE-ID")
     return Event(
-        title=_text(component, "SUMMARY") or "(no title)",
-        start=local(raw_start, tz),
-        end=None if raw_end is None else local(raw_end, tz),
-        all_day=all_day,
+        title=clean_title(_text(component, "SUMMARY")) or "(no title)",
+        start=start,
+        end=_fit_end(start, _end(component, raw_start), tz),
+        all_day=not isinstance(raw_start, datetime),
         calendar=calendar,
         uid=_text(component, "UID"),
         href=href,
@@ -109,13 +162,35 @@ def events_of(
     href: str,
     etag: str | None,
     recurring: bool,
-) -> list[Event]:
-    """The events of one resource's (already expanded) calendar data; cancelled ones left out."""
-    return [
-        to_event(c, tz=tz, calendar=calendar, href=href, etag=etag, recurring=recurring)
-        for c in ical.walk("VEVENT")
-        if "DTSTART" in c and not is_cancelled(c)
-    ]
+) -> tuple[list[Event], int]:
+    """The events of one resource's (already expanded) calendar data, cancelled ones left out;
+    and how many could not be read (no DTSTART, or times that are not times), which are left
+    out too and logged by href and UID only."""
+    found = []
+    bad = 0
+    for component in ical.walk("VEVENT"):
+        if is_cancelled(component):
+            continue
+        try:
+            found.append(
+                to_event(
+                    component,
+                    tz=tz,
+                    calendar=calendar,
+                    href=href,
+                    etag=etag,
+                    recurring=recurring,
+                )
+            )
+        except BadEvent as exc:
+            bad += 1
+            log.warning(
+                "calendar: an event in %s (UID %s) left out: %s",
+                href,
+                _text(component, "UID")[:120] or "none",
+                exc,
+            )
+    return found, bad
 
 
 def master(ical: icalendar.Calendar) -> icalendar.Component | None:
@@ -133,7 +208,10 @@ def is_series(ical: icalendar.Calendar) -> bool:
 
 def _override(ical: icalendar.Calendar, rid: str, tz: ZoneInfo) -> icalendar.Component | None:
     for component in ical.walk("VEVENT"):
-        value = _dt(component, "RECURRENCE-ID")
+        try:
+            value = _moment(component, "RECURRENCE-ID")
+        except BadEvent:
+            continue
         if value is not None and occurrence_key(value, tz) == rid:
             return component
     return None
@@ -192,9 +270,18 @@ def _set_times(
 ) -> None:
     for name in ("DTSTART", "DTEND", "DURATION"):
         component.pop(name, None)
-    component.add("DTSTART", start)
+    component.add("DTSTART", _unambiguous(start))
     if end is not None:
-        component.add("DTEND", end)
+        component.add("DTEND", _unambiguous(end))
+
+
+def _unambiguous(value: datetime | date) -> datetime | date:
+    """A time in the hour that happens twice, meant the second time (fold=1), in UTC: written
+    with its TZID it would be read as the first (RFC 5545, 3.3.5), an hour early."""
+    if not isinstance(value, datetime) or value.tzinfo is None or value.fold == 0:
+        return value
+    twice = value.replace(fold=0).utcoffset() != value.utcoffset()
+    return value.astimezone(UTC) if twice else value
 
 
 def _touch(component: icalendar.Component, now: datetime) -> None:
@@ -224,6 +311,7 @@ def move(
     if rid is None:
         _set_times(main, start, end)
         _touch(main, now)
+        ical.add_missing_timezones()  # the new times may be in another zone than the old
         return
     component = _override(ical, rid, tz)
     if component is None:
@@ -235,6 +323,7 @@ def move(
         ical.add_component(component)
     _set_times(component, start, end)
     _touch(component, now)
+    ical.add_missing_timezones()
 
 
 def delete_occurrence(ical: icalendar.Calendar, rid: str, tz: ZoneInfo, now: datetime) -> None:
@@ -272,7 +361,10 @@ def new_event(
 
 
 def clean_title(title: str) -> str:
-    return " ".join(title.split())[:MAX_TITLE]
+    """One line, no control characters, at most MAX_TITLE characters: for a title read and
+    for a title written."""
+    printable = "".join(" " if unicodedata.category(c) == "Cc" else c for c in title)
+    return " ".join(printable.split())[:MAX_TITLE]
 
 
 def stable_uid(title: str, start: datetime | date, calendar: str) -> str:

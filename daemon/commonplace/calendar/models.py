@@ -9,6 +9,7 @@ recurring event as its own `Event` that knows which occurrence it is (`recurrenc
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime
 
@@ -41,6 +42,30 @@ class Event:
         return (self.day, minutes, self.title.casefold(), self.uid)
 
 
+class EventList(list[Event]):
+    """The events read, and how many could not be read (another app stored them malformed).
+
+    Those are left out, and the count goes with the list so that every reader says so: a
+    listing that silently skipped one would claim a free afternoon that is not free.
+    """
+
+    def __init__(self, events: Iterable[Event] = (), unreadable: int = 0) -> None:
+        super().__init__(events)
+        self.unreadable = unreadable
+
+
+def unreadable_note(count: int) -> str:
+    """The sentence every reader adds when events were left out ('' when none were)."""
+    if count <= 0:
+        return ""
+    which = "1 event" if count == 1 else f"{count} events"
+    return (
+        f"{which} in these days could not be read (malformed on the calendar server) and "
+        f"{'is' if count == 1 else 'are'} not listed; open the calendar app to see "
+        f"{'it' if count == 1 else 'them'}."
+    )
+
+
 class CalendarError(Exception):
     """Something about the calendar the owner (or the model) can act on; str() says what."""
 
@@ -51,6 +76,15 @@ class CalendarNotSetUp(CalendarError):
 
 class CalendarUnavailable(CalendarError):
     """Down, slow, or refusing the login: nothing was read or changed."""
+
+
+class ChangeUnconfirmed(CalendarError):
+    """A change was sent and the server did not answer it: it may have been made, or not.
+
+    Neither "nothing was changed" (that would be false if it was) nor "done": str() tells the
+    owner to look at the calendar before asking again. Deliberately not an EventChanged, so no
+    caller can mistake it for a refusal.
+    """
 
 
 class EventChanged(CalendarError):

@@ -7,10 +7,10 @@ exactly what the assistant's tools hand the model, so the owner can check what i
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta
+from datetime import date, datetime, time, timedelta
 
-from commonplace.calendar.models import Event
-from commonplace.dates import clock, day_name, day_name_year
+from commonplace.calendar.models import Event, unreadable_note
+from commonplace.dates import clock, day_name, day_name_near, day_name_year
 
 MAX_NOTES = 160  # characters of an invite's description shown to the model
 
@@ -20,42 +20,60 @@ def day_long(day: date) -> str:
     return f"{day_name_year(day)} ({day.isoformat()})"
 
 
-def last_day(event: Event) -> date | None:
-    """The last calendar day an all-day event covers (its DTEND is exclusive)."""
-    if not event.all_day or event.end is None or isinstance(event.end, datetime):
-        return None
-    return event.end - timedelta(days=1)
+def last_day(event: Event) -> date:
+    """The last calendar day the event covers: an all-day event's DTEND is exclusive, and a
+    timed event that ends at midnight ends on the day before; an event without an end (or one
+    that ends where it starts) covers its first day only."""
+    end = event.end
+    if end is None:
+        return event.day
+    if isinstance(end, datetime):
+        last = end.date() - timedelta(days=1) if end.time() == time(0) else end.date()
+    else:
+        last = end - timedelta(days=1)
+    return max(last, event.day)
 
 
 def span(event: Event) -> str:
     """'16:00 to 16:40', '16:00 (no end time)', 'all day',
-    'all day, Saturday 31 October to Sunday 1 November'."""
-    if event.all_day:
+    'all day, Saturday 31 October to Sunday 1 November', '09:00 to Wednesday 28 October at
+    17:00'."""
+    if event.all_day or not isinstance(event.start, datetime):
         last = last_day(event)
-        if last is not None and last > event.day:
+        if last > event.day:
             return f"all day, {day_name(event.day)} to {day_name(last)}"
         return "all day"
-    assert isinstance(event.start, datetime)
-    if event.end is None:
+    end = event.end
+    if not isinstance(end, datetime):
         return f"{clock(event.start)} (no end time)"
-    assert isinstance(event.end, datetime)
-    if event.end.date() != event.start.date():
-        return f"{clock(event.start)} to {day_name(event.end.date())} at {clock(event.end)}"
-    return f"{clock(event.start)} to {clock(event.end)}"
+    if end.date() != event.start.date():
+        return f"{clock(event.start)} to {day_name(end.date())} at {clock(end)}"
+    return f"{clock(event.start)} to {clock(end)}"
 
 
-def when(event: Event) -> str:
-    """How a question names the event's time: 'Thursday 29 October at 16:00',
-    'Friday 30 October (all day)'."""
-    if event.all_day:
-        return f"{day_name(event.day)} (all day)"
-    assert isinstance(event.start, datetime)
-    return f"{day_name(event.day)} at {clock(event.start)}"
+def span_on(event: Event, day: date) -> str:
+    """How the event reads among `day`'s events. On its first day, and for an all-day event,
+    its span; a timed event that began on an earlier day says so: 'until 17:00 (continues from
+    Monday 26 October)', 'all day (continues from Monday 26 October, until Wednesday 28
+    October at 17:00)'."""
+    end = event.end
+    if event.all_day or day <= event.day or not isinstance(end, datetime):
+        return span(event)
+    since = f"continues from {day_name_near(event.day, day)}"
+    if end.date() == day:
+        return f"until {clock(end)} ({since})"
+    return f"all day ({since}, until {day_name_near(end.date(), day)} at {clock(end)})"
 
 
-def event_line(event: Event, *, notes: bool = False) -> str:
-    """One event: '- 16:00 to 16:40: Dentist check-up. Calendar: Personal. Place: Horfield ...'."""
-    parts = [f"- {span(event)}: {event.title}."]
+def event_line(event: Event, *, notes: bool = False, day: date | None = None) -> str:
+    """One event: '- 16:00 to 16:40: "Dentist". Calendar: Personal. Place: Horfield ...'.
+
+    The title is quoted (and one line, see `ical.to_event`): it was written by whoever made
+    the event, and must read as a name, not as part of the listing. `day`: the day it is
+    listed under, when that may be a later day of a long event.
+    """
+    when = span(event) if day is None else span_on(event, day)
+    parts = [f'- {when}: "{event.title}".']
     if event.recurring:
         parts.append("Part of a repeating series.")
     parts.append(f"Calendar: {event.calendar}.")
@@ -71,27 +89,22 @@ def event_line(event: Event, *, notes: bool = False) -> str:
 
 def events_text(events: list[Event], first: date, days: int, *, notes: bool = False) -> str:
     """The events of `days` days from `first`, grouped by day; every day is named, also the
-    empty ones, so 'nothing on Thursday' is read, not inferred."""
+    empty ones, so 'nothing on Thursday' is read, not inferred. An event is listed on every
+    day it covers, so a conference or a night shift is still there on its later days."""
     lines = []
     for offset in range(days):
         day = first + timedelta(days=offset)
-        todays = [e for e in events if _covers(e, day)]
+        todays = [e for e in events if e.day <= day <= last_day(e)]
         lines.append(f"{day_long(day)}:" if todays else f"{day_long(day)}: no events.")
-        lines.extend(event_line(e, notes=notes) for e in todays)
+        lines.extend(event_line(e, notes=notes, day=day) for e in todays)
     return "\n".join(lines)
 
 
-def listing(events: list[Event], first: date, days: int, zone: str) -> str:
-    """What the calendar tools hand the model, and what `commonplace calendar` prints."""
-    return f"Times are in {zone}.\n" + events_text(events, first, days, notes=True)
-
-
-def _covers(event: Event, day: date) -> bool:
-    """An event is listed on its first day, and an all-day event on each day it spans."""
-    if event.day == day:
-        return True
-    last = last_day(event)
-    return last is not None and event.day < day <= last
+def listing(events: list[Event], first: date, days: int, zone: str, *, unreadable: int = 0) -> str:
+    """What the calendar tools hand the model, and what `commonplace calendar` prints; with a
+    last line when events could not be read, so a day is never called free because of them."""
+    text = f"Times are in {zone}.\n" + events_text(events, first, days, notes=True)
+    return f"{text}\n{unreadable_note(unreadable)}" if unreadable else text
 
 
 def _one_line(text: str, limit: int) -> str:

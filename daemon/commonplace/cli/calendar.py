@@ -41,4 +41,4 @@ def calendar_command(ctx: click.Context, day: str | None, days: int, as_json: bo
     if as_json:
         click.echo(json.dumps([event_json(e) for e in events], ensure_ascii=False, indent=2))
     else:
-        click.echo(listing(events, first, days, settings.tz.key))
+        click.echo(listing(events, first, days, settings.tz.key, unreadable=events.unreadable))

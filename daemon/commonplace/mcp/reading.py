@@ -12,9 +12,9 @@ import stat
 from datetime import date, timedelta
 from pathlib import Path
 
-from commonplace.assistant.days import day_name, day_name_year
-from commonplace.assistant.tasks import Task, TaskReader
+from commonplace.assistant.tasks import MAX_DAYS_AHEAD, Task, TaskReader
 from commonplace.config import Settings
+from commonplace.dates import day_name_near
 from commonplace.mcp.backend import BackendError
 from commonplace.mcp.models import NoteText, TaskItem, TaskList
 from commonplace.vault import NoteSkipped, read_note
@@ -60,7 +60,7 @@ def task_list(reader: TaskReader, today: date, due_within_days: int | None) -> T
     within `due_within_days` days (overdue included)."""
     tasks = reader.open_tasks()  # sorted: by due date, undated last
     if due_within_days is not None:
-        last = today + timedelta(days=due_within_days)
+        last = today + timedelta(days=min(due_within_days, MAX_DAYS_AHEAD))
         tasks = [t for t in tasks if t.due is not None and t.due <= last]
     shown = tasks[:MAX_TASKS]
     return TaskList(
@@ -72,13 +72,10 @@ def task_list(reader: TaskReader, today: date, due_within_days: int | None) -> T
 
 def _item(task: Task, today: date) -> TaskItem:
     due = task.due
-    named = None
-    if due is not None:
-        named = day_name(due) if due.year == today.year else day_name_year(due)
     return TaskItem(
         text=task.text,
         due=due.isoformat() if due else None,
-        due_day=named,
+        due_day=day_name_near(due, today) if due is not None else None,
         overdue=due is not None and due < today,
         path=task.path,
     )

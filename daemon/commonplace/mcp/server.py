@@ -25,7 +25,7 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from commonplace import __version__
-from commonplace.assistant.tasks import TaskReader
+from commonplace.assistant.tasks import MAX_DAYS_AHEAD, TaskReader
 from commonplace.config import Settings
 from commonplace.mcp.backend import Backend, BackendError
 from commonplace.mcp.models import (
@@ -159,7 +159,11 @@ def build_server(
     async def list_tasks(
         due_within_days: Annotated[
             int | None,
-            Field(description="only to-dos due within this many days (overdue included)", ge=0),
+            Field(
+                description="only to-dos due within this many days (overdue included)",
+                ge=0,
+                le=MAX_DAYS_AHEAD,
+            ),
         ] = None,
     ) -> TaskList:
         """List the owner's open to-dos (unticked checkboxes in their notes) with their due

@@ -7,6 +7,7 @@ and how far away it is ("in 3 days"), computed from the user's today.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -21,6 +22,11 @@ DAILY = (
     "temperature_2m_min",
     "precipitation_probability_max",
 )
+
+
+CELSIUS = (-100.0, 100.0)  # beyond any temperature measured on Earth
+PERCENT = (0.0, 100.0)
+WMO_CODES = (0.0, 99.0)
 
 
 class WeatherUnavailable(Exception):
@@ -72,23 +78,27 @@ def parse(raw: Any, place: str, fetched: datetime) -> Forecast:
         days.append(
             DayForecast(
                 day=day,
-                high=_number(columns["temperature_2m_max"][i]),
-                low=_number(columns["temperature_2m_min"][i]),
-                chance=_whole(columns["precipitation_probability_max"][i]),
-                code=_whole(columns["weather_code"][i]),
+                high=_number(columns["temperature_2m_max"][i], *CELSIUS),
+                low=_number(columns["temperature_2m_min"][i], *CELSIUS),
+                chance=_whole(columns["precipitation_probability_max"][i], *PERCENT),
+                code=_whole(columns["weather_code"][i], *WMO_CODES),
             )
         )
     return Forecast(place, tuple(days), fetched)
 
 
-def _number(value: Any) -> float | None:
+def _number(value: Any, low: float, high: float) -> float | None:
+    """A figure, or None ("not given") for anything that is not a finite number in its range:
+    Python's JSON reader accepts NaN and Infinity, and a forecast never shows a figure it did
+    not get (nor a 10^300 °C it cannot have)."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
-    return float(value)
+    number = float(value)
+    return number if math.isfinite(number) and low <= number <= high else None
 
 
-def _whole(value: Any) -> int | None:
-    number = _number(value)
+def _whole(value: Any, low: float, high: float) -> int | None:
+    number = _number(value, low, high)
     return None if number is None else round(number)
 
 

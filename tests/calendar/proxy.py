@@ -1,0 +1,120 @@
+"""A loopback proxy in front of the test Radicale that behaves like other CalDAV servers.
+
+Radicale answers fast, hands out strong ETags, never sends a Schedule-Tag and refuses malformed
+events on PUT. Real providers do not all do that, so the calendar tests put this proxy between
+the client and Radicale to play those habits at the HTTP boundary while Radicale still stores
+and compares: an answer held back after the request was forwarded (the server did the work, the
+client waits), weak ETags (`W/"..."`, as GMX sends), a `Schedule-Tag` header (RFC 6638, servers
+with scheduling), and a response body rewritten on its way back (data another server stored).
+Every request is recorded with its headers, so a test can say what the client sent.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import niquests
+
+_HOP_BY_HOP = {
+    "connection",
+    "keep-alive",
+    "transfer-encoding",
+    "content-length",
+    "content-encoding",
+    "host",
+    "accept-encoding",
+}
+_ETAG_IN_XML = re.compile(r"(<(?:\w+:)?getetag>)(&quot;|\")")
+
+
+@dataclass
+class Sent:
+    method: str
+    path: str
+    headers: dict[str, str]  # lower-case names
+
+
+@dataclass
+class Proxy:
+    url: str  # http://127.0.0.1:PORT/, in place of Radicale's
+    hold: dict[str, float] = field(default_factory=dict)  # method -> seconds the answer waits
+    weak_etags: bool = False
+    schedule_tag: str | None = None  # sent with every GET answer when set
+    rewrite: Callable[[str, str], str] | None = None  # (method, body) -> body, answers only
+    sent: list[Sent] = field(default_factory=list)
+
+    def methods(self) -> list[str]:
+        return [s.method for s in self.sent]
+
+
+def _handler(proxy: Proxy, upstream: str) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+        def _forward(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            body = self.rfile.read(length) if length else b""
+            headers = {k: v for k, v in self.headers.items() if k.lower() not in _HOP_BY_HOP}
+            proxy.sent.append(
+                Sent(self.command, self.path, {k.lower(): v for k, v in headers.items()})
+            )
+            answer = niquests.request(
+                self.command,
+                upstream.rstrip("/") + self.path,
+                data=body or None,
+                headers=headers,
+                timeout=10,
+                allow_redirects=False,
+            )
+            content = answer.content or b""
+            if proxy.rewrite is not None and content:
+                content = proxy.rewrite(self.command, content.decode("utf-8")).encode("utf-8")
+            if proxy.weak_etags and content:
+                content = _ETAG_IN_XML.sub(r"\1W/\2", content.decode("utf-8")).encode("utf-8")
+            time.sleep(proxy.hold.get(self.command, 0.0))
+            try:
+                self.send_response(answer.status_code or 502)
+                for name, value in answer.headers.items():
+                    if name.lower() in _HOP_BY_HOP:
+                        continue
+                    if name.lower() == "etag" and proxy.weak_etags:
+                        value = f"W/{value}"
+                    self.send_header(name, value)
+                if proxy.schedule_tag and self.command == "GET":
+                    self.send_header("Schedule-Tag", proxy.schedule_tag)
+                self.send_header("Content-Length", str(len(content)))
+                self.end_headers()
+                self.wfile.write(content)
+            except OSError:  # the client stopped waiting; the server did the work anyway
+                self.close_connection = True
+
+        do_GET = do_PUT = do_DELETE = do_PROPFIND = do_REPORT = do_OPTIONS = _forward
+        do_MKCALENDAR = do_PROPPATCH = do_HEAD = do_POST = _forward
+
+    return Handler
+
+
+@contextmanager
+def proxy_to(upstream: str) -> Iterator[Proxy]:
+    """Serve until the block ends; the thread and its connections are closed afterwards."""
+    proxy = Proxy(url="")
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(proxy, upstream))
+    server.daemon_threads = True
+    proxy.url = f"http://127.0.0.1:{server.server_address[1]}/"
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield proxy
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)

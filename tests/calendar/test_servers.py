@@ -1,0 +1,260 @@
+"""The calendar against servers that are not as tidy as Radicale: the proxy in front of the real
+Radicale plays a slow answer to a change, weak ETags, a Schedule-Tag and malformed event data,
+while Radicale still stores and compares.
+
+"Now" is Monday 26 October 2026, 09:00 in London.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Iterator
+from datetime import date, datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from commonplace.assistant import Assistant, Refused, build_assistant
+from commonplace.briefing import make_briefing
+from commonplace.calendar import CalendarClient, Event
+from commonplace.config import Settings
+from commonplace.llm import LLM
+from tests.assistant.conftest import NOW, call, tool_results
+from tests.calendar.conftest import PASSWORD_ENV, calendar_settings
+from tests.calendar.proxy import Proxy, proxy_to
+from tests.calendar.radicale_server import Radicale, put_raw
+from tests.fakes.ollama import FakeOllama
+
+LONDON = ZoneInfo("Europe/London")
+TUESDAY = date(2026, 10, 27)
+
+
+def at(day: int, hour: int, minute: int = 0) -> datetime:
+    return datetime(2026, 10, day, hour, minute, tzinfo=LONDON)
+
+
+@pytest.fixture
+def proxy(radicale: Radicale) -> Iterator[Proxy]:
+    with proxy_to(radicale.url) as served:
+        yield served
+
+
+@pytest.fixture
+def direct(cal_settings: Settings) -> CalendarClient:
+    """Radicale itself, without the proxy: what is really stored."""
+    return CalendarClient(cal_settings, env=PASSWORD_ENV)
+
+
+def through(settings: Settings, proxy: Proxy, account: str, fake_ollama: FakeOllama) -> Settings:
+    s = calendar_settings(settings, proxy.url, account, timeout_s=2.0, write="Personal")
+    return dataclasses.replace(s, ollama=dataclasses.replace(s.ollama, host=fake_ollama.url))
+
+
+@pytest.fixture
+def via_proxy(
+    settings: Settings, proxy: Proxy, account: str, fake_ollama: FakeOllama
+) -> tuple[Assistant, CalendarClient]:
+    s = through(settings, proxy, account, fake_ollama)
+    calendar = CalendarClient(s, env=PASSWORD_ENV)
+    return build_assistant(s, LLM(s.ollama), clock=lambda: NOW, calendar=calendar), calendar
+
+
+def named(events: list[Event], title: str) -> list[tuple[datetime | date, datetime | date | None]]:
+    return [(e.start, e.end) for e in events if e.title == title]
+
+
+# -- a change the server answers too late (review item 3) ----------------------------------------
+
+
+async def test_a_write_answered_after_the_timeout_may_have_been_made_and_says_how_to_check(
+    via_proxy: tuple[Assistant, CalendarClient],
+    fake_ollama: FakeOllama,
+    proxy: Proxy,
+    direct: CalendarClient,
+) -> None:
+    helper, _ = via_proxy
+    fake_ollama.enqueue_chat(
+        call("move_event", event="dentist", new_day="friday", new_time="10:00"), "Asked."
+    )
+    (question,) = (await helper.respond("Move the dentist to Friday at 10")).pending
+    proxy.hold["PUT"] = 5.0  # Radicale stores it at once; the answer comes after our 2 s
+    with pytest.raises(Refused) as refused:
+        await helper.answer(question.id, yes=True)
+    assert refused.value.code == "unconfirmed"
+    message = refused.value.message
+    assert "Nothing was changed" not in message
+    assert message.startswith("The calendar at 127.0.0.1:")
+    assert "did not answer the change within 2 s, so it may have been made, or not." in message
+    assert message.endswith(
+        'Check whether "Dentist" is on Friday 30 October at 10:00 (`commonplace calendar --date '
+        "2026-10-30`, or your calendar app) before asking again."
+    )
+    # and it was made: "Nothing was changed" would have been false
+    assert named(await direct.events_on(date(2026, 10, 30)), "Dentist") == [
+        (at(30, 10), at(30, 10, 40))
+    ]
+
+
+async def test_a_slow_read_before_the_write_sends_nothing(
+    via_proxy: tuple[Assistant, CalendarClient],
+    fake_ollama: FakeOllama,
+    proxy: Proxy,
+    direct: CalendarClient,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Slow before the change was sent (the read just before the DELETE): "Nothing was
+    changed" is true, and the worker thread the caller stopped waiting for never sends it."""
+    helper, calendar = via_proxy
+    fake_ollama.enqueue_chat(call("delete_event", event="haircut"), "Asked.")
+    (question,) = (await helper.respond("Cancel my haircut")).pending
+    real_delete = calendar.delete
+
+    async def with_a_slow_read(seen: Event) -> None:
+        proxy.hold["GET"] = 3.0  # after the re-check at Yes, for the read inside the delete
+        await real_delete(seen)
+
+    monkeypatch.setattr(calendar, "delete", with_a_slow_read)
+    with pytest.raises(Refused) as refused:
+        await helper.answer(question.id, yes=True)
+    assert refused.value.code == "failed"
+    assert refused.value.message.startswith("Nothing was changed: The calendar at 127.0.0.1:")
+    assert "did not answer within 2 s" in refused.value.message
+    proxy.hold.clear()
+    await calendar.events_on(date(2026, 10, 31))  # waits for the worker thread to be done
+    assert "DELETE" not in proxy.methods()
+    assert named(await direct.events_on(date(2026, 10, 31)), "Haircut") == [
+        (at(31, 10), at(31, 10, 45))
+    ]
+
+
+# -- weak ETags and Schedule-Tags (review item 13) ------------------------------------------------
+
+
+async def test_weak_etags_do_not_block_every_change(
+    via_proxy: tuple[Assistant, CalendarClient],
+    fake_ollama: FakeOllama,
+    proxy: Proxy,
+    direct: CalendarClient,
+) -> None:
+    """A server that hands out W/"..." ETags: If-Match can never match one (RFC 9110 compares
+    strongly), so sending it would make every delete 'changed meanwhile'. The re-read just
+    before the write is the comparison, and the change goes through."""
+    proxy.weak_etags = True
+    helper, calendar = via_proxy
+    (physio,) = [e for e in await calendar.events_on(date(2026, 10, 30)) if e.title[0] == "P"]
+    assert physio.etag is not None and physio.etag.startswith('W/"')
+    fake_ollama.enqueue_chat(
+        call("delete_event", event="physio"),
+        call("move_event", event="dentist", new_time="15:00"),
+        "Asked.",
+    )
+    delete, move = (await helper.respond("Cancel physio, and move the dentist to 15:00")).pending
+    assert (await helper.answer(delete.id, yes=True)).ran
+    assert (await helper.answer(move.id, yes=True)).ran
+    sent = [s for s in proxy.sent if s.method in ("PUT", "DELETE")]
+    assert [s.method for s in sent] == ["DELETE", "PUT"]
+    assert all("if-match" not in s.headers for s in sent)  # a weak tag is never sent
+    assert named(await direct.events_on(date(2026, 10, 30)), "Physio with Rachel") == []
+    assert named(await direct.events_on(date(2026, 10, 29)), "Dentist") == [
+        (at(29, 15), at(29, 15, 40))
+    ]
+
+
+async def test_with_a_schedule_tag_the_etag_is_still_the_precondition(
+    via_proxy: tuple[Assistant, CalendarClient],
+    fake_ollama: FakeOllama,
+    proxy: Proxy,
+    radicale: Radicale,
+    account: str,
+    direct: CalendarClient,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """caldav prefers If-Schedule-Tag-Match when the server gave a Schedule-Tag, and a server
+    merges an attendee's edit under it (Radicale ignores it): the phone's rename between the
+    re-check and the write would be overwritten. With If-Match the server refuses (412)."""
+    proxy.schedule_tag = '"schedule-1"'
+    helper, calendar = via_proxy
+    fake_ollama.enqueue_chat(
+        call("move_event", event="physio", new_time="11:00"),
+        call("delete_event", event="dentist"),
+        "Asked.",
+    )
+    move, delete = (await helper.respond("Move physio to 11, and cancel the dentist")).pending
+    real_fresh = calendar._fresh
+
+    def then_the_phone_renames_it(seen: Event) -> tuple[str, object]:
+        loaded = real_fresh(seen)
+        text = loaded[1].get_data()
+        text = text.replace("SUMMARY:Physio with Rachel", "SUMMARY:Physio (Rachel)")
+        text = text.replace("SUMMARY:Dentist", "SUMMARY:Dentist (Dr Kaur)")
+        put_raw(radicale.url, account, "Personal", seen.href.rsplit("/", 1)[1], text)
+        return loaded
+
+    monkeypatch.setattr(calendar, "_fresh", then_the_phone_renames_it)
+    for question in (move, delete):
+        with pytest.raises(Refused) as refused:
+            await helper.answer(question.id, yes=True)
+        assert refused.value.code == "changed"
+        assert "renamed" in refused.value.message
+    writes = [s for s in proxy.sent if s.method in ("PUT", "DELETE")]
+    assert [s.method for s in writes] == ["PUT", "DELETE"]
+    assert all(s.headers.get("if-match", "").startswith('"') for s in writes)
+    assert all("if-schedule-tag-match" not in s.headers for s in writes)
+    assert named(await direct.events_on(date(2026, 10, 30)), "Physio (Rachel)") == [
+        (at(30, 9), at(30, 9, 45))
+    ]
+    assert len(named(await direct.events_on(date(2026, 10, 29)), "Dentist (Dr Kaur)")) == 1
+
+
+# -- one malformed event (review item 8) ----------------------------------------------------------
+
+BROKEN = """BEGIN:VCALENDAR
+VERSION:2.0
+PRODID:-//Another app//EN
+BEGIN:VEVENT
+UID:broken-lunch@another.example
+DTSTAMP:20261020T090000Z
+DTSTART;TZID=Europe/London:20261027T123000
+DTEND;TZID=Europe/London:20261027T133000
+SUMMARY:Secret lunch plans
+END:VEVENT
+END:VCALENDAR
+"""
+
+
+def break_the_lunch(method: str, body: str) -> str:
+    """What another server stored: a start time that is no time (Radicale refuses it on PUT,
+    so it is broken on its way back)."""
+    return body.replace("DTSTART;TZID=Europe/London:20261027T123000", "DTSTART:lunchtime")
+
+
+async def test_one_malformed_event_is_left_out_and_said_and_the_rest_is_read(
+    via_proxy: tuple[Assistant, CalendarClient],
+    fake_ollama: FakeOllama,
+    proxy: Proxy,
+    radicale: Radicale,
+    account: str,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    put_raw(radicale.url, account, "Personal", "broken-lunch.ics", BROKEN)
+    proxy.rewrite = break_the_lunch
+    helper, calendar = via_proxy
+    fake_ollama.enqueue_chat(call("list_events", day="tuesday"), "Three 1:1s and a call.")
+    caplog.set_level(logging.INFO)
+    await helper.respond("What's on tomorrow?")
+    (result,) = tool_results(fake_ollama)
+    assert '- 09:30 to 10:00: "1:1 with Marcus".' in result
+    assert '- 14:00 to 14:45: "Nettle Pay partnership intro".' in result
+    assert result.splitlines()[-1] == (
+        "1 event in these days could not be read (malformed on the calendar server) and is not "
+        "listed; open the calendar app to see it."
+    )
+    left_out = [r.getMessage() for r in caplog.records if "left out" in r.getMessage()]
+    assert len(left_out) == 1 and "/broken-lunch.ics" in left_out[0]
+    assert "broken-lunch@another.example" in left_out[0]
+    assert "lunch plans" not in caplog.text.casefold()  # never the words of an event
+    briefing = await make_briefing(helper.settings, TUESDAY, calendar=calendar, now=at(27, 7))
+    assert briefing.text.startswith(
+        "Tuesday 27 October: 3 events, first at 09:30 (1:1 with Marcus). 1 event could not be read."
+    )
