@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from commonplace.config import Settings
@@ -50,3 +52,20 @@ def test_copies_in_the_inbox_and_ask_folders_are_listed(settings: Settings) -> N
     assert alone.action.startswith("rename it to 2026-10-18 0700.md to have it filed")
     ask = entries["Ask/Trip (conflicted copy 2026-10-20).md"]
     assert "questions are not answered" in ask.reason
+
+
+def test_copies_of_logseq_ask_namespace_pages_are_listed(settings: Settings) -> None:
+    logseq = dataclasses.replace(settings, flavor="logseq")
+    pages = logseq.vault / "pages"
+    pages.mkdir(exist_ok=True)
+    for name in [
+        "Ask___Trip.md",
+        "Ask___Trip.sync-conflict-20261020-081500-ABCDEFG.md",
+        "Asking around.sync-conflict-20261020-081500-ABCDEFG.md",  # not an Ask page
+    ]:
+        (pages / name).write_text("- ?? when do we leave\n")
+    entries = {e.path: e for e in find_conflict_copies(logseq)}
+    assert sorted(entries) == ["pages/Ask___Trip.sync-conflict-20261020-081500-ABCDEFG.md"]
+    entry = entries["pages/Ask___Trip.sync-conflict-20261020-081500-ABCDEFG.md"]
+    assert "of the Ask note pages/Ask___Trip.md" in entry.reason
+    assert "questions are not answered" in entry.reason

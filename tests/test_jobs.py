@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections.abc import Sequence
 
 import pytest
 
+from commonplace.ask.asknote import is_ask_note
 from commonplace.changes import Change
 from commonplace.config import Settings
 from commonplace.jobs import ChangeRouter, Job, JobQueue, describe, route_changes
@@ -56,7 +58,11 @@ async def test_a_failing_job_is_logged_and_the_next_runs(caplog: pytest.LogCaptu
     assert ran == ["fine"]
     assert queue.stats.failed == 1 and queue.stats.done == 1
     lines = [r.getMessage() for r in caplog.records if r.name == "commonplace.jobs"]
-    assert any("tidy: Inbox/a.md, FAILED: ValueError: the model said nonsense" in m for m in lines)
+    assert any("tidy: Inbox/a.md, FAILED: ValueError in tests/test_jobs.py:" in m for m in lines)
+    # The message may quote a note: never at INFO or above, nor in the state.
+    loud = [r.getMessage() for r in caplog.records if r.levelno >= logging.INFO]
+    assert not any("the model said nonsense" in m for m in loud)
+    assert "nonsense" not in queue.stats.last
     assert any(m.startswith("job index: Inbox/b.md, ok in") for m in lines)
     await queue.stop()
 
@@ -101,6 +107,39 @@ async def test_stop_abandons_a_job_past_the_grace_period() -> None:
     assert queue.pending == 0
 
 
+async def test_a_capture_never_waits_behind_a_long_index_run() -> None:
+    """The first index of a big vault takes minutes; tidy's jobs only hand captures to its own
+    worker, so they run at once beside it. Ask's wait (a half-built index answers badly)."""
+    queue = JobQueue()
+    indexing, index_done = asyncio.Event(), asyncio.Event()
+    ran: list[str] = []
+
+    async def index_startup() -> None:
+        indexing.set()
+        await index_done.wait()  # minutes, on a big vault
+        ran.append("index")
+
+    async def note(name: str) -> None:
+        ran.append(name)
+
+    queue.start()
+    try:
+        queue.put(Job("index", "scan (start-up)", index_startup))
+        queue.put(Job("ask", "scan (start-up)", lambda: note("ask")))
+        await asyncio.wait_for(indexing.wait(), 30)
+        queue.put(Job("tidy", "created Inbox/2026-10-20 0805.md", lambda: note("tidy")))
+        async with asyncio.timeout(30):
+            while "tidy" not in ran:  # noqa: ASYNC110 - polling what ran
+                await asyncio.sleep(0.01)
+        assert ran == ["tidy"] and queue.stats.running == "scan (start-up)"  # the index still
+        index_done.set()
+        await asyncio.wait_for(queue.join(), 30)
+        assert ran == ["tidy", "index", "ask"]
+    finally:
+        index_done.set()
+        await queue.stop()
+
+
 def test_changes_are_routed_to_their_stages(settings: Settings) -> None:
     changes = [
         Change("Inbox/2026-10-20 0805.md", "created"),
@@ -114,6 +153,20 @@ def test_changes_are_routed_to_their_stages(settings: Settings) -> None:
     assert route_changes([changes[2]], settings) == {"index": [changes[2]]}
     assert describe([changes[0]]) == "created Inbox/2026-10-20 0805.md"
     assert describe(changes) == "3 changes"
+
+
+@pytest.mark.parametrize(
+    "page", ["pages/Ask___Trip to Porto.md", "pages/ask%2FTrip to Porto.md", "pages/Ask/Trip.md"]
+)
+def test_logseq_ask_namespace_pages_are_routed_to_ask(settings: Settings, page: str) -> None:
+    """Logseq keeps the page Ask/Trip to Porto as pages/Ask___Trip to Porto.md: it is an Ask
+    note like any in the Ask folder (the watcher and the ask stage say so too)."""
+    logseq = dataclasses.replace(settings, flavor="logseq")
+    change = Change(page, "modified")
+    others = [Change("pages/Asking for help.md", "modified"), Change("pages/Trip.md", "created")]
+    routed = route_changes([change, *others], logseq)
+    assert routed["ask"] == [change]
+    assert is_ask_note(page, logseq.folder("ask"), "logseq")
 
 
 class RecordingStage:
@@ -144,7 +197,8 @@ async def test_a_burst_of_batches_becomes_few_jobs(settings: Settings) -> None:
         if i % 50 == 0:
             await asyncio.sleep(0.01)  # the worker gets going in the middle of the burst
     await asyncio.wait_for(queue.join(), 10)
-    assert queue.stats.done <= 12
+    # A few jobs per stage (tidy's run in their own lane, beside the index's).
+    assert len(stages["index"].batches) <= 12 and len(stages["tidy"].batches) <= 12
     index = [c for batch in stages["index"].batches for c in batch]
     assert {c.path for c in index} == {f"Projects/n{i}.md" for i in range(200)} | {"Inbox/c.md"}
     for batch in stages["tidy"].batches:

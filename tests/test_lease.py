@@ -5,13 +5,22 @@ from __future__ import annotations
 
 import errno
 import json
+import os
+import threading
 from pathlib import Path
 
 import pytest
 
 from commonplace import lease as lease_module
 from commonplace.config import ConfigError, LeaseSettings
-from commonplace.lease import LeaseInfo, VaultLease, decide, describe_lease, lease_path
+from commonplace.lease import (
+    LeaseInfo,
+    VaultLease,
+    decide,
+    describe_lease,
+    lease_path,
+    read_lease,
+)
 from commonplace.vault import iter_note_paths
 
 SETTINGS = LeaseSettings(heartbeat_s=10.0, stale_s=60.0)
@@ -98,6 +107,37 @@ def test_a_deleted_or_unreadable_lease(tmp_path: Path) -> None:
     assert b.check() is False  # unknown holder: wait
     assert a.check() is True  # the holder mends it
     assert b.check() is False
+
+
+def test_the_lease_is_read_by_the_vault_rule(tmp_path: Path) -> None:
+    """A link, a FIFO or a huge file at the lease's place is never followed, blocked on or read
+    whole: it is a lease held by someone unknown, as a torn write is."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    a = daemon(vault, tmp_path / "data-a", Clock())
+    assert a.check()
+    theirs = tmp_path / "theirs.json"
+    theirs.write_bytes(lease_path(vault).read_bytes())  # a fresh, readable lease elsewhere
+    lease_path(vault).unlink()
+    lease_path(vault).symlink_to(theirs)
+    info, raw = read_lease(vault)
+    assert info is None and raw  # not followed
+    lease_path(vault).unlink()
+    lease_path(vault).write_bytes(b" " * (2 * 1024 * 1024))
+    info, raw = read_lease(vault)
+    assert info is None and raw is not None and len(raw) < 1024  # not read whole
+    lease_path(vault).unlink()
+    os.mkfifo(lease_path(vault))
+    found: list[tuple[object, bytes | None]] = []
+    reader = threading.Thread(target=lambda: found.append(read_lease(vault)), daemon=True)
+    reader.start()
+    reader.join(10)
+    if reader.is_alive():  # opening the FIFO for writing lets the blocked reader go
+        with lease_path(vault).open("wb"):
+            pass
+        reader.join(10)
+        pytest.fail("reading the lease blocked on a FIFO")
+    assert found[0][0] is None and found[0][1]
 
 
 @pytest.mark.parametrize(

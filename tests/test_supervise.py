@@ -38,6 +38,40 @@ async def test_a_failing_task_is_logged_shown_and_restarted(
     assert "secret" not in entry.reason
 
 
+async def test_a_restarted_task_that_runs_well_again_leaves_attention() -> None:
+    runs: list[int] = []
+    failed_once, stop = asyncio.Event(), asyncio.Event()
+
+    async def fails_once_then_runs() -> None:
+        runs.append(1)
+        if len(runs) == 1:
+            raise ValueError("a passing fault")
+        await stop.wait()
+
+    shown: list[object] = []
+
+    async def no_sleep(seconds: float) -> None:
+        shown.append(attention.get("tidy worker"))  # reported before the wait
+        failed_once.set()
+
+    attention = Attention()
+    task = asyncio.create_task(
+        supervised(
+            "tidy worker", fails_once_then_runs, attention, sleep=no_sleep, running_well_s=0.05
+        )
+    )
+    try:
+        await asyncio.wait_for(failed_once.wait(), 30)
+        assert shown and shown[0] is not None  # shown while it was restarted
+        async with asyncio.timeout(30):
+            while attention.get("tidy worker") is not None:  # noqa: ASYNC110 - polling state
+                await asyncio.sleep(0.01)
+        assert len(runs) == 2 and not task.done()  # running again, and no longer shown
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, 30)
+
+
 async def test_cancelling_stops_it() -> None:
     started = asyncio.Event()
 

@@ -21,6 +21,7 @@ from commonplace.config import Settings
 from commonplace.vault import (
     FileChanged,
     FileRefused,
+    VaultBusy,
     atomic_write,
     content_hash,
     markdown,
@@ -108,6 +109,17 @@ def write_capture(settings: Settings, text: str, via: str, now: datetime) -> str
             continue
         return rel
     raise CaptureError(f"more than {_MAX_SAME_MINUTE} captures in the minute {base}")
+
+
+def not_saved_reason(exc: OSError) -> str:
+    """Why `write_capture` could not write (nothing was written), with what to do."""
+    if isinstance(exc, VaultBusy):
+        return (
+            "a git operation is running in the vault "
+            f"(if no git command is running, delete {exc.lock})"
+        )
+    what = exc.strerror or type(exc).__name__
+    return f"the inbox could not be written ({what}); check the disk (free space, permissions)"
 
 
 def split_capture(text: str) -> tuple[dict[str, Any], str]:

@@ -17,6 +17,7 @@ import os
 import re
 from pathlib import PurePosixPath
 
+from commonplace.ask.asknote import ask_root, is_ask_note
 from commonplace.attention import Attention, Entry
 from commonplace.config import Settings
 from commonplace.vault.layout import is_conflict_copy
@@ -38,19 +39,24 @@ def original_of(path: str) -> str:
 
 
 def find_conflict_copies(settings: Settings) -> list[Entry]:
-    """The conflict copies in the inbox and the Ask folder, each with what to do about it."""
-    entries = []
-    for key in ("inbox", "ask"):
-        folder = settings.folder(key)
-        for rel in _copies_under(settings, folder):
-            entries.append(_entry(settings, rel, key))
+    """The conflict copies in the inbox and of Ask notes (in Logseq also of the namespace pages
+    Ask/..., which sit in pages/ as Ask___...), each with what to do about it."""
+    inbox, ask, flavor = settings.folder("inbox"), settings.folder("ask"), settings.flavor
+    entries = [_entry(settings, rel, "inbox") for rel in _copies_under(settings, inbox)]
+    asked = set(_copies_under(settings, ask))
+    root = ask_root(ask, flavor)
+    if root != ask:  # the namespace pages are at the top of pages/
+        asked.update(_copies_under(settings, root, recursive=False))
+    for rel in sorted(asked):
+        if is_ask_note(original_of(rel), ask, flavor):
+            entries.append(_entry(settings, rel, "ask"))
     return entries
 
 
-def _copies_under(settings: Settings, folder: str) -> list[str]:
+def _copies_under(settings: Settings, folder: str, *, recursive: bool = True) -> list[str]:
     found: list[str] = []
     for root, dirs, files in os.walk(settings.vault / folder):
-        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        dirs[:] = [d for d in dirs if not d.startswith(".")] if recursive else []
         rel_root = os.path.relpath(root, settings.vault).replace(os.sep, "/")
         found.extend(f"{rel_root}/{name}" for name in files if is_conflict_copy(name))
     return sorted(found)

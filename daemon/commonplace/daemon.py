@@ -25,6 +25,7 @@ from typing import Any
 
 from aiohttp import web
 
+from commonplace.ask.asknote import ask_root as asknote_root
 from commonplace.ask.asknote import is_ask_note
 from commonplace.ask.service import AskService
 from commonplace.assistant import build_assistant
@@ -190,7 +191,7 @@ def make_watcher(settings: Settings, jobs: JobQueue, parts: Parts) -> VaultWatch
         _scan(parts, reason)
 
     inbox, ask = settings.folder("inbox"), settings.folder("ask")
-    ask_root = ask.split("/", 1)[0] if settings.flavor == "logseq" else ask  # namespace pages
+    ask_root = asknote_root(ask, settings.flavor)  # Logseq: all of pages/ (namespace pages)
 
     def wanted(path: str) -> bool:
         return in_folder(path, inbox) or is_ask_note(path, ask, settings.flavor)
@@ -274,8 +275,9 @@ def start_notes(settings: Settings) -> list[str]:
         notes.append(f"Dictation is off: {exc}")
     if not is_loopback(settings.web.host):
         notes.append(
-            f"The server listens on {settings.web.host}, not only on this computer; "
-            "the Host, identity and origin checks still apply"
+            f"The server listens on {settings.web.host}, reachable from other computers; they are "
+            "refused unless they send the API token ('commonplace token'): the phone page is "
+            "for this computer and for tailscale serve only"
         )
     return notes
 
@@ -297,7 +299,10 @@ async def start_server(settings: Settings, app: web.Application) -> web.AppRunne
             f"cannot listen on {settings.web.host}:{settings.web.port}: {exc}"
         ) from None
     if not is_loopback(settings.web.host):
-        log.warning("listening on %s, reachable from other computers", settings.web.host)
+        log.warning(
+            "listening on %s, reachable from other computers (refused without the API token)",
+            settings.web.host,
+        )
     log.info("serving the phone page at http://%s:%d/", settings.web.host, settings.web.port)
     return runner
 

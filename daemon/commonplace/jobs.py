@@ -1,10 +1,15 @@
-"""The job queue: the watcher puts work in, one worker runs it, one job at a time.
+"""The job queue: the watcher's changes go in, one supervised worker runs them, one at a time.
 
-One at a time because the stages share one model on one computer: two tidy calls in parallel
-are not faster on a laptop's GPU, and the index is simpler with one writer. A failing job is
-logged and the next one runs; the worker never dies of a job. On shutdown the job in hand gets
-a grace period to finish; after that it is cancelled, which is safe because every write is an
-atomic rename: a cancelled job leaves the old file or the new one, never half of each.
+What runs here is each stage's handling of a batch of changes (see ChangeRouter): the index
+reads and writes the changed notes, and tidy and Ask hand the paths to their own workers, which
+wait for a file to settle and call the model. The model itself is used one call at a time by
+its gate (llm/gate.py), whoever calls it. One job at a time keeps the index to one writer;
+tidy's jobs have a lane of their own (QUICK_KINDS), so a capture never waits for the index. A
+failing job is logged (its exception's type and where it was raised, never its message, which
+may quote a note) and the next one runs; the worker never dies of a job, and runs supervised
+(supervise.py) in case of a bug here. On shutdown the job in hand gets a grace period to
+finish; after that it is cancelled, which is safe because every write is an atomic rename: a
+cancelled job leaves the old file or the new one, never half of each.
 
 A burst of file changes (a `git checkout`, a sync tool catching up) reaches the queue as many
 small batches, because the watcher lets each path settle on its own. `ChangeRouter` folds every
@@ -16,16 +21,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from commonplace.ask.asknote import is_ask_note
 from commonplace.attention import Attention
 from commonplace.changes import Change
 from commonplace.config import Settings
-from commonplace.supervise import start_supervised
+from commonplace.supervise import start_supervised, where
 from commonplace.vault import in_folder
 
 log = logging.getLogger(__name__)
@@ -60,90 +67,124 @@ class JobStats:
     running: str = ""
 
 
+# Jobs of these kinds only hand paths to a worker of their own (tidy waits for a capture to
+# settle, then calls the model through its gate): they run in a lane of their own, so a capture
+# is never held up behind a long index run (a big vault's first index takes minutes). Ask stays
+# behind the index on purpose: a question answered from a half-built index would get a wrong
+# "not in your notes", written into the note for good.
+QUICK_KINDS = frozenset({"tidy"})
+
+
+@dataclass
+class _Lane:
+    name: str
+    queue: asyncio.Queue[Runnable] = field(default_factory=asyncio.Queue)
+    worker: asyncio.Task[None] | None = None
+    current: asyncio.Task[object] | None = None
+    running: str = ""
+
+
 class JobQueue:
-    """An asyncio queue with one worker. Jobs queued after `stop()` are dropped."""
+    """Asyncio queues with one worker each: the index's (and Ask's), and the quick lane
+    (QUICK_KINDS). Jobs queued after `stop()` are dropped."""
 
     def __init__(self, grace_s: float = 10.0, *, attention: Attention | None = None) -> None:
         self.attention = attention
-        self._queue: asyncio.Queue[Runnable] = asyncio.Queue()
-        self._worker: asyncio.Task[None] | None = None
-        self._current: asyncio.Task[object] | None = None
+        self._main = _Lane("job queue")
+        self._quick = _Lane("tidy queue")
         self._stopping = False
         self.grace_s = grace_s
         self.stats = JobStats()
 
+    @property
+    def _lanes(self) -> tuple[_Lane, _Lane]:
+        return (self._main, self._quick)
+
     def start(self) -> None:
-        if self._worker is None:
-            self._worker = start_supervised("job queue", self._work, self.attention)
+        for lane in self._lanes:
+            if lane.worker is None:
+                lane.worker = start_supervised(
+                    lane.name, functools.partial(self._work, lane), self.attention
+                )
 
     def put(self, job: Runnable) -> None:
         if self._stopping:
             log.info("not queued (shutting down): %s", job.label)
             return
-        self._queue.put_nowait(job)
+        lane = self._quick if job.kind in QUICK_KINDS else self._main
+        lane.queue.put_nowait(job)
 
     @property
     def pending(self) -> int:
-        return self._queue.qsize()
+        return sum(lane.queue.qsize() for lane in self._lanes)
 
     async def join(self) -> None:
         """Wait until every queued job has run (for tests and one-shot runs)."""
-        await self._queue.join()
+        await asyncio.gather(*(lane.queue.join() for lane in self._lanes))
 
     async def stop(self) -> None:
-        """Finish the job in hand (up to grace_s), then cancel it; drop what is still queued."""
+        """Finish the jobs in hand (up to grace_s), then cancel them; drop what is still queued."""
         self._stopping = True
         dropped = 0
-        while not self._queue.empty():
-            self._queue.get_nowait()
-            self._queue.task_done()
-            dropped += 1
+        for lane in self._lanes:
+            while not lane.queue.empty():
+                lane.queue.get_nowait()
+                lane.queue.task_done()
+                dropped += 1
         if dropped:
             log.info("dropped %d queued job(s); they run again on the next start", dropped)
-        current = self._current
-        if current is not None and not current.done():
+        current = {lane.current for lane in self._lanes if lane.current and not lane.current.done()}
+        if current:
             log.info("waiting up to %.0f s for %s to finish", self.grace_s, self.stats.running)
-            done, _ = await asyncio.wait({current}, timeout=self.grace_s)
-            if not done:
+            _, left = await asyncio.wait(current, timeout=self.grace_s)
+            if left:
                 log.warning(
                     "abandoning %s (nothing half-written: writes are atomic)", self.stats.running
                 )
-                current.cancel()
-                await asyncio.wait({current}, timeout=5)
-        if self._worker is not None:
-            self._worker.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._worker
-            self._worker = None
+                for task in left:
+                    task.cancel()
+                await asyncio.wait(left, timeout=5)
+        for lane in self._lanes:
+            if lane.worker is not None:
+                lane.worker.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await lane.worker
+                lane.worker = None
 
-    async def _work(self) -> None:
+    async def _work(self, lane: _Lane) -> None:
         while True:
-            job = await self._queue.get()
+            job = await lane.queue.get()
             try:
-                await self._run_one(job)
+                await self._run_one(lane, job)
             finally:
-                self._queue.task_done()
+                lane.queue.task_done()
 
-    async def _run_one(self, job: Runnable) -> None:
+    def _show_running(self) -> None:
+        self.stats.running = " + ".join(lane.running for lane in self._lanes if lane.running)
+
+    async def _run_one(self, lane: _Lane, job: Runnable) -> None:
         start = time.monotonic()
-        self.stats.running = job.label
-        self._current = asyncio.create_task(_call(job.run), name=f"job {job.kind}")
+        lane.running = job.label
+        self._show_running()
+        lane.current = asyncio.create_task(_call(job.run), name=f"job {job.kind}")
         outcome = "ok"
         try:
-            await asyncio.shield(self._current)
+            await asyncio.shield(lane.current)
         except asyncio.CancelledError:
-            if not self._current.cancelled():
+            if not lane.current.cancelled():
                 raise  # the worker itself is being cancelled: stop() handles the job
             outcome = "abandoned"
         except Exception as exc:
-            outcome = f"FAILED: {type(exc).__name__}: {exc}"
+            # The type and where it was raised, never the message: it may quote a note.
+            outcome = f"FAILED: {where(exc)}"
             self.stats.failed += 1
             log.debug("job %s failed", job.label, exc_info=True)
         else:
             self.stats.done += 1
         finally:
-            self._current = None
-            self.stats.running = ""
+            lane.current = None
+            lane.running = ""
+            self._show_running()
         line = f"{job.kind}: {job.label}, {outcome} in {time.monotonic() - start:.1f} s"
         self.stats.last = line
         (log.warning if outcome != "ok" else log.info)("job %s", line)
@@ -211,11 +252,12 @@ class ChangeRouter:
 
 def route_changes(changes: Sequence[Change], settings: Settings) -> dict[str, list[Change]]:
     """Which stages a batch of changes concerns: the index sees all of them, tidy the inbox's,
-    ask the Ask folder's. A stage with no changes is left out."""
+    ask the Ask notes' (in Logseq also the namespace pages Ask/..., stored as pages/Ask___...).
+    A stage with no changes is left out."""
     routed: dict[str, list[Change]] = {"index": list(changes)}
     inbox, ask = settings.folder("inbox"), settings.folder("ask")
     routed["tidy"] = [c for c in changes if in_folder(c.path, inbox)]
-    routed["ask"] = [c for c in changes if in_folder(c.path, ask)]
+    routed["ask"] = [c for c in changes if is_ask_note(c.path, ask, settings.flavor)]
     return {stage: batch for stage, batch in routed.items() if batch}
 
 

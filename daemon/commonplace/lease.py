@@ -40,12 +40,13 @@ from typing import Any, Literal
 from commonplace.attention import Attention
 from commonplace.config import LeaseSettings
 from commonplace.statefile import write_json
-from commonplace.vault import replace_file
+from commonplace.vault import FileRefused, read_file, replace_file
 
 log = logging.getLogger(__name__)
 
 LEASE_DIR = ".commonplace"
 LEASE_FILE = "lease.json"
+LEASE_MAX_BYTES = 64 * 1024  # a lease is a few hundred bytes; anything far larger is not one
 ID_FILE = "lease-id"  # in the data folder: who "this daemon" is, across restarts
 WRITE_RETRY_S = 5.0  # a heartbeat that could not be written is tried again this soon
 
@@ -90,8 +91,14 @@ def read_lease(vault: Path) -> tuple[LeaseInfo | None, bytes | None]:
     there is no lease at all; an unreadable lease (a torn write, a placeholder iCloud has not
     downloaded) has a signature but no info, and counts as held by someone unknown."""
     path = lease_path(vault)
-    try:
-        data = path.read_bytes()
+    try:  # by the vault's read rule: never through a link, never blocking, never huge
+        data = read_file(vault, f"{LEASE_DIR}/{LEASE_FILE}", LEASE_MAX_BYTES)[0]
+    except FileRefused as exc:  # a link, a FIFO, a file far too big: not a lease we can read
+        try:
+            st = path.lstat()
+        except OSError:
+            return None, f"refused {exc.reason}".encode()
+        return None, f"refused {st.st_mode} {st.st_mtime_ns} {st.st_size}".encode()
     except FileNotFoundError:
         placeholder = path.with_name(f".{LEASE_FILE}.icloud")  # evicted by iCloud
         try:
@@ -302,7 +309,7 @@ class VaultLease:
         )
         path = lease_path(self.vault)
         write_json(path, asdict(info))
-        self._seen, self._seen_at = path.read_bytes(), self.clock()
+        self._seen, self._seen_at = read_lease(self.vault)[1], self.clock()
 
 
 async def check_lease(lease: VaultLease, attention: Attention | None = None) -> bool:

@@ -6,6 +6,7 @@ the CLI test runs the real index over vault_fixture/.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import re
 from datetime import date
@@ -223,6 +224,24 @@ async def test_stream_yields_safe_text_then_the_checked_answer(
     assert "draft" not in preview
     assert re.sub(r"\s+", " ", preview).strip() == re.sub(r"\s+", " ", final.answer)
     assert [s.n for s in final.sources] == [1, 2]
+
+
+async def test_a_stream_closed_early_frees_the_model_at_once(
+    fake_ollama: FakeOllama, ask_settings: Settings
+) -> None:
+    """The page went away after the first piece: closing the answer's stream closes the
+    model's stream too, so the model's turn is free for the next caller now, not whenever the
+    abandoned generator is collected."""
+    fake_ollama.enqueue_chat("Your passport expires on 9 February 2027 [1]. " * 20)
+    llm = LLM(ask_settings.ollama)
+    stream = stream_answer(
+        "When?", index=FixedIndex(FIVE), llm=llm, settings=ask_settings, today=TODAY
+    )
+    async with contextlib.aclosing(stream) as events:
+        first = await anext(events)
+        assert isinstance(first, str)
+        assert llm.gate.busy
+    assert not llm.gate.busy
 
 
 def test_safe_stream_never_releases_half_an_image() -> None:

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import itertools
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 import pytest_asyncio
@@ -168,17 +170,30 @@ async def test_reverted_answer_is_reinserted_then_given_up(
     assert path.read_text() == original
 
 
-async def test_waits_until_the_note_is_quiet(vault: Path, make_service: Factory) -> None:
+async def test_waits_until_the_note_is_quiet(
+    vault: Path, fake_ollama: FakeOllama, make_service: Factory
+) -> None:
     path = write(vault, NOTE, "?? When does my flight leave?\n")
-    svc = make_service(quiet_s=0.6)
+    loop = asyncio.get_running_loop()
+    asked_at: list[float] = []
+    answer = fake_ollama.chat_handler
+    assert answer is not None
+
+    def timed(body: dict[str, Any]) -> Any:
+        asked_at.append(loop.time())
+        return answer(body)
+
+    fake_ollama.chat_handler = timed
+    svc = make_service(quiet_s=1.5)
     await svc.on_changes([Change(NOTE, "modified")])
-    await asyncio.sleep(0.3)
+    await asyncio.sleep(0.1)
+    typed_at = loop.time()
     await svc.on_changes([Change(NOTE, "modified")])  # still typing: the clock starts again
-    await asyncio.sleep(0.4)
     assert "[!answer]" not in path.read_text()
     assert svc.status()["waiting"] == [NOTE]
     await svc.idle()
     assert "[!answer]" in path.read_text()
+    assert asked_at and asked_at[0] >= typed_at + 1.5  # quiet since the last change
 
 
 async def test_ollama_down_leaves_the_question_for_later(
@@ -191,6 +206,39 @@ async def test_ollama_down_leaves_the_question_for_later(
     await svc.idle()  # the first try fails; the retry 0.05 s later succeeds
     assert path.read_text().count("[!answer]") == 1
     assert len(fake_ollama.chat_requests()) == 3
+
+
+async def test_a_question_the_model_keeps_failing_backs_off_and_is_shown(
+    vault: Path, ask_settings: Settings, fake_ollama: FakeOllama, make_service: Factory
+) -> None:
+    path = write(vault, NOTE, "?? When does my flight leave?\n")
+    loop = asyncio.get_running_loop()
+    tried_at: list[float] = []
+    answer = fake_ollama.chat_handler
+    assert answer is not None
+    down = True
+
+    def ollama(body: dict[str, Any]) -> Any:
+        tried_at.append(loop.time())
+        return FakeError(500, "out of memory") if down else answer(body)
+
+    fake_ollama.chat_handler = ollama
+    one_try = dataclasses.replace(ask_settings.ollama, retries=0)  # one request per try
+    svc = make_service(dataclasses.replace(ask_settings, ollama=one_try))  # retry_s 0.05
+    await svc.on_changes([Change(NOTE, "created")])
+    async with asyncio.timeout(30):
+        while svc.attention.get("ask", NOTE) is None:  # noqa: ASYNC110 - polling its state
+            await asyncio.sleep(0.01)
+    entry = svc.attention.get("ask", NOTE)
+    assert entry is not None and entry.code == "not_answered"
+    assert "tries" in entry.reason and "out of memory" in entry.reason and entry.retry_at
+    assert len(tried_at) >= 3  # shown after the third failure in a row, not before
+    gaps = [b - a for a, b in itertools.pairwise(tried_at)]
+    assert gaps[0] >= 0.05 and gaps[1] >= 0.1  # the waits double
+    down = False  # Ollama is back: answered on the next try, and the entry goes
+    await svc.idle()
+    assert path.read_text().count("[!answer]") == 1
+    assert svc.attention.entries() == []
 
 
 async def test_deleted_note_is_dropped(

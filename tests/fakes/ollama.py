@@ -47,6 +47,15 @@ class Stall:
 
 
 @dataclass(frozen=True)
+class Hold:
+    """Wait until the test sets `release`, then answer `reply` (default "OK"): a call that holds
+    the model exactly as long as the test needs, whatever the machine's load."""
+
+    release: asyncio.Event
+    reply: Reply | None = None
+
+
+@dataclass(frozen=True)
 class Raw:
     """Send this body verbatim, possibly malformed."""
 
@@ -70,7 +79,7 @@ class StreamError:
     status: int = 500
 
 
-Reply = str | dict[str, Any] | FakeError | Stall | Raw | StreamError
+Reply = str | dict[str, Any] | FakeError | Stall | Hold | Raw | StreamError
 
 
 @dataclass
@@ -480,8 +489,11 @@ class FakeOllama:
     ) -> Response:
         """Turn a scripted Reply into Ollama's chat/generate response, streamed or not."""
         stream = body.get("stream", True)
-        if isinstance(reply, Stall):
-            await asyncio.sleep(reply.seconds)
+        if isinstance(reply, Stall | Hold):
+            if isinstance(reply, Hold):
+                await reply.release.wait()
+            else:
+                await asyncio.sleep(reply.seconds)
             inner = "OK" if reply.reply is None else reply.reply
             return await self._answer(request, body, inner, model, thinks, chat=chat)
         if isinstance(reply, FakeError):

@@ -14,7 +14,6 @@ import logging
 import shutil
 import tempfile
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -509,19 +508,21 @@ async def test_a_search_during_a_compaction_answers_with_keywords_at_once(
     await index.refresh()
     table = index.stores.vectors._table
     real = table.optimize
-    started = threading.Event()
+    started, searched = threading.Event(), threading.Event()
 
     def slow_optimize(**kwargs: object) -> None:
         started.set()
-        time.sleep(1.5)  # as long as a big table's compaction takes, scaled down
+        searched.wait(60)  # a big table's compaction: still running until the search is done
         real(**kwargs)
 
     monkeypatch.setattr(table, "optimize", slow_optimize)
     compacting = asyncio.create_task(asyncio.to_thread(index._maintain, True))
-    await asyncio.to_thread(started.wait, 5)
-    t0 = time.monotonic()
-    resp = await index.search("alder birch", limit=5, mode="hybrid")
-    assert time.monotonic() - t0 < 1.0
+    assert await asyncio.to_thread(started.wait, 30)
+    try:
+        resp = await asyncio.wait_for(index.search("alder birch", limit=5, mode="hybrid"), 30)
+        assert not compacting.done()  # answered while the compaction still held LanceDB
+    finally:
+        searched.set()
     assert resp.mode == "keyword" and resp.results
     assert resp.notice and "being compacted" in resp.notice
     await compacting

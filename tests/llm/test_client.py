@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import dataclasses
 import json
 
@@ -164,6 +166,30 @@ async def test_stream_yields_text_without_drafts(fake_ollama: FakeOllama) -> Non
     parts = [p async for p in make_llm(fake_ollama.url).chat_stream(MSGS)]
     assert "".join(parts) == "The answer is [1]."
     assert len(parts) > 1
+
+
+async def test_a_slow_reader_of_a_stream_is_not_timed_out(fake_ollama: FakeOllama) -> None:
+    """Only the waits for the model count towards timeout_s: a caller that takes its time with
+    each piece (a slow page) is not cut off, and nothing is cancelled under it."""
+    words = "one two three four five six seven eight"
+    fake_ollama.enqueue_chat(words)
+    llm = make_llm(fake_ollama.url, timeout_s=0.5)
+    parts: list[str] = []
+    async with contextlib.aclosing(llm.chat_stream(MSGS)) as stream:
+        async for piece in stream:
+            parts.append(piece)
+            await asyncio.sleep(0.1)  # the caller's own work: more than 0.5 s in all
+    assert "".join(parts) == words
+    assert not llm.gate.busy
+
+
+async def test_a_stalled_stream_still_times_out(fake_ollama: FakeOllama) -> None:
+    fake_ollama.enqueue_chat(Stall(3.0, "too late"))
+    llm = make_llm(fake_ollama.url, timeout_s=0.3)
+    with pytest.raises(LLMTimeout):
+        async for _ in llm.chat_stream(MSGS):
+            pass
+    assert not llm.gate.busy
 
 
 async def test_stream_error_is_reported(fake_ollama: FakeOllama) -> None:

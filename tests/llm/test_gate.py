@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+from collections.abc import Callable
 
 import pytest
 
 from commonplace.config import Settings
 from commonplace.daemon import build_parts
 from commonplace.llm import LLM, ModelBusy, ModelGate, for_a_person
-from tests.fakes.ollama import FakeOllama, Stall
+from tests.fakes.ollama import FakeOllama, Hold, Stall
 
 
 @pytest.fixture
@@ -32,19 +33,27 @@ async def chat(llm: LLM, text: str, *, person: bool = False) -> str:
     return (await llm.chat(message)).content
 
 
+async def until(check: Callable[[], bool], what: str, seconds: float = 30) -> None:
+    async with asyncio.timeout(seconds):
+        while not check():  # noqa: ASYNC110 - polling what the gate reports
+            await asyncio.sleep(0.005)
+    assert check(), what
+
+
 async def test_one_call_at_a_time_and_people_first(llm: LLM, fake_ollama: FakeOllama) -> None:
-    fake_ollama.chat_handler = lambda body: Stall(0.05, "ok")
+    release = asyncio.Event()
+    fake_ollama.enqueue_chat(Hold(release, "ok"))  # the first call holds the model until told
     first = asyncio.create_task(chat(llm, "tidy 1"))
-    while not llm.gate.busy:  # noqa: ASYNC110 - until the first call holds the model
-        await asyncio.sleep(0.005)
+    await until(lambda: llm.gate.busy, "the first call holds the model")
     queued = [
         asyncio.create_task(chat(llm, "tidy 2")),
         asyncio.create_task(chat(llm, "ask note")),
         asyncio.create_task(chat(llm, "phone question", person=True)),
         asyncio.create_task(chat(llm, "assistant message", person=True)),
     ]
-    await asyncio.sleep(0.01)
-    assert llm.gate.status()["waiting"] == 4 and llm.gate.status()["waiting_people"] == 2
+    await until(lambda: llm.gate.status()["waiting"] == 4, "four calls wait")
+    assert llm.gate.status()["waiting_people"] == 2
+    release.set()
     await asyncio.gather(first, *queued)
     assert said(fake_ollama) == [
         "tidy 1",
@@ -91,17 +100,25 @@ async def test_a_caller_that_gives_up_loses_no_turn() -> None:
     gate = ModelGate()
     order: list[str] = []
 
-    async def use(name: str, hold: float = 0.0) -> None:
+    async def use(name: str) -> None:
         async with gate.turn():
             order.append(name)
-            await asyncio.sleep(hold)
 
-    first = asyncio.create_task(use("first", 0.05))
-    await asyncio.sleep(0)
+    release = asyncio.Event()
+
+    async def first_use() -> None:
+        async with gate.turn():
+            order.append("first")
+            await release.wait()
+
+    first = asyncio.create_task(first_use())
+    await until(lambda: gate.busy, "the first holds its turn")
     quitter = asyncio.create_task(use("quitter"))
     last = asyncio.create_task(use("last"))
-    await asyncio.sleep(0.01)
+    await until(lambda: gate.status()["waiting"] == 2, "two wait their turn")
     quitter.cancel()
+    await until(lambda: quitter.done(), "the quitter gave up")
+    release.set()
     await asyncio.gather(first, last, return_exceptions=True)
     assert order == ["first", "last"]
     assert not gate.busy

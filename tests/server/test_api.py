@@ -27,6 +27,7 @@ from commonplace.llm import LLM
 from commonplace.server import api_state, create_app
 from commonplace.server.context import Services
 from commonplace.speech import WhisperTranscriber
+from commonplace.vault import atomic
 from tests.fakes.ollama import FakeError, FakeOllama
 from tests.server.conftest import ClientFactory, write_headers
 
@@ -151,6 +152,31 @@ async def test_capture_resent_with_same_id_is_saved_once(
     assert len(list((web_settings.vault / "Inbox").glob("*.md"))) == 1
     path = (await first.json())["path"]
     assert read_capture(web_settings.vault, path, web_settings.tz).via == "dictation"
+
+
+async def test_a_capture_while_git_holds_the_vault_is_503_and_saved_when_sent_again(
+    make_client: ClientFactory, web_settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(atomic, "GIT_WAIT_S", 0.2)  # how long a write waits for git
+    lock = web_settings.vault / ".git" / "index.lock"
+    lock.parent.mkdir()
+    lock.touch()
+    client = await make_client()
+    body = json.dumps({"text": "words during a git pull", "id": "phone-capture-0002"})
+    busy = await client.post("/api/capture", data=body, headers=write_headers(client))
+    assert busy.status == 503  # a 5xx: the page keeps the words and sends them again
+    assert busy.headers["Retry-After"] == "10"
+    error = (await busy.json())["error"]
+    assert error["code"] == "vault_busy"
+    assert "git operation is running" in error["message"] and str(lock) in error["message"]
+    assert "kept on this phone" in error["message"]
+    inbox = web_settings.vault / "Inbox"
+    assert not inbox.exists() or not any(inbox.iterdir())  # nothing half-written
+    lock.unlink()
+    again = await client.post("/api/capture", data=body, headers=write_headers(client))
+    assert again.status == 201
+    path = (await again.json())["path"]
+    assert read_capture(web_settings.vault, path, web_settings.tz).body == "words during a git pull"
 
 
 async def test_resend_after_a_daemon_restart_is_saved_once(

@@ -7,16 +7,22 @@ Each HTTP test is one request an attacker (or a misconfiguration) could send; it
 from __future__ import annotations
 
 import dataclasses
+import ipaddress
 import json
 import logging
 import re
+import socket
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import pytest
+from aiohttp.test_utils import TestServer
 from yarl import URL
 
 from commonplace.config import Settings
+from commonplace.llm import LLM
+from commonplace.server import create_app
 from commonplace.server.security import CSP, Policy, RequestFacts, check_request, split_host
 from tests.server.conftest import (
     OWNER,
@@ -112,6 +118,18 @@ REFUSED = [
     ("funnel, owner", facts(host=TS_NAME, identity=OWNER, identities=1, funnel=True), "funnel"),
     ("funnel, no identity", facts(host=TS_NAME, funnel=True), "funnel"),
     ("funnel on a local name", facts(funnel=True), "funnel"),
+    # [web] host on a LAN address: any client there can send a local name, none may use it.
+    ("127.0.0.1 from another computer", facts(peer_loopback=False), "not_local"),
+    (
+        "localhost from another computer",
+        facts(host=f"localhost:{PORT}", peer_loopback=False),
+        "not_local",
+    ),
+    (
+        "a change from another computer",
+        post(LOCAL, path="/api/capture", peer_loopback=False),
+        "not_local",
+    ),
 ]
 
 
@@ -136,6 +154,40 @@ def test_extra_hosts_are_local_names() -> None:
     policy = Policy(extra_hosts=("mybox.lan",))
     assert check_request(facts(host=f"mybox.lan:{PORT}"), policy) is None
     assert check_request(facts(host=f"mybox.lan:{PORT}", identity=OWNER), policy) is not None
+    lan = check_request(facts(host=f"mybox.lan:{PORT}", peer_loopback=False), policy)
+    assert lan is not None and lan.code == "not_local"
+
+
+def lan_address() -> str | None:
+    """This computer's address on its network (no packet is sent), or None without one."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("192.0.2.1", 9))
+        except OSError:
+            return None
+        address = str(probe.getsockname()[0])
+    return None if ipaddress.ip_address(address).is_loopback else address
+
+
+async def test_a_lan_client_saying_localhost_reads_nothing(web_settings: Settings) -> None:
+    """With [web] host = "0.0.0.0" the port is reachable from the network: a client there that
+    sends `Host: localhost:<port>` is refused; the same request from this computer is served."""
+    address = lan_address()
+    if address is None:
+        pytest.skip("this computer has no network address to come from")
+    app = create_app(web_settings, LLM(web_settings.ollama))
+    async with TestServer(app, host="0.0.0.0") as server, aiohttp.ClientSession() as session:
+        local = {"Host": f"localhost:{server.port}"}
+        url = f"http://{address}:{server.port}/api/state"
+        async with session.get(url, headers=local) as lan:
+            assert lan.status == 403
+            assert (await lan.json())["error"]["code"] == "not_local"
+        search = f"http://{address}:{server.port}/api/search?q=shed"
+        async with session.get(search, headers=local) as lan_search:
+            assert lan_search.status == 403
+        here = f"http://127.0.0.1:{server.port}/api/state"
+        async with session.get(here, headers=local) as mine:
+            assert mine.status == 200
 
 
 @pytest.mark.parametrize(

@@ -60,6 +60,10 @@ def facts(**kw: Any) -> RequestFacts:
             "bad_token",
         ),
         ({"path": "/api/assistant/propose", "authorization": f"Bearer {TOKEN}"}, TOKEN, None),
+        # From another computer (when [web] host lets it reach the port): only with the token.
+        ({"authorization": f"Bearer {TOKEN}", "peer_loopback": False}, TOKEN, None),
+        ({"authorization": "Bearer wrong", "peer_loopback": False}, TOKEN, "bad_token"),
+        ({"origin": f"http://127.0.0.1:{PORT}", "peer_loopback": False}, TOKEN, "not_local"),
     ],
 )
 def test_the_decision(kw: dict[str, Any], token: str | None, code: str | None) -> None:

@@ -108,6 +108,15 @@ def test_words_of_notices_other_words() -> None:
         assert not words_of(render(other, DECISION, flavor), c)
 
 
+def test_words_that_are_only_the_start_of_a_notes_words_are_another_capture() -> None:
+    filed = cap("ring Dave\nabout the shed roof\n")
+    for flavor in ("obsidian", "logseq"):
+        text = render(filed, DECISION, flavor)
+        assert words_of(text, filed)
+        assert not words_of(text, cap("ring Dave\n"))
+        assert not words_of(text, cap("ring Dave"))
+
+
 def test_the_captures_own_frontmatter_is_carried_over() -> None:
     data = (
         b"---\ncaptured: 2026-10-21T22:37\nvia: share\nsource: https://example.org/garlic\n"

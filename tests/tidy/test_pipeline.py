@@ -11,6 +11,8 @@ import dataclasses
 import json
 import re
 import shutil
+import threading
+import time
 from collections.abc import Callable
 from datetime import date, datetime
 from pathlib import Path
@@ -340,6 +342,65 @@ async def test_a_capture_filed_meanwhile_by_another_computer_is_not_filed_again(
     assert not (tidy_settings.vault / rel).exists()
 
 
+async def test_finishing_a_capture_filed_meanwhile_never_blocks_the_event_loop(
+    tidy_settings: Settings, fake_ollama: FakeOllama, tmp_path: Path
+) -> None:
+    """Finishing (archive, then the delete, which waits while git holds the vault) runs in a
+    thread: searches and captures are answered meanwhile."""
+    rel = put_capture(tidy_settings, SHED)
+    other = dataclasses.replace(
+        tidy_settings, vault=tmp_path / "other-vault", data_dir=tmp_path / "other-data"
+    )
+    shutil.copytree(tidy_settings.vault, other.vault)
+    fake_ollama.enqueue_chat(answer("Timber order"))
+    theirs = await tidy_capture(context(other), rel)
+    assert theirs.filed is not None
+    fake_ollama.enqueue_chat(Stall(0.3, answer("Shed timber")))
+    task = asyncio.create_task(tidy_capture(context(tidy_settings), rel))
+    async with asyncio.timeout(5):
+        while len(fake_ollama.chat_requests()) < 2:  # noqa: ASYNC110 - ours is "thinking"
+            await asyncio.sleep(0.01)
+    synced = tidy_settings.vault / theirs.filed
+    synced.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(other.vault / theirs.filed, synced)
+    lock = tidy_settings.vault / ".git" / "index.lock"
+    lock.parent.mkdir()
+    lock.touch()  # git runs: the delete waits for it
+    ticks = 0
+    loop_ran = threading.Event()
+    archive = tidy_settings.data_path / "tidy" / "archive"
+
+    def git_ends_once_the_loop_ran() -> None:
+        deadline = time.monotonic() + 4  # under the 5 s a delete waits for git
+        while not archive.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)  # finishing has begun: the delete is waiting for git
+        seen = ticks
+        while time.monotonic() < deadline:
+            if ticks > seen:
+                loop_ran.set()
+                break
+            time.sleep(0.01)
+        lock.unlink()
+
+    async def tick() -> None:
+        nonlocal ticks
+        while True:
+            ticks += 1
+            await asyncio.sleep(0.01)
+
+    ticker = asyncio.create_task(tick())
+    thread = threading.Thread(target=git_ends_once_the_loop_ran)
+    thread.start()
+    try:
+        ours = await task
+    finally:
+        ticker.cancel()
+        thread.join(10)
+    assert (ours.status, ours.filed) == ("finished", theirs.filed)
+    assert loop_ran.is_set()
+    assert not (tidy_settings.vault / rel).exists()
+
+
 # -- nothing lost, nothing doubled --------------------------------------------------------------
 
 
@@ -445,6 +506,118 @@ async def test_a_stale_note_the_user_edited_is_left_alone(
     await tidy_capture(context(tidy_settings), rel)
     assert "my own comment" in old.read_text()
     assert len(filed_notes(tidy_settings)) == 2
+
+
+def git_starts_after(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch, step: str, edit: Callable[[], None]
+) -> threading.Thread:
+    """After `step`, a git operation takes the vault's lock; while it holds it, the owner makes
+    `edit`; then git ends. Returns the thread doing it (join it)."""
+    lock = settings.vault / ".git" / "index.lock"
+    lock.parent.mkdir(exist_ok=True)
+    real = getattr(pipeline, step)
+    started = threading.Event()
+
+    def owner_edits_while_git_runs() -> None:
+        started.wait(10)
+        edit()
+        lock.unlink()
+
+    thread = threading.Thread(target=owner_edits_while_git_runs)
+
+    def step_then_git(*args: Any) -> Any:
+        result = real(*args)
+        lock.touch()
+        thread.start()
+        threading.Timer(0.3, started.set).start()  # well inside the 5 s a delete waits for git
+        return result
+
+    monkeypatch.setattr(pipeline, step, step_then_git)
+    return thread
+
+
+async def test_words_written_while_the_delete_waits_for_git_are_never_deleted(
+    tidy_settings: Settings, fake_ollama: FakeOllama, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rel = put_capture(tidy_settings, SHED)
+    edited = inbox_bytes(tidy_settings, rel) + b"\nand ask Dave about the felt\n"
+    thread = git_starts_after(
+        tidy_settings,
+        monkeypatch,
+        "archive_capture",  # the step just before the capture leaves the inbox
+        lambda: (tidy_settings.vault / rel).write_bytes(edited),
+    )
+    fake_ollama.enqueue_chat(answer("Shed timber"))
+    with pytest.raises(CaptureEdited):
+        await tidy_capture(context(tidy_settings), rel)
+    thread.join(10)
+    assert inbox_bytes(tidy_settings, rel) == edited  # kept: these words were not filed
+
+    # Tidied again as a new change: the new words are filed, the untouched old note replaced.
+    monkeypatch.undo()
+    fake_ollama.enqueue_chat(answer("Shed timber and felt"))
+    outcome = await tidy_capture(context(tidy_settings), rel)
+    assert outcome.status == "filed"
+    (note,) = filed_notes(tidy_settings)
+    assert_filed_ok(tidy_settings, note, read_capture_bytes(edited, rel))
+    assert not (tidy_settings.vault / rel).exists()
+
+
+async def test_an_old_note_edited_while_its_delete_waits_for_git_is_kept(
+    tidy_settings: Settings, fake_ollama: FakeOllama, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rel = put_capture(tidy_settings, SHED)
+    real = pipeline.verify_filed
+
+    def crash_after(*args: Any) -> None:
+        real(*args)
+        raise Crash
+
+    monkeypatch.setattr(pipeline, "verify_filed", crash_after)
+    fake_ollama.enqueue_chat(answer("Old words"))
+    with pytest.raises(Crash):
+        await tidy_capture(context(tidy_settings), rel)
+    monkeypatch.undo()
+    (old,) = filed_notes(tidy_settings)
+    (tidy_settings.vault / rel).write_bytes(inbox_bytes(tidy_settings, rel) + b"\nmore")
+
+    def comment() -> None:
+        old.write_text(old.read_text(encoding="utf-8") + "\nmy own comment\n", encoding="utf-8")
+
+    thread = git_starts_after(tidy_settings, monkeypatch, "verify_filed", comment)
+    fake_ollama.enqueue_chat(answer("New words"))
+    await tidy_capture(context(tidy_settings), rel)
+    thread.join(10)
+    assert "my own comment" in old.read_text(encoding="utf-8")
+    assert len(filed_notes(tidy_settings)) == 2
+
+
+@pytest.mark.parametrize(
+    "second_words",
+    ["ring Dave\n", "buy eggs\n"],
+    ids=["the start of the first's words", "other words"],
+)
+async def test_a_second_capture_with_the_same_name_and_minute_is_filed_and_archived(
+    tidy_settings: Settings, fake_ollama: FakeOllama, second_words: str
+) -> None:
+    minute = datetime(2026, 10, 20, 12, 48)
+    ctx = context(tidy_settings)
+    first = write_capture(tidy_settings, "ring Dave\nabout the shed roof\n", "phone", minute)
+    first_bytes = inbox_bytes(tidy_settings, first)
+    fake_ollama.enqueue_chat(answer("Ring Dave"))
+    assert (await tidy_capture(ctx, first)).status == "filed"
+    second = write_capture(tidy_settings, second_words, "phone", minute)
+    assert second == first  # the name is free again: the same capture_id
+    second_bytes = inbox_bytes(tidy_settings, second)
+    fake_ollama.enqueue_chat(answer("Second thought"))
+    outcome = await tidy_capture(ctx, second)
+    assert outcome.status == "filed"
+    a, b = filed_notes(tidy_settings)
+    assert_filed_ok(tidy_settings, a, read_capture_bytes(first_bytes, first))
+    assert_filed_ok(tidy_settings, b, read_capture_bytes(second_bytes, second))
+    archived = (tidy_settings.data_path / "tidy" / "archive").glob("*.md")
+    assert sorted(p.read_bytes() for p in archived) == sorted([first_bytes, second_bytes])
+    assert not (tidy_settings.vault / second).exists()
 
 
 # -- names, dry runs, empty captures --------------------------------------------------------

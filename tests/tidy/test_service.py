@@ -383,9 +383,10 @@ async def eventually(check: Any, what: str, seconds: float = 20) -> None:
 async def test_a_marked_capture_is_tried_again_later_and_shown_until_filed(
     settings: Settings, fake_ollama: FakeOllama
 ) -> None:
-    quick = fast(settings, fake_ollama.url, marked_retry_s=0.5)
+    quick = fast(settings, fake_ollama.url, marked_retry_s=2.0)
     rel = put_capture(quick, WEEK[0])
-    fake_ollama.chat_handler = lambda body: "this is not json"
+    replies = iter(["this is not json"] * 3)  # then the model recovers
+    fake_ollama.chat_handler = lambda body: next(replies, answer("Dentist"))
     svc = TidyService(quick, LLM(quick.ollama))
     try:
         await svc.startup()
@@ -394,7 +395,6 @@ async def test_a_marked_capture_is_tried_again_later_and_shown_until_filed(
         assert (entry.path, entry.code) == (rel, "unusable_answers")
         assert "3 unusable answers" in entry.reason and entry.retry_at
         assert svc.status()["failing"][0]["path"] == rel
-        fake_ollama.chat_handler = lambda body: answer("Dentist")  # the model recovers
         await eventually(lambda: filed_notes(quick), "the marked capture filed on its retry")
         await eventually(lambda: not svc.attention.entries(), "the mark cleared")
     finally:

@@ -8,6 +8,7 @@ is authoritative: a client replaces the preview with `Answer.answer` when it arr
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import AsyncGenerator
 from datetime import date, datetime
@@ -123,10 +124,12 @@ async def stream_answer(
     safe = SafeStream()
     parts: list[str] = []
     messages, passages = fitted_messages(llm, question, passages, day)
-    async for piece in llm.chat_stream(messages):
-        parts.append(piece)
-        if out := safe.feed(piece):
-            yield out
+    # Closed with this generator: a page that goes away frees the model at once.
+    async with contextlib.aclosing(llm.chat_stream(messages)) as pieces:
+        async for piece in pieces:
+            parts.append(piece)
+            if out := safe.feed(piece):
+                yield out
     if out := safe.flush():
         yield out
     yield check_answer(

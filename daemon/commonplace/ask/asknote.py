@@ -53,6 +53,12 @@ def is_ask_note(path: str, folder: str, flavor: str) -> bool:
     )
 
 
+def ask_root(folder: str, flavor: str) -> str:
+    """The folder to look in for Ask notes: the Ask folder, or in Logseq all of pages/ (for the
+    namespace pages, which sit beside the others); `is_ask_note` picks them out."""
+    return folder.split("/", 1)[0] if flavor == "logseq" else folder
+
+
 def question_id(text: str, repeat: int = 1) -> str:
     """A short hash of the question's words; case, spacing and end punctuation don't count."""
     norm = " ".join(text.lower().split()).rstrip("?!. ")

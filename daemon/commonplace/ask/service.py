@@ -9,7 +9,9 @@ buffer keeps reverting is re-inserted at most `max_inserts` times.
 
 A note whose answer cannot be written (a full disk, a git operation holding the vault, any
 other failure) is tried again with backoff, `retry_s` doubling up to 15 minutes, and shown in
-attention meanwhile; an answer already computed is kept for that retry, not asked again.
+attention meanwhile; an answer already computed is kept for that retry, not asked again. When
+the model cannot answer (Ollama down, a timeout) the note waits on the same backoff, and is
+shown in attention once it has failed SHOW_AFTER times in a row.
 """
 
 from __future__ import annotations
@@ -22,7 +24,13 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from commonplace.ask.answer import AskError, answer_question
-from commonplace.ask.asknote import Question, insert_answer, is_ask_note, pending_questions
+from commonplace.ask.asknote import (
+    Question,
+    ask_root,
+    insert_answer,
+    is_ask_note,
+    pending_questions,
+)
 from commonplace.ask.models import Answer
 from commonplace.ask.passages import SearchIndex
 from commonplace.ask.record import AnswerRecord
@@ -48,6 +56,7 @@ NOT_READ = "not_read"  # a link, a FIFO, a file too big...: never read nor writt
 NOT_READ_ACTION = "questions are read from ordinary notes only: put the note itself there"
 WRITE_TRIES = 5  # read-insert-write rounds before waiting for the note to be quiet again
 RETRY_MAX_S = 900.0  # waits after failures double up to this
+SHOW_AFTER = 3  # the model failed a note this many times in a row: shown in attention
 
 
 class AskService:
@@ -91,11 +100,10 @@ class AskService:
     async def scan(self) -> None:
         """Look at every Ask note (start-up and later scans): a question whose file events
         were lost is answered too. Answered questions are skipped by their id in the note."""
-        roots = {self.folder.split("/", 1)[0] if self.settings.flavor == "logseq" else self.folder}
-        for root in roots:  # Logseq: all of pages/, for the Ask/ namespace pages
-            for path in iter_note_paths(self.settings.vault, under=root, refused=self._refused):
-                if self._is_ask_note(path):
-                    self._schedule(path, self.quiet_s)
+        root = ask_root(self.folder, self.settings.flavor)  # Logseq: all of pages/
+        for path in iter_note_paths(self.settings.vault, under=root, refused=self._refused):
+            if self._is_ask_note(path):
+                self._schedule(path, self.quiet_s)
 
     async def on_changes(self, changes: Iterable[Change]) -> None:
         """Called with every batch of vault changes; only notes in the Ask folder matter."""
@@ -168,6 +176,20 @@ class AskService:
         """Try the note again later, with backoff, and say so in attention."""
         n = self._failures[path] = self._failures.get(path, 0) + 1
         wait = float(min(self.retry_s * 2 ** (n - 1), RETRY_MAX_S))
+        if isinstance(exc, LLMError):
+            # Ollama's own words (down, a missing model, a timeout): never the note's.
+            log.warning("Ask: %s: not answered yet (%s); trying again in %.0f s", path, exc, wait)
+            if n >= SHOW_AFTER:  # a blip is not worth the owner's attention; this is
+                self.attention.report(
+                    SOURCE,
+                    path,
+                    "not_answered",
+                    f"not answered after {n} tries: {exc}",
+                    action="it is tried again by itself; 'commonplace doctor' checks Ollama",
+                    retry_at=time.time() + wait,
+                )
+            self._schedule(path, wait)
+            return
         if isinstance(exc, VaultBusy):
             code, reason = "vault_busy", "answer not written yet: a git operation is running"
             action = f"if no git command is running, delete {exc.lock}"
@@ -217,9 +239,7 @@ class AskService:
                     continue
                 except LLMError as exc:
                     self._last_error = str(exc)
-                    log.warning("Ask: %s: not answered yet: %s", path, exc)
-                    self._schedule(path, self.retry_s)
-                    return
+                    raise  # tried again with backoff, and shown after a few (see _failed)
                 self._last_error = ""
             if not self.may_work():
                 return  # the lease went to another computer while the model answered

@@ -13,7 +13,7 @@ import json
 import logging
 import math
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -189,23 +189,42 @@ class LLM:
         *,
         model: str | None = None,
         options: Mapping[str, Any] | None = None,
-    ) -> AsyncIterator[str]:
-        """Yield the answer's text as it arrives, drafts held back; bounded by timeout_s."""
+    ) -> AsyncGenerator[str, None]:
+        """Yield the answer's text as it arrives, drafts held back.
+
+        The model gets `timeout_s` in all, counted only while this waits for it: the time the
+        caller spends with a piece (a slow page, a slow write) is the caller's, and no timeout
+        is left running across a `yield`, where it would cancel the caller's own work. The
+        model's turn is held until the stream ends or is closed: iterate it under
+        `contextlib.aclosing` when you may stop early."""
         model = model or self.settings.chat_model
         timeout = self.settings.timeout_s
+        budget = _ModelTime(timeout)
         flt = ThinkFilter()
         parts: list[str] = []
-        try:
-            async with self.gate.turn(), asyncio.timeout(timeout):
-                stream = await self._chat_client.chat(
-                    model=model,
-                    messages=list(messages),
-                    options=self._options(options),
-                    keep_alive=self._keep_alive(),
-                    think=self._think(),
-                    stream=True,
+        async with self.gate.turn():
+            try:
+                stream = await budget.wait(
+                    self._chat_client.chat(
+                        model=model,
+                        messages=list(messages),
+                        options=self._options(options),
+                        keep_alive=self._keep_alive(),
+                        think=self._think(),
+                        stream=True,
+                    )
                 )
-                async for chunk in stream:
+            except Exception as exc:
+                raise self._translate(exc, "answer", model, timeout) from exc
+            chunks = aiter(stream)
+            try:
+                while True:
+                    try:
+                        chunk = await budget.wait(anext(chunks, None))
+                    except Exception as exc:
+                        raise self._translate(exc, "answer", model, timeout) from exc
+                    if chunk is None:
+                        break
                     if chunk.done_reason == "length":
                         log.warning("the %s answer was cut off at the length limit", model)
                     piece = chunk.message.content or ""
@@ -213,8 +232,11 @@ class LLM:
                     out = flt.feed(piece)
                     if out:
                         yield out
-        except Exception as exc:
-            raise self._translate(exc, "answer", model, timeout) from exc
+            finally:
+                close = getattr(chunks, "aclose", None)
+                if close is not None:
+                    with contextlib.suppress(Exception):
+                        await close()  # the HTTP stream ends now, not when collected
         rest = flt.flush()
         if rest:
             yield rest
@@ -441,3 +463,18 @@ def same_model(name: str, available: Sequence[str]) -> bool:
         return n if ":" in n.rsplit("/", 1)[-1] else f"{n}:latest"
 
     return norm(name) in {norm(a) for a in available}
+
+
+class _ModelTime:
+    """A streamed answer's time budget: only the waits for the model count."""
+
+    def __init__(self, seconds: float) -> None:
+        self.left = seconds
+
+    async def wait(self, step: Awaitable[T]) -> T:
+        started = time.monotonic()
+        try:
+            async with asyncio.timeout(max(self.left, 0.0)):
+                return await step
+        finally:
+            self.left -= time.monotonic() - started

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from commonplace.ask import AskError, answer_question
 from commonplace.assistant import Assistant, ToolError, build_assistant
 from commonplace.assistant.engine import Clock
-from commonplace.capture import CaptureError, write_capture
+from commonplace.capture import CaptureError, not_saved_reason, write_capture
 from commonplace.config import Settings
 from commonplace.llm import LLM, LLMError
 from commonplace.mcp.backend import BackendError
@@ -65,6 +65,10 @@ class LocalBackend:
             path = await asyncio.to_thread(write_capture, self.settings, text, VIA, now)
         except CaptureError as exc:
             raise BackendError(str(exc)) from None
+        except OSError as exc:  # a git operation holds the vault, the disk is full...
+            raise BackendError(
+                f"not saved: {not_saved_reason(exc)}; send it again in a moment"
+            ) from None
         log.info("capture saved: %s (via %s, %d characters)", path, VIA, len(text))
         return path
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from aiohttp import BodyPartReader, web
 
-from commonplace.capture import CaptureError, write_capture
+from commonplace.capture import CaptureError, not_saved_reason, write_capture
 from commonplace.config import Settings
 from commonplace.server.context import SENT, SERVICES, SETTINGS, Services
 from commonplace.server.errors import ApiError, read_body, read_json, text_field
@@ -33,6 +33,7 @@ from commonplace.speech import (
     duration_s,
     name_hint,
 )
+from commonplace.vault import VaultBusy
 
 log = logging.getLogger(__name__)
 
@@ -67,10 +68,24 @@ async def capture(request: web.Request) -> web.Response:
         path = await asyncio.to_thread(write_capture, settings, text, via, when)
     except CaptureError as exc:
         raise ApiError(400, "bad_capture", str(exc)) from None
+    except OSError as exc:  # nothing was saved: a 5xx, so the page keeps it and sends it again
+        raise not_saved(exc) from None
     log.info("capture saved: %s (via %s, %d characters)", path, via, len(text))
     if capture_id:
         await asyncio.to_thread(sent.add, capture_id, path)
     return web.json_response({"path": path}, status=201)
+
+
+def not_saved(exc: OSError) -> ApiError:
+    """A capture that could not be written (a git operation holds the vault, the disk is full):
+    503 with what to do. Nothing was written; the page keeps the words and sends them again by
+    itself (with the same id, so they are saved once)."""
+    code = "vault_busy" if isinstance(exc, VaultBusy) else "write_failed"
+    message = (
+        f"Not saved yet: {not_saved_reason(exc)}. Your words are kept on this phone and sent "
+        "again by themselves."
+    )
+    return ApiError(503, code, message, headers={"Retry-After": "10"})
 
 
 def _captured_time(value: Any, settings: Settings) -> datetime:

@@ -7,7 +7,9 @@ something only because nothing else can reach the loopback port and `tailscale s
 
 (a) the server listens on loopback unless configured otherwise (see daemon.py);
 (b) the Host header must be the ts.net name or a local name with our port: a website that
-    points its own name at 127.0.0.1 (DNS rebinding) sends its own name and is refused;
+    points its own name at 127.0.0.1 (DNS rebinding) sends its own name and is refused; and a
+    local name is accepted only from a loopback peer (or with the API token), because any client
+    can send `Host: localhost` when [web] host makes the port reachable from other computers;
 (c) on the ts.net name the identity header must be there and be the owner, and the request must
     come from loopback (tailscale serve); on local names the header must be absent, because
     nothing legitimate sets it there;
@@ -126,7 +128,7 @@ class Policy:
 
 @dataclass(frozen=True)
 class Refusal:
-    code: str  # funnel, bad_host, not_owner, cross_origin, content_type, no_token, bad_token
+    code: str  # funnel, bad_host, not_local, not_owner, cross_origin, content_type, (no|bad)_token
     reason: str  # one line for the log and the client; never request data beyond names
     status: int = 403  # 401 for a missing or wrong token
 
@@ -168,6 +170,13 @@ def check_request(facts: RequestFacts, policy: Policy, token: str | None = None)
         return Refusal("bad_host", f"Host {facts.host[:80]!r} is not one of this daemon's names")
     if local and port != facts.port:
         return Refusal("bad_host", f"Host {facts.host[:80]!r} does not name this daemon's port")
+    if local and not facts.peer_loopback and not _brings_token(facts):
+        # A local name is a claim any client can make: only this computer may make it.
+        return Refusal(
+            "not_local",
+            f"Host {facts.host[:80]!r} is only served to this computer; from another device use "
+            "the ts.net name through tailscale serve (programs: the API token)",
+        )
     if on_tailnet:
         refusal = _check_owner(facts, policy)
         if refusal:
@@ -188,6 +197,12 @@ def check_request(facts: RequestFacts, policy: Policy, token: str | None = None)
     if facts.method.upper() in UNSAFE_METHODS:
         return _check_write(facts)
     return None
+
+
+def _brings_token(facts: RequestFacts) -> bool:
+    """Obsidian's origin or an Authorization header: the token is then checked, whoever sent
+    it (an Obsidian or MCP client on another computer, when [web] host lets them in)."""
+    return facts.origin == APP_ORIGIN or facts.authorization is not None
 
 
 def _page_only(facts: RequestFacts) -> Refusal | None:

@@ -11,6 +11,7 @@ import logging
 from collections import Counter
 from dataclasses import dataclass, field
 
+from commonplace.ask.asknote import is_ask_note
 from commonplace.config import Settings
 from commonplace.foreground import pause
 from commonplace.vault import NoteSkipped, in_folder, iter_note_paths, read_note
@@ -51,7 +52,7 @@ class VaultCatalog:
     def facts(self) -> VaultFacts:
         s = self.settings
         daemon = s.daemon_folders()
-        filed_folder = s.folder("filed")
+        filed_folder, ask = s.folder("filed"), s.folder("ask")
         titles: dict[str, str] = {}
         daemon_titles: set[str] = set()
         tags: Counter[str] = Counter()
@@ -64,7 +65,7 @@ class VaultCatalog:
             facts = self._note(path)
             if facts is None:
                 continue
-            if any(in_folder(path, f) for f in daemon):
+            if any(in_folder(path, f) for f in daemon) or is_ask_note(path, ask, s.flavor):
                 daemon_titles.add(facts.title.casefold())
                 if facts.capture_id and in_folder(path, filed_folder):
                     filed.setdefault(facts.capture_id, []).append(path)

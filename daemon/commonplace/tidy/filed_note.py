@@ -105,7 +105,24 @@ def render_logseq(capture: Capture, decision: Decision) -> str:
     return "\n".join(props) + "\n\n" + _words_then(capture.body) + end
 
 
+# What the program writes after the words (render_obsidian / render_logseq): nothing else.
+_OBSIDIAN_TAIL = re.compile(
+    r"(?:\nRelated: [^\n]*\n(?:\n(?:- \[ \] [^\n]*\n)+)?|\n(?:- \[ \] [^\n]*\n)+)?"
+)
+_LOGSEQ_TAIL = re.compile(
+    r"(?:\n(?:- Related: [^\n]*\n)?(?:- TODO [^\n]*\n(?:  DEADLINE: <[^\n>]*>\n)?)*)?"
+)
+
+
 def words_of(filed_text: str, capture: Capture) -> bool:
-    """True if the filed note carries the capture's words exactly, right after its properties
-    (read the way a capture is read, whichever flavour wrote them)."""
-    return split_capture(filed_text)[1].startswith(capture.body)
+    """True if the filed note carries exactly this capture's words: right after its properties
+    (read the way a capture is read, whichever flavour wrote them), followed only by what the
+    program adds (the Related line, the to-dos). Words that are only the start of the note's
+    words are another capture's (one that had the same name in the same minute, so the same
+    capture_id): that capture is not filed yet."""
+    rest = split_capture(filed_text)[1]
+    words = _words_then(capture.body)
+    if not words or not rest.startswith(words):
+        return False
+    tail = rest[len(words) :]
+    return bool(_OBSIDIAN_TAIL.fullmatch(tail) or _LOGSEQ_TAIL.fullmatch(tail))

@@ -19,7 +19,6 @@ touched it since it was written (its hash is kept in the data folder until step 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
 from collections.abc import Callable, Sequence
@@ -44,7 +43,7 @@ from commonplace.vault import (
     content_hash,
     file_hash,
     read_file,
-    wait_for_git,
+    remove_file,
 )
 
 log = logging.getLogger(__name__)
@@ -123,7 +122,7 @@ async def tidy_capture(ctx: TidyContext, path: str, *, dry_run: bool = False) ->
     for filed in await asyncio.to_thread(ctx.catalog.filed_with, capture.capture_id):
         if filed not in earlier and _carries_words(ctx, filed, capture):
             log.info("%s: filed meanwhile as %s (by another daemon?); not filed again", path, filed)
-            finish(ctx, capture, filed)
+            await asyncio.to_thread(finish, ctx, capture, filed)
             _tell_index(ctx, [filed, path])
             return Outcome(path, "finished", filed=filed)
     text = filed_note.render(capture, decision, ctx.settings.flavor, ctx.settings.tidy.todo_format)
@@ -203,12 +202,10 @@ def archive_capture(ctx: TidyContext, capture: Capture) -> Path | None:
     """Step 3: a copy of the capture in the data folder (the default `after_filing`)."""
     if ctx.settings.tidy.after_filing != "archive":
         return None
-    dest = (
-        ctx.settings.data_path
-        / "tidy"
-        / "archive"
-        / f"{capture.capture_id} {Path(capture.path).name}"
-    )
+    # Named by the capture's bytes too: another capture that had the same name in the same
+    # minute (so the same capture_id), or a later version of this one, never replaces a copy.
+    name = f"{capture.capture_id} {capture.content_hash[:12]} {Path(capture.path).name}"
+    dest = ctx.settings.data_path / "tidy" / "archive" / name
     data = capture.text.encode("utf-8")
     existing = file_hash(dest)
     if existing != content_hash(data):
@@ -217,15 +214,17 @@ def archive_capture(ctx: TidyContext, capture: Capture) -> Path | None:
 
 
 def remove_capture(ctx: TidyContext, capture: Capture) -> None:
-    """Step 4: the capture leaves the inbox, unless it was edited since it was read."""
-    full = ctx.settings.vault / capture.path
-    current = _current_hash(ctx, capture.path)
-    if current is None:
-        return
-    if current != capture.content_hash:
-        raise CaptureEdited(f"{capture.path} changed after it was filed; it will be tidied again")
-    wait_for_git(full)
-    full.unlink()
+    """Step 4: the capture leaves the inbox, only if it is still byte for byte what was filed.
+
+    The check is made after any wait for a git operation and right before the delete (see
+    `remove_file`): words written meanwhile were not filed, so the capture stays and is tidied
+    again as a new change."""
+    try:
+        remove_file(ctx.settings.vault / capture.path, capture.content_hash)
+    except FileChanged:
+        raise CaptureEdited(
+            f"{capture.path} changed after it was filed; it is kept and will be tidied again"
+        ) from None
 
 
 def finish(ctx: TidyContext, capture: Capture, filed: str) -> None:
@@ -237,22 +236,21 @@ def finish(ctx: TidyContext, capture: Capture, filed: str) -> None:
 
 
 def remove_stale(ctx: TidyContext, stale: str) -> None:
-    """Delete a filed note that holds a capture's older words, if it is as we wrote it."""
+    """Delete a filed note that holds a capture's older words, only if it is still exactly as we
+    wrote it (checked after any wait for git, right before the delete). A note we did not write
+    for this capture (another capture that once had the same name and minute) is never ours."""
     assert ctx.journal is not None
-    full = ctx.settings.vault / stale
+    written = ctx.journal.written(stale)
+    if written is None:
+        return  # not a note this daemon wrote and has not finished: not ours to replace
     try:
-        current = file_hash(full)
-    except FileRefused as exc:
-        log.warning("%s %s; it is left as it is", stale, exc.reason)
-        return
-    if current is not None and current == ctx.journal.written(stale):
-        wait_for_git(full)
-        with contextlib.suppress(FileNotFoundError):
-            full.unlink()
-        ctx.journal.forget(stale)
-        log.info("%s: replaced by a note with the capture's newer words", stale)
-    elif current is not None:
+        removed = remove_file(ctx.settings.vault / stale, written)
+    except FileChanged:
         log.warning("%s holds older words of a capture and was edited; it is left as it is", stale)
+        return
+    ctx.journal.forget(stale)
+    if removed:
+        log.info("%s: replaced by a note with the capture's newer words", stale)
 
 
 def _tell_index(ctx: TidyContext, paths: list[str]) -> None:

@@ -5,6 +5,7 @@ from commonplace.vault.atomic import (
     VaultBusy,
     atomic_write,
     file_hash,
+    remove_file,
     replace_file,
     wait_for_git,
 )
@@ -34,6 +35,7 @@ __all__ = [
     "parse_note",
     "read_file",
     "read_note",
+    "remove_file",
     "replace_file",
     "split_into_chunks",
     "wait_for_git",

@@ -98,6 +98,30 @@ def atomic_write(
         _fsync_dir(path.parent)
 
 
+def remove_file(path: Path, expect: str, *, git_wait_s: float | None = None) -> bool:
+    """Delete `path` only if it still holds what the caller read (`expect`, its content hash).
+
+    The check is made after any wait for git and right before the unlink, so an edit made
+    while this waited (the owner typed, a sync tool delivered) is never deleted: FileChanged is
+    raised and the file stays. Returns False when the file was already gone. Blocking, like
+    `atomic_write`: call it from a thread in async code."""
+    wait_for_git(path, git_wait_s)
+    try:
+        current = file_hash(path)
+    except FileRefused as exc:  # became a link, a FIFO...: not what was read
+        raise FileChanged(path, exc.reason) from None
+    if current is None:
+        return False
+    if current != expect:
+        raise FileChanged(path, "it changed since it was read")
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        return False
+    _fsync_dir(path.parent)
+    return True
+
+
 def wait_for_git(path: Path, wait_s: float | None = None) -> None:
     """Return once no git operation holds the lock of the repository `path` is in (if any);
     raise VaultBusy if one still does after `wait_s` (default GIT_WAIT_S). Deletes in the
