@@ -21,11 +21,11 @@ from commonplace.config import Settings
 from commonplace.vault import (
     FileChanged,
     FileRefused,
-    VaultBusy,
     atomic_write,
     content_hash,
     markdown,
     read_file,
+    write_trouble,
 )
 
 _NAME_TIME = re.compile(r"^(\d{4}-\d{2}-\d{2})[ T_](\d{2})[:.]?(\d{2})")
@@ -113,13 +113,8 @@ def write_capture(settings: Settings, text: str, via: str, now: datetime) -> str
 
 def not_saved_reason(exc: OSError) -> str:
     """Why `write_capture` could not write (nothing was written), with what to do."""
-    if isinstance(exc, VaultBusy):
-        return (
-            "a git operation is running in the vault "
-            f"(if no git command is running, delete {exc.lock})"
-        )
-    what = exc.strerror or type(exc).__name__
-    return f"the inbox could not be written ({what}); check the disk (free space, permissions)"
+    trouble = write_trouble(exc)
+    return f"{trouble.why} ({trouble.action})"
 
 
 def split_capture(text: str) -> tuple[dict[str, Any], str]:

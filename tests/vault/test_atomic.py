@@ -11,7 +11,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from commonplace.vault import FileChanged, VaultBusy, atomic_write, content_hash, file_hash
+from commonplace.vault import (
+    FileChanged,
+    VaultBusy,
+    atomic_write,
+    content_hash,
+    file_hash,
+    remove_file,
+    write_trouble,
+)
 
 
 def test_new_file_is_written_exactly(tmp_path: Path) -> None:
@@ -109,3 +117,29 @@ def test_a_write_gives_up_for_now_while_git_keeps_the_lock(tmp_path: Path) -> No
     assert isinstance(caught.value, OSError)  # so writers that retry failed writes retry it
     assert path.read_text() == "?? question\n"
     assert sorted(p.name for p in path.parent.iterdir()) == ["q.md"]  # no temp file left
+
+
+def test_remove_file_deletes_only_what_was_read(tmp_path: Path) -> None:
+    note = tmp_path / "Inbox" / "a.md"
+    note.parent.mkdir()
+    note.write_text("the words as read")
+    read = content_hash(note.read_bytes())
+    note.write_text("the words as read, and more")  # the owner typed meanwhile
+    with pytest.raises(FileChanged):
+        remove_file(note, read)
+    assert note.read_text() == "the words as read, and more"
+    assert remove_file(note, content_hash(note.read_bytes())) is True
+    assert not note.exists()
+    assert remove_file(note, read) is False  # already gone: nothing to do
+    note.symlink_to(tmp_path / "elsewhere.md")
+    with pytest.raises(FileChanged):
+        remove_file(note, read)  # a link is never what was read
+    assert note.is_symlink()
+
+
+def test_write_trouble_says_what_to_do(tmp_path: Path) -> None:
+    busy = write_trouble(VaultBusy(tmp_path / ".git" / "index.lock"))
+    assert busy.code == "vault_busy" and "index.lock" in busy.action
+    full = write_trouble(OSError(28, "No space left on device"))
+    assert (full.code, full.why) == ("write_failed", "No space left on device")
+    assert "free space" in full.action

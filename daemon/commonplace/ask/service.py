@@ -42,11 +42,11 @@ from commonplace.supervise import where
 from commonplace.vault import (
     FileChanged,
     NoteSkipped,
-    VaultBusy,
     atomic_write,
     is_ignored,
     iter_note_paths,
     read_note,
+    write_trouble,
 )
 
 log = logging.getLogger(__name__)
@@ -190,13 +190,13 @@ class AskService:
                 )
             self._schedule(path, wait)
             return
-        if isinstance(exc, VaultBusy):
-            code, reason = "vault_busy", "answer not written yet: a git operation is running"
-            action = f"if no git command is running, delete {exc.lock}"
-        elif isinstance(exc, OSError):
-            code = "write_failed"
-            reason = f"the answer could not be written: {exc.strerror or type(exc).__name__}"
-            action = "check the disk (free space, permissions)"
+        if isinstance(exc, OSError):  # a git operation holds the vault (VaultBusy), a full disk
+            trouble = write_trouble(exc)
+            code, reason, action = (
+                trouble.code,
+                f"answer not written yet: {trouble.why}",
+                trouble.action,
+            )
         else:
             log.error("Ask: could not handle %s", path, exc_info=exc)
             code, reason = "failed", f"could not be answered ({where(exc)})"

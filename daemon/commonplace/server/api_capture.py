@@ -33,7 +33,7 @@ from commonplace.speech import (
     duration_s,
     name_hint,
 )
-from commonplace.vault import VaultBusy
+from commonplace.vault import write_trouble
 
 log = logging.getLogger(__name__)
 
@@ -80,7 +80,7 @@ def not_saved(exc: OSError) -> ApiError:
     """A capture that could not be written (a git operation holds the vault, the disk is full):
     503 with what to do. Nothing was written; the page keeps the words and sends them again by
     itself (with the same id, so they are saved once)."""
-    code = "vault_busy" if isinstance(exc, VaultBusy) else "write_failed"
+    code = write_trouble(exc).code
     message = (
         f"Not saved yet: {not_saved_reason(exc)}. Your words are kept on this phone and sent "
         "again by themselves."

@@ -43,12 +43,12 @@ from commonplace.tidy.tracker import Signature, StabilityTracker, Waiting
 from commonplace.tidy.vetting import vet_all
 from commonplace.vault import (
     FileRefused,
-    VaultBusy,
     content_hash,
     in_folder,
     is_ignored,
     iter_note_paths,
     read_file,
+    write_trouble,
 )
 
 log = logging.getLogger(__name__)
@@ -61,7 +61,6 @@ NOT_A_FILE_ACTION = (
     "it is never read, moved or deleted: links, FIFOs, sockets and devices are not captures; "
     "put the file itself there, or remove it"
 )
-WRITE_ACTION = "check the disk (free space, permissions)"
 REPORT_IT = "the daemon's log has the details"
 EMPTY = "has no words (only frontmatter or blank lines); nothing to file"
 EMPTY_ACTION = "write something in it, or delete it"
@@ -296,13 +295,10 @@ class TidyService:
             self.state.garbage(path, digest, "not UTF-8 text", 1)
             log.warning("%s is not UTF-8 text; it is left in the inbox", path)
             self.tracker.forget(path)
-        except VaultBusy as exc:
-            reason = "not filed yet: a git operation is running in the vault"
-            action = f"if no git command is running, delete {exc.lock}"
-            self._failed(path, item, "vault_busy", reason, action)
-        except OSError as exc:
-            reason = f"could not be filed: {exc.strerror or type(exc).__name__}"
-            self._failed(path, item, "write_failed", reason, WRITE_ACTION)
+        except OSError as exc:  # a git operation holds the vault (VaultBusy), a full disk...
+            trouble = write_trouble(exc)
+            reason = f"not filed yet: {trouble.why}"
+            self._failed(path, item, trouble.code, reason, trouble.action)
         else:
             if outcome.status == "filed":
                 self.filed += 1

@@ -3,11 +3,13 @@
 from commonplace.vault.atomic import (
     FileChanged,
     VaultBusy,
+    WriteTrouble,
     atomic_write,
     file_hash,
     remove_file,
     replace_file,
     wait_for_git,
+    write_trouble,
 )
 from commonplace.vault.chunks import Chunk, estimate_tokens, split_into_chunks
 from commonplace.vault.files import FileRefused, entry_problem, is_regular_file, read_file
@@ -23,6 +25,7 @@ __all__ = [
     "NoteSkipped",
     "Todo",
     "VaultBusy",
+    "WriteTrouble",
     "atomic_write",
     "content_hash",
     "entry_problem",
@@ -39,4 +42,5 @@ __all__ = [
     "replace_file",
     "split_into_chunks",
     "wait_for_git",
+    "write_trouble",
 ]

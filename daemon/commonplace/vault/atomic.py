@@ -19,6 +19,7 @@ import os
 import secrets
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from commonplace.vault.files import FileRefused, read_file
@@ -41,6 +42,30 @@ class VaultBusy(OSError):
             str(lock),
         )
         self.lock = lock
+
+
+@dataclass(frozen=True)
+class WriteTrouble:
+    """What a failed vault write tells the owner, worded once for every stage."""
+
+    code: str  # "vault_busy" or "write_failed": for attention and the API
+    why: str  # "a git operation is running in the vault", "No space left on device"
+    action: str  # what to do about it
+
+
+def write_trouble(exc: OSError) -> WriteTrouble:
+    """A failed vault write (VaultBusy included), as the owner is told about it."""
+    if isinstance(exc, VaultBusy):
+        return WriteTrouble(
+            "vault_busy",
+            "a git operation is running in the vault",
+            f"if no git command is running, delete {exc.lock}",
+        )
+    return WriteTrouble(
+        "write_failed",
+        exc.strerror or type(exc).__name__,
+        "check the disk (free space, permissions)",
+    )
 
 
 class FileChanged(Exception):
