@@ -566,6 +566,45 @@ async def test_hybrid_without_keyword_candidates_is_the_meaning_ranking(
         assert shown and [r.path for r in hybrid.results][: len(shown)] == shown
 
 
+async def test_a_note_found_by_meaning_is_not_lost_past_the_keyword_lists_depth(
+    open_index: OpenIndex, isettings: Settings
+) -> None:
+    """The keyword list stops at keyword_candidates notes; a note the meaning side ranks first
+    but BM25 ranks just past that depth keeps its real BM25 in the fusion, not 0 (which lost it
+    behind the listed notes, each counted nearly as much as the best)."""
+    days = "".join(
+        f"## Day {d}\n\n" + " ".join(f"d{d}w{j}" for j in range(60)) + "\n\n" for d in range(8)
+    )
+    write(
+        isettings.vault,
+        "Wildlife/Journal.md",
+        f"# Journal\n\n{days}## Otter\n\nThe otter sleeps in its holt.\n",
+    )
+    for i in range(5):
+        filler = " ".join(f"w{i}x{j}" for j in range(30))
+        write(
+            isettings.vault,
+            f"Wildlife/River walk {i}.md",
+            f"# River walk {i}\n\nAn otter print near a holt. {filler}\n",
+        )
+    index = open_index(with_host(isettings, isettings.ollama.host, keyword_candidates=3))
+    await index.refresh()
+    flt = SearchFilter.make((), (), None)
+    listed = index.stores.keywords.search_notes("otter holt", 10, flt)
+    walks = {f"Wildlife/River walk {i}.md" for i in range(5)}
+    assert {p for p, _ in listed[:5]} == walks and listed[5][0] == "Wildlife/Journal.md"
+    assert index.stores.keywords.note_scores(
+        "otter holt", ["Wildlife/Journal.md", "Wildlife/River walk 0.md", "Areas/Finances.md"]
+    ) == pytest.approx(
+        {p: s for p, s in listed if p in ("Wildlife/Journal.md", "Wildlife/River walk 0.md")}
+    )
+    vector = await index.search("otter holt", limit=3, mode="vector", group_by_note=True)
+    assert vector.results[0].path == "Wildlife/Journal.md"
+    hybrid = await index.search("otter holt", limit=3, mode="hybrid", group_by_note=True)
+    assert hybrid.results[0].path == "Wildlife/Journal.md"
+    assert hybrid.results[0].heading == "Journal > Otter"
+
+
 async def test_a_search_during_a_write_sees_both_keyword_indexes_as_of_one_moment(
     open_index: OpenIndex, isettings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -256,6 +256,9 @@ class KeywordIndex:
     def search_notes(self, text: str, limit: int, flt: SearchFilter) -> list[tuple[str, float]]:
         return self.view().search_notes(text, limit, flt)
 
+    def note_scores(self, text: str, paths: Sequence[str]) -> dict[str, float]:
+        return self.view().note_scores(text, paths)
+
     def best_chunks(self, text: str, paths: Sequence[str]) -> dict[str, SearchResult]:
         return self.view().best_chunks(text, paths)
 
@@ -296,6 +299,22 @@ class KeywordView:
         query = _filtered(self._notes.schema, query, flt)
         hits = searcher.search(query, limit).hits
         return [(str(searcher.doc(at)["path"][0]), float(score)) for score, at in hits]
+
+    def note_scores(self, text: str, paths: Sequence[str]) -> dict[str, float]:
+        """The whole-note BM25 of these notes, for those that match at all: the same scores
+        `search_notes` gives, for notes found another way (the meaning side's candidates)."""
+        query = self._notes.parse(text, NOTE_FIELDS, NOTE_BOOSTS) if paths else None
+        if query is None:
+            return {}
+        searcher = self._note_searcher
+        within = tantivy.Query.const_score_query(  # a filter: adds 0 to every score
+            tantivy.Query.term_set_query(self._notes.schema, "path", list(paths)), 0.0
+        )
+        both = tantivy.Query.boolean_query(
+            [(tantivy.Occur.Must, query), (tantivy.Occur.Must, within)]
+        )
+        hits = searcher.search(both, len(paths)).hits
+        return {str(searcher.doc(at)["path"][0]): float(score) for score, at in hits}
 
     def best_chunks(self, text: str, paths: Sequence[str]) -> dict[str, SearchResult]:
         """Each note's best chunk for this query (its first chunk when only its title, folder
