@@ -15,8 +15,8 @@ fast search) and `pending_rows` says how many, so the answer can say so.
 LanceDB caches what searches read of the vector index (by default up to gigabytes), and every
 build or update of the index is a new version whose pages are cached anew while the old ones
 stay: a first run that updates the index five times would keep five versions' worth. So the
-cache is bounded (INDEX_CACHE_BYTES, room for the index of a vault twice the size of a
-20,000-note one: measured with eval_suite/bench_daemon.py, 512 MB left searches as fast as
+cache is bounded (INDEX_CACHE_BYTES: room for the whole index of a 20,000-note vault, 300 MB
+on disk; measured with eval_suite/bench_daemon.py, 512 MB left searches as fast as
 1 GiB and the first start's peak ~160 MB lower), and after the index is built or updated the
 store starts a fresh one.
 
