@@ -408,7 +408,7 @@ class LLM:
                 error = self._translate(exc, what, model, limit_s)
                 if not error.retryable or attempt == self.settings.retries:
                     raise error from exc
-                log.info("%s; trying again in %.1f s", error, delay)
+                log.info("%s. Trying again in %.1f s.", str(error).rstrip("."), delay)
                 await asyncio.sleep(delay)
                 delay *= 2
         raise AssertionError("unreachable")  # pragma: no cover
