@@ -11,6 +11,7 @@ import click
 
 from commonplace.cli.common import run_async, settings_from
 from commonplace.daemon import DaemonError, run_daemon
+from commonplace.heap import limit_arenas
 from commonplace.sample import make_sample_vault
 
 
@@ -23,6 +24,7 @@ from commonplace.sample import make_sample_vault
 @click.pass_context
 def run(ctx: click.Context, sample_if_unset: bool) -> None:
     """Watch the vault, serve the phone page and run jobs until stopped (Ctrl-C)."""
+    limit_arenas()  # before LanceDB's threads start: see commonplace/heap.py
     settings = settings_from(ctx)
     if sample_if_unset and not settings.vault_configured:
         scratch = Path(tempfile.gettempdir()) / "commonplace-sample"

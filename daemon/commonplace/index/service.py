@@ -9,9 +9,6 @@ failure is shown in attention until a write succeeds.
 from __future__ import annotations
 
 import asyncio
-import ctypes
-import ctypes.util
-import gc
 import logging
 import time
 from collections.abc import Sequence
@@ -19,6 +16,7 @@ from collections.abc import Sequence
 from commonplace.attention import Attention
 from commonplace.changes import Change
 from commonplace.config import Settings
+from commonplace.heap import release_memory
 from commonplace.index.indexer import Index
 from commonplace.index.models import RefreshStats
 from commonplace.supervise import where
@@ -99,17 +97,3 @@ class IndexService:
             action="check the disk of the data folder (free space, permissions)",
             retry_at=time.time() + self.settings.index.reconcile_minutes * 60,
         )
-
-
-def release_memory() -> None:
-    """Give the memory freed after the start-up scan back to the system (glibc keeps freed
-    heap pages otherwise: about 10 MB of an idle daemon, measured on the sample vault)."""
-    gc.collect()
-    name = ctypes.util.find_library("c")
-    if not name:
-        return
-    try:
-        trim = ctypes.CDLL(name).malloc_trim
-    except (OSError, AttributeError):  # not glibc (macOS, musl): nothing to do
-        return
-    trim(0)
