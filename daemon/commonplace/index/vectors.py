@@ -15,8 +15,10 @@ fast search) and `pending_rows` says how many, so the answer can say so.
 LanceDB caches what searches read of the vector index (by default up to gigabytes), and every
 build or update of the index is a new version whose pages are cached anew while the old ones
 stay: a first run that updates the index five times would keep five versions' worth. So the
-cache is bounded (INDEX_CACHE_BYTES, room for the index of a vault several times the size of a
-20,000-note one), and after the index is built or updated the store starts a fresh one.
+cache is bounded (INDEX_CACHE_BYTES: room for the whole index of a 20,000-note vault, 300 MB
+on disk; measured with eval_suite/bench_daemon.py, 512 MB left searches as fast as
+1 GiB and the first start's peak ~160 MB lower), and after the index is built or updated the
+store starts a fresh one.
 
 Compacting the table (`optimize`) starves every search in the process for as long as it runs
 (measured: 40-80 s on a big table, whatever connection or API the search uses), so a search that
@@ -54,7 +56,7 @@ from commonplace.index.models import SearchResult
 log = logging.getLogger(__name__)
 
 FLAT_ROWS = 20_000  # rows a search may scan one by one (~100 ms) before it skips them
-INDEX_CACHE_BYTES = 1024**3  # LanceDB's cache of the vector index (its default: 6 GiB)
+INDEX_CACHE_BYTES = 512 * 1024**2  # LanceDB's cache of the vector index (its default: 6 GiB)
 METADATA_CACHE_BYTES = 128 * 1024**2  # ... of table and file metadata (its default: 1 GiB)
 
 TABLE = "chunks"
