@@ -27,17 +27,22 @@ $(TEST_STAMP): pyproject.toml $(CONSTRAINTS) | $(BIN)/python
 run: $(STAMP)
 	$(BIN)/commonplace run --sample-if-unset
 
-# The browser tests drive Debian's Chromium (never a browser downloaded by Playwright).
+# Debian packages the tests use: Chromium for the browser tests (never a browser downloaded by
+# Playwright), espeak-ng to speak real words for the dictation audio test.
 browser:
-	@command -v chromium >/dev/null || { \
+	@missing=""; \
+	command -v chromium >/dev/null || missing="$$missing chromium"; \
+	command -v espeak-ng >/dev/null || missing="$$missing espeak-ng"; \
+	if [ -n "$$missing" ]; then \
 		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-			echo "installing chromium for the browser tests"; \
+			echo "installing$$missing for the tests"; \
 			apt-get update -qq >/dev/null && \
-			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 		else \
-			echo "chromium is not installed and cannot be installed here (needs root and apt-get):"; \
-			echo "the browser tests will be skipped"; \
-		fi; }
+			echo "not installed and cannot be installed here (needs root and apt-get):$$missing"; \
+			echo "the tests that need them will be skipped"; \
+		fi; \
+	fi
 
 # The Obsidian plugin (obsidian-bridge/): needs only Node.js 20+ and npm; the packages are the
 # ones package-lock.json names. Builds main.js, then runs its tests (one loads the built file).
