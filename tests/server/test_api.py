@@ -169,7 +169,8 @@ async def test_a_capture_while_git_holds_the_vault_is_503_and_saved_when_sent_ag
     error = (await busy.json())["error"]
     assert error["code"] == "vault_busy"
     assert "git operation is running" in error["message"] and str(lock) in error["message"]
-    assert "kept on this phone" in error["message"]
+    assert "Nothing was written: send it again" in error["message"]
+    assert "phone page keeps the words" in error["message"]
     inbox = web_settings.vault / "Inbox"
     assert not inbox.exists() or not any(inbox.iterdir())  # nothing half-written
     lock.unlink()

@@ -82,8 +82,8 @@ def not_saved(exc: OSError) -> ApiError:
     itself (with the same id, so they are saved once)."""
     code = write_trouble(exc).code
     message = (
-        f"Not saved yet: {not_saved_reason(exc)}. Your words are kept on this phone and sent "
-        "again by themselves."
+        f"Not saved yet: {not_saved_reason(exc)}. Nothing was written: send it again in a "
+        "moment (the phone page keeps the words and does this by itself)."
     )
     return ApiError(503, code, message, headers={"Retry-After": "10"})
 
