@@ -15,6 +15,7 @@ import ctypes
 import ctypes.util
 import gc
 import logging
+from functools import cache
 from typing import Any
 
 log = logging.getLogger(__name__)
@@ -23,6 +24,7 @@ M_ARENA_MAX = -8  # glibc's mallopt parameter (malloc.h)
 ARENAS = 2
 
 
+@cache  # find_library runs `ldconfig -p` in a subprocess: once per process is enough
 def _libc() -> Any | None:
     name = ctypes.util.find_library("c")
     if not name:
