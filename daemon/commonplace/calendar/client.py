@@ -35,13 +35,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from datetime import date, datetime, timedelta
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
-
-import niquests
-from caldav.davclient import DAVClient
-from caldav.elements import dav
-from caldav.lib import error as dav_error
 
 from commonplace.calendar import ical
 from commonplace.calendar.find import title_matches
@@ -55,6 +50,13 @@ from commonplace.calendar.models import (
     EventList,
 )
 from commonplace.config import CalendarSettings, Settings
+
+if TYPE_CHECKING:
+    from caldav.davclient import DAVClient
+
+# caldav and its HTTP client (niquests, urllib3) are imported by the methods that use them, in
+# the worker thread of a calendar call: a daemon whose calendar is never used does not load
+# them (about 12 MB; see "What holds the memory" in the README).
 
 log = logging.getLogger(__name__)
 
@@ -263,6 +265,9 @@ class CalendarClient:
 
     def _unavailable(self, exc: Exception) -> CalendarUnavailable:
         """What went wrong on the wire (or in what the server sent), as one sentence."""
+        import niquests
+        from caldav.lib import error as dav_error
+
         if isinstance(exc, dav_error.AuthorizationError):
             return CalendarUnavailable(self._refused())
         if isinstance(exc, niquests.exceptions.Timeout):
@@ -290,6 +295,9 @@ class CalendarClient:
     def _send(self, change: Callable[[], T]) -> T:
         """Send one change (PUT or DELETE). Refused if the caller has stopped waiting; past
         this point the change may be made, whatever becomes of the answer."""
+        import niquests
+        from caldav.lib import error as dav_error
+
         self._attempt.begin_write()
         try:
             result = change()
@@ -336,6 +344,8 @@ class CalendarClient:
     # -- the synchronous work, in a worker thread -------------------------------------------
 
     def _dav(self) -> DAVClient:
+        from caldav.davclient import DAVClient
+
         if self._client is None:
             password = read_password(self.config, self._env)
             self._client = DAVClient(
@@ -425,6 +435,8 @@ class CalendarClient:
         raise EventChanged("The event's calendar is no longer one this assistant reads.")
 
     def _load(self, href: str) -> tuple[str, Any] | None:
+        from caldav.lib import error as dav_error
+
         name, calendar = self._calendar_of(href)
         try:
             return name, calendar.event_by_url(href)
@@ -463,6 +475,8 @@ class CalendarClient:
     def _add(
         self, title: str, start: datetime | date, end: datetime | date | None
     ) -> tuple[Event, bool]:
+        from caldav.lib import error as dav_error
+
         name, calendar = self._write_calendar()
         title = ical.clean_title(title)
         existing = self._identical(title, start)
@@ -515,6 +529,9 @@ class CalendarClient:
     def _save(self, obj: Any, seen: Event) -> None:
         """PUT with If-Match: exactly the version the owner said Yes to (see the module's
         docstring for Schedule-Tags and weak ETags)."""
+        from caldav.elements import dav
+        from caldav.lib import error as dav_error
+
         obj.props[dav.GetEtag.tag] = seen.etag
         try:
             self._send(
@@ -542,6 +559,8 @@ class CalendarClient:
         return moved
 
     def _delete(self, seen: Event) -> None:
+        from caldav.lib import error as dav_error
+
         name, obj = self._fresh(seen)
         if seen.recurrence_id is not None:
             with obj.edit_icalendar_instance() as data:

@@ -43,14 +43,13 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-import lancedb
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from lancedb.index import IvfHnswSq
 
 from commonplace.index.chunking import IndexedChunk
 from commonplace.index.filters import SearchFilter
+from commonplace.index.lance import IvfHnswSq, lancedb
 from commonplace.index.models import SearchResult
 
 log = logging.getLogger(__name__)
