@@ -9,7 +9,12 @@ run, so the inbox's captures wait for a chat model; `--chat` adds one that answe
 `commonplace run` on a fresh data folder as a real process, as a user would. While the daemon
 builds its index from nothing, searches are sent to /api/search at a steady rate and /api/state
 is polled; the daemon's resident memory is read from /proc. It stops once the index is ready
-and a few more searches were timed.
+and a few more searches were timed, and reports what holds the daemon's memory then
+(`memory_at_end`: RSS, PSS, USS, anonymous against mapped files, the biggest mappings).
+`--restart` keeps the last run's index: a usual start instead of a first one.
+
+    .venv/bin/python eval_suite/bench_daemon.py --notes 44 --note-kb 2 --after-s 60 \
+        --search-every 5 --work /tmp/bench-44 [--restart]
 
 Linux only (/proc). Not a test: it takes minutes and most of a 2-core machine.
 """
