@@ -35,8 +35,9 @@ from commonplace.assistant.vaultfiles import (
     write_lines,
 )
 from commonplace.config import Settings
+from commonplace.daemon_notes import daemon_folder_of
 from commonplace.dates import day_name_near
-from commonplace.vault import NoteSkipped, in_folder, iter_note_paths, read_note
+from commonplace.vault import NoteSkipped, iter_note_paths, read_note
 from commonplace.vault.markdown import logseq_deadline, strip_due_markers, todo_line
 from commonplace.vault.markdown import todos as parse_todos
 
@@ -85,11 +86,10 @@ class TaskReader:
 
     def open_tasks(self) -> list[Task]:
         s = self.settings
-        skip = [s.folder(k) for k in ("inbox", "ask", "digests")]
         found: list[Task] = []
         seen: set[str] = set()
         for path in iter_note_paths(s.vault):
-            if any(in_folder(path, folder) for folder in skip):
+            if daemon_folder_of(path, s) in ("inbox", "ask", "digests"):
                 continue
             seen.add(path)
             found.extend(self._tasks_of(path))

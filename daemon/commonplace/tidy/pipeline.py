@@ -28,6 +28,7 @@ from pathlib import Path
 
 from commonplace.capture import Capture, read_capture
 from commonplace.config import Settings
+from commonplace.daemon_notes import is_daemon_note
 from commonplace.llm import LLM
 from commonplace.tidy import filed_note
 from commonplace.tidy.candidates import SearchIndex, find_candidates
@@ -108,7 +109,13 @@ async def tidy_capture(ctx: TidyContext, path: str, *, dry_run: bool = False) ->
             await asyncio.to_thread(finish, ctx, capture, filed)
             _tell_index(ctx, [filed, path])
             return Outcome(path, "finished", filed=filed)
-    candidates = await find_candidates(ctx.index, capture.body, ctx.settings.daemon_folders())
+    settings = ctx.settings
+    candidates = await find_candidates(
+        ctx.index,
+        capture.body,
+        settings.daemon_folders(),
+        ours=lambda path: is_daemon_note(path, settings),
+    )
     proposal = await ask_model(ctx.llm, capture, candidates, facts.top_tags(), ctx.today())
     decision = decide(proposal, capture, facts, flavor=ctx.settings.flavor)
     if decision.dropped:
