@@ -9,6 +9,8 @@ not use through this one function; a folder prefix alone would miss the namespac
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from commonplace.config import Settings
 from commonplace.vault import in_folder
 
@@ -40,12 +42,21 @@ def ask_root(folder: str, flavor: str) -> str:
 def daemon_folder_of(path: str, settings: Settings) -> str | None:
     """The daemon folder a note belongs to ('inbox', 'filed', 'ask' or 'digests'), or None for
     the owner's own notes. `path` is vault-relative with '/' separators."""
-    for kind in KINDS:
-        if in_folder(path, settings.folder(kind)):
-            return kind
-    if is_ask_note(path, settings.folder("ask"), settings.flavor):
-        return "ask"
-    return None
+    return classifier(settings)(path)
+
+
+def classifier(settings: Settings) -> Callable[[str], str | None]:
+    """`daemon_folder_of` with the settings read once, for a loop over every note."""
+    folders = tuple((kind, settings.folder(kind)) for kind in KINDS)
+    ask, flavor = settings.folder("ask"), settings.flavor
+
+    def kind_of(path: str) -> str | None:
+        for kind, folder in folders:
+            if in_folder(path, folder):
+                return kind
+        return "ask" if is_ask_note(path, ask, flavor) else None
+
+    return kind_of
 
 
 def is_daemon_note(path: str, settings: Settings) -> bool:

@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from commonplace.config import Settings
-from commonplace.daemon_notes import daemon_folder_of
+from commonplace.daemon_notes import classifier
 from commonplace.foreground import pause
 from commonplace.vault import NoteSkipped, iter_note_paths, read_note
 
@@ -51,6 +51,7 @@ class VaultCatalog:
 
     def facts(self) -> VaultFacts:
         s = self.settings
+        kind_of = classifier(s)
         titles: dict[str, str] = {}
         daemon_titles: set[str] = set()
         tags: Counter[str] = Counter()
@@ -63,7 +64,7 @@ class VaultCatalog:
             facts = self._note(path)
             if facts is None:
                 continue
-            kind = daemon_folder_of(path, s)
+            kind = kind_of(path)
             if kind is not None:
                 daemon_titles.add(facts.title.casefold())
                 if facts.capture_id and kind == "filed":
