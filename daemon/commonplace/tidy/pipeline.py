@@ -235,11 +235,23 @@ def remove_capture(ctx: TidyContext, capture: Capture) -> None:
 
 
 def finish(ctx: TidyContext, capture: Capture, filed: str) -> None:
-    """Steps 3-4, also used on start-up for a capture whose filed note already exists."""
+    """Steps 3-4, also used on start-up for a capture whose filed note already exists.
+
+    The journal lets the filed note go before the capture leaves the inbox, not after: once the
+    capture is gone its name is free, and a new capture in the same minute takes it with the
+    same capture_id. A crash between the two must not leave the journal saying the filed note
+    is ours to replace, or that new capture's filing would delete it. A crash the other way
+    round is harmless: the capture stays, and its filed note still carries its words."""
     assert ctx.journal is not None
     archive_capture(ctx, capture)
-    remove_capture(ctx, capture)
+    written = ctx.journal.written(filed)
     ctx.journal.forget(filed)
+    try:
+        remove_capture(ctx, capture)
+    except (CaptureEdited, OSError):  # it stays (edited; git busy): tidied again, this replaced
+        if written is not None:
+            ctx.journal.record(filed, written)
+        raise
 
 
 def remove_stale(ctx: TidyContext, stale: str) -> None:
