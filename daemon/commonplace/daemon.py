@@ -151,10 +151,12 @@ def clean_up_after_a_crash(settings: Settings) -> None:
         if removed:
             log.info("removed %d temp file(s) left by an earlier crash in %s", len(removed), root)
             log.debug("removed %s", removed)
-    restored = restore_removals(settings.vault)  # a crash mid-`remove_file`: put back
-    if restored:
-        log.warning("put back %d file(s) an earlier crash left half-removed", len(restored))
-        log.info("put back %s", restored)
+    for key in ("inbox", "filed"):  # where tidy deletes: a crash mid-`remove_file`, put back
+        folder = settings.vault / settings.folder(key)
+        restored = restore_removals(folder) if folder.is_dir() else []
+        if restored:
+            log.warning("put back %d half-removed file(s) in %s", len(restored), folder)
+            log.info("put back %s", restored)
 
 
 async def build_parts(settings: Settings, llm: LLM, attention: Attention | None = None) -> Parts:

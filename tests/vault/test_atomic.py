@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from commonplace.config import Settings
 from commonplace.vault import (
     FileChanged,
     VaultBusy,
@@ -224,3 +225,22 @@ def test_a_file_a_crash_left_half_removed_is_put_back(tmp_path: Path) -> None:
         "b (conflict 1a2b3c4d).md": "earlier words",
         young.name: "a removal in progress elsewhere",
     }
+
+
+def test_the_daemon_puts_back_what_a_crash_left_aside_at_start(settings: Settings) -> None:
+    from commonplace.daemon import clean_up_after_a_crash
+    from commonplace.vault.atomic import REMOVING_SUFFIX
+
+    old = time.time() - 60
+    left = {
+        settings.vault / "Inbox" / "2026-10-19 0800.md": "buy flour",
+        settings.vault / "Filed" / "2026-10-19 0800 Flour.md": "---\n---\nbuy flour",
+    }
+    for path, text in left.items():
+        path.parent.mkdir(exist_ok=True)
+        aside = path.with_name(f".{path.name}.0badc0de{REMOVING_SUFFIX}")
+        aside.write_text(text)
+        os.utime(aside, (old, old))
+    clean_up_after_a_crash(settings)
+    assert {p: p.read_text() for p in left} == left
+    assert not any(p.name.endswith(REMOVING_SUFFIX) for p in settings.vault.rglob(".*"))
