@@ -7,6 +7,8 @@ import errno
 import json
 import os
 import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -56,8 +58,25 @@ def test_the_file_is_shown_only_while_its_daemon_runs(tmp_path: Path) -> None:
     (tmp_path / LOCK_NAME).write_text(json.dumps(lock))
     (entry,) = read_running(tmp_path) or []
     assert (entry.path, entry.code, entry.action) == ("Inbox/a.md", "unreadable", "chmod u+r")
-    (tmp_path / LOCK_NAME).write_text(json.dumps(lock | {"pid": os.getpid() + 1}))
-    assert read_running(tmp_path) is None  # written by another (earlier) daemon
+    (tmp_path / LOCK_NAME).write_text(json.dumps(lock | {"pid": os.getppid()}))
+    assert read_running(tmp_path) == []  # running, but the file was written by an earlier daemon
+
+
+def test_a_running_daemon_with_nothing_to_report_is_running(tmp_path: Path) -> None:
+    """The attention file is written at the first report: before it, the lock alone tells
+    `doctor` the daemon runs (it used to say "not running" on a healthy daemon)."""
+    assert read_running(tmp_path) is None
+    lock = {"host": socket.gethostname(), "pid": os.getpid(), "started": 0}
+    (tmp_path / LOCK_NAME).write_text(json.dumps(lock))
+    assert read_running(tmp_path) == []
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    (tmp_path / LOCK_NAME).write_text(json.dumps(lock | {"pid": int(dead.stdout)}))
+    assert read_running(tmp_path) is None  # a lock left by a process that has gone
 
 
 def test_a_full_disk_does_not_stop_the_reporter(

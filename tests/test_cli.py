@@ -145,3 +145,23 @@ def test_doctor_shows_what_the_running_daemon_needs_attention_for(
     assert f"warn tidy: {rel}: 3 unusable answers; edit it" in result.output
     assert "warn job queue: stopped after an unexpected error" in result.output
     assert "was not filed after" not in result.output  # the mark is said once, not twice
+
+
+def test_without_a_vault_the_commands_point_at_the_sample_that_make_run_uses(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`make run` with no vault configured runs on a sample copy; a new user who then types
+    `commonplace search` in another terminal is told how to reach it, not only to set a vault."""
+    scratch = tmp_path / "commonplace-sample"
+    monkeypatch.setattr("commonplace.sample.sample_scratch", lambda: scratch)
+    monkeypatch.setattr("commonplace.cli.common.sample_scratch", lambda: scratch)
+    env = {"HOME": str(tmp_path / "home")}
+    before = CliRunner().invoke(cli, ["search", "bread"], env=env)
+    assert before.exit_code == 1
+    assert "does not exist; set 'vault' in commonplace.toml or COMMONPLACE_VAULT\n" in before.output
+    (scratch / "vault").mkdir(parents=True)
+    after = CliRunner().invoke(cli, ["search", "bread"], env=env)
+    assert after.exit_code == 1
+    assert f"export COMMONPLACE_VAULT={scratch / 'vault'} COMMONPLACE_DATA={scratch / 'data'}" in (
+        after.output
+    )

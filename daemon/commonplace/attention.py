@@ -163,13 +163,14 @@ def attention_file(data_path: Path) -> Path:
 def read_running(data_path: Path) -> list[Entry] | None:
     """The running daemon's entries, or None when no daemon runs on this vault (on this computer).
 
-    For `doctor`: the file is only believed while the daemon that wrote it holds the vault's lock.
+    For `doctor`: the lock says whether a daemon runs; the file is only believed while the
+    daemon that wrote it holds the lock (a file left by an earlier daemon is not its list).
     """
-    raw = read_json(attention_file(data_path))
     lock = read_lock(data_path / LOCK_NAME)
-    if not isinstance(raw, dict) or lock is None or lock.pid != raw.get("pid"):
+    if lock is None or lock.host != socket.gethostname() or not pid_alive(lock.pid):
         return None
-    if lock.host != socket.gethostname() or not pid_alive(lock.pid):
-        return None
+    raw = read_json(attention_file(data_path))
+    if not isinstance(raw, dict) or lock.pid != raw.get("pid"):
+        return []  # running, and nothing reported yet: the file is written at the first report
     found = (entry_from_json(e) for e in raw.get("entries", []) if isinstance(e, dict))
     return [e for e in found if e is not None]

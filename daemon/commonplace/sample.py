@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import shlex
 import shutil
+import tempfile
 from pathlib import Path
 
 from commonplace.resources import resource_dir
@@ -10,6 +12,19 @@ from commonplace.resources import resource_dir
 # vault_fixture/captures/ holds the test week's captures and calendar/ its calendar (an .ics
 # file for a CalDAV server); they are not part of the vault itself.
 _NOT_VAULT = ("captures", "calendar")
+
+
+def sample_scratch() -> Path:
+    """Where `make run` keeps the sample vault (`vault/`) and its data folder (`data/`)."""
+    return Path(tempfile.gettempdir()) / "commonplace-sample"
+
+
+def sample_env() -> str:
+    """The shell line that points the other commands at the sample vault `make run` uses: with
+    no vault configured they would otherwise look for ~/Notes and stop."""
+    scratch = sample_scratch()
+    vault, data = shlex.quote(str(scratch / "vault")), shlex.quote(str(scratch / "data"))
+    return f"export COMMONPLACE_VAULT={vault} COMMONPLACE_DATA={data}"
 
 
 def make_sample_vault(dest: Path) -> Path:

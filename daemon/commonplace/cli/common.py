@@ -11,6 +11,7 @@ import click
 
 from commonplace.config import ConfigError, Settings, load_settings
 from commonplace.llm import LLM, LLMError
+from commonplace.sample import sample_env, sample_scratch
 
 if TYPE_CHECKING:
     from commonplace.index import Index
@@ -32,9 +33,12 @@ def settings_from(ctx: click.Context) -> Settings:
 
 def require_vault(settings: Settings) -> None:
     if not settings.vault.is_dir():
+        hint = ""
+        if not settings.vault_configured and (sample_scratch() / "vault").is_dir():
+            hint = f" (or, for the sample vault `make run` uses: {sample_env()})"
         raise click.ClickException(
             f"the vault folder {settings.vault} does not exist; "
-            "set 'vault' in commonplace.toml or COMMONPLACE_VAULT"
+            f"set 'vault' in commonplace.toml or COMMONPLACE_VAULT{hint}"
         )
 
 

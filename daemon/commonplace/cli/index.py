@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
@@ -81,7 +82,9 @@ def search_command(
     async def go() -> tuple[list[dict[str, Any]], str, str | None]:
         from commonplace.index.highlight import query_terms, result_json
 
-        llm = LLM(settings.ollama)
+        # One try at the model: with Ollama down a search falls back to keywords at once and
+        # says so, rather than waiting through the daemon's retries (7.5 s before).
+        llm = LLM(dataclasses.replace(settings.ollama, retries=0))
         index, fresh = open_index(settings, llm)
         try:
             if fresh:

@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import tempfile
-from pathlib import Path
 
 import click
 
 from commonplace.cli.common import run_async, settings_from
 from commonplace.daemon import DaemonError, run_daemon
 from commonplace.heap import limit_arenas
-from commonplace.sample import make_sample_vault
+from commonplace.sample import make_sample_vault, sample_env, sample_scratch
 
 
 @click.command()
@@ -27,11 +25,12 @@ def run(ctx: click.Context, sample_if_unset: bool) -> None:
     limit_arenas()  # before LanceDB's threads start: see commonplace/heap.py
     settings = settings_from(ctx)
     if sample_if_unset and not settings.vault_configured:
-        scratch = Path(tempfile.gettempdir()) / "commonplace-sample"
+        scratch = sample_scratch()
         vault = make_sample_vault(scratch / "vault")
         settings = dataclasses.replace(settings, vault=vault, data_dir=scratch / "data")
         click.echo(f"No vault configured: using a fresh copy of the sample vault at {vault}")
         click.echo("(set 'vault' in commonplace.toml or COMMONPLACE_VAULT to use your own)")
+        click.echo(f"To use the other commands on it from another terminal: {sample_env()}")
     if logging.getLogger().level > logging.INFO:
         logging.getLogger("commonplace").setLevel(logging.INFO)
     web = settings.web
