@@ -66,11 +66,25 @@ def clock(moment: time | datetime) -> str:
     return f"{moment.hour:02d}:{moment.minute:02d}"
 
 
+def happens_twice(moment: datetime) -> bool:
+    """True in the hour that happens twice when the clocks go back (01:30 on the last Sunday
+    of October in London): its clock reading alone does not say which of the two it is."""
+    if moment.tzinfo is None:
+        return False
+    return moment.replace(fold=1 - moment.fold).utcoffset() != moment.utcoffset()
+
+
 def clock_exact(moment: time | datetime) -> str:
-    """'16:00'; in the hour that happens twice when the clocks go back, with the zone's
-    abbreviation ('01:30 BST', '01:30 GMT'), so the two cannot be taken for each other."""
-    if isinstance(moment, datetime) and moment.tzinfo is not None:
-        other = moment.replace(fold=1 - moment.fold)
-        if other.utcoffset() != moment.utcoffset() and moment.tzname():
-            return f"{clock(moment)} {moment.tzname()}"
+    """'16:00'; in the hour that happens twice when the clocks go back, which of the two,
+    and its zone's abbreviation: '01:30 (the first, BST)', '01:30 (the second, GMT)'. A reader
+    who does not think in BST and GMT still sees which, and parse_time reads it back."""
+    if isinstance(moment, datetime) and happens_twice(moment):
+        which = "the second" if moment.fold else "the first"
+        other = moment.replace(fold=1 - moment.fold).tzname()
+        name = moment.tzname()
+        return (
+            f"{clock(moment)} ({which}, {name})"
+            if name and name != other
+            else (f"{clock(moment)} ({which})")
+        )
     return clock(moment)

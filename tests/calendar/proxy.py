@@ -6,12 +6,17 @@ the client and Radicale to play those habits at the HTTP boundary while Radicale
 and compares: an answer held back after the request was forwarded (the server did the work, the
 client waits), weak ETags (`W/"..."`, as GMX sends), a `Schedule-Tag` header (RFC 6638, servers
 with scheduling), and a response body rewritten on its way back (data another server stored).
+A change can be answered with a gateway's 5xx after Radicale stored it. A request can also be
+swallowed (read, never forwarded, never answered) or cut off (read, never
+forwarded, the connection reset): a server that got the request and then said nothing.
 Every request is recorded with its headers, so a test can say what the client sent.
 """
 
 from __future__ import annotations
 
 import re
+import socket
+import struct
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -30,6 +35,7 @@ _HOP_BY_HOP = {
     "host",
     "accept-encoding",
 }
+_RESET = struct.pack("ii", 1, 0)  # SO_LINGER on, 0 s: close() resets the connection
 _ETAG_IN_XML = re.compile(r"(<(?:\w+:)?getetag>)(&quot;|\")")
 
 
@@ -47,7 +53,11 @@ class Proxy:
     weak_etags: bool = False
     schedule_tag: str | None = None  # sent with every GET answer when set
     rewrite: Callable[[str, str], str] | None = None  # (method, body) -> body, answers only
+    fail_once: dict[str, int] = field(default_factory=dict)  # method -> status, after forwarding
+    swallow: set[str] = field(default_factory=set)  # methods read and never answered
+    cut_off: set[str] = field(default_factory=set)  # methods read, then the connection reset
     sent: list[Sent] = field(default_factory=list)
+    stopping: threading.Event = field(default_factory=threading.Event)
 
     def methods(self) -> list[str]:
         return [s.method for s in self.sent]
@@ -67,6 +77,14 @@ def _handler(proxy: Proxy, upstream: str) -> type[BaseHTTPRequestHandler]:
             proxy.sent.append(
                 Sent(self.command, self.path, {k.lower(): v for k, v in headers.items()})
             )
+            if self.command in proxy.swallow:
+                proxy.stopping.wait(30)  # never answered (until the proxy stops)
+                self.close_connection = True
+                return
+            if self.command in proxy.cut_off:
+                self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, _RESET)
+                self.close_connection = True
+                return
             answer = niquests.request(
                 self.command,
                 upstream.rstrip("/") + self.path,
@@ -76,13 +94,16 @@ def _handler(proxy: Proxy, upstream: str) -> type[BaseHTTPRequestHandler]:
                 allow_redirects=False,
             )
             content = answer.content or b""
+            status = answer.status_code or 502
+            if self.command in proxy.fail_once:  # a gateway error after the server did the work
+                status, content = proxy.fail_once.pop(self.command), b""
             if proxy.rewrite is not None and content:
                 content = proxy.rewrite(self.command, content.decode("utf-8")).encode("utf-8")
             if proxy.weak_etags and content:
                 content = _ETAG_IN_XML.sub(r"\1W/\2", content.decode("utf-8")).encode("utf-8")
             time.sleep(proxy.hold.get(self.command, 0.0))
             try:
-                self.send_response(answer.status_code or 502)
+                self.send_response(status)
                 for name, value in answer.headers.items():
                     if name.lower() in _HOP_BY_HOP:
                         continue
@@ -115,6 +136,7 @@ def proxy_to(upstream: str) -> Iterator[Proxy]:
     try:
         yield proxy
     finally:
+        proxy.stopping.set()
         server.shutdown()
         server.server_close()
         thread.join(5)

@@ -143,6 +143,50 @@ async def test_a_retried_add_never_makes_two_even_when_the_search_misses(
     assert len(titled(await client.events_on(date(2026, 11, 5)), "Parents' evening")) == 1
 
 
+async def test_an_event_added_so_once_and_moved_since_does_not_block_adding_it_again(
+    client: CalendarClient,
+) -> None:
+    """The request's UID is taken by the event an earlier Yes added, since moved on the phone:
+    the owner asking for it at the old time again gets a new event (the request's next UID),
+    not "just written, but cannot be read back" with nothing written."""
+    first, _ = await client.add("Swim", at(7, 10, month=11), at(7, 11, month=11))
+    await client.move(first, at(7, 12, month=11), at(7, 13, month=11))
+    again, created = await client.add("Swim", at(7, 10, month=11), at(7, 11, month=11))
+    assert created and again.uid != first.uid
+    swims = titled(await client.events_on(date(2026, 11, 7)), "Swim")
+    assert [e.start for e in swims] == [at(7, 10, month=11), at(7, 12, month=11)]
+    # and a retried Yes of that second request still finds its own event
+    retried, created = await client.add("Swim", at(7, 10, month=11), at(7, 11, month=11))
+    assert not created and retried.uid == again.uid
+
+
+async def test_a_change_made_is_reported_made_even_if_it_cannot_be_read_back(
+    client: CalendarClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After the server took the change, failing to read it back must not turn into an
+    error (the assistant would say "Nothing was changed")."""
+    monkeypatch.setattr(client, "_event_in", lambda *args: None)
+    added, created = await client.add("Sauna", at(6, 18, month=11), at(6, 19, month=11))
+    assert created and (added.title, added.start) == ("Sauna", at(6, 18, month=11))
+    monkeypatch.undo()
+    sauna = one(await client.events_on(date(2026, 11, 6)), "Sauna")
+
+    real = client._event_in
+    reads: list[object] = []
+
+    def unreadable_after_the_write(*args: object) -> Event | None:
+        reads.append(args)
+        if len(reads) == 1:  # the check before the write
+            return real(*args)  # type: ignore[arg-type]
+        raise ValueError("what was written cannot be read back")
+
+    monkeypatch.setattr(client, "_event_in", unreadable_after_the_write)
+    moved = await client.move(sauna, at(6, 19, month=11), at(6, 20, month=11))
+    assert moved.start == at(6, 19, month=11)
+    monkeypatch.undo()
+    assert one(await client.events_on(date(2026, 11, 6)), "Sauna").start == at(6, 19, month=11)
+
+
 async def test_add_an_all_day_event(client: CalendarClient) -> None:
     event, created = await client.add("Bank holiday", date(2026, 12, 28), date(2026, 12, 29))
     assert created and event.all_day and event.start == date(2026, 12, 28)

@@ -13,11 +13,14 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from commonplace.assistant import Assistant
+from commonplace.assistant import Assistant, build_assistant
 from commonplace.assistant.calendar_tools import on_the_clock
+from commonplace.assistant.days import parse_time
 from commonplace.assistant.registry import ToolError
 from commonplace.calendar import CalendarClient
+from commonplace.config import Settings
 from commonplace.dates import clock_exact, day_name_near
+from commonplace.llm import LLM
 from tests.assistant.conftest import call, tool_results
 from tests.calendar.radicale_server import Radicale, put_raw
 from tests.calendar.test_assistant_tools import calendar, helper, s
@@ -154,13 +157,161 @@ async def test_a_moved_event_keeps_its_real_length_across_the_clock_change(
     assert (ferry.start, ferry.end) == (london(2027, 3, 20, 22), london(2027, 3, 21, 3))
 
 
-def test_the_hour_that_happens_twice_is_the_first_and_the_question_names_its_zone() -> None:
+def test_the_hour_that_happens_twice_is_the_first_unless_told_and_the_question_says_which() -> None:
     first = on_the_clock(date(2026, 10, 25), time(1, 30), LONDON)
-    assert first.utcoffset() == timedelta(hours=1) and clock_exact(first) == "01:30 BST"
-    assert clock_exact(first.replace(fold=1)) == "01:30 GMT"
+    assert (
+        first.utcoffset() == timedelta(hours=1) and clock_exact(first) == "01:30 (the first, BST)"
+    )
+    second = on_the_clock(date(2026, 10, 25), time(1, 30, fold=1), LONDON)
+    assert second.utcoffset() == timedelta(0) and clock_exact(second) == "01:30 (the second, GMT)"
+    # what the question writes reads back as the same time
+    assert parse_time("01:30 (the second, GMT)").fold == 1
+    assert parse_time("01:30 (the first, BST)").fold == 0
     assert clock_exact(london(2026, 10, 25, 3, 0)) == "03:00"  # an hour that happens once
+    assert on_the_clock(date(2026, 10, 26), time(1, 30, fold=1), LONDON).fold == 0
     with pytest.raises(ToolError, match="01:30 does not exist on Sunday 28 March"):
         on_the_clock(date(2027, 3, 28), time(1, 30), LONDON)
+    with pytest.raises(ToolError, match="01:30 does not exist on Sunday 28 March"):
+        on_the_clock(date(2027, 3, 28), time(1, 30, fold=1), LONDON)
+
+
+FRIDAY = datetime(2026, 10, 23, 9, 0, tzinfo=LONDON)  # two days before the clocks go back
+
+
+@pytest.fixture
+def before_the_change(s: Settings, calendar: CalendarClient) -> Assistant:
+    """The assistant on Friday 23 October 2026, so Sunday 25 October is ahead."""
+    return build_assistant(s, LLM(s.ollama), clock=lambda: FRIDAY, calendar=calendar)
+
+
+def utc_event(uid: str, summary: str, start: str, end: str) -> str:
+    """An event a phone wrote in UTC: the only way to name the second 01:15 of the night."""
+    return (
+        one_event(uid, summary, start, end)
+        .replace(f"DTSTART;TZID=Europe/London:{start}", f"DTSTART:{start}Z")
+        .replace(f"DTEND;TZID=Europe/London:{end}", f"DTEND:{end}Z")
+    )
+
+
+async def test_an_event_in_the_second_pass_of_the_repeated_hour_stays_in_it_when_moved(
+    before_the_change: Assistant,
+    fake_ollama: FakeOllama,
+    calendar: CalendarClient,
+    radicale: Radicale,
+    account: str,
+) -> None:
+    """01:15 GMT (the second 01:15) moved "to 01:45" is half an hour later, at 01:45 GMT, not
+    an hour earlier at 01:45 BST; the listing and the question say which 01:45 it is."""
+    put_raw(
+        radicale.url,
+        account,
+        "Personal",
+        "feed.ics",
+        utc_event("feed@phone", "Night feed", "20261025T011500", "20261025T014500"),
+    )
+    put_raw(
+        radicale.url,
+        account,
+        "Personal",
+        "bottle.ics",
+        one_event("bottle@phone", "Bottle", "20261025T014500", "20261025T015000"),
+    )
+    fake_ollama.enqueue_chat(
+        call("list_events", day="2026-10-25"),
+        call("move_event", event="night feed", new_time="01:45"),
+        "Asked.",
+    )
+    (question,) = (await before_the_change.respond("Move the night feed to 01:45")).pending
+    listing = tool_results(fake_ollama)[0].splitlines()
+    assert [line.split(": ", 1)[0] for line in listing if line.startswith("- ")] == [
+        "- 01:45 (the first, BST) to 01:50 (the first, BST)",  # Bottle: earlier in real time
+        "- 01:15 (the second, GMT) to 01:45 (the second, GMT)",
+    ]
+    assert question.question == (
+        'Move "Night feed" from Sunday 25 October at 01:15 (the second, GMT) to Sunday 25 '
+        "October at 01:45 (the second, GMT)?"
+    )
+    assert (await before_the_change.answer(question.id, yes=True)).message == (
+        'Moved "Night feed" to Sunday 25 October at 01:45 (the second, GMT).'
+    )
+    (feed,) = [e for e in await calendar.events_on(date(2026, 10, 25)) if e.title == "Night feed"]
+    assert isinstance(feed.start, datetime) and isinstance(feed.end, datetime)
+    assert (feed.start.astimezone(UTC), feed.end.astimezone(UTC)) == (
+        datetime(2026, 10, 25, 1, 45, tzinfo=UTC),
+        datetime(2026, 10, 25, 2, 15, tzinfo=UTC),
+    )
+
+
+async def test_a_time_in_the_repeated_hour_is_the_first_unless_the_second_is_asked_for(
+    before_the_change: Assistant,
+    fake_ollama: FakeOllama,
+    calendar: CalendarClient,
+    radicale: Radicale,
+    account: str,
+) -> None:
+    put_raw(
+        radicale.url,
+        account,
+        "Personal",
+        "watch.ics",
+        one_event("watch@phone", "Night watch", "20261024T013000", "20261024T020000"),
+    )
+    fake_ollama.enqueue_chat(call("move_event", event="watch", new_day="2026-10-25"), "Asked.")
+    (first,) = (await before_the_change.respond("Move the night watch to Sunday")).pending
+    assert first.question == (
+        'Move "Night watch" from Saturday 24 October at 01:30 to Sunday 25 October at 01:30 '
+        "(the first, BST)?"
+    )
+    assert not (await before_the_change.answer(first.id, yes=False)).ran
+    fake_ollama.enqueue_chat(
+        call("move_event", event="watch", new_day="2026-10-25", new_time="01:30 (the second)"),
+        "Asked.",
+    )
+    (second,) = (await before_the_change.respond("No, the second 01:30")).pending
+    assert second.question.endswith("to Sunday 25 October at 01:30 (the second, GMT)?")
+    assert (await before_the_change.answer(second.id, yes=True)).ran
+    (watch,) = [e for e in await calendar.events_on(date(2026, 10, 25)) if e.title[0] == "N"]
+    assert isinstance(watch.start, datetime)
+    assert watch.start.astimezone(UTC) == datetime(2026, 10, 25, 1, 30, tzinfo=UTC)
+
+
+async def test_a_move_into_the_hour_the_clocks_skip_is_refused_not_shifted(
+    helper: Assistant, fake_ollama: FakeOllama, radicale: Radicale, account: str
+) -> None:
+    put_raw(
+        radicale.url,
+        account,
+        "Personal",
+        "owl.ics",
+        one_event("owl@phone", "Owl walk", "20270327T013000", "20270327T023000"),
+    )
+    fake_ollama.enqueue_chat(
+        call("move_event", event="owl", on_day="2027-03-27", new_day="2027-03-28"), "Asked."
+    )
+    turn = await helper.respond("Move the owl walk a day later")
+    assert turn.pending == []
+    assert tool_results(fake_ollama) == [
+        "Error: 01:30 does not exist on Sunday 28 March 2027: the clocks go forward that night. "
+        "Ask the owner for another time."
+    ]
+
+
+async def test_the_same_clock_reading_in_the_repeated_hour_is_two_different_times(
+    calendar: CalendarClient, radicale: Radicale, account: str
+) -> None:
+    """Adding "Night feed" at 01:15 BST is not a duplicate of the one at 01:15 GMT (and
+    adding it at 01:15 GMT again is): the owner is told "already on the calendar" only when
+    it is."""
+    put_raw(
+        radicale.url,
+        account,
+        "Personal",
+        "feed.ics",
+        utc_event("feed@phone", "Night feed", "20261025T011500", "20261025T014500"),
+    )
+    existing = await calendar.identical("Night feed", london(2026, 10, 25, 1, 15, fold=1))
+    assert existing is not None and existing.uid == "feed@phone"
+    assert await calendar.identical("Night feed", london(2026, 10, 25, 1, 15)) is None
 
 
 # -- titles (review item 15) --------------------------------------------------------------------

@@ -1,28 +1,43 @@
 """A calendar that is down, slow, refuses the password, or is not set up: one clear sentence,
-no traceback, nothing waits longer than the configured timeout, the password is never shown."""
+no traceback, nothing waits longer than the configured timeout, the password is never shown.
+A change that could not reach the server says nothing was changed; one that reached it and got
+no answer says it may have been made."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
 import socket
+import struct
+import threading
 import time
-from collections.abc import Iterator
-from datetime import date
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from datetime import date, datetime
 from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 
+from commonplace.assistant import Refused, build_assistant
 from commonplace.calendar import (
     NOT_SET_UP,
     CalendarClient,
+    CalendarError,
     CalendarNotSetUp,
     CalendarUnavailable,
+    ChangeUnconfirmed,
     read_password,
 )
 from commonplace.config import CalendarSettings, ConfigError, Settings, load_settings
-from tests.calendar.conftest import calendar_settings
-from tests.calendar.radicale_server import running_radicale
+from commonplace.llm import LLM
+from tests.assistant.conftest import NOW, call
+from tests.calendar.conftest import PASSWORD_ENV, calendar_settings
+from tests.calendar.radicale_server import Radicale, put_raw, running_radicale
+from tests.calendar.test_days import one_event
+from tests.fakes.ollama import FakeOllama
 
 MONDAY = date(2026, 10, 26)
 SECRET = "s3cret-app-password"
@@ -151,3 +166,159 @@ async def test_a_missing_write_calendar_is_named(cal_settings: Settings) -> None
     client = CalendarClient(settings, env={"COMMONPLACE_CALDAV_PASSWORD": "x"})
     with pytest.raises(CalendarUnavailable, match="no calendar called 'Family'"):
         await client.add("Swim", date(2026, 11, 2), None)
+
+
+# -- a change that cannot reach the calendar (review leftover 1) ----------------------------------
+
+LONDON = ZoneInfo("Europe/London")
+SWIM = one_event("swim@phone", "Swim", "20261027T100000", "20261027T110000")
+
+
+async def stored(settings: Settings, folder: Path, user: str) -> list[tuple[str, Any]]:
+    """What the calendar in `folder` holds on 27 and 28 October, served afresh."""
+    with running_radicale(folder) as again:
+        check = CalendarClient(calendar_settings(settings, again.url, user), env=PASSWORD_ENV)
+        events = await check.events_on(date(2026, 10, 27), 2)
+        check.close()
+    return [(e.title, e.start) for e in events]
+
+
+@pytest.mark.parametrize(
+    ("request_words", "tool_call"),
+    [
+        ("Move my swim to 11", call("move_event", event="swim", new_time="11:00")),
+        ("Cancel my swim", call("delete_event", event="swim")),
+        (
+            "Add a sauna tomorrow at 11",
+            call("add_event", title="Sauna", day="2026-10-27", start_time="11:00"),
+        ),
+    ],
+)
+async def test_a_change_that_cannot_reach_the_calendar_changed_nothing_and_says_so(
+    settings: Settings,
+    fake_ollama: FakeOllama,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    request_words: str,
+    tool_call: dict[str, Any],
+) -> None:
+    """The server stops between the re-check at Yes and the write: the connection is refused,
+    so the request never left this computer. "It may have been made" would send the owner to
+    look for a change that cannot be there; they are told nothing was changed, and it is so."""
+    folder = tmp_path / "calendar"
+    with ExitStack() as stack:
+        server: Radicale = stack.enter_context(running_radicale(folder))
+        user = server.new_account(calendars=("Personal",), load=False)
+        put_raw(server.url, user, "Personal", "swim.ics", SWIM)
+        s = calendar_settings(settings, server.url, user, write="Personal")
+        s = dataclasses.replace(s, ollama=dataclasses.replace(s.ollama, host=fake_ollama.url))
+        calendar = CalendarClient(s, env=PASSWORD_ENV)
+        helper = build_assistant(s, LLM(s.ollama), clock=lambda: NOW, calendar=calendar)
+        fake_ollama.enqueue_chat(tool_call, "Asked.")
+        (question,) = (await helper.respond(request_words)).pending
+        real_send = calendar._send
+
+        def stop_the_server_first(change: Callable[[], Any]) -> Any:
+            stack.close()  # after the re-check (and the read just before the write)
+            return real_send(change)
+
+        monkeypatch.setattr(calendar, "_send", stop_the_server_first)
+        with pytest.raises(Refused) as refused:
+            await helper.answer(question.id, yes=True)
+    assert refused.value.code == "failed"
+    assert refused.value.message.startswith("Nothing was changed: The calendar at 127.0.0.1:")
+    assert "is not answering (connection refused)" in refused.value.message
+    assert "may have been made" not in refused.value.message
+    assert await stored(settings, folder, user) == [
+        ("Swim", datetime(2026, 10, 27, 10, 0, tzinfo=LONDON))
+    ]
+
+
+_RESET = struct.pack("ii", 1, 0)
+
+
+@contextmanager
+def endpoint(kind: str) -> Iterator[str]:
+    """A URL where a request fails in one way: nobody listening, a name that does not
+    resolve, a TLS handshake refused or never answered, a request read and never answered,
+    a request read and the connection reset."""
+    if kind == "closed":
+        yield f"{closed_port_url()}x.ics"
+        return
+    if kind == "unresolvable":
+        yield "http://calendar.invalid/x.ics"
+        return
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    held: list[socket.socket] = []
+
+    def serve() -> None:
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            held.append(conn)
+            if kind == "tls-refused":
+                conn.sendall(b"HTTP/1.1 400 Not TLS\r\n\r\n")
+                conn.close()
+            elif kind == "cut-off":
+                conn.recv(65536)
+                conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, _RESET)
+                conn.close()
+            # "silent" and "tls-silent": held open, never a word
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    scheme = "https" if kind.startswith("tls") else "http"
+    try:
+        yield f"{scheme}://127.0.0.1:{listener.getsockname()[1]}/x.ics"
+    finally:
+        with contextlib.suppress(OSError):
+            listener.shutdown(socket.SHUT_RDWR)  # wakes the accept() (close alone does not)
+        listener.close()
+        thread.join(5)
+        for conn in held:
+            conn.close()
+
+
+@pytest.mark.parametrize(
+    ("kind", "outcome", "words"),
+    [
+        ("closed", CalendarUnavailable, "is not answering (connection refused)"),
+        ("unresolvable", CalendarUnavailable, "(the server's name cannot be looked up)"),
+        ("tls-refused", CalendarUnavailable, "(the secure connection (TLS) failed)"),
+        ("tls-silent", CalendarUnavailable, "did not answer within 1 s"),
+        ("silent", ChangeUnconfirmed, "did not answer the change within 1 s, so it may have"),
+        ("cut-off", ChangeUnconfirmed, "broke off the connection before answering the change"),
+    ],
+)
+async def test_what_the_owner_is_told_depends_on_whether_the_change_left_this_computer(
+    cal_settings: Settings,
+    monkeypatch: pytest.MonkeyPatch,
+    kind: str,
+    outcome: type[CalendarError],
+    words: str,
+) -> None:
+    """The same DELETE sent where it fails in each way (real sockets, real TLS). Before the
+    request is on a live connection (refused, no such name, TLS handshake failed or timed out)
+    nothing was changed; after (no answer, reset), it may have been. A TLS handshake that
+    times out raises the same ReadTimeout as a silent server: only when it happened tells."""
+    settings = dataclasses.replace(
+        cal_settings, calendar=dataclasses.replace(cal_settings.calendar, timeout_s=1.0)
+    )
+    calendar = CalendarClient(settings, env=PASSWORD_ENV)
+    (haircut,) = [e for e in await calendar.events_on(date(2026, 10, 31)) if e.title == "Haircut"]
+    real_send = calendar._send
+    with endpoint(kind) as url:
+
+        def sent_there(change: Callable[[], Any]) -> Any:
+            return real_send(lambda: calendar._dav().request(url, "DELETE"))
+
+        monkeypatch.setattr(calendar, "_send", sent_there)
+        with pytest.raises(CalendarError) as caught:
+            await calendar.delete(haircut)
+    assert type(caught.value) is outcome
+    assert words in str(caught.value)
+    calendar.close()

@@ -128,6 +128,77 @@ async def test_a_slow_read_before_the_write_sends_nothing(
     ]
 
 
+async def test_a_write_the_server_took_and_never_answered_may_have_been_made(
+    via_proxy: tuple[Assistant, CalendarClient],
+    fake_ollama: FakeOllama,
+    proxy: Proxy,
+    direct: CalendarClient,
+) -> None:
+    """The PUT reached the server, which then said nothing: whether it stored it nobody can
+    tell (here it did not), so the owner is told it may have been made, never "nothing"."""
+    helper, _ = via_proxy
+    fake_ollama.enqueue_chat(
+        call("move_event", event="dentist", new_day="friday", new_time="10:00"), "Asked."
+    )
+    (question,) = (await helper.respond("Move the dentist to Friday at 10")).pending
+    proxy.swallow.add("PUT")
+    with pytest.raises(Refused) as refused:
+        await helper.answer(question.id, yes=True)
+    assert refused.value.code == "unconfirmed"
+    assert "Nothing was changed" not in refused.value.message
+    assert "did not answer the change within 2 s, so it may have been made, or not." in (
+        refused.value.message
+    )
+    assert proxy.methods().count("PUT") == 1
+    assert named(await direct.events_on(date(2026, 10, 29)), "Dentist") == [
+        (at(29, 16), at(29, 16, 40))
+    ]
+
+
+async def test_a_write_cut_off_after_it_was_sent_may_have_been_made(
+    via_proxy: tuple[Assistant, CalendarClient],
+    fake_ollama: FakeOllama,
+    proxy: Proxy,
+) -> None:
+    helper, _ = via_proxy
+    fake_ollama.enqueue_chat(call("delete_event", event="haircut"), "Asked.")
+    (question,) = (await helper.respond("Cancel my haircut")).pending
+    proxy.cut_off.add("DELETE")
+    with pytest.raises(Refused) as refused:
+        await helper.answer(question.id, yes=True)
+    assert refused.value.code == "unconfirmed"
+    message = refused.value.message
+    assert message.startswith("The calendar at 127.0.0.1:")
+    assert "broke off the connection before answering the change" in message
+    assert "so it may have been made, or not." in message
+    assert 'Check whether "Haircut" is still on Saturday 31 October at 10:00' in message
+
+
+async def test_a_gateway_error_after_the_server_stored_the_change_may_have_been_made(
+    via_proxy: tuple[Assistant, CalendarClient],
+    fake_ollama: FakeOllama,
+    proxy: Proxy,
+    direct: CalendarClient,
+) -> None:
+    """A reverse proxy in front of the server answers 502 after the server stored the move.
+    "Nothing was changed" would be false; and caldav's second PUT (it tries again after a
+    5xx) meets the first one's new ETag: that 412 is not someone else's change either."""
+    helper, _ = via_proxy
+    fake_ollama.enqueue_chat(
+        call("move_event", event="dentist", new_day="friday", new_time="10:00"), "Asked."
+    )
+    (question,) = (await helper.respond("Move the dentist to Friday at 10")).pending
+    proxy.fail_once["PUT"] = 502
+    with pytest.raises(Refused) as refused:
+        await helper.answer(question.id, yes=True)
+    assert refused.value.code == "unconfirmed"
+    assert "failed while handling the change" in refused.value.message
+    assert "so it may have been made, or not." in refused.value.message
+    assert named(await direct.events_on(date(2026, 10, 30)), "Dentist") == [
+        (at(30, 10), at(30, 10, 40))
+    ]
+
+
 # -- weak ETags and Schedule-Tags (review item 13) ------------------------------------------------
 
 

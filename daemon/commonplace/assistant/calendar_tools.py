@@ -32,7 +32,14 @@ from commonplace.calendar import (
 )
 from commonplace.calendar.ical import clean_title
 from commonplace.calendar.text import event_line, listing
-from commonplace.dates import clock, clock_exact, day_for_model, day_name_near, day_name_year
+from commonplace.dates import (
+    clock,
+    clock_exact,
+    day_for_model,
+    day_name_near,
+    day_name_year,
+    happens_twice,
+)
 
 MAX_DAYS = 14  # the longest window one read covers
 MAX_AHEAD = timedelta(days=366)  # how far ahead an event may be added or moved
@@ -73,7 +80,8 @@ def pin(event: Event) -> dict[str, Any]:
 
 def when(start: datetime | date, today: date) -> str:
     """'Thursday 29 October at 16:00', 'Friday 30 October (all day)'; the year when it is not
-    this year's, the zone in the hour the clocks go back."""
+    this year's; which pass, and the zone, in the hour the clocks go back ('at 01:30 (the
+    second, GMT)')."""
     if not isinstance(start, datetime):
         return f"{day_name_near(start, today)} (all day)"
     return f"{day_name_near(start.date(), today)} at {clock_exact(start)}"
@@ -92,16 +100,17 @@ def span_words(start: datetime | date, end: datetime | date | None, today: date)
 
 
 def on_the_clock(day: date, at: time, tz: ZoneInfo) -> datetime:
-    """`at` on `day` in the owner's zone; ToolError when the clocks skip it that night. In the
-    hour that happens twice when they go back, the first is meant, and the question names the
-    zone ('01:30 BST'), so the owner sees which."""
-    moment = datetime.combine(day, at, tzinfo=tz)
+    """`at` on `day` in the owner's zone; ToolError when the clocks skip it that night (never
+    shifted to an hour nobody asked for). In the hour that happens twice when they go back,
+    `at.fold` says which: 0 the first (as RFC 5545 reads a local time), 1 the second; the
+    question names it ('01:30 (the second, GMT)'), so the owner sees which."""
+    moment = datetime.combine(day, at, tzinfo=tz)  # keeps at.fold
     if moment.astimezone(UTC).astimezone(tz).replace(tzinfo=None) != moment.replace(tzinfo=None):
         raise ToolError(
             f"{clock(at)} does not exist on {day_name_year(day)}: the clocks go forward that "
             "night. Ask the owner for another time."
         )
-    return moment
+    return moment if happens_twice(moment) else moment.replace(fold=0)
 
 
 def later(start: datetime, length: timedelta, tz: ZoneInfo) -> datetime:
@@ -139,8 +148,10 @@ def _same_moment(a: datetime | date | None, b: datetime | date | None) -> bool:
 
 
 def unconfirmed(exc: ChangeUnconfirmed, fact: str, on: datetime | date) -> Unconfirmed:
-    """A change sent without an answer: the owner is told it may have been made, and how to
-    look (the gate must not say "Nothing was changed", which may be false)."""
+    """A change that reached the server with no answer saying what became of it: the owner is
+    told it may have been made, and how to look (the gate must not say "Nothing was changed",
+    which may be false). One that never reached it is a CalendarUnavailable, and then
+    "Nothing was changed" is what the owner reads, because it is true."""
     day = on.date() if isinstance(on, datetime) else on
     return Unconfirmed(
         f"{exc} Check whether {fact} (`commonplace calendar --date {day.isoformat()}`, or your "
@@ -382,10 +393,18 @@ def moved_times(
         days = (event.end - first) if isinstance(event.end, date) else timedelta(days=1)
         return new_day, new_day + max(days, timedelta(days=1))
     day = new_day or event.start.date()
-    start = on_the_clock(day, new_time or event.start.time(), calendar.tz)
+    at = new_time or event.start.time()  # the event's own time keeps its fold
+    if new_time is not None and day == event.start.date() and _second_pass(event.start):
+        at = new_time.replace(fold=1)  # moved within the night it is on: the same pass
+    start = on_the_clock(day, at, calendar.tz)
     if not isinstance(event.end, datetime):
         return start, None
     return start, later(start, real_length(event.start, event.end), calendar.tz)
+
+
+def _second_pass(moment: datetime) -> bool:
+    """In the second pass of the hour that happens twice (01:30 GMT, after 01:30 BST)."""
+    return bool(moment.fold) and happens_twice(moment)
 
 
 # -- the actions (run only by the gate, after Yes) ----------------------------------------------

@@ -103,6 +103,7 @@ def parse_day(text: str, today: date) -> date:
 
 
 _TIME = re.compile(r"^(\d{1,2})(?:[:.h](\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)?$")
+_PASS = re.compile(r"\(?(?:the)?(first|second)(?:,[^)]*)?\)?$")
 
 
 def parse_time(text: str) -> time:
@@ -110,8 +111,15 @@ def parse_time(text: str) -> time:
 
     A bare '4' is taken as 04:00 only because the model was told to send 24-hour times; the
     question the owner sees then shows 04:00, so a misreading is caught before anything runs.
+    '01:30 (the second, GMT)', as questions and listings write a time in the hour that
+    happens twice when the clocks go back, reads back as that one: fold=1 for the second.
     """
     value = text.strip().lower().replace(" ", "")
+    which = _PASS.search(value)
+    fold = 0
+    if which and which.start() > 0:
+        fold = 1 if which.group(1) == "second" else 0
+        value = value[: which.start()]
     if value in ("noon", "midday"):
         return time(12, 0)
     if value == "midnight":
@@ -127,4 +135,4 @@ def parse_time(text: str) -> time:
         hour = hour % 12 + (12 if suffix == "pm" else 0)
     if hour > 23 or minute > 59:
         raise DateWordsError(f"{text!r} is not a time")
-    return time(hour, minute)
+    return time(hour, minute, fold=fold)

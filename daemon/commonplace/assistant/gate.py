@@ -29,8 +29,9 @@ class Stale(Exception):
 
 
 class Unconfirmed(Exception):
-    """The change was sent and no answer came (a calendar server that is slow): it may have
-    been made, or not. str() says so and how to check; never "Nothing was changed"."""
+    """The change was sent and no answer says what became of it (a calendar server that is
+    slow, drops the connection, or answers with a gateway error): it may have been made, or
+    not. str() says so and how to check; never "Nothing was changed"."""
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,15 @@ nothing changed. So the reads before it share `timeout_s`, and a write never sta
 caller has stopped waiting (`_Attempt`); once sent, its answer is waited for (its own request
 timeout), and a write that gets no answer is `ChangeUnconfirmed`: it may have been made.
 
+"Sent" is known, not guessed from the exception: niquests' `pre_send` hook fires once a live
+connection is picked (DNS, TCP and TLS done) and before a byte of the request goes out. A write
+that fails before that hook fired for it (connection refused, a name that does not resolve, a
+TLS handshake refused or timed out) certainly did not reach the server: that is a plain
+`CalendarUnavailable`, and "nothing was changed" is true. After it fired, a read timeout, a
+reset connection or a gateway's 5xx leave the outcome unknown: `ChangeUnconfirmed`. (The
+exception alone cannot tell: a TLS handshake that times out raises the same ReadTimeout as a
+server that never answers.)
+
 Changes compare and write. `move` and `delete` read the event again, refuse unless its ETag is
 the one the owner said Yes to, and send that ETag as If-Match (`precondition="etag"`: never
 If-Schedule-Tag-Match, under which a server merges an attendee's reply instead of refusing), so
@@ -29,11 +38,13 @@ import asyncio
 import contextlib
 import logging
 import os
+import socket
+import ssl
 import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import replace
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
@@ -59,8 +70,12 @@ from commonplace.config import CalendarSettings, Settings
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+_SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "PROPFIND", "REPORT"})  # read, never change
+_MAYBE_STORED = frozenset({500, 502, 504})  # a change answered so may have been stored
 PASSWORD_ENV = "COMMONPLACE_CALDAV_PASSWORD"
 DISCOVERY_TTL_S = 600.0  # calendars are listed again after this long
+MAX_UID_TRIES = 5  # UIDs one add request may take (see `_add`)
+ONE_MINUTE = timedelta(minutes=1)
 ANSWER_GRACE_S = 2.0  # beyond a sent change's own request timeout, before it is "unconfirmed"
 NOT_SET_UP = (
     "The calendar is not set up: set [calendar] url and username in commonplace.toml and put "
@@ -101,23 +116,44 @@ class _Attempt:
     would go on to write after the owner was told that nothing changed. So a write asks
     `begin_write` first, which refuses once the caller gave up; and once a write is on its way,
     `give_up` answers True: "nothing was changed" is no longer known to be true.
+
+    States: "reading" -> "writing" (the write began; no changing request has left this
+    computer yet) -> "sent" (`on_wire`: one has) -> "made" | "refused" (the server answered).
     """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._given_up = False
-        self._state = "reading"  # -> "sent" -> "made" | "refused"
+        self._state = "reading"
+        self._on_wire = 0  # changing requests sent in this write (caldav may send one again)
 
     def check(self) -> None:
         with self._lock:
             if self._given_up:
                 raise _GaveUp("the caller stopped waiting")
 
-    def begin_write(self) -> None:
+    def begin_write(self, *, watched: bool) -> None:
+        """`watched`: the HTTP session reports when a request goes out (`on_wire`); without
+        that, the write counts as sent from here (it may be, and nothing would say)."""
         with self._lock:
             if self._given_up:
                 raise _GaveUp("the caller stopped waiting; nothing was sent")
-            self._state = "sent"
+            self._state = "writing" if watched else "sent"
+            self._on_wire = 0
+
+    def on_wire(self) -> None:
+        """A changing request is about to go out on a live connection."""
+        with self._lock:
+            if self._state in ("writing", "sent"):
+                self._state = "sent"
+                self._on_wire += 1
+
+    @property
+    def resent(self) -> bool:
+        """The change went out more than once (caldav sends a PUT again after a 5xx): an
+        answer to the last one says nothing of what the first did."""
+        with self._lock:
+            return self._on_wire > 1
 
     def answered(self, *, made: bool) -> None:
         with self._lock:
@@ -125,15 +161,16 @@ class _Attempt:
 
     @property
     def sent(self) -> bool:
-        """A change went out and its answer has not come: it may have been made."""
+        """A change went out and no answer says what became of it: it may have been made."""
         with self._lock:
             return self._state == "sent"
 
     def give_up(self) -> bool:
-        """The caller stops waiting; True if a change may already have been made."""
+        """The caller stops waiting; True if a change may already have been made (a write
+        that began goes on in its thread, so it counts from then)."""
         with self._lock:
             self._given_up = True
-            return self._state in ("sent", "made")
+            return self._state in ("writing", "sent", "made")
 
 
 def _collect(work: asyncio.Future[Any]) -> None:
@@ -156,6 +193,7 @@ class CalendarClient:
         self._calendars: list[tuple[str, Any]] = []
         self._listed_at = -DISCOVERY_TTL_S
         self._attempt = _Attempt()  # the call running in the worker thread (under _lock)
+        self._watched = False  # the session reports each request it sends (`_on_request`)
 
     @property
     def configured(self) -> bool:
@@ -258,7 +296,7 @@ class CalendarClient:
                 self._forget()
                 if attempt.sent:
                     log.info("calendar at %s: no answer to a change (%s)", self._where, _name(exc))
-                    raise ChangeUnconfirmed(self._unconfirmed()) from None
+                    raise ChangeUnconfirmed(self._unconfirmed(exc)) from None
                 raise self._unavailable(exc) from None
 
     def _unavailable(self, exc: Exception) -> CalendarUnavailable:
@@ -288,16 +326,41 @@ class CalendarClient:
         )
 
     def _send(self, change: Callable[[], T]) -> T:
-        """Send one change (PUT or DELETE). Refused if the caller has stopped waiting; past
-        this point the change may be made, whatever becomes of the answer."""
-        self._attempt.begin_write()
+        """Send one change (PUT or DELETE). Refused if the caller has stopped waiting; once
+        the request is on the wire the change may be made, whatever becomes of the answer.
+
+        Failing before that (`_Attempt.on_wire` never came: refused, no such name, TLS), it
+        certainly was not. A server's answer that refuses it (4xx, 412) says it was not made;
+        a 500, 502 or 504 says the server, or a gateway in front of it, failed while handling
+        it, which may be after it was stored: ChangeUnconfirmed. So is a refusal of a second
+        try (caldav sends a PUT again after a 5xx): a 412 then may be the first one's doing.
+        """
+        self._attempt.begin_write(watched=self._watched)
         try:
             result = change()
-        except (dav_error.DAVError, niquests.exceptions.ConnectTimeout):
-            self._attempt.answered(made=False)  # refused, or never reached the server
+        except dav_error.DAVError as exc:
+            if self._attempt.resent or getattr(exc, "status", None) in _MAYBE_STORED:
+                log.info(
+                    "calendar at %s: a change failed on the server (%s, HTTP %s)",
+                    self._where,
+                    _name(exc),
+                    getattr(exc, "status", None),
+                )
+                raise ChangeUnconfirmed(self._unconfirmed(exc)) from None
+            self._attempt.answered(made=False)  # the server refused it
+            raise
+        except Exception as exc:
+            connect = isinstance(exc, niquests.exceptions.ConnectTimeout)
+            if not self._attempt.sent or (connect and not self._watched):
+                self._attempt.answered(made=False)  # it never reached the server
             raise
         self._attempt.answered(made=True)
         return result
+
+    def _on_request(self, request: Any, **_: Any) -> None:
+        """niquests' `pre_send` hook: a request is about to go out on a live connection."""
+        if str(getattr(request, "method", "")).upper() not in _SAFE_METHODS:
+            self._attempt.on_wire()
 
     @property
     def _where(self) -> str:
@@ -309,11 +372,17 @@ class CalendarClient:
             f"{self.config.timeout_s:g} s. Try again later, or raise [calendar] timeout_s."
         )
 
-    def _unconfirmed(self) -> str:
-        return (
-            f"The calendar at {self._where} did not answer the change within "
-            f"{self.config.timeout_s:g} s, so it may have been made, or not."
-        )
+    def _unconfirmed(self, exc: Exception | None = None) -> str:
+        """What happened to a change that went out, as far as anyone can tell."""
+        if exc is None or isinstance(exc, niquests.exceptions.Timeout):
+            what = f"did not answer the change within {self.config.timeout_s:g} s"
+        elif isinstance(exc, dav_error.DAVError):
+            status = getattr(exc, "status", None)
+            what = "failed while handling the change"
+            what += f" (HTTP {status})" if status in _MAYBE_STORED else ""
+        else:
+            what = f"broke off the connection before answering the change ({_reason(exc)})"
+        return f"The calendar at {self._where} {what}, so it may have been made, or not."
 
     def _refused(self) -> str:
         return (
@@ -344,6 +413,10 @@ class CalendarClient:
                 password=password or None,
                 timeout=max(1, round(self.config.timeout_s)),
             )
+            hooks = getattr(self._client.session, "hooks", None)
+            self._watched = isinstance(hooks, dict) and isinstance(hooks.get("pre_send"), list)
+            if self._watched:
+                hooks["pre_send"].append(self._on_request)  # type: ignore[index]
         return self._client
 
     def _discover(self) -> list[tuple[str, Any]]:
@@ -468,32 +541,56 @@ class CalendarClient:
         existing = self._identical(title, start)
         if existing is not None:
             return existing, False
-        uid = ical.stable_uid(title, start, name)
-        data = ical.new_event(uid=uid, title=title, start=start, end=end, now=_now(self.tz))
-        try:
-            obj = self._send(
-                lambda: calendar.add_event(
-                    data.to_ical().decode("utf-8"), no_overwrite=True, increase_seqno=False
-                )
+        for attempt in range(MAX_UID_TRIES):
+            uid = ical.stable_uid(title, start, name, attempt)
+            data = ical.new_event(uid=uid, title=title, start=start, end=end, now=_now(self.tz))
+
+            def put(text: str = data.to_ical().decode("utf-8")) -> Any:
+                return calendar.add_event(text, no_overwrite=True, increase_seqno=False)
+
+            try:
+                obj = self._send(put)
+            except dav_error.ConsistencyError:
+                # the UID is taken: by this request, written before (a retried Yes), and then
+                # that event is the answer; or by an event once added so and since moved or
+                # renamed on the phone, and then the next UID of the request is tried
+                found = self._identical(title, start)
+                if found is not None:
+                    return found, False
+                continue
+            log.info("calendar: added an event to %s", name)
+            asked = Event(
+                title=title,
+                start=start,
+                end=end,
+                all_day=not isinstance(start, datetime),
+                calendar=name,
+                uid=uid,
+                href=str(obj.url),
+                etag=None,
             )
-        except dav_error.ConsistencyError:
-            # the same request was written before (a retried Yes): that event is the answer
-            found = self._identical(title, start)
-            if found is None:
-                raise EventChanged(
-                    f'An event "{title}" at that time was just written, but cannot be read back.'
-                ) from None
-            return found, False
-        log.info("calendar: added an event to %s", name)
-        added = self._event_in(obj, name, None)
-        if added is None:  # pragma: no cover - the server lost what it just stored
-            raise EventChanged("The new event cannot be read back from the calendar.")
-        return added, True
+            return self._read_back(obj, name, None, asked), True
+        raise CalendarUnavailable(
+            f'"{title}" cannot be added: the calendar holds {MAX_UID_TRIES} events once added '
+            "at this time with this title and changed since. Add it in your calendar app."
+        )
+
+    def _read_back(self, obj: Any, name: str, rid: str | None, asked: Event) -> Event:
+        """The event as just written, or as asked if it cannot be read back: the change was
+        made, and a failure to read it must not turn into "nothing was changed"."""
+        try:
+            event = self._event_in(obj, name, rid)
+        except Exception:  # what was just written is ours; a surprise in it is logged
+            log.exception("calendar: a change to %s was made but cannot be read back", name)
+            event = None
+        return event if event is not None else asked
 
     def _identical(self, title: str, start: datetime | date) -> Event | None:
-        """An event with the same title and start in any calendar read, if one exists."""
+        """An event with the same title and start in any calendar read, if one exists. The
+        window is a minute either side of the instant: in the hour that happens twice, 01:30
+        BST and 01:30 GMT are different events (arithmetic on the clock would lose which)."""
         if isinstance(start, datetime):
-            window = (start - timedelta(minutes=1), start + timedelta(minutes=1))
+            window = (_later(start, -ONE_MINUTE, self.tz), _later(start, ONE_MINUTE, self.tz))
         else:
             first = datetime.combine(start, datetime.min.time(), tzinfo=self.tz)
             window = (first, first + timedelta(days=1))
@@ -536,10 +633,8 @@ class CalendarClient:
             ical.move(data, seen.recurrence_id, start, end, self.tz, _now(self.tz))
         self._save(obj, seen)
         log.info("calendar: moved an event in %s", name)
-        moved = self._event_in(obj, name, seen.recurrence_id)
-        if moved is None:  # pragma: no cover - what was just written cannot be found in it
-            raise EventChanged("The moved event cannot be read back from the calendar.")
-        return moved
+        asked = _with(seen, start=start, end=end, etag=None)
+        return self._read_back(obj, name, seen.recurrence_id, asked)
 
     def _delete(self, seen: Event) -> None:
         name, obj = self._fresh(seen)
@@ -567,8 +662,11 @@ def _if_match(obj: Any, seen: Event) -> str | bool:
 
 
 def _overlaps(event: Event, start: datetime, end: datetime) -> bool:
-    """caldav asks the server for a wider window; keep what overlaps [start, end) for the user."""
+    """caldav asks the server for a wider window; keep what overlaps [start, end) for the user.
+    Compared as instants: within one zone Python compares the clock, and in the hour that
+    happens twice 01:30 GMT would count as before 01:40 BST."""
     tz = start.tzinfo
+    start, end = start.astimezone(UTC), end.astimezone(UTC)
     first = _instant(event.start, tz)
     last = _instant(event.end, tz) if event.end is not None else first
     if last == first:
@@ -578,14 +676,22 @@ def _overlaps(event: Event, start: datetime, end: datetime) -> bool:
 
 def _instant(value: datetime | date, tz: Any) -> datetime:
     if isinstance(value, datetime):
-        return value
-    return datetime.combine(value, datetime.min.time(), tzinfo=tz)
+        return value.astimezone(UTC)
+    return datetime.combine(value, datetime.min.time(), tzinfo=tz).astimezone(UTC)
 
 
 def _same_time(a: datetime | date, b: datetime | date) -> bool:
-    if isinstance(a, datetime) != isinstance(b, datetime):
-        return False
-    return a == b
+    """The same start: the same day for all-day events, the same instant for timed ones
+    (not the same clock reading: 01:30 BST and 01:30 GMT are an hour apart)."""
+    if isinstance(a, datetime) and isinstance(b, datetime):
+        return a.astimezone(UTC) == b.astimezone(UTC)
+    return isinstance(a, datetime) == isinstance(b, datetime) and a == b
+
+
+def _later(moment: datetime, length: timedelta, tz: Any) -> datetime:
+    """`length` of real time after `moment`, on the clock of `tz` (aware arithmetic within one
+    zone is on the clock, and drops which of a repeated hour's two passes it was)."""
+    return (moment.astimezone(UTC) + length).astimezone(tz)
 
 
 def _with(event: Event, **changes: Any) -> Event:
@@ -604,9 +710,34 @@ def _name(exc: BaseException) -> str:
     return type(exc).__name__
 
 
+def _causes(exc: BaseException) -> list[BaseException]:
+    """The exception and what it wraps: niquests and urllib3 keep the cause in args[0] or
+    `reason` (MaxRetryError), not always in __cause__."""
+    found: list[BaseException] = []
+    stack: list[object] = [exc]
+    while stack:
+        item = stack.pop()
+        if not isinstance(item, BaseException) or any(item is f for f in found):
+            continue
+        found.append(item)
+        stack.extend((item.__cause__, item.__context__, getattr(item, "reason", None)))
+        stack.extend(item.args)
+    return found
+
+
 def _reason(exc: BaseException) -> str:
-    text = str(exc)
+    """What went wrong on the wire, in a few words."""
+    causes = _causes(exc)
+    for kind, words in (
+        (ConnectionRefusedError, "connection refused"),
+        (socket.gaierror, "the server's name cannot be looked up"),
+        (ssl.SSLError, "the secure connection (TLS) failed"),
+        (ConnectionResetError, "connection reset"),
+    ):
+        if any(isinstance(c, kind) for c in causes):
+            return words
+    text = " ".join(str(c) for c in causes).lower()
     for known in ("Connection refused", "Name or service not known", "No route to host"):
-        if known.lower() in text.lower():
+        if known.lower() in text:
             return known.lower()
     return type(exc).__name__

@@ -367,11 +367,14 @@ def clean_title(title: str) -> str:
     return " ".join(printable.split())[:MAX_TITLE]
 
 
-def stable_uid(title: str, start: datetime | date, calendar: str) -> str:
+def stable_uid(title: str, start: datetime | date, calendar: str, attempt: int = 0) -> str:
     """The same request always makes the same UID: a second PUT of it cannot make a second
-    event (If-None-Match: * refuses it), whatever the search before it saw."""
+    event (If-None-Match: * refuses it), whatever the search before it saw. `attempt` > 0: the
+    request's next UID, for when its first one is taken by an event added so once and changed
+    since (the sequence is the same on every try, so a retried Yes still finds its own)."""
     key = f"{clean_title(title).casefold()}|{occurrence_key(start, ZoneInfo('UTC'))}|{calendar}"
-    return f"commonplace-{hashlib.sha256(key.encode()).hexdigest()[:24]}"
+    uid = f"commonplace-{hashlib.sha256(key.encode()).hexdigest()[:24]}"
+    return uid if attempt == 0 else f"{uid}-{attempt + 1}"
 
 
 def split_by_uid(text: str | bytes) -> list[str]:

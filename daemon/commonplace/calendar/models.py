@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import UTC, date, datetime, time
 
 
 @dataclass(frozen=True)
@@ -35,10 +35,14 @@ class Event:
         return self.start if not isinstance(self.start, datetime) else self.start.date()
 
     def sort_key(self) -> tuple[date, int, str, str]:
-        """All-day events first on their day, then by time, then by title."""
-        minutes = -1 if not isinstance(self.start, datetime) else self.start.hour * 60
+        """All-day events first on their day, then by time, then by title. The time is the
+        minutes of real time since the day's midnight, so on the night the clocks go back
+        01:15 GMT comes after 01:45 BST, as it does."""
+        minutes = -1
         if isinstance(self.start, datetime):
-            minutes += self.start.minute
+            midnight = datetime.combine(self.day, time(0), tzinfo=self.start.tzinfo)
+            minutes = int((self.start.astimezone(UTC) - midnight.astimezone(UTC)).total_seconds())
+            minutes //= 60
         return (self.day, minutes, self.title.casefold(), self.uid)
 
 
@@ -79,7 +83,11 @@ class CalendarUnavailable(CalendarError):
 
 
 class ChangeUnconfirmed(CalendarError):
-    """A change was sent and the server did not answer it: it may have been made, or not.
+    """A change reached the server (the request went out) and no answer says what became of
+    it: none in time, the connection broken before one, or a 500/502/504 from the server or a
+    gateway in front of it. It may have been made, or not. A change that never left this
+    computer (connection refused, a name that does not resolve, a TLS handshake that failed)
+    is a CalendarUnavailable instead: then nothing was changed, and that is true.
 
     Neither "nothing was changed" (that would be false if it was) nor "done": str() tells the
     owner to look at the calendar before asking again. Deliberately not an EventChanged, so no

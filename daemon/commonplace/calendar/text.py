@@ -1,7 +1,8 @@
 """Events written so that neither a person nor a small model can misread them.
 
 Every date carries its weekday and, for the model, its ISO date; every time is HH:MM on the
-user's clock; an all-day event says "all day", never "00:00". `commonplace calendar` prints
+user's clock (in the hour that happens twice when the clocks go back, which of the two: '01:30
+(the second, GMT)'); an all-day event says "all day", never "00:00". `commonplace calendar` prints
 exactly what the assistant's tools hand the model, so the owner can check what it sees.
 """
 
@@ -10,7 +11,7 @@ from __future__ import annotations
 from datetime import date, datetime, time, timedelta
 
 from commonplace.calendar.models import Event, unreadable_note
-from commonplace.dates import clock, day_name, day_name_near, day_name_year
+from commonplace.dates import clock_exact, day_name, day_name_near, day_name_year
 
 MAX_NOTES = 160  # characters of an invite's description shown to the model
 
@@ -45,10 +46,10 @@ def span(event: Event) -> str:
         return "all day"
     end = event.end
     if not isinstance(end, datetime):
-        return f"{clock(event.start)} (no end time)"
+        return f"{clock_exact(event.start)} (no end time)"
     if end.date() != event.start.date():
-        return f"{clock(event.start)} to {day_name(end.date())} at {clock(end)}"
-    return f"{clock(event.start)} to {clock(end)}"
+        return f"{clock_exact(event.start)} to {day_name(end.date())} at {clock_exact(end)}"
+    return f"{clock_exact(event.start)} to {clock_exact(end)}"
 
 
 def span_on(event: Event, day: date) -> str:
@@ -61,8 +62,8 @@ def span_on(event: Event, day: date) -> str:
         return span(event)
     since = f"continues from {day_name_near(event.day, day)}"
     if end.date() == day:
-        return f"until {clock(end)} ({since})"
-    return f"all day ({since}, until {day_name_near(end.date(), day)} at {clock(end)})"
+        return f"until {clock_exact(end)} ({since})"
+    return f"all day ({since}, until {day_name_near(end.date(), day)} at {clock_exact(end)})"
 
 
 def event_line(event: Event, *, notes: bool = False, day: date | None = None) -> str:
