@@ -240,6 +240,31 @@ async def test_invalid_json(make_client: ClientFactory) -> None:
     assert (await response.json())["error"]["code"] == "bad_json"
 
 
+@pytest.mark.parametrize(
+    ("route", "field"),
+    [("/api/capture", "text"), ("/api/ask", "question")],
+)
+async def test_half_a_character_is_a_clear_400_and_nothing_is_saved(
+    make_client: ClientFactory, web_settings: Settings, route: str, field: str
+) -> None:
+    """JSON may spell a lone UTF-16 surrogate (a cut emoji: JSON.stringify writes it as an
+    escape); Python decodes it to a string no file or Ollama request can hold. It was a 500."""
+    client = await make_client()
+    body = '{"' + field + '": "buy milk \\ud83d and bread"}'
+    response = await client.post(route, data=body, headers=write_headers(client))
+    assert response.status == 400
+    error = (await response.json())["error"]
+    assert error["code"] == "bad_json"
+    assert "half a character" in error["message"] and "send it again" in error["message"]
+    assert not (web_settings.vault / "Inbox").exists()
+    # A whole pair, escaped, is an ordinary character and is saved word for word.
+    pair = '{"text": "rocket \\ud83d\\ude80 and an escaped \\\\ud800"}'
+    saved = await client.post("/api/capture", data=pair, headers=write_headers(client))
+    assert saved.status == 201
+    path = web_settings.vault / (await saved.json())["path"]
+    assert path.read_text(encoding="utf-8").endswith("rocket \U0001f680 and an escaped \\ud800")
+
+
 # -- search and notes -----------------------------------------------------------------------------
 
 
