@@ -17,6 +17,7 @@ from commonplace.vault import (
     atomic_write,
     content_hash,
     file_hash,
+    fit_name,
     remove_file,
     write_trouble,
 )
@@ -27,6 +28,33 @@ def test_new_file_is_written_exactly(tmp_path: Path) -> None:
     atomic_write(path, "line one\r\nline two\n", expect=None)
     assert path.read_bytes() == b"line one\r\nline two\n"  # no newline translation
     assert list(path.parent.iterdir()) == [path]  # no temp file left
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["n" * 252 + ".md", "ü" * 125 + ".md", "🚀" * 62 + ".md"],
+    ids=["ascii", "two-byte", "four-byte"],
+)
+def test_a_name_at_the_file_systems_limit_is_written_and_replaced(
+    tmp_path: Path, name: str
+) -> None:
+    """The temp file beside it adds to the name: a note whose own name is near 255 bytes (an
+    Ask note named after a long question) could not be written at all."""
+    assert len(name.encode("utf-8")) <= 255
+    path = tmp_path / name
+    atomic_write(path, "first", expect=None)
+    atomic_write(path, "first\nan answer", expect=content_hash(b"first"))
+    assert path.read_text(encoding="utf-8") == "first\nan answer"
+    assert list(tmp_path.iterdir()) == [path]
+
+
+def test_fit_name_keeps_whole_characters_and_the_extension() -> None:
+    assert fit_name("short.md") == "short.md"
+    long = "1234567890abcdef 0123456789ab " + "é" * 120 + ".md"
+    fitted = fit_name(long)
+    assert len(fitted.encode("utf-8")) <= 255
+    assert fitted.startswith("1234567890abcdef 0123456789ab é") and fitted.endswith("é.md")
+    assert fit_name("x" * 300).startswith("x") and len(fit_name("x" * 300)) == 255
 
 
 def test_new_file_never_overwrites_an_existing_one(tmp_path: Path) -> None:

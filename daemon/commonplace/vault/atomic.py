@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from commonplace.vault.files import FileRefused, read_file
-from commonplace.vault.layout import TEMP_SUFFIX
+from commonplace.vault.layout import NAME_MAX_BYTES, TEMP_SUFFIX
 from commonplace.vault.notes import content_hash
 
 GIT_WAIT_S = 5.0  # how long a write waits for a git operation before giving up for now
@@ -199,7 +199,11 @@ def _temp_beside(path: Path, text: str | bytes, mode: int) -> Iterator[Path]:
     """A fsynced temp copy of `text` in `path`'s folder (so the rename is atomic), removed after."""
     data = text.encode("utf-8") if isinstance(text, str) else text
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
+    suffix = f".{secrets.token_hex(4)}{TEMP_SUFFIX}"
+    # Cut to fit: a note whose own name is near the file system's limit can still be written.
+    room = NAME_MAX_BYTES - 1 - len(suffix)
+    stem = path.name.encode("utf-8")[:room].decode("utf-8", errors="ignore")
+    tmp = path.with_name(f".{stem}{suffix}")
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
         with os.fdopen(fd, "wb") as handle:
