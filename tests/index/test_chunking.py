@@ -101,13 +101,26 @@ def test_ancestor_folders() -> None:
 def test_the_whole_note_for_keyword_search() -> None:
     note = parse_note(
         "Areas/Health/Dentist.md",
-        "---\naliases: [Teeth]\nsecret: frontmatter words\n---\n# Dentist\n\nCheck-up in May.\n",
+        "---\naliases: [Teeth]\ntags: [health, admin]\nclinic: Harbour Street\n"
+        "created: 2024-05-20\nurgent: false\nsee:\n  - Dr Okafor\n  - {room: 4}\n---\n"
+        "# Dentist\n\nCheck-up in May. #teeth\n",
     )
     whole = index_note(note)
-    assert whole.title == "Dentist Teeth"  # aliases are names for the note too
+    # aliases and tags (frontmatter and inline) say what the note is, as its title does
+    assert whole.title == "Dentist Teeth health admin teeth"
     assert whole.where == "Areas/Health/Dentist"
-    assert whole.text == "# Dentist\n\nCheck-up in May.\n" and "secret" not in whole.text
+    # the frontmatter's other values come before the body; its keys and true/false do not
+    assert whole.text == (
+        "Harbour Street\n2024-05-20\nDr Okafor\n4\n# Dentist\n\nCheck-up in May. #teeth\n"
+    )
     assert whole.folders == ["Areas", "Areas/Health"]
+
+
+def test_a_logseq_pages_properties_are_not_added_twice() -> None:
+    text = "alias:: Teeth\ntags:: health\nclinic:: Harbour Street\n\n- Check-up in May.\n"
+    whole = index_note(parse_note("pages/Dentist.md", text, "logseq"), "logseq")
+    assert whole.title == "Dentist Teeth health"
+    assert whole.text == text  # the properties are already in the body
 
 
 def test_a_dated_title_gives_only_its_words_as_context() -> None:

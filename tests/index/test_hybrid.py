@@ -8,7 +8,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from commonplace.index import SearchFilter, SearchResult, fuse, group_by_note, keyword_query
-from commonplace.index.keywords import FIELDS, _schema
+from commonplace.index.keywords import (
+    FIELDS,
+    NOTE_BOOSTS,
+    NOTE_FIELDS,
+    _note_schema,
+    _schema,
+    note_query,
+)
 
 
 def hit(path: str, ordinal: int = 0, score: float = 0.0) -> SearchResult:
@@ -103,22 +110,34 @@ def test_keyword_query_keeps_words_and_phrases_only() -> None:
     assert keyword_query('"one"') == "one"
 
 
+def test_a_note_query_also_asks_for_neighbouring_words_together() -> None:
+    assert note_query("How are my file names scrambled?") == (
+        'file names scrambled "file names"^0.1176 "file names"~8^0.0588 '
+        '"names scrambled"^0.1176 "names scrambled"~8^0.0588'
+    )
+    assert note_query('"to be" hamlet') == '"to be" hamlet'  # one word: no pair
+    assert note_query("tea tea ___ cup") == 'tea tea ___ cup "tea cup"^0.1176 "tea cup"~8^0.0588'
+    assert note_query("*** ???") == ""
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.text(max_size=80))
 def test_no_user_text_raises_a_query_syntax_error(text: str) -> None:
-    index = _index()
     query = keyword_query(text)
     if query:
-        index.parse_query(query, FIELDS, field_boosts={"title": 2.0})
+        _index().parse_query(query, FIELDS, field_boosts={"title": 2.0})
+    query = note_query(text)
+    if query:
+        _index(notes=True).parse_query(query, NOTE_FIELDS, field_boosts=NOTE_BOOSTS)
 
 
-_INDEX: list[tantivy.Index] = []
+_INDEX: dict[bool, tantivy.Index] = {}
 
 
-def _index() -> tantivy.Index:
-    if not _INDEX:
-        _INDEX.append(tantivy.Index(_schema()))
-    return _INDEX[0]
+def _index(*, notes: bool = False) -> tantivy.Index:
+    if notes not in _INDEX:
+        _INDEX[notes] = tantivy.Index(_note_schema() if notes else _schema())
+    return _INDEX[notes]
 
 
 def test_filter_sql_and_python_rule_agree() -> None:

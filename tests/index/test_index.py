@@ -301,6 +301,90 @@ async def test_keyword_questions_on_the_fixture_find_their_notes(
             assert set(found) & set(row["answers"]), (row["id"], mode, found)
 
 
+async def test_a_note_is_found_by_its_frontmatter_tags_and_values(
+    open_index: OpenIndex, isettings: Settings
+) -> None:
+    """Words only in the frontmatter (a tag, a property's value) find the note by keywords."""
+    write(
+        isettings.vault,
+        "Recipes/Kedgeree.md",
+        "---\ntags: [breakfast, smoked-haddock]\nsource: Ottolenghi\nserves: 4\n---\n"
+        "# Kedgeree\n\nRice, eggs and curry powder.\n",
+    )
+    index = open_index()
+    await index.refresh()
+    for query in ("haddock", "ottolenghi", "breakfast rice"):
+        resp = await index.search(query, limit=3, mode="keyword", group_by_note=True)
+        assert [r.path for r in resp.results][:1] == ["Recipes/Kedgeree.md"], query
+        assert resp.results[0].heading == "Kedgeree"  # shown by a chunk, never the frontmatter
+    resp = await index.search("source", limit=10, mode="keyword", group_by_note=True)
+    assert "Recipes/Kedgeree.md" not in {r.path for r in resp.results}  # keys are not words
+
+
+async def test_a_plural_or_another_form_finds_the_note(
+    open_index: OpenIndex, isettings: Settings
+) -> None:
+    """English stemming on both sides: "journals" finds "journal", "linking" finds "links"."""
+    write(isettings.vault, "Tools/Diary.md", "# Diary\n\nOne journal entry, with links.\n")
+    index = open_index()
+    await index.refresh()
+    for query in ("journals", "linking", "journaling links"):
+        resp = await index.search(query, limit=3, mode="keyword", group_by_note=True)
+        assert [r.path for r in resp.results][:1] == ["Tools/Diary.md"], query
+
+
+async def test_words_standing_together_find_their_note_first(
+    open_index: OpenIndex, isettings: Settings
+) -> None:
+    """Two notes hold both words; the one where they stand together wins, though the other is
+    shorter (which BM25 alone prefers)."""
+    write(
+        isettings.vault,
+        "Sync/Encryption.md",
+        "# Encryption\n\nBefore upload, file names are encrypted with your password, and the "
+        "contents too; the server sees neither.\n",
+    )
+    write(
+        isettings.vault,
+        "Sync/Conflicts.md",
+        "# Conflicts\n\nA file edited twice keeps both versions; their names get a suffix.\n",
+    )
+    index = open_index()
+    await index.refresh()
+    resp = await index.search("file names", limit=2, mode="keyword", group_by_note=True)
+    assert [r.path for r in resp.results] == ["Sync/Encryption.md", "Sync/Conflicts.md"]
+
+
+async def test_an_older_keyword_layout_is_rebuilt_and_the_vectors_kept(
+    open_index: OpenIndex, isettings: Settings, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An index written before frontmatter was searched (no keyword layout in its manifest)
+    is read again from the vault, its vectors reused: nothing is embedded twice."""
+    import sqlite3
+
+    write(
+        isettings.vault,
+        "Recipes/Kedgeree.md",
+        "---\nsource: Ottolenghi\n---\n# Kedgeree\n\nRice and eggs.\n",
+    )
+    index = open_index()
+    first = await index.refresh()
+    index.close()
+    with sqlite3.connect(isettings.data_path / "index" / MANIFEST) as db:
+        db.execute("DELETE FROM meta WHERE key = 'keywords'")
+    caplog.set_level("WARNING")
+    reopened = open_index()
+    assert "the keyword index holds an older layout (1, now 2)" in caplog.text
+    stats = await reopened.refresh()
+    assert stats.notes == first.notes and stats.embedded == 0
+    resp = await reopened.search("ottolenghi", limit=3, mode="keyword", group_by_note=True)
+    assert [r.path for r in resp.results][:1] == ["Recipes/Kedgeree.md"]
+    reopened.close()
+    caplog.clear()
+    again = open_index()
+    assert "rebuilding" not in caplog.text and (await again.refresh()).indexed == 0
+
+
 async def test_status_counts(open_index: OpenIndex) -> None:
     index = open_index()
     assert index.status()["notes"] == 0

@@ -93,7 +93,7 @@ def read_files(
             with_context=s.index.embed_titles,
         )
         entry = FileEntry(path, note.size, note.mtime, note.content_hash, len(chunks), True)
-        loaded.append(Loaded(path, entry, chunks, index_note(note)))
+        loaded.append(Loaded(path, entry, chunks, index_note(note, s.flavor)))
     return loaded, gone
 
 

@@ -11,17 +11,19 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from commonplace.llm.profiles import EmbedProfile
-from commonplace.vault import Chunk, Note, split_into_chunks
+from commonplace.vault import Chunk, Note, markdown, split_into_chunks
 from commonplace.vault.chunks import CHARS_PER_TOKEN
 
 PREFIX_CHARS = 160  # title + heading line kept in the embedded text, at most
 DATE_KEYS = ("captured", "date", "created")
+NAME_KEYS = frozenset({"aliases", "alias", "tags", "tag"})  # frontmatter keys the title carries
 _DATED = re.compile(r"^\d{4}[-_.]\d{2}[-_.]\d{2}(?:[ T_]?\d{2}[:.]?\d{2})?")  # 2026-10-20 0805
 
 
@@ -50,9 +52,9 @@ class IndexedNote:
     """A whole note as the keyword index stores it (note-level BM25)."""
 
     path: str
-    title: str  # the title and the aliases
+    title: str  # the title, the aliases and the tags
     where: str  # the path as words: folders and file name
-    text: str  # the body (no frontmatter)
+    text: str  # the frontmatter's other values, then the body
     mtime: float
 
     @property
@@ -60,10 +62,43 @@ class IndexedNote:
         return ancestor_folders(self.path)
 
 
-def index_note(note: Note) -> IndexedNote:
-    title = " ".join([note.title, *note.aliases])
+def index_note(note: Note, flavor: str = "obsidian") -> IndexedNote:
+    """The note's words for note-level keyword search, its frontmatter included.
+
+    Tags go with the title and aliases: like them, they say what the note is about. The
+    frontmatter's other values (not its keys) go with the text, where a Logseq page already has
+    its `key:: value` properties, so an Obsidian note's `source: Ottolenghi` is found as well
+    (without this no frontmatter word could be found at all; on the fixture, keyword MRR@10
+    0.877 -> 0.885, recall@10 0.968 -> 0.992: eval_suite/README.md, T1-T2). Properties a Logseq
+    page holds in its body are not added twice."""
+    title = " ".join(dict.fromkeys([note.title, *note.aliases, *note.tags]))
+    in_body = markdown.parse_logseq_properties(note.body) if flavor == "logseq" else {}
+    values = [
+        word
+        for key, value in note.frontmatter.items()
+        if key.lower() not in NAME_KEYS and key.lower() not in in_body
+        for word in frontmatter_words(value)
+    ]
+    text = "\n".join([*values, note.body]) if values else note.body
     where = PurePosixPath(note.path).with_suffix("").as_posix()
-    return IndexedNote(note.path, title, where, note.body, note.mtime)
+    return IndexedNote(note.path, title, where, text, note.mtime)
+
+
+def frontmatter_words(value: Any) -> Iterator[str]:
+    """A frontmatter value as text: strings, numbers and dates, lists and mappings walked;
+    true/false and empty values say nothing a search could ask for."""
+    if value is None or isinstance(value, bool):
+        return
+    if isinstance(value, list | tuple):
+        for item in value:
+            yield from frontmatter_words(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from frontmatter_words(item)
+    else:
+        text = value.isoformat() if isinstance(value, dt.date) else str(value)
+        if text.strip():
+            yield text
 
 
 def chunk_budget(profile: EmbedProfile, chunk_tokens: int) -> int:

@@ -1,11 +1,11 @@
 """Tantivy: BM25 over the chunks and over whole notes, English stemming, stop words dropped.
 
 Two indexes. Chunks (title, heading and text fields) say which passage of a note matches;
-whole notes (title with aliases, folder and file name, and the full text) say which note
-matches, and that is the ranking keyword search returns: on a real vault (the Logseq docs
-dev set) a note-level BM25 found the answering note far more often than the best chunk did,
-because a note's words are spread over its chunks and short chunks make BM25's length
-normalisation noisy. Measured in eval_suite/README.md.
+whole notes (title with aliases and tags, folder and file name, and the full text with the
+frontmatter's values) say which note matches, and that is the ranking keyword search returns:
+on a real vault (the Logseq docs dev set) a note-level BM25 found the answering note far more
+often than the best chunk did, because a note's words are spread over its chunks and short
+chunks make BM25's length normalisation noisy. Measured in eval_suite/README.md.
 
 Field weights: in a note, title 0.3 and folder/file words 0.1 of the text's weight (BM25 already
 scores a match in a short field highly); in a chunk, title and heading 0.1 (every chunk of a
@@ -16,11 +16,14 @@ User queries never reach Tantivy's query language as typed: `keyword_query` keep
 "quoted phrases" and drops everything else, so no input can raise a query-syntax error, and
 words like AND/OR/NOT are searched for, not obeyed. Common English words ("how", "do", "my")
 are dropped from the words (not from phrases) unless nothing else is left: a question's
-function words matched the long chatty notes, not the one that answers.
+function words matched the long chatty notes, not the one that answers. Whole notes are also
+asked for each two neighbouring words together (`note_query`): in a long note, words that
+stand together are better evidence than the same words scattered.
 """
 
 from __future__ import annotations
 
+import itertools
 import logging
 import re
 import threading
@@ -37,10 +40,12 @@ from commonplace.index.models import SearchResult
 
 log = logging.getLogger(__name__)
 
+LAYOUT = 2  # what a document holds; a new layout rebuilds the keyword index (vectors are kept)
 FIELDS = ["title", "heading", "text"]  # a chunk's searched fields
 BOOSTS = {"title": 0.1, "heading": 0.1}  # measured: see the module docstring
 NOTE_FIELDS = ["title", "where", "text"]  # a note's searched fields
 NOTE_BOOSTS = {"title": 0.3, "where": 0.1}
+PAIR_BOOST, NEAR_BOOST, NEAR_WORDS = 0.10 / 0.85, 0.05 / 0.85, 8  # note_query's word pairs
 WRITER_HEAP = 15_000_000  # bytes per writer: Tantivy's minimum, plenty for a batch of notes
 _PHRASE = re.compile(r'"([^"]*)"')
 _WORD = re.compile(r"\w+")
@@ -93,17 +98,36 @@ def _note_schema() -> tantivy.Schema:
 
 def keyword_query(text: str) -> str:
     """The user's words and quoted phrases as a safe Tantivy query string ('' if none)."""
-    parts: list[str] = []
+    phrases, words = _query_terms(text)
+    return " ".join([*phrases, *words])
+
+
+def note_query(text: str) -> str:
+    """`keyword_query` with each two neighbouring words of the query also asked for together:
+    as a phrase (weight 0.10 / 0.85 of a word's) and within 8 words of each other in either
+    order (0.05 / 0.85), the sequential dependence model's usual weights (Metzler and Croft,
+    2005). A note where "file names" stand together beats one that has "file" and "names" far
+    apart; one with the words alone still matches (eval_suite/README.md, K11)."""
+    phrases, words = _query_terms(text)
+    named = [w for w in words if any(c.isalnum() for c in w)]  # "___" is no word to Tantivy
+    pairs = [(a, b) for a, b in itertools.pairwise(named) if a != b]
+    near = [f'"{a} {b}"^{PAIR_BOOST:.4f} "{a} {b}"~{NEAR_WORDS}^{NEAR_BOOST:.4f}' for a, b in pairs]
+    return " ".join([*phrases, *words, *near])
+
+
+def _query_terms(text: str) -> tuple[list[str], list[str]]:
+    """The quoted phrases (as "phrase" terms) and the other words; function words go unless
+    nothing else is left."""
+    phrases: list[str] = []
     for phrase in _PHRASE.findall(text):
         words = _WORD.findall(phrase.lower())
         if len(words) > 1:
-            parts.append('"' + " ".join(words) + '"')
+            phrases.append('"' + " ".join(words) + '"')
         else:
-            parts.extend(words)
+            phrases.extend(words)
     rest = _WORD.findall(_PHRASE.sub(" ", text).lower())
     content = [w for w in rest if w not in STOP_WORDS]
-    parts.extend(content if content or parts else rest)
-    return " ".join(parts)
+    return phrases, content if content or phrases else rest
 
 
 class _Tantivy:
@@ -176,8 +200,10 @@ class _Tantivy:
             self.writer.wait_merging_threads()
             self.writer = None
 
-    def parse(self, text: str, fields: list[str], boosts: dict[str, float]) -> tantivy.Query | None:
-        query_text = keyword_query(text)
+    def parse(
+        self, text: str, fields: list[str], boosts: dict[str, float], *, pairs: bool = False
+    ) -> tantivy.Query | None:
+        query_text = note_query(text) if pairs else keyword_query(text)
         if not query_text:
             return None
         with self.guard:
@@ -300,7 +326,7 @@ class KeywordView:
 
     def search_notes(self, text: str, limit: int, flt: SearchFilter) -> list[tuple[str, float]]:
         """(path, BM25 score) of the best whole notes."""
-        query = self._notes.parse(text, NOTE_FIELDS, NOTE_BOOSTS) if limit > 0 else None
+        query = self._notes.parse(text, NOTE_FIELDS, NOTE_BOOSTS, pairs=True) if limit > 0 else None
         if query is None:
             return []
         searcher = self._note_searcher
@@ -311,7 +337,7 @@ class KeywordView:
     def note_scores(self, text: str, paths: Sequence[str]) -> dict[str, float]:
         """The whole-note BM25 of these notes, for those that match at all: the same scores
         `search_notes` gives, for notes found another way (the meaning side's candidates)."""
-        query = self._notes.parse(text, NOTE_FIELDS, NOTE_BOOSTS) if paths else None
+        query = self._notes.parse(text, NOTE_FIELDS, NOTE_BOOSTS, pairs=True) if paths else None
         if query is None:
             return {}
         searcher = self._note_searcher

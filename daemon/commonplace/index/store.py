@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from commonplace.index.keywords import KeywordIndex, KeywordIndexError
+from commonplace.index.keywords import LAYOUT, KeywordIndex, KeywordIndexError
 from commonplace.index.manifest import INDEX_SCHEMA, Manifest, ManifestError
 from commonplace.index.vectors import VectorStore, VectorStoreError
 
@@ -69,6 +69,9 @@ def open_stores(
             shutil.rmtree(child) if child.is_dir() else child.unlink()
         manifest = Manifest(folder / MANIFEST)
     reset = manifest.get_meta("schema") is None  # a new manifest knows nothing of the others
+    keyword_layout = manifest.get_meta("keywords") or "1"
+    if not reset and keyword_layout != str(LAYOUT):
+        rebuild(f"the keyword index holds an older layout ({keyword_layout}, now {LAYOUT})")
 
     vectors = _open_vectors(folder / "vectors", rebuild, compact_every, ann_rows)
     try:
@@ -104,6 +107,7 @@ def open_stores(
             stores.vectors = vectors = _new_vectors(folder / "vectors", compact_every, ann_rows)
     manifest.set_meta("schema", str(INDEX_SCHEMA))
     manifest.set_meta("embed_model", model)
+    manifest.set_meta("keywords", str(LAYOUT))
     if reasons:
         log.warning("rebuilding the search index from the vault: %s", stores.rebuilt)
     return stores
