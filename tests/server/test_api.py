@@ -28,7 +28,7 @@ from commonplace.server import api_state, create_app
 from commonplace.server.context import Services
 from commonplace.speech import WhisperTranscriber
 from commonplace.vault import atomic
-from tests.fakes.ollama import FakeError, FakeOllama
+from tests.fakes.ollama import FakeError, FakeOllama, Raw, Stall
 from tests.server.conftest import ClientFactory, write_headers
 
 
@@ -371,6 +371,33 @@ async def test_ask_answers_with_sources(
     assert body["refused"] is False
     assert body["sources"][0]["n"] == 1 and body["sources"][0]["path"].endswith(".md")
     assert isinstance(body["findings"], list)
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_a_question_the_model_failed_says_ask_again_not_tried_again(
+    make_client: ClientFactory,
+    live_settings: Settings,
+    index: Index,
+    fake_ollama: FakeOllama,
+    stream: bool,
+) -> None:
+    """A page's question is not retried by anyone: the message said 'it will be tried again'
+    (true for tidy and Ask notes, which do retry), and the person waited for nothing."""
+    quick = dataclasses.replace(
+        live_settings, ollama=dataclasses.replace(live_settings.ollama, timeout_s=0.5)
+    )
+    fake_ollama.enqueue_chat(Raw("<html>bad gateway</html>", content_type="text/html"))
+    fake_ollama.enqueue_chat(Stall(5.0))
+    client = await make_client(quick, Services(index=index))
+    route = "/api/ask?stream=1" if stream else "/api/ask"
+    for code in ("model_failed", "model_timeout"):
+        response = await client.post(
+            route, data=json.dumps({"question": "Lisbon?"}), headers=write_headers(client)
+        )
+        error = (await response.json())["error"]
+        assert error["code"] == code
+        assert "ask again in a moment" in error["message"], error["message"]
+        assert "tried again" not in error["message"]
 
 
 async def test_ask_streams_ndjson(

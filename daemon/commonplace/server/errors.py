@@ -45,16 +45,18 @@ def error_response(
 
 
 def llm_error(exc: LLMError) -> ApiError:
-    """Model failures, with their own sentence (which says what to do) and a fitting status."""
+    """Model failures, with their own sentence (which says what to do) and a fitting status;
+    the sentence is the one for a person waiting for the answer (nothing retries a request)."""
+    message = exc.to_person()
     if isinstance(exc, OllamaUnavailable):
-        return ApiError(503, "ollama_unavailable", str(exc))
+        return ApiError(503, "ollama_unavailable", message)
     if isinstance(exc, ModelMissing):
-        return ApiError(503, "model_missing", str(exc))
+        return ApiError(503, "model_missing", message)
     if isinstance(exc, LLMTimeout):
-        return ApiError(504, "model_timeout", str(exc))
+        return ApiError(504, "model_timeout", message)
     if isinstance(exc, ModelBusy):
-        return ApiError(503, "model_busy", str(exc), headers={"Retry-After": "30"})
-    return ApiError(502, "model_failed", str(exc))
+        return ApiError(503, "model_busy", message, headers={"Retry-After": "30"})
+    return ApiError(502, "model_failed", message)
 
 
 _HTTP_CODES = {
