@@ -218,6 +218,7 @@ async def test_offline_capture_keeps_the_time_it_was_written(
         ({}, 400, "bad_field"),
         ({"text": "x", "via": "../evil"}, 400, "bad_field"),
         ({"text": "x", "id": "../../x"}, 400, "bad_field"),
+        ({"text": "a NUL \u0000 is not text"}, 400, "bad_capture"),
         (["not", "an", "object"], 400, "bad_json"),
     ],
 )
