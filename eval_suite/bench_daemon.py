@@ -9,7 +9,12 @@ run, so the inbox's captures wait for a chat model; `--chat` adds one that answe
 `commonplace run` on a fresh data folder as a real process, as a user would. While the daemon
 builds its index from nothing, searches are sent to /api/search at a steady rate and /api/state
 is polled; the daemon's resident memory is read from /proc. It stops once the index is ready
-and a few more searches were timed.
+and a few more searches were timed, and reports what holds the daemon's memory then
+(`memory_at_end`: RSS, PSS, USS, anonymous against mapped files, the biggest mappings).
+`--restart` keeps the last run's index: a usual start instead of a first one.
+
+    .venv/bin/python eval_suite/bench_daemon.py --notes 44 --note-kb 2 --after-s 60 \
+        --search-every 5 --work /tmp/bench-44 [--restart]
 
 Linux only (/proc). Not a test: it takes minutes and most of a 2-core machine.
 """
@@ -44,7 +49,8 @@ def main() -> None:
     args = parse_args()
     work = Path(args.work)
     vault = make_vault(args, work)
-    reset(work, vault)
+    if not args.restart:
+        reset(work, vault)
     queries = [json.loads(r)["query"] for r in (work / "queries.jsonl").read_text().splitlines()]
     with fake_ollama(work, chat=args.chat) as host:
         report = asyncio.run(measure(args, work, vault, host, queries))
@@ -63,6 +69,11 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--after-s", type=float, default=20.0, help="keep searching once ready")
     p.add_argument("--timeout-s", type=float, default=3600.0)
     p.add_argument("--chat", action="store_true", help="a chat model too (answering garbage)")
+    p.add_argument(
+        "--restart",
+        action="store_true",
+        help="keep the last run's index: a restart, not a first start",
+    )
     return p.parse_args()
 
 
@@ -194,6 +205,49 @@ def memory_mb(pid: int) -> dict[str, float]:
     return out
 
 
+def memory_breakdown(pid: int, top: int = 12) -> dict[str, Any]:
+    """What holds the memory at the end (/proc/PID/smaps), MB: RSS; PSS (each shared page
+    divided among the processes that map it); USS (pages no other process maps: what stopping
+    the daemon would free); anonymous memory (the heaps: Python objects, native allocations)
+    against pages of mapped files (native libraries, index files: the kernel can drop and read
+    them again); and the mappings that hold the most, by file."""
+    by_name: dict[str, dict[str, float]] = {}
+    totals = {"rss": 0.0, "pss": 0.0, "uss": 0.0, "anon": 0.0, "file": 0.0}
+    name = "?"
+    try:
+        lines = Path(f"/proc/{pid}/smaps").read_text().splitlines()
+    except OSError:
+        return {}
+    for line in lines:
+        parts = line.split()
+        if parts and not parts[0].endswith(":") and "-" in parts[0]:  # a mapping's header
+            name = parts[5] if len(parts) > 5 else "[anonymous]"
+            continue
+        if len(parts) != 3 or parts[2] != "kB":
+            continue
+        key, mb = parts[0].rstrip(":"), int(parts[1]) / 1024
+        row = by_name.setdefault(name, {"rss": 0.0, "anon": 0.0})
+        if key == "Rss":
+            row["rss"] += mb
+            totals["rss"] += mb
+        elif key == "Pss":
+            totals["pss"] += mb
+        elif key in ("Private_Clean", "Private_Dirty"):
+            totals["uss"] += mb
+        elif key == "Anonymous":
+            row["anon"] += mb
+            totals["anon"] += mb
+    totals["file"] = totals["rss"] - totals["anon"]
+    biggest = sorted(by_name.items(), key=lambda kv: -kv[1]["rss"])[:top]
+    return {
+        **{f"{k}_mb": round(v, 1) for k, v in totals.items()},
+        "mappings_mb": {
+            Path(k).name or k: {"rss": round(v["rss"], 1), "anon": round(v["anon"], 1)}
+            for k, v in biggest
+        },
+    }
+
+
 # -- measuring ------------------------------------------------------------------------------------
 
 
@@ -205,6 +259,7 @@ class Samples:
     ready_at: float | None = None
     peak_mb: float = 0.0
     incomplete: str = ""
+    final: dict[str, Any] = field(default_factory=dict)
 
 
 async def measure(
@@ -232,6 +287,7 @@ async def measure(
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
             samples.peak_mb = max(samples.peak_mb, memory_mb(proc.pid).get("VmHWM", 0.0))
+            samples.final = memory_breakdown(proc.pid)
             (work / "samples.json").write_text(json.dumps(asdict(samples)))
     finally:
         proc.send_signal(signal.SIGTERM)
@@ -345,6 +401,7 @@ def summarise(samples: Samples, first_answer_s: float) -> dict[str, Any]:
         "searches_with_results_while_indexing": sum(1 for r in during if r.get("results")),
         "a_notice_while_indexing": notices[len(notices) // 2] if notices else None,
         "peak_rss_mb": round(samples.peak_mb),
+        "memory_at_end": samples.final,
         "peak_anon_mb": round(max((m.get("RssAnon", 0.0) for _, m in samples.rss), default=0)),
         "peak_file_mb": round(max((m.get("RssFile", 0.0) for _, m in samples.rss), default=0)),
         "rss_mb_at_ready": round(

@@ -23,6 +23,7 @@ import tantivy
 from commonplace.changes import Change
 from commonplace.config import Settings
 from commonplace.index import Index, IndexService, SearchFilter, indexer, vectors
+from commonplace.index.keywords import LAYOUT
 from commonplace.index.manifest import INDEX_SCHEMA
 from commonplace.index.store import MANIFEST
 from commonplace.llm import LLM
@@ -321,6 +322,27 @@ async def test_a_note_is_found_by_its_frontmatter_tags_and_values(
     assert "Recipes/Kedgeree.md" not in {r.path for r in resp.results}  # keys are not words
 
 
+async def test_a_note_of_only_headings_or_frontmatter_is_found_and_shown(
+    open_index: OpenIndex, isettings: Settings
+) -> None:
+    """Such a note matched by its words and was never shown (it had no chunk to show)."""
+    write(isettings.vault, "Garden/Compost.md", "---\ntags: [gardening]\nsource: Monty Don\n---\n")
+    write(isettings.vault, "Projects/Kestrel.md", "# Project Kestrel\n\n## Milestones\n")
+    write(isettings.vault, "Projects/Empty.md", "")
+    index = open_index()
+    await index.refresh()
+    for mode in ("keyword", "hybrid"):
+        for query, path, shown in (
+            ("monty don", "Garden/Compost.md", "source: Monty Don"),
+            ("kestrel milestones", "Projects/Kestrel.md", "## Milestones"),
+        ):
+            resp = await index.search(query, limit=3, mode=mode, group_by_note=True)
+            assert [r.path for r in resp.results][:1] == [path], (mode, query)
+            assert shown in resp.results[0].text
+    resp = await index.search("empty", limit=10, mode="keyword", group_by_note=True)
+    assert "Projects/Empty.md" not in {r.path for r in resp.results}  # nothing to show
+
+
 async def test_a_plural_or_another_form_finds_the_note(
     open_index: OpenIndex, isettings: Settings
 ) -> None:
@@ -374,7 +396,7 @@ async def test_an_older_keyword_layout_is_rebuilt_and_the_vectors_kept(
         db.execute("DELETE FROM meta WHERE key = 'keywords'")
     caplog.set_level("WARNING")
     reopened = open_index()
-    assert "the keyword index holds an older layout (1, now 2)" in caplog.text
+    assert f"the keyword index holds an older layout (1, now {LAYOUT})" in caplog.text
     stats = await reopened.refresh()
     assert stats.notes == first.notes and stats.embedded == 0
     resp = await reopened.search("ottolenghi", limit=3, mode="keyword", group_by_note=True)

@@ -1,4 +1,5 @@
-"""Chunks follow headings, exclude frontmatter, stay under the size limit and cover the text."""
+"""Chunks follow headings, exclude frontmatter (unless it is all a note has), stay under the
+size limit and cover the text."""
 
 from __future__ import annotations
 
@@ -32,6 +33,21 @@ def test_chunks_follow_headings_with_their_path() -> None:
 def test_empty_sections_make_no_chunks() -> None:
     chunks = split_into_chunks(parse_note("n.md", "# A\n\n## B\ntext\n# C\n"))
     assert [(c.heading_path, c.text) for c in chunks] == [(("A", "B"), "text")]
+
+
+def test_a_note_of_only_headings_or_only_frontmatter_is_one_chunk_as_written() -> None:
+    """What its owner wrote is all it has: its headings, else its frontmatter lines. An empty
+    note (Obsidian makes one when a link to a missing note is clicked) has nothing to show."""
+    heads = "# Project Kestrel\n\n## Status\n\n## Links\n"
+    (chunk,) = split_into_chunks(parse_note("Kestrel.md", heads))
+    assert (chunk.heading_path, chunk.text) == ((), heads.strip())
+    assert (chunk.start_line, chunk.end_line) == (0, 5)
+    text = "---\r\ntags: [gardening]\r\nsource: Monty Don\r\n---\r\n"
+    (chunk,) = split_into_chunks(parse_note("Compost.md", text))
+    assert chunk.text == "tags: [gardening]\nsource: Monty Don"
+    assert text.splitlines()[chunk.start_line : chunk.end_line] == chunk.text.splitlines()
+    assert split_into_chunks(parse_note("Empty.md", "")) == []
+    assert split_into_chunks(parse_note("Blank.md", "---\n---\n\n")) == []
 
 
 def test_long_section_is_split_at_paragraphs_under_the_limit() -> None:

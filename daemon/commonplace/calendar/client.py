@@ -46,13 +46,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
-
-import niquests
-from caldav.davclient import DAVClient
-from caldav.elements import dav
-from caldav.lib import error as dav_error
 
 from commonplace.calendar import ical
 from commonplace.calendar.find import title_matches
@@ -66,6 +61,13 @@ from commonplace.calendar.models import (
     EventList,
 )
 from commonplace.config import CalendarSettings, Settings
+
+if TYPE_CHECKING:
+    from caldav.davclient import DAVClient
+
+# caldav and its HTTP client (niquests, urllib3) are imported by the methods that use them, in
+# the worker thread of a calendar call: a daemon whose calendar is never used does not load
+# them (about 12 MB; see "What holds the memory" in the README).
 
 log = logging.getLogger(__name__)
 
@@ -301,6 +303,9 @@ class CalendarClient:
 
     def _unavailable(self, exc: Exception) -> CalendarUnavailable:
         """What went wrong on the wire (or in what the server sent), as one sentence."""
+        import niquests
+        from caldav.lib import error as dav_error
+
         if isinstance(exc, dav_error.AuthorizationError):
             return CalendarUnavailable(self._refused())
         if isinstance(exc, niquests.exceptions.Timeout):
@@ -335,6 +340,9 @@ class CalendarClient:
         it, which may be after it was stored: ChangeUnconfirmed. So is a refusal of a second
         try (caldav sends a PUT again after a 5xx): a 412 then may be the first one's doing.
         """
+        import niquests
+        from caldav.lib import error as dav_error
+
         self._attempt.begin_write(watched=self._watched)
         try:
             result = change()
@@ -374,6 +382,9 @@ class CalendarClient:
 
     def _unconfirmed(self, exc: Exception | None = None) -> str:
         """What happened to a change that went out, as far as anyone can tell."""
+        import niquests
+        from caldav.lib import error as dav_error
+
         if exc is None or isinstance(exc, niquests.exceptions.Timeout):
             what = f"did not answer the change within {self.config.timeout_s:g} s"
         elif isinstance(exc, dav_error.DAVError):
@@ -405,6 +416,8 @@ class CalendarClient:
     # -- the synchronous work, in a worker thread -------------------------------------------
 
     def _dav(self) -> DAVClient:
+        from caldav.davclient import DAVClient
+
         if self._client is None:
             password = read_password(self.config, self._env)
             self._client = DAVClient(
@@ -498,6 +511,8 @@ class CalendarClient:
         raise EventChanged("The event's calendar is no longer one this assistant reads.")
 
     def _load(self, href: str) -> tuple[str, Any] | None:
+        from caldav.lib import error as dav_error
+
         name, calendar = self._calendar_of(href)
         try:
             return name, calendar.event_by_url(href)
@@ -536,6 +551,8 @@ class CalendarClient:
     def _add(
         self, title: str, start: datetime | date, end: datetime | date | None
     ) -> tuple[Event, bool]:
+        from caldav.lib import error as dav_error
+
         name, calendar = self._write_calendar()
         title = ical.clean_title(title)
         existing = self._identical(title, start)
@@ -612,6 +629,9 @@ class CalendarClient:
     def _save(self, obj: Any, seen: Event) -> None:
         """PUT with If-Match: exactly the version the owner said Yes to (see the module's
         docstring for Schedule-Tags and weak ETags)."""
+        from caldav.elements import dav
+        from caldav.lib import error as dav_error
+
         obj.props[dav.GetEtag.tag] = seen.etag
         try:
             self._send(
@@ -637,6 +657,8 @@ class CalendarClient:
         return self._read_back(obj, name, seen.recurrence_id, asked)
 
     def _delete(self, seen: Event) -> None:
+        from caldav.lib import error as dav_error
+
         name, obj = self._fresh(seen)
         if seen.recurrence_id is not None:
             with obj.edit_icalendar_instance() as data:

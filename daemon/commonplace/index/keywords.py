@@ -40,7 +40,9 @@ from commonplace.index.models import SearchResult
 
 log = logging.getLogger(__name__)
 
-LAYOUT = 2  # what a document holds; a new layout rebuilds the keyword index (vectors are kept)
+# What a document holds, and how notes are cut; a new layout reads every note again (its
+# vectors are kept). 2: frontmatter searched. 3: a note of only headings or frontmatter has a chunk.
+LAYOUT = 3
 FIELDS = ["title", "heading", "text"]  # a chunk's searched fields
 BOOSTS = {"title": 0.1, "heading": 0.1}  # measured: see the module docstring
 NOTE_FIELDS = ["title", "where", "text"]  # a note's searched fields

@@ -13,11 +13,15 @@ import logging
 import stat
 from dataclasses import dataclass
 from pathlib import Path
-
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import ec
+from typing import TYPE_CHECKING
 
 from commonplace.vault import FileChanged, atomic_write
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+# cryptography (about 9 MB) is imported where a key is made or read: a daemon that never sends
+# a push notification and never serves its public key does not load it.
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +40,8 @@ class VapidKeys:
     @property
     def public_key(self) -> str:
         """The uncompressed P-256 point, base64url without padding (applicationServerKey)."""
+        from cryptography.hazmat.primitives import serialization
+
         raw = self.private_key.public_key().public_bytes(
             serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint
         )
@@ -52,6 +58,9 @@ def b64url_decode(text: str) -> bytes:
 
 def load_or_create_keys(folder: Path) -> VapidKeys:
     """Load the key pair from `folder`, creating it the first time."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+
     path = folder / PRIVATE_KEY_FILE
     if not path.exists():
         _create(path)
@@ -71,6 +80,9 @@ def load_or_create_keys(folder: Path) -> VapidKeys:
 def _create(path: Path) -> None:
     """Write a new key with mode 0600 from the first byte; the create is atomic and exclusive,
     so two processes starting at once end up with the same key."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+
     pem = ec.generate_private_key(ec.SECP256R1()).private_bytes(
         serialization.Encoding.PEM,
         serialization.PrivateFormat.PKCS8,

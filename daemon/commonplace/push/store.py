@@ -16,8 +16,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from cryptography.hazmat.primitives.asymmetric import ec
-
 from commonplace.config import Settings
 from commonplace.net import non_public_reason, parse_ip
 from commonplace.push.keys import b64url_decode
@@ -108,6 +106,8 @@ def check_endpoint(endpoint: str, *, allow_http_loopback: bool = False) -> None:
 
 
 def _is_p256_point(text: str) -> bool:
+    from cryptography.hazmat.primitives.asymmetric import ec  # only when a phone subscribes
+
     raw = _decode(text)
     if raw is None or len(raw) != P256_POINT_BYTES or raw[0] != 0x04:
         return False

@@ -65,21 +65,42 @@ def split_into_chunks(note: Note, max_tokens: int = 400) -> list[Chunk]:
             ]
             path = tuple(txt for _, txt in stack)
             start = i + 1
-    chunks: list[Chunk] = []
-    for heading_path, begin, end in sections:
-        for piece_start, piece_end, text in _split_section(lines, begin, end, max_tokens):
-            chunks.append(
-                Chunk(
-                    path=note.path,
-                    title=note.title,
-                    heading_path=heading_path,
-                    text=text,
-                    ordinal=len(chunks),
-                    start_line=note.body_line + piece_start,
-                    end_line=note.body_line + piece_end,
-                )
-            )
-    return chunks
+    pieces = [
+        (heading_path, note.body_line, piece)
+        for heading_path, begin, end in sections
+        for piece in _split_section(lines, begin, end, max_tokens)
+    ]
+    if not pieces:
+        pieces = _all_it_has(note, max_tokens)
+    return [
+        Chunk(
+            path=note.path,
+            title=note.title,
+            heading_path=heading_path,
+            text=text,
+            ordinal=ordinal,
+            start_line=offset + start,
+            end_line=offset + end,
+        )
+        for ordinal, (heading_path, offset, (start, end, text)) in enumerate(pieces)
+    ]
+
+
+def _all_it_has(
+    note: Note, max_tokens: int
+) -> list[tuple[tuple[str, ...], int, tuple[int, int, str]]]:
+    """A note with no text under its headings, or with nothing but frontmatter, is still
+    something its owner wrote: its headings (else its frontmatter, as written) become its one
+    chunk, so a search that finds it by those words can show it. Without this such a note
+    matched and was never shown. An empty note stays without a chunk: nothing to show."""
+    body = note.body.splitlines()
+    if any(line.strip() for line in body):
+        return [((), note.body_line, p) for p in _split_section(body, 0, len(body), max_tokens)]
+    head = note.text.splitlines()[: note.body_line]
+    inner = [i for i, line in enumerate(head) if line.strip() not in ("---", "...")]
+    if not inner or not note.frontmatter:
+        return []
+    return [((), 0, p) for p in _split_section(head, inner[0], inner[-1] + 1, max_tokens)]
 
 
 def _split_section(
