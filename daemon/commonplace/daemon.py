@@ -53,6 +53,7 @@ from commonplace.speech import SpeechUnavailable, WhisperTranscriber, model_path
 from commonplace.supervise import start_supervised
 from commonplace.tidy.service import TidyService
 from commonplace.vault import in_folder
+from commonplace.vault.atomic import restore_removals
 from commonplace.vault.layout import remove_stale_temp_files
 from commonplace.watcher import VaultWatcher
 
@@ -155,6 +156,12 @@ def clean_up_after_a_crash(settings: Settings) -> None:
         if removed:
             log.info("removed %d temp file(s) left by an earlier crash in %s", len(removed), root)
             log.debug("removed %s", removed)
+    for key in ("inbox", "filed"):  # where tidy deletes: a crash mid-`remove_file`, put back
+        folder = settings.vault / settings.folder(key)
+        restored = restore_removals(folder) if folder.is_dir() else []
+        if restored:
+            log.warning("put back %d half-removed file(s) in %s", len(restored), folder)
+            log.info("put back %s", restored)
 
 
 async def build_parts(settings: Settings, llm: LLM, attention: Attention | None = None) -> Parts:

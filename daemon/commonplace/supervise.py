@@ -20,6 +20,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from commonplace.attention import Attention
+from commonplace.backoff import backoff_s
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +68,7 @@ async def supervised(
         if clock() - started >= HEALTHY_AFTER_S:
             failures = 0
         failures += 1
-        wait = float(min(first * 2 ** (failures - 1), most))
+        wait = backoff_s(first, failures, most)
         log.error(
             "%s stopped after an unexpected error; restart in %.0f s", name, wait, exc_info=failed
         )

@@ -104,6 +104,34 @@ async def test_windows_line_endings_are_kept(s: Settings) -> None:
     assert data.count(b"\r\n") == TASKS.count("\n") and b"\n" not in data.replace(b"\r\n", b"")
 
 
+def test_each_call_sees_notes_edited_added_and_removed_since_the_last(s: Settings) -> None:
+    """The list is sorted again only when something changed: every kind of change counts."""
+    reader = TaskReader(s)
+    first = reader.open_tasks()
+    assert reader.open_tasks() == first  # nothing changed: the same list
+    write(s.vault, "Projects/New.md", "- [ ] Fit the gutter (due 2026-10-20)\n")
+    assert reader.open_tasks()[0].text == "Fit the gutter"
+    path = s.vault / "Projects/New.md"
+    path.write_text("- [x] Fit the gutter (due 2026-10-20)\n- [ ] Paint the gutter\n")
+    texts = [t.text for t in reader.open_tasks()]
+    assert "Fit the gutter" not in texts and "Paint the gutter" in texts
+    path.unlink()
+    assert reader.open_tasks() == first
+
+
+def test_logseq_ask_pages_and_digests_are_not_the_owners_tasks(settings: Settings) -> None:
+    """In Logseq the Ask page Ask/Trip is pages/Ask___Trip.md, beside the owner's pages: an
+    Ask note all the same, whose to-dos only repeat the owner's."""
+    s = dataclasses.replace(settings, flavor="logseq")
+    write(s.vault, "pages/Tasks.md", "- TODO Book the ferry\n")
+    write(s.vault, "pages/Ask___Trip.md", "- ?? what is left to do\n  - TODO Pack the tent\n")
+    write(s.vault, "pages/ask%2FOld.md", "- TODO Old format page\n")
+    write(s.vault, "pages/Digests/2026-W43.md", "- TODO Book the ferry\n")
+    write(s.vault, "pages/Asking around.md", "- TODO Ask Dave about the van\n")
+    texts = [t.text for t in TaskReader(s).open_tasks() if t.path.startswith("pages/")]
+    assert sorted(texts) == ["Ask Dave about the van", "Book the ferry"]
+
+
 async def test_logseq_tasks_become_done(settings: Settings) -> None:
     s = dataclasses.replace(settings, flavor="logseq")
     write(

@@ -27,7 +27,7 @@ def test_a_question_card_yes_runs_it_and_no_changes_nothing(
     )
     page.fill("#assistant-text", "The timber is ordered")
     page.click("#assistant-send")
-    card = page.wait_for_selector(".question-card .yes")
+    page.wait_for_selector(".question-card .yes")
     assert page.inner_text(".bubble.you") == "The timber is ordered"
     assert "I've proposed ticking off the timber order." in page.inner_text(".bubble.assistant")
     assert page.inner_text(".question-card .question") == (
@@ -35,7 +35,9 @@ def test_a_question_card_yes_runs_it_and_no_changes_nothing(
     )
     assert tasks.read_text() == TASKS  # asking changed nothing
     screenshot(page, "assistant-question")
-    card.click()
+    # By selector, not the handle found above: the page re-draws the chat on every state poll,
+    # which detaches a handle held across the screenshot.
+    page.click(".question-card .yes")
     page.wait_for_selector(".question-card .result.ran")
     before, after = TASKS.splitlines(), tasks.read_text().splitlines()
     changed = [i for i, (a, b) in enumerate(zip(before, after, strict=True)) if a != b]
@@ -95,12 +97,14 @@ def test_a_question_an_mcp_client_asked_for_says_so_on_its_card(
         outside.propose("complete_task", {"task": "timber"}, source="mcp", client="Cursor")
     )
     open_assistant(page)
-    card = page.wait_for_selector(".question-card .yes")
+    page.wait_for_selector(".question-card .yes")
     assert page.inner_text(".question-card .asked-by") == (
         'Asked by an MCP client calling itself "Cursor", not in this chat.'
     )
     assert tasks.read_text() == TASKS
     screenshot(page, "assistant-mcp-question")
-    card.click()
+    # By selector, not the handle found above: the page re-draws the chat on every state poll,
+    # which detaches a handle held across the screenshot.
+    page.click(".question-card .yes")
     page.wait_for_selector(".question-card .result.ran")
     assert "- [x] Order timber" in tasks.read_text()

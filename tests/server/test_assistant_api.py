@@ -229,3 +229,114 @@ async def test_a_program_with_the_token_may_not_answer_or_type_yes(
             assert response.status == 403, (path, extra)
             assert (await response.json())["error"]["code"] == "page_only"
     assert "peanuts" not in (web_settings.vault / "Memory.md").read_text()
+
+
+async def _stream_lines(client: Client, text: str) -> list[dict[str, Any]]:
+    response = await post(client, "/api/assistant/message?stream=1", {"text": text})
+    return [json.loads(line) for line in (await response.text()).splitlines()]
+
+
+async def _until(check: Any, what: str, seconds: float = 20) -> None:
+    import asyncio
+    import time
+
+    deadline = time.monotonic() + seconds
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.02)
+
+
+NOTE_OF_YES = '[The owner answered Yes to: Add to your memory note: "Sam is allergic to peanuts"?'
+
+
+def _notes_of_yes(messages: list[dict[str, Any]]) -> list[int]:
+    return [i for i, m in enumerate(messages) if str(m.get("content")).startswith(NOTE_OF_YES)]
+
+
+async def test_a_yes_pressed_while_a_reply_streams_runs_at_once_and_the_model_hears_it(
+    client: Client, fake_ollama: FakeOllama, vault: Path, web_settings: Settings
+) -> None:
+    """The model may take a minute over a turn: the owner's Yes does not wait for it. It runs
+    (the gate re-reads first), is answered once, and the model hears it before its next call
+    in that turn, then once in the history of the next turn."""
+    import asyncio
+
+    from tests.fakes.ollama import Hold
+
+    fake_ollama.enqueue_chat(call("remember", fact="Sam is allergic to peanuts"), "Proposed.")
+    body = await (await post(client, "/api/assistant/message", {"text": "Remember it"})).json()
+    [pending] = body["pending"]
+    release = asyncio.Event()
+    fake_ollama.enqueue_chat(Hold(release, call("list_tasks")), "You have four open tasks.")
+    streaming = asyncio.create_task(_stream_lines(client, "My tasks?"))
+    await _until(lambda: len(fake_ollama.chat_requests()) == 3, "the model to be asked")
+
+    yes = asyncio.create_task(
+        post(client, "/api/assistant/answer", {"id": pending["id"], "answer": "yes"})
+    )
+    done, _ = await asyncio.wait([yes], timeout=30)
+    assert yes in done, "the Yes waited for the model's turn to end"
+    assert not streaming.done()
+    response = yes.result()
+    assert (response.status, await response.json()) == (
+        200,
+        {"ran": True, "message": 'Added to Memory.md: "Sam is allergic to peanuts".'},
+    )
+    assert "- Sam is allergic to peanuts" in (vault / "Memory.md").read_text()
+    again = await post(client, "/api/assistant/answer", {"id": pending["id"], "answer": "no"})
+    assert again.status == 409 and (await again.json())["error"]["code"] == "answered"
+
+    release.set()
+    lines = await streaming
+    assert lines[-1]["type"] == "reply" and lines[-1]["reply"] == "You have four open tasks."
+    assert lines[-1]["pending"] == []
+    # The model heard the Yes in this turn: after the tool's answer, before its next call.
+    messages = fake_ollama.chat_requests()[3]["messages"]
+    assert _notes_of_yes(messages) == [len(messages) - 1]
+    assert messages[-2]["role"] == "tool"
+    # ...and once in the next turn's history, where it heard it.
+    fake_ollama.enqueue_chat("You're welcome.")
+    await post(client, "/api/assistant/message", {"text": "Thanks"})
+    history = fake_ollama.chat_requests()[4]["messages"]
+    [at] = _notes_of_yes(history)
+    assert history[at - 1]["role"] == "tool" and history[at + 1]["role"] == "assistant"
+    # The day's log is whole lines only, and the page's view has the answer.
+    log_file = web_settings.data_path / "assistant" / "2026-10-26.jsonl"
+    events = [json.loads(line) for line in log_file.read_text().splitlines()]
+    assert [e["type"] for e in events].count("answer") == 1
+    today = await (
+        await client.get("/api/assistant/today", headers={"Host": local_host(client)})
+    ).json()
+    [result] = [m for m in today["messages"] if m["role"] == "result"]
+    assert result["id"] == pending["id"] and result["ran"] is True
+
+
+async def test_a_yes_pressed_while_the_last_words_stream_is_heard_on_the_next_turn(
+    client: Client, fake_ollama: FakeOllama, vault: Path
+) -> None:
+    """No model call is left in the turn to tell it: the next turn's history does, once, after
+    the turn during which it was given."""
+    import asyncio
+
+    from tests.fakes.ollama import Hold
+
+    fake_ollama.enqueue_chat(call("remember", fact="Sam is allergic to peanuts"), "Proposed.")
+    body = await (await post(client, "/api/assistant/message", {"text": "Remember it"})).json()
+    [pending] = body["pending"]
+    release = asyncio.Event()
+    fake_ollama.enqueue_chat(Hold(release, "It is waiting for your answer."))
+    streaming = asyncio.create_task(_stream_lines(client, "Is it saved?"))
+    await _until(lambda: len(fake_ollama.chat_requests()) == 3, "the model to be asked")
+    yes = await asyncio.wait_for(
+        post(client, "/api/assistant/answer", {"id": pending["id"], "answer": "yes"}), 30
+    )
+    assert yes.status == 200 and not streaming.done()
+    release.set()
+    assert (await streaming)[-1]["reply"] == "It is waiting for your answer."
+    fake_ollama.enqueue_chat("Yes, it is saved.")
+    await post(client, "/api/assistant/message", {"text": "And now?"})
+    history = fake_ollama.chat_requests()[3]["messages"]
+    [at] = _notes_of_yes(history)
+    assert history[at - 1] == {"role": "assistant", "content": "It is waiting for your answer."}
+    assert history[at + 1] == {"role": "user", "content": "And now?"}

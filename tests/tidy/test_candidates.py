@@ -63,3 +63,44 @@ async def test_a_month_of_filed_captures_never_pushes_user_notes_out(
 
 async def test_no_index_means_no_candidates() -> None:
     assert await find_candidates(None, "anything", ("Inbox",)) == []
+
+
+async def test_logseq_ask_pages_are_never_offered_to_the_model(
+    settings: Settings, fake_ollama: FakeOllama
+) -> None:
+    """In Logseq an Ask page sits beside the owner's pages (pages/Ask___Shed roof.md): it is
+    the daemon's like the Ask folder, so the model never sees it among the notes it may link
+    (validation would drop the link, but the model would have read it as a choice)."""
+    import dataclasses
+    import json
+
+    from commonplace.tidy.pipeline import TidyContext, tidy_capture
+    from tests.tidy.conftest import answer, fast, put_capture
+
+    logseq = fast(dataclasses.replace(settings, flavor="logseq"), fake_ollama.url)
+    pages = logseq.vault / "pages"
+    pages.mkdir()
+    (pages / "Ask___Shed roof timber.md").write_text(
+        "- ?? when do I order the timber for the shed roof from jewson\n"
+        "  - The shed roof timber comes from jewson; order the shed roof timber by friday.\n"
+    )
+    (pages / "ask%2FJewson timber.md").write_text("- ?? shed roof timber jewson order\n")
+    (pages / "Shed roof plans.md").write_text("- the shed roof timber: jewson, before friday\n")
+    rel = put_capture(logseq, "2026-10-31 0900.md", "order the shed roof timber from jewson")
+    llm = LLM(logseq.ollama)
+    index = Index.open(logseq, llm)
+    try:
+        await index.refresh()
+        crowd = await index.search("order the shed roof timber from jewson", limit=30)
+        fake_ollama.enqueue_chat(answer("Shed timber"))
+        await tidy_capture(TidyContext(logseq, llm, index), rel)
+    finally:
+        index.close()
+    # The Ask pages rank high for these words: the test means something.
+    assert {"pages/Ask___Shed roof timber.md", "pages/ask%2FJewson timber.md"} <= {
+        r.path for r in crowd.results
+    }
+    [request] = fake_ollama.chat_requests()
+    seen = json.dumps(request, ensure_ascii=False)
+    assert "Shed roof plans" in seen
+    assert "Ask/Shed roof timber" not in seen and "ask/Jewson timber" not in seen

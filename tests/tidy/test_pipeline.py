@@ -758,3 +758,38 @@ def test_a_taken_name_keeps_its_journal_entry(tidy_settings: Settings) -> None:
     second = write_filed(ctx, capture, decision, "the second note\n")
     assert second != first and second.endswith("Same title 2.md")
     assert ctx.journal.written(first) == recorded
+
+
+async def test_a_name_freed_in_the_same_minute_never_costs_the_first_capture_its_note(
+    tidy_settings: Settings, fake_ollama: FakeOllama, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A capture filed and removed frees its name; the next capture in the same minute takes it,
+    with the same capture_id. A crash just as the first one left the inbox must not leave the
+    journal calling the first one's filed note ours to replace: filing the second would then
+    delete it."""
+    minute = datetime(2026, 10, 20, 12, 48)
+    first = write_capture(tidy_settings, "lunch with zoë, checkout flows", "phone", minute)
+    real = pipeline.remove_capture
+
+    def crash_after(*args: Any) -> None:
+        real(*args)
+        raise Crash
+
+    monkeypatch.setattr(pipeline, "remove_capture", crash_after)
+    fake_ollama.enqueue_chat(answer("Lunch"))
+    with pytest.raises(Crash):
+        await tidy_capture(context(tidy_settings), first)
+    monkeypatch.setattr(pipeline, "remove_capture", real)
+    [lunch] = filed_notes(tidy_settings)
+    kept = lunch.read_text()
+
+    second = write_capture(tidy_settings, "and priya says the cert is late", "phone", minute)
+    assert second == first  # the freed name, so the same capture_id
+    fake_ollama.enqueue_chat(answer("Cert"))
+    outcome = await tidy_capture(context(tidy_settings), second)
+    assert outcome.status == "filed"
+    assert lunch.read_text() == kept
+    assert sorted(n.name for n in filed_notes(tidy_settings)) == [
+        "2026-10-20 1248 Cert.md",
+        "2026-10-20 1248 Lunch.md",
+    ]

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from commonplace.config import Settings
 from commonplace.vault import (
     FileChanged,
     VaultBusy,
@@ -171,3 +172,103 @@ def test_write_trouble_says_what_to_do(tmp_path: Path) -> None:
     full = write_trouble(OSError(28, "No space left on device"))
     assert (full.code, full.why) == ("write_failed", "No space left on device")
     assert "free space" in full.action
+
+
+def _deliver(path: Path, text: str) -> None:
+    """What a sync tool does with another computer's version: a temp file renamed over."""
+    tmp = path.with_name(".syncthing." + path.name + ".tmp")
+    tmp.write_text(text)
+    tmp.replace(path)
+
+
+def test_a_version_delivered_just_after_the_check_is_never_deleted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The check and the delete are two steps: a version renamed into place between them is new
+    words (edited on the phone a moment ago), and must stay."""
+    from commonplace.vault import atomic
+
+    note = tmp_path / "Inbox" / "a.md"
+    note.parent.mkdir()
+    note.write_text("the words as read")
+    read = content_hash(note.read_bytes())
+    real = atomic.file_hash
+
+    def hash_then_delivery(path: Path) -> str | None:
+        found = real(path)
+        _deliver(note, "the words as read, and what the phone added")
+        return found
+
+    monkeypatch.setattr(atomic, "file_hash", hash_then_delivery)
+    assert remove_file(note, read) is True  # what was read is gone...
+    assert note.read_text() == "the words as read, and what the phone added"  # ...not this
+    assert sorted(p.name for p in note.parent.iterdir()) == ["a.md"]
+
+
+def test_a_changed_file_is_put_back_beside_a_newer_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from commonplace.vault import atomic
+
+    note = tmp_path / "Inbox" / "a.md"
+    note.parent.mkdir()
+    note.write_text("the words as read")
+    read = content_hash(note.read_bytes())
+    note.write_text("the words as read, edited")
+    real = atomic.file_hash
+
+    def hash_then_delivery(path: Path) -> str | None:
+        found = real(path)
+        _deliver(note, "a third version, from the phone")
+        return found
+
+    monkeypatch.setattr(atomic, "file_hash", hash_then_delivery)
+    with pytest.raises(FileChanged):
+        remove_file(note, read)
+    texts = {p.name: p.read_text() for p in note.parent.iterdir()}
+    assert texts.pop("a.md") == "a third version, from the phone"
+    [(kept, text)] = texts.items()
+    assert text == "the words as read, edited"
+    assert kept.startswith("a (conflict ") and kept.endswith(").md")
+
+
+def test_a_file_a_crash_left_half_removed_is_put_back(tmp_path: Path) -> None:
+    from commonplace.vault.atomic import REMOVING_SUFFIX, restore_removals
+
+    inbox = tmp_path / "Inbox"
+    inbox.mkdir()
+    old = time.time() - 60
+    for name, text in [("a.md", "words"), ("b.md", "earlier words")]:
+        aside = inbox / f".{name}.1a2b3c4d{REMOVING_SUFFIX}"
+        aside.write_text(text)
+        os.utime(aside, (old, old))
+    (inbox / "b.md").write_text("newer words")  # the name was taken meanwhile
+    young = inbox / f".c.md.5e6f7a8b{REMOVING_SUFFIX}"
+    young.write_text("a removal in progress elsewhere")
+    assert sorted(restore_removals(tmp_path)) == ["Inbox/a.md", "Inbox/b (conflict 1a2b3c4d).md"]
+    texts = {p.name: p.read_text() for p in inbox.iterdir()}
+    assert texts == {
+        "a.md": "words",
+        "b.md": "newer words",
+        "b (conflict 1a2b3c4d).md": "earlier words",
+        young.name: "a removal in progress elsewhere",
+    }
+
+
+def test_the_daemon_puts_back_what_a_crash_left_aside_at_start(settings: Settings) -> None:
+    from commonplace.daemon import clean_up_after_a_crash
+    from commonplace.vault.atomic import REMOVING_SUFFIX
+
+    old = time.time() - 60
+    left = {
+        settings.vault / "Inbox" / "2026-10-19 0800.md": "buy flour",
+        settings.vault / "Filed" / "2026-10-19 0800 Flour.md": "---\n---\nbuy flour",
+    }
+    for path, text in left.items():
+        path.parent.mkdir(exist_ok=True)
+        aside = path.with_name(f".{path.name}.0badc0de{REMOVING_SUFFIX}")
+        aside.write_text(text)
+        os.utime(aside, (old, old))
+    clean_up_after_a_crash(settings)
+    assert {p: p.read_text() for p in left} == left
+    assert not any(p.name.endswith(REMOVING_SUFFIX) for p in settings.vault.rglob(".*"))

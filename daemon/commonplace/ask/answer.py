@@ -15,11 +15,11 @@ from datetime import date, datetime
 from typing import Any
 
 from commonplace import prompts
-from commonplace.ask.asknote import is_ask_note
 from commonplace.ask.citations import check_answer, sanitize
 from commonplace.ask.models import REFUSAL, Answer, Passage
 from commonplace.ask.passages import SearchIndex, format_passages, retrieve, today_line
 from commonplace.config import Settings
+from commonplace.daemon_notes import daemon_folder_of
 from commonplace.llm import LLM
 
 MAX_QUESTION_CHARS = 2000
@@ -76,13 +76,12 @@ async def _prepare(
     question: str, index: SearchIndex, settings: Settings, today: date | None
 ) -> tuple[str, list[Passage], list[str], date]:
     question = clean_question(question)
-    folder = settings.folder("ask")
     passages, notice = await retrieve(
         question,
         index,
         limit=settings.ask.passages,
-        exclude_folder=folder,
-        exclude=lambda path: is_ask_note(path, folder, settings.flavor),
+        exclude_folder=settings.folder("ask"),
+        exclude=lambda path: daemon_folder_of(path, settings) == "ask",
     )
     notes = [f"Search: {notice}"] if notice else []
     return question, passages, notes, today or local_today(settings)

@@ -18,7 +18,10 @@ import re
 from dataclasses import dataclass
 
 from commonplace.ask.models import Answer
-from commonplace.vault import in_folder, markdown
+from commonplace.daemon_notes import ask_root, is_ask_note
+from commonplace.vault import markdown
+
+__all__ = ["ask_root", "is_ask_note"]  # the rule lives with the other daemon notes
 
 _QUESTION = re.compile(r"^(?P<indent>[ \t]*)(?P<bullet>[-*+][ \t]+)?\?\?[ \t]+(?P<text>\S.*?)\s*$")
 _MARKER = re.compile(r"cp-answer::?[ \t]*([0-9a-f]{10}(?:-\d+)?)\b")
@@ -35,28 +38,6 @@ class Question:
     qid: str
     indent: str  # leading whitespace of the question line
     bullet: str  # "- " etc. when the question is a list item or Logseq block
-
-
-def is_ask_note(path: str, folder: str, flavor: str) -> bool:
-    """True for notes in the Ask folder; in Logseq also the namespace pages 'Ask/...', which
-    Logseq stores as pages/Ask___Name.md (or pages/Ask%2FName.md in its older format)."""
-    if in_folder(path, folder):
-        return True
-    if flavor != "logseq" or not folder.startswith("pages/") or folder.count("/") != 1:
-        return False
-    name = folder.removeprefix("pages/").lower()
-    head, _, file = path.partition("/")
-    return (
-        head == "pages"
-        and "/" not in file
-        and file.lower().startswith((f"{name}___", f"{name}%2f"))
-    )
-
-
-def ask_root(folder: str, flavor: str) -> str:
-    """The folder to look in for Ask notes: the Ask folder, or in Logseq all of pages/ (for the
-    namespace pages, which sit beside the others); `is_ask_note` picks them out."""
-    return folder.split("/", 1)[0] if flavor == "logseq" else folder
 
 
 def question_id(text: str, repeat: int = 1) -> str:

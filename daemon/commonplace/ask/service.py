@@ -35,6 +35,7 @@ from commonplace.ask.models import Answer
 from commonplace.ask.passages import SearchIndex
 from commonplace.ask.record import AnswerRecord
 from commonplace.attention import Attention
+from commonplace.backoff import backoff_s
 from commonplace.changes import Change
 from commonplace.config import Settings
 from commonplace.llm import LLM, LLMError
@@ -181,7 +182,7 @@ class AskService:
     def _failed(self, path: str, exc: Exception) -> None:
         """Try the note again later, with backoff, and say so in attention."""
         n = self._failures[path] = self._failures.get(path, 0) + 1
-        wait = float(min(self.retry_s * 2 ** (n - 1), RETRY_MAX_S))
+        wait = backoff_s(self.retry_s, n, RETRY_MAX_S)
         if isinstance(exc, LLMError):
             # Ollama's own words (down, a missing model, a timeout): never the note's.
             log.warning("Ask: %s: not answered yet (%s); trying again in %.0f s", path, exc, wait)

@@ -3,12 +3,19 @@
 A conversation never outlives its day: the first message of a new day (in the user's timezone)
 starts a new file, and yesterday's questions expire with yesterday's file. Everything the page,
 the CLI and the model need is folded from the events, so nothing is ever rewritten: a crash
-loses at most the line being written, and two processes (the daemon and `commonplace chat`)
-append under one file lock.
+loses at most the line being written, and each line is appended whole under a lock on the file,
+whichever process (the daemon, `commonplace chat`) writes it.
+
+Two locks, each across processes (see Conversations): `turn()` for a whole owner message, so one
+turn's events follow each other; `locked()` only around reading the day to decide and writing
+what was decided (an answer, a question). An answer never waits for a model: an answer given
+while a turn runs is an event between that turn's events, and the turn tells the model about it
+before its next call (a `model` event with `answer`: the id it heard).
 
 Event types: user, reply (the checked text the owner saw, and the model's own text), model (a
-message the model saw: its tool calls, tool results, reminders), proposal (with `source` and
-`client` when an outside client such as an MCP client asked for it), answer, error.
+message the model saw: its tool calls, tool results, reminders, answers given meanwhile),
+proposal (with `source` and `client` when an outside client such as an MCP client asked for
+it), answer, error.
 """
 
 from __future__ import annotations
@@ -61,14 +68,24 @@ def fold(events: list[dict[str, Any]]) -> DayState:
     state = DayState()
     turn: list[dict[str, Any]] | None = None
     questions: list[dict[str, Any]] = []  # shown under the reply of the turn that asked them
+    # Answers given while a turn ran that its model has not heard yet: they go to the model
+    # after that turn (or in its place, when it failed), so the model always hears each once.
+    unheard: dict[str, dict[str, Any]] = {}
+
+    def end_turn() -> None:
+        state.turns.extend([note] for note in unheard.values())
+        unheard.clear()
+
     for event in events:
         kind = event.get("type")
         when = event.get("t", "")
         if kind == "user":
+            end_turn()  # a turn cut short by a crash: its answers are still owed
             turn = [{"role": "user", "content": event["text"]}]
             state.messages.append({"role": "user", "text": event["text"], "time": when})
         elif kind == "model" and turn is not None:
             turn.append(event["message"])
+            unheard.pop(str(event.get("answer", "")), None)
         elif kind == "reply":
             state.messages.append(
                 {"role": "assistant", "text": event["text"], "time": when}
@@ -77,6 +94,7 @@ def fold(events: list[dict[str, Any]]) -> DayState:
             if turn is not None and not event.get("typed_answer"):
                 turn.append({"role": "assistant", "content": event.get("model_text", "")})
                 state.turns.append(turn)
+            end_turn()
             turn = None
             state.messages.extend(questions)
             questions = []
@@ -85,6 +103,7 @@ def fold(events: list[dict[str, Any]]) -> DayState:
             state.messages.extend(questions)
             questions = []
             turn = None  # a turn that failed is not sent back to the model
+            end_turn()
         elif kind == "proposal":
             p = Proposal(
                 id=event["id"],
@@ -113,10 +132,19 @@ def fold(events: list[dict[str, Any]]) -> DayState:
                 }
             )
             # The model hears what the owner decided, so "Done" after a Yes is true.
-            asked = state.proposals.get(event["id"])
-            note = _answer_note(event, asked.question if asked else "")
-            state.turns.append([{"role": "user", "content": note}])
+            note = answer_note(event, state.proposals)
+            if turn is None:
+                state.turns.append([note])
+            else:
+                unheard[str(event["id"])] = note
+    end_turn()
     return state
+
+
+def answer_note(event: dict[str, Any], proposals: dict[str, Proposal]) -> dict[str, Any]:
+    """The owner's answer as the model hears it, in its turn or the next one."""
+    asked = proposals.get(event["id"])
+    return {"role": "user", "content": _answer_note(event, asked.question if asked else "")}
 
 
 def _answer_note(event: dict[str, Any], question: str) -> str:
@@ -158,14 +186,19 @@ class DayLog:
         if self.path is None:
             self._memory.append(event)
             return
-        line = json.dumps(event, ensure_ascii=False, default=str) + "\n"
+        data = (json.dumps(event, ensure_ascii=False, default=str) + "\n").encode("utf-8")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         try:
-            os.write(fd, line.encode("utf-8"))
+            # A whole line at a time, whoever else appends (the daemon, `commonplace chat`):
+            # held only for this write, so waiting for it is never waiting for a model.
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
             os.fsync(fd)
         finally:
-            os.close(fd)
+            os.close(fd)  # and the file lock with it
 
 
 class Conversations:
@@ -174,6 +207,10 @@ class Conversations:
     def __init__(self, folder: Path | None) -> None:
         self.folder = folder
         self._memory: dict[date, DayLog] = {}
+        # flock is per open file, so two coroutines of one process would not exclude each
+        # other with it alone: each lock is an asyncio lock here and a file lock across.
+        self._turn = asyncio.Lock()
+        self._decide = asyncio.Lock()
 
     def day(self, day: date) -> DayLog:
         if self.folder is None:
@@ -181,15 +218,30 @@ class Conversations:
         return DayLog(day, self.folder / f"{day.isoformat()}.jsonl")
 
     @contextlib.asynccontextmanager
+    async def turn(self) -> AsyncIterator[None]:
+        """One owner message at a time, across processes (the daemon and `commonplace chat`),
+        so that a turn's events follow each other. Held for a whole model turn: nothing else
+        waits for it, answers and outside questions take `locked()` only."""
+        async with self._turn, self._file_lock(".turn.lock"):
+            yield
+
+    @contextlib.asynccontextmanager
     async def locked(self) -> AsyncIterator[None]:
-        """Across processes: the daemon and `commonplace chat` take turns with the day's log
-        (a turn, an answer). The lock is waited for in a thread, so the daemon's event loop
-        keeps serving while `commonplace chat` holds it. Not re-entrant: take it once."""
+        """Across processes: read the day, decide, append, with nobody deciding in between (an
+        answer is given once; a question is not asked twice). Held for that only, never
+        across a model call. Not re-entrant: take it once."""
+        async with self._decide, self._file_lock(".lock"):
+            yield
+
+    @contextlib.asynccontextmanager
+    async def _file_lock(self, name: str) -> AsyncIterator[None]:
+        """The lock is waited for in a thread, so the daemon's event loop keeps serving while
+        `commonplace chat` holds it."""
         if self.folder is None:
             yield
             return
         self.folder.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.folder / ".lock", os.O_RDWR | os.O_CREAT, 0o600)
+        fd = os.open(self.folder / name, os.O_RDWR | os.O_CREAT, 0o600)
         try:
             await asyncio.to_thread(fcntl.flock, fd, fcntl.LOCK_EX)
             try:

@@ -4,6 +4,11 @@ The model proposes; the program decides. Read tools answer at once. A changing t
 its question written and stored (gate.py); the owner answers Yes or No through the page, the
 API or the CLI, never the model. Every reply is checked (checks.py) before the owner sees it.
 
+A turn can take a minute with a slow model, and the owner's Yes does not wait for it: a turn
+holds the conversation's turn lock, an answer only the short lock around reading the day and
+writing the answer (conversation.py). An answer given while a turn runs is told to the model
+before its next call in that turn, or else at its next turn, once.
+
 `now` is injected everywhere, and a conversation can live in memory, so the eval suite runs each
 request in a fresh conversation at a fixed "now" with every tool call recorded.
 """
@@ -11,12 +16,11 @@ request in a fresh conversation at a fixed "now" with every tool call recorded.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import re
 import secrets
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
@@ -27,6 +31,7 @@ from commonplace.assistant.conversation import (
     Conversations,
     DayLog,
     DayState,
+    answer_note,
     fold,
     proposal_day,
 )
@@ -113,7 +118,6 @@ class Assistant:
         self.conversations = conversations
         self.memory = memory
         self.clock = clock or (lambda: datetime.now(settings.tz))
-        self._lock = asyncio.Lock()
 
     def now(self) -> datetime:
         return self.clock().astimezone(self.settings.tz)
@@ -136,14 +140,16 @@ class Assistant:
         text = text.strip()
         if not text:
             raise ToolError("the message is empty")
-        async with self._exclusive():
+        async with self.conversations.turn():
             now = now or self.now()
             day_log = self.conversations.day(now.date())
-            state = day_log.state()
             typed = await self._typed_answer(text, day_log, now)
             if typed is not None:
                 return typed
             day_log.append({"type": "user", "text": text}, now)
+            # Read after the message is in: an answer given from here on comes after it in the
+            # log, so it is either in this state (and the history) or told during the turn.
+            state = day_log.state()
             try:
                 turn = await self._turn(text, state, day_log, now, emit)
             except Exception as exc:
@@ -162,13 +168,6 @@ class Assistant:
             turn.pending = day_log.state().pending
             return turn
 
-    @contextlib.asynccontextmanager
-    async def _exclusive(self) -> AsyncIterator[None]:
-        """One turn or answer at a time: in this process (the lock) and across processes (the
-        day log's file lock, for `commonplace chat` beside the daemon). Taken once, outside."""
-        async with self._lock, self.conversations.locked():
-            yield
-
     async def _typed_answer(self, text: str, day_log: DayLog, now: datetime) -> Turn | None:
         """A typed "yes" or "no" answers a question as its button would, but only the one
         question this chat raised in its last reply: never a question an outside client asked,
@@ -186,9 +185,10 @@ class Assistant:
         day_log.append({"type": "user", "text": text}, now)
         if len(candidates) == 1:
             try:
-                turn.answered = await self._answer(candidates[0].id, yes, now)
+                async with self.conversations.locked():
+                    turn.answered = await self._answer(candidates[0].id, yes, now)
                 turn.reply = turn.answered.message
-            except Refused as exc:
+            except Refused as exc:  # "answered": its button was pressed meanwhile
                 turn.reply = exc.message
         else:
             turn.reply = "Answer the question with its Yes or No button" + (
@@ -206,9 +206,10 @@ class Assistant:
         facts = checks.TurnFacts(
             user_text=text,
             pending=len(state.pending),
-            ran_since_last_message=_ran_since_last_message(day_log),
+            ran_since_last_message=_ran_since_last_message(day_log.events()),
             domains=frozenset(t.looks_at for t in self.registry.tools.values() if t.looks_at),
         )
+        heard = set(state.answers)  # answers the history below tells the model
         memory = await asyncio.to_thread(self.memory)  # a file read: off the event loop
         messages: list[dict[str, Any]] = [
             {"role": "system", "content": self.instructions(now, memory)},
@@ -217,6 +218,7 @@ class Assistant:
         ]
         reminders = prompts.sections("assistant_reminders")
         for _ in range(MAX_ROUNDS):
+            _tell_answers_meanwhile(day_log, heard, messages, now)
             reply = await self.llm.chat_turn(
                 messages, tools=self.registry.schemas(), on_text=_delta(emit)
             )
@@ -239,7 +241,7 @@ class Assistant:
                     messages.append(answer)
                     day_log.append({"type": "model", "message": answer}, now)
                 continue
-            facts.pending = len(day_log.state().pending)
+            _update_facts(day_log, facts)  # an answer may have come while the model wrote
             kind = checks.reminder_for(reply.content, facts)
             if kind is not None:
                 await _emit(emit, {"type": "reset"})
@@ -316,17 +318,18 @@ class Assistant:
     ) -> str:
         """The gate writes the question; it is stored, and the model told nothing changed."""
         described = await describe(self.registry.actions, request, now)
-        waiting = day_log.state().pending
-        if any(p.question == described.question for p in waiting):
-            return (
-                f"Proposed already: {described.question} Nothing has changed: the owner "
-                "answers Yes or No."
-            )
-        if len(turn.proposals) >= MAX_PROPOSALS:
-            raise ToolError(
-                f"{MAX_PROPOSALS} changes are already waiting for the owner in this message"
-            )
-        proposal = _record_proposal(day_log, request, described.question, now)
+        async with self.conversations.locked():
+            waiting = day_log.state().pending
+            if any(p.question == described.question for p in waiting):
+                return (
+                    f"Proposed already: {described.question} Nothing has changed: the owner "
+                    "answers Yes or No."
+                )
+            if len(turn.proposals) >= MAX_PROPOSALS:
+                raise ToolError(
+                    f"{MAX_PROPOSALS} changes are already waiting for the owner in this message"
+                )
+            proposal = _record_proposal(day_log, request, described.question, now)
         turn.proposals.append(proposal)
         facts.proposed += 1
         return f"Proposed: {proposal.question} Nothing has changed: the owner answers Yes or No."
@@ -367,29 +370,33 @@ class Assistant:
         if not isinstance(request, Propose):
             raise ToolError(f"{tool_name} did not propose a change")  # pragma: no cover
         described = await describe(self.registry.actions, request, now)
-        # No await from here to the append: in this process nothing can slip in between.
         day_log = self.conversations.day(now.date())
-        waiting = day_log.state().pending
-        same = next((p for p in waiting if p.question == described.question), None)
-        if same is not None:
-            return Proposed(same, new=False)
-        if sum(1 for p in waiting if p.source == source) >= MAX_OUTSIDE_PENDING:
-            raise ToolError(
-                f"{MAX_OUTSIDE_PENDING} questions from outside clients are already waiting for "
-                "the owner; wait until they answer them"
-            )
-        proposal = _record_proposal(day_log, request, described.question, now, source, client)
+        async with self.conversations.locked():  # nobody asks the same between read and write
+            waiting = day_log.state().pending
+            same = next((p for p in waiting if p.question == described.question), None)
+            if same is not None:
+                return Proposed(same, new=False)
+            if sum(1 for p in waiting if p.source == source) >= MAX_OUTSIDE_PENDING:
+                raise ToolError(
+                    f"{MAX_OUTSIDE_PENDING} questions from outside clients are already waiting "
+                    "for the owner; wait until they answer them"
+                )
+            proposal = _record_proposal(day_log, request, described.question, now, source, client)
         return Proposed(proposal, new=True)
 
     # -- the owner's Yes or No ---------------------------------------------------------------
 
     async def answer(self, proposal_id: str, yes: bool, *, now: datetime | None = None) -> Outcome:
-        """The owner's answer to a question (the page, the API, the CLI; never the model)."""
-        async with self._exclusive():
+        """The owner's answer to a question (the page, the API, the CLI; never the model).
+
+        It does not wait for a turn the model is working on: only for another answer or a
+        question being recorded, so that each question is answered once."""
+        async with self.conversations.locked():
             return await self._answer(proposal_id, yes, now or self.now())
 
     async def _answer(self, proposal_id: str, yes: bool, now: datetime) -> Outcome:
-        """The caller holds _exclusive()."""
+        """The caller holds conversations.locked(): from the check that the question is
+        unanswered to the answer written, nobody else answers it."""
         day = proposal_day(proposal_id)
         if day is None:
             raise Refused("unknown", "There is no such question.")
@@ -523,9 +530,33 @@ def _asked_in_last_turn(events: list[dict[str, Any]]) -> set[str]:
     return asked
 
 
-def _ran_since_last_message(day_log: DayLog) -> bool:
+def _tell_answers_meanwhile(
+    day_log: DayLog, heard: set[str], messages: list[dict[str, Any]], now: datetime
+) -> None:
+    """Answers the owner gave while this turn ran (a Yes on the page while the reply streamed)
+    go to the model before its next call, worded as its next turn would hear them, and are
+    recorded where it heard them, so it never hears one twice. Without this the model could
+    ask again for what was just done, or tell the owner a question is still waiting."""
+    state = day_log.state()
+    for proposal_id, event in state.answers.items():
+        if proposal_id in heard:
+            continue
+        heard.add(proposal_id)
+        note = answer_note(event, state.proposals)
+        messages.append(note)
+        day_log.append({"type": "model", "message": note, "answer": proposal_id}, now)
+
+
+def _update_facts(day_log: DayLog, facts: checks.TurnFacts) -> None:
+    """What the checks know about the day now: the questions waiting, and whether a Yes ran."""
+    events = day_log.events()
+    facts.pending = len(fold(events).pending)
+    facts.ran_since_last_message = _ran_since_last_message(events)
+
+
+def _ran_since_last_message(events: list[dict[str, Any]]) -> bool:
     """Did a Yes run since the owner's previous message? Then "Done" is true."""
-    for event in reversed(day_log.events()):
+    for event in reversed(events):
         if event.get("type") == "answer" and event.get("ran"):
             return True
         if event.get("type") == "reply":

@@ -21,6 +21,7 @@ import httpx
 import ollama
 import pydantic
 
+from commonplace.backoff import backoff_s
 from commonplace.config import OllamaSettings, keep_alive_value
 from commonplace.llm import budget
 from commonplace.llm.errors import (
@@ -192,51 +193,18 @@ class LLM:
     ) -> AsyncGenerator[str, None]:
         """Yield the answer's text as it arrives, drafts held back.
 
-        The model gets `timeout_s` in all, counted only while this waits for it: the time the
-        caller spends with a piece (a slow page, a slow write) is the caller's, and no timeout
-        is left running across a `yield`, where it would cancel the caller's own work. The
-        model's turn is held until the stream ends or is closed: iterate it under
-        `contextlib.aclosing` when you may stop early."""
+        Timed and gated as `_streamed` says: the model's turn is held until the stream ends or
+        is closed, so iterate it under `contextlib.aclosing` when you may stop early."""
         model = model or self.settings.chat_model
-        timeout = self.settings.timeout_s
-        budget = _ModelTime(timeout)
         flt = ThinkFilter()
         parts: list[str] = []
-        async with self.gate.turn():
-            try:
-                stream = await budget.wait(
-                    self._chat_client.chat(
-                        model=model,
-                        messages=list(messages),
-                        options=self._options(options),
-                        keep_alive=self._keep_alive(),
-                        think=self._think(),
-                        stream=True,
-                    )
-                )
-            except Exception as exc:
-                raise self._translate(exc, "answer", model, timeout) from exc
-            chunks = aiter(stream)
-            try:
-                while True:
-                    try:
-                        chunk = await budget.wait(anext(chunks, None))
-                    except Exception as exc:
-                        raise self._translate(exc, "answer", model, timeout) from exc
-                    if chunk is None:
-                        break
-                    if chunk.done_reason == "length":
-                        log.warning("the %s answer was cut off at the length limit", model)
-                    piece = chunk.message.content or ""
-                    parts.append(piece)
-                    out = flt.feed(piece)
-                    if out:
-                        yield out
-            finally:
-                close = getattr(chunks, "aclose", None)
-                if close is not None:
-                    with contextlib.suppress(Exception):
-                        await close()  # the HTTP stream ends now, not when collected
+        async with contextlib.aclosing(self._streamed(model, messages, None, options)) as chunks:
+            async for chunk in chunks:
+                piece = chunk.message.content or ""
+                parts.append(piece)
+                out = flt.feed(piece)
+                if out:
+                    yield out
         rest = flt.flush()
         if rest:
             yield rest
@@ -257,41 +225,75 @@ class LLM:
         if on_text is None:
             return await self.chat(messages, tools=tools, model=model, options=options)
         model = model or self.settings.chat_model
-        timeout = self.settings.timeout_s
         flt = ThinkFilter()
         parts: list[str] = []
         calls: list[ToolCall] = []
         cut = False
-        try:
-            async with self.gate.turn(), asyncio.timeout(timeout):
-                stream = await self._chat_client.chat(
-                    model=model,
-                    messages=list(messages),
-                    tools=list(tools) if tools else None,
-                    options=self._options(options),
-                    keep_alive=self._keep_alive(),
-                    think=self._think(),
-                    stream=True,
-                )
-                async for chunk in stream:
-                    if chunk.done_reason == "length":
-                        cut = True
-                        log.warning("the %s answer was cut off at the length limit", model)
-                    for call in chunk.message.tool_calls or ():  # arguments: always an object
-                        calls.append(ToolCall(call.function.name, dict(call.function.arguments)))
-                    piece = chunk.message.content or ""
-                    parts.append(piece)
-                    out = flt.feed(piece)
-                    if out:
-                        await on_text(out)
-                rest = flt.flush()
-                if rest:
-                    await on_text(rest)
-        except Exception as exc:
-            raise self._translate(exc, "answer", model, timeout) from exc
+        async with contextlib.aclosing(self._streamed(model, messages, tools, options)) as chunks:
+            async for chunk in chunks:
+                cut = cut or chunk.done_reason == "length"
+                for call in chunk.message.tool_calls or ():  # arguments: always an object
+                    calls.append(ToolCall(call.function.name, dict(call.function.arguments)))
+                piece = chunk.message.content or ""
+                parts.append(piece)
+                out = flt.feed(piece)
+                if out:
+                    await on_text(out)
+        rest = flt.flush()
+        if rest:
+            await on_text(rest)
         raw = "".join(parts)
         self._record("chat", model, {"messages": list(messages), "tools": tools}, raw, calls)
         return ChatReply(content=strip_think(raw), tool_calls=tuple(calls), raw=raw, cut=cut)
+
+    async def _streamed(
+        self,
+        model: str,
+        messages: Sequence[Message],
+        tools: Sequence[Mapping[str, Any]] | None,
+        options: Mapping[str, Any] | None,
+    ) -> AsyncGenerator[ollama.ChatResponse, None]:
+        """The chunks of one streamed chat call, for `chat_stream` and `chat_turn`.
+
+        The model gets `timeout_s` in all, counted only while this waits for it: the time the
+        caller spends with a chunk (a slow page, a slow write) is the caller's, and no timeout
+        is left running across a `yield`, where it would cancel the caller's own work. The
+        model's turn is held until the stream ends or is closed; every failure is an LLMError.
+        """
+        timeout = self.settings.timeout_s
+        budget = _ModelTime(timeout)
+        async with self.gate.turn():
+            try:
+                stream = await budget.wait(
+                    self._chat_client.chat(
+                        model=model,
+                        messages=list(messages),
+                        tools=list(tools) if tools else None,
+                        options=self._options(options),
+                        keep_alive=self._keep_alive(),
+                        think=self._think(),
+                        stream=True,
+                    )
+                )
+            except Exception as exc:
+                raise self._translate(exc, "answer", model, timeout) from exc
+            chunks = aiter(stream)
+            try:
+                while True:
+                    try:
+                        chunk = await budget.wait(anext(chunks, None))
+                    except Exception as exc:
+                        raise self._translate(exc, "answer", model, timeout) from exc
+                    if chunk is None:
+                        return
+                    if chunk.done_reason == "length":
+                        log.warning("the %s answer was cut off at the length limit", model)
+                    yield chunk
+            finally:
+                close = getattr(chunks, "aclose", None)
+                if close is not None:
+                    with contextlib.suppress(Exception):
+                        await close()  # the HTTP stream ends now, not when collected
 
     # -- what every chat call sends -------------------------------------------------------
 
@@ -398,7 +400,6 @@ class LLM:
     ) -> T:
         """`make()` bounded by limit_s, retried with backoff; a `gated` (chat) call takes the
         model's turn for each attempt, and the time it waits for the turn is not in limit_s."""
-        delay = self.settings.backoff_s
         for attempt in range(self.settings.retries + 1):
             try:
                 async with self.gate.turn() if gated else contextlib.nullcontext():
@@ -408,9 +409,9 @@ class LLM:
                 error = self._translate(exc, what, model, limit_s)
                 if not error.retryable or attempt == self.settings.retries:
                     raise error from exc
+                delay = backoff_s(self.settings.backoff_s, attempt + 1)
                 log.info("%s. Trying again in %.1f s.", str(error).rstrip("."), delay)
                 await asyncio.sleep(delay)
-                delay *= 2
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _translate(self, exc: BaseException, what: str, model: str, timeout: float) -> LLMError:

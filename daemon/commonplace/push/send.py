@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import aiohttp
 from aiohttp.abc import AbstractResolver
 
+from commonplace.backoff import backoff_s
 from commonplace.config import Settings
 from commonplace.push.endpoints import EndpointRefused, NotPublic, public_session
 from commonplace.push.keys import load_or_create_keys
@@ -130,7 +131,6 @@ async def _send_one(
 
     push = settings.push
     vapid = Vapid(private_key)
-    delay = push.backoff_s
     detail = ""
     try:  # subscriptions stored before this rule existed are checked again here
         check_endpoint(sub.endpoint, allow_http_loopback=push.allow_http_loopback)
@@ -170,10 +170,9 @@ async def _send_one(
         if asked is not None and asked > push.max_wait_s:
             detail += f" (the service asked to wait {asked:.0f} s; not tried again now)"
             break
-        wait = max(delay, asked or 0.0)
+        wait = max(backoff_s(push.backoff_s, attempt + 1), asked or 0.0)
         log.info("push to %s failed (%s); again in %.1f s", _host(sub.endpoint), detail, wait)
         await asyncio.sleep(wait)
-        delay *= 2
     delivery = Delivery(sub.endpoint, "failed", detail)
     log.warning("push to %s failed after %d tries: %s", delivery.service, attempt + 1, detail)
     return delivery

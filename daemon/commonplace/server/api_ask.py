@@ -12,7 +12,6 @@ by then, so the error travels in the body).
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 from collections.abc import AsyncIterator
 from typing import Any
@@ -21,6 +20,7 @@ from aiohttp import web
 
 from commonplace.ask.answer import AskError, answer_question, stream_answer
 from commonplace.llm import LLMError, for_a_person
+from commonplace.server import ndjson
 from commonplace.server.context import LLM_KEY, SERVICES, SETTINGS
 from commonplace.server.errors import ApiError, llm_error, read_json, text_field
 from commonplace.server.limits import limited
@@ -55,7 +55,7 @@ async def _stream(request: web.Request, question: str) -> web.StreamResponse:
         if not response.prepared:
             await response.prepare(request)
         text = f"Waiting for the model: it is busy with {holder}."
-        await response.write(_json_line({"type": "waiting", "text": text}))
+        await response.write(ndjson.line({"type": "waiting", "text": text}))
 
     with for_a_person(waiting):
         stream = stream_answer(question, index=services.index, llm=llm, settings=settings)
@@ -84,7 +84,7 @@ async def _early_error(
     if not response.prepared:
         raise ApiError(status, code, message)
     log.warning("ask stream: %s", message)
-    await response.write(_error_line(code, message))
+    await response.write(ndjson.error_line(code, message))
     await response.write_eof()
     return response
 
@@ -103,27 +103,16 @@ async def _write_all(response: web.StreamResponse, first: Any, events: AsyncIter
     except LLMError as exc:
         api = llm_error(exc)
         log.warning("ask stream: %s", api.message)
-        await response.write(_error_line(api.code, api.message))
+        await response.write(ndjson.error_line(api.code, api.message))
     except Exception:
         log.exception("ask stream failed")
         await response.write(
-            _error_line("internal", "The answer failed; the daemon's log has why.")
+            ndjson.error_line("internal", "The answer failed; the daemon's log has why.")
         )
     await response.write_eof()
 
 
-def _json_line(payload: dict[str, Any]) -> bytes:
-    return (json.dumps(payload, ensure_ascii=False) + "\n").encode("utf-8")
-
-
 def _line(event: Any) -> bytes:
     if isinstance(event, str):
-        payload: dict[str, Any] = {"type": "delta", "text": event}
-    else:
-        payload = {"type": "answer", **event.to_json()}
-    return (json.dumps(payload, ensure_ascii=False) + "\n").encode("utf-8")
-
-
-def _error_line(code: str, message: str) -> bytes:
-    payload = {"type": "error", "error": {"code": code, "message": message}}
-    return (json.dumps(payload) + "\n").encode("utf-8")
+        return ndjson.line({"type": "delta", "text": event})
+    return ndjson.line({"type": "answer", **event.to_json()})

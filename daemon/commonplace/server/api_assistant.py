@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 from typing import Any
 
@@ -31,6 +30,7 @@ from commonplace.assistant import Assistant, Refused, ToolError, Turn
 from commonplace.assistant.gate import Proposal
 from commonplace.briefing import kept_briefing
 from commonplace.llm import LLMError, for_a_person
+from commonplace.server import ndjson
 from commonplace.server.context import SERVICES, SETTINGS
 from commonplace.server.errors import ApiError, llm_error, read_json, text_field
 from commonplace.server.limits import limited
@@ -110,36 +110,29 @@ async def _stream(request: web.Request, assistant: Assistant, text: str) -> web.
     await response.prepare(request)
     try:
         while (event := await events.get()) is not None:
-            await response.write(_line(event))
+            await response.write(ndjson.line(event))
         turn = await task
-        await response.write(_line({"type": "reply", **turn_json(turn)}))
+        await response.write(ndjson.line({"type": "reply", **turn_json(turn)}))
     except ConnectionResetError:
         log.info("assistant stream: the page went away before the reply was complete")
         return response
     except LLMError as exc:
         api = llm_error(exc)
         log.warning("assistant stream: %s", api.message)
-        await _write_error(response, api.code, api.message)
+        await ndjson.write_error(response, api.code, api.message)
     except ToolError as exc:
-        await _write_error(response, "bad_message", str(exc))
+        await ndjson.write_error(response, "bad_message", str(exc))
     except Exception:
         log.exception("assistant stream failed")
-        await _write_error(response, "internal", "The reply failed; the daemon's log has why.")
+        await ndjson.write_error(
+            response, "internal", "The reply failed; the daemon's log has why."
+        )
     finally:
         if not task.done():
             await asyncio.wait([task])
     with contextlib.suppress(ConnectionResetError):
         await response.write_eof()
     return response
-
-
-async def _write_error(response: web.StreamResponse, code: str, message: str) -> None:
-    with contextlib.suppress(ConnectionResetError):
-        await response.write(_line({"type": "error", "error": {"code": code, "message": message}}))
-
-
-def _line(payload: dict[str, Any]) -> bytes:
-    return (json.dumps(payload, ensure_ascii=False) + "\n").encode("utf-8")
 
 
 async def answer(request: web.Request) -> web.Response:

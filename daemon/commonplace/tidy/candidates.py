@@ -1,13 +1,15 @@
-"""Candidate links: the notes closest to the capture, never the daemon's own folders.
+"""Candidate links: the notes closest to the capture, never the daemon's own notes.
 
 The daemon folders are excluded inside the search (so a month of filed captures cannot fill the
 30 results and push the user's notes out) and once more here, in case an index ignores the
-filter. The first 8 distinct titles become the schema's enum of allowed links.
+filter, together with what a folder cannot name (`ours`: Logseq's Ask namespace pages sit
+beside the owner's pages), so the model is never offered a note validation would refuse. The
+first 8 distinct titles become the schema's enum of allowed links.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol
 
 from commonplace.tidy.models import Candidate
@@ -34,14 +36,23 @@ class SearchIndex(Protocol):
     def mark_dirty(self, paths: Iterable[str]) -> None: ...
 
 
+def _nobody(path: str) -> bool:
+    return False
+
+
 def pick_candidates(
-    hits: Sequence[SearchHit], exclude_folders: Sequence[str], limit: int = MAX_CANDIDATES
+    hits: Sequence[SearchHit],
+    exclude_folders: Sequence[str],
+    limit: int = MAX_CANDIDATES,
+    *,
+    ours: Callable[[str], bool] = _nobody,
 ) -> list[Candidate]:
-    """First `limit` distinct titles (case-insensitive), in rank order, outside the folders."""
+    """First `limit` distinct titles (case-insensitive), in rank order, outside the folders and
+    not `ours(path)`."""
     seen: set[str] = set()
     out: list[Candidate] = []
     for hit in hits:
-        if any(in_folder(hit.path, folder) for folder in exclude_folders):
+        if any(in_folder(hit.path, folder) for folder in exclude_folders) or ours(hit.path):
             continue
         key = hit.title.casefold()
         if not hit.title.strip() or key in seen:
@@ -54,11 +65,15 @@ def pick_candidates(
 
 
 async def find_candidates(
-    index: SearchIndex | None, query: str, exclude_folders: Sequence[str]
+    index: SearchIndex | None,
+    query: str,
+    exclude_folders: Sequence[str],
+    *,
+    ours: Callable[[str], bool] = _nobody,
 ) -> list[Candidate]:
     if index is None or not query.strip():
         return []
     response = await index.search(
         query, limit=SEARCH_LIMIT, mode="hybrid", exclude_folders=tuple(exclude_folders)
     )
-    return pick_candidates(list(response.results), exclude_folders)
+    return pick_candidates(list(response.results), exclude_folders, ours=ours)

@@ -11,10 +11,10 @@ import logging
 from collections import Counter
 from dataclasses import dataclass, field
 
-from commonplace.ask.asknote import is_ask_note
 from commonplace.config import Settings
+from commonplace.daemon_notes import classifier
 from commonplace.foreground import pause
-from commonplace.vault import NoteSkipped, in_folder, iter_note_paths, read_note
+from commonplace.vault import NoteSkipped, iter_note_paths, read_note
 
 log = logging.getLogger(__name__)
 
@@ -51,8 +51,7 @@ class VaultCatalog:
 
     def facts(self) -> VaultFacts:
         s = self.settings
-        daemon = s.daemon_folders()
-        filed_folder, ask = s.folder("filed"), s.folder("ask")
+        kind_of = classifier(s)
         titles: dict[str, str] = {}
         daemon_titles: set[str] = set()
         tags: Counter[str] = Counter()
@@ -65,9 +64,10 @@ class VaultCatalog:
             facts = self._note(path)
             if facts is None:
                 continue
-            if any(in_folder(path, f) for f in daemon) or is_ask_note(path, ask, s.flavor):
+            kind = kind_of(path)
+            if kind is not None:
                 daemon_titles.add(facts.title.casefold())
-                if facts.capture_id and in_folder(path, filed_folder):
+                if facts.capture_id and kind == "filed":
                     filed.setdefault(facts.capture_id, []).append(path)
             else:
                 for name in (facts.title, *facts.aliases):

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from commonplace.capture import Capture, read_capture
 from commonplace.config import Settings
+from commonplace.daemon_notes import is_daemon_note
 from commonplace.llm import LLM
 from commonplace.tidy import filed_note
 from commonplace.tidy.candidates import SearchIndex, find_candidates
@@ -109,7 +110,13 @@ async def tidy_capture(ctx: TidyContext, path: str, *, dry_run: bool = False) ->
             await asyncio.to_thread(finish, ctx, capture, filed)
             _tell_index(ctx, [filed, path])
             return Outcome(path, "finished", filed=filed)
-    candidates = await find_candidates(ctx.index, capture.body, ctx.settings.daemon_folders())
+    settings = ctx.settings
+    candidates = await find_candidates(
+        ctx.index,
+        capture.body,
+        settings.daemon_folders(),
+        ours=lambda path: is_daemon_note(path, settings),
+    )
     proposal = await ask_model(ctx.llm, capture, candidates, facts.top_tags(), ctx.today())
     decision = decide(proposal, capture, facts, flavor=ctx.settings.flavor)
     if decision.dropped:
@@ -230,11 +237,23 @@ def remove_capture(ctx: TidyContext, capture: Capture) -> None:
 
 
 def finish(ctx: TidyContext, capture: Capture, filed: str) -> None:
-    """Steps 3-4, also used on start-up for a capture whose filed note already exists."""
+    """Steps 3-4, also used on start-up for a capture whose filed note already exists.
+
+    The journal lets the filed note go before the capture leaves the inbox, not after: once the
+    capture is gone its name is free, and a new capture in the same minute takes it with the
+    same capture_id. A crash between the two must not leave the journal saying the filed note
+    is ours to replace, or that new capture's filing would delete it. A crash the other way
+    round is harmless: the capture stays, and its filed note still carries its words."""
     assert ctx.journal is not None
     archive_capture(ctx, capture)
-    remove_capture(ctx, capture)
+    written = ctx.journal.written(filed)
     ctx.journal.forget(filed)
+    try:
+        remove_capture(ctx, capture)
+    except (CaptureEdited, OSError):  # it stays (edited; git busy): tidied again, this replaced
+        if written is not None:
+            ctx.journal.record(filed, written)
+        raise
 
 
 def remove_stale(ctx: TidyContext, stale: str) -> None:

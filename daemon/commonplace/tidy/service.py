@@ -24,6 +24,7 @@ from datetime import datetime
 from typing import Any
 
 from commonplace.attention import Attention
+from commonplace.backoff import backoff_s
 from commonplace.capture import CaptureTooLarge, capture_order_key
 from commonplace.changes import Change
 from commonplace.config import Settings
@@ -424,7 +425,7 @@ class TidyService:
     def _back_off(self, item: Waiting, reason: str, path: str = "") -> float:
         t = self.settings.tidy
         item.failures += 1
-        wait = float(min(t.retry_s * 2 ** (item.failures - 1), t.retry_max_s))
+        wait = backoff_s(t.retry_s, item.failures, t.retry_max_s)
         item.not_before = self.tracker.clock() + wait
         item.reason = reason
         prefix = f"{path}: " if path else ""

@@ -15,6 +15,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from commonplace.backoff import backoff_s
 from commonplace.statefile import read_json, write_json
 
 log = logging.getLogger(__name__)
@@ -72,7 +73,7 @@ class TidyState:
         counts = old is not None and (old.failing or old.content_hash == content_hash)
         attempts = old.attempts + 1 if old is not None and counts else 1
         failing = attempts >= max_attempts or (old is not None and old.failing)
-        wait = min(first_wait_s * 2 ** max(0, attempts - max_attempts), MARK_RETRY_MAX_S)
+        wait = backoff_s(first_wait_s, attempts - max_attempts + 1, MARK_RETRY_MAX_S)
         retry_at = time.time() + wait if failing else 0.0
         mark = Mark(path, content_hash, attempts, reason, failing, model, retry_at)
         marks[path] = mark

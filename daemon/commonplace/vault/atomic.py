@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import logging
 import os
 import secrets
 import time
@@ -26,6 +27,11 @@ from commonplace.vault.files import FileRefused, read_file
 from commonplace.vault.layout import NAME_MAX_BYTES, TEMP_SUFFIX
 from commonplace.vault.notes import content_hash
 
+log = logging.getLogger(__name__)
+
+# `.<name>.<8 hex digits>.cpremoving`: a file `remove_file` moved aside to check and delete. Not a
+# temp file: after a crash it may hold the only copy of words, so it is put back, never deleted.
+REMOVING_SUFFIX = ".cpremoving"
 GIT_WAIT_S = 5.0  # how long a write waits for a git operation before giving up for now
 _GIT_POLL_S = 0.05
 
@@ -126,25 +132,79 @@ def atomic_write(
 def remove_file(path: Path, expect: str, *, git_wait_s: float | None = None) -> bool:
     """Delete `path` only if it still holds what the caller read (`expect`, its content hash).
 
-    The check is made after any wait for git and right before the unlink, so an edit made
-    while this waited (the owner typed, a sync tool delivered) is never deleted: FileChanged is
-    raised and the file stays. Returns False when the file was already gone. Blocking, like
-    `atomic_write`: call it from a thread in async code."""
+    The file is first renamed aside, after any wait for git: the rename takes exactly what is
+    at `path` at that instant, and that is checked and deleted. Checking first and deleting by
+    name would delete whatever the name holds by then, such as a version a sync tool renamed
+    into place in between; now such a version is a new file and stays. A file that changed
+    since it was read is put back and FileChanged raised (if a newer one took the name
+    meanwhile, both stay: see `put_back`). Returns False when the file was already gone.
+    Blocking, like `atomic_write`: call it from a thread in async code."""
     wait_for_git(path, git_wait_s)
+    aside = path.with_name(f".{path.name}.{secrets.token_hex(4)}{REMOVING_SUFFIX}")
     try:
-        current = file_hash(path)
+        path.rename(aside)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    try:
+        current = file_hash(aside)
+        why = "it changed since it was read"
     except FileRefused as exc:  # became a link, a FIFO...: not what was read
-        raise FileChanged(path, exc.reason) from None
+        current, why = "", exc.reason
     if current is None:
-        return False
+        return False  # deleted by someone else in the instant since the rename
     if current != expect:
-        raise FileChanged(path, "it changed since it was read")
-    try:
-        path.unlink()
-    except FileNotFoundError:
-        return False
+        put_back(aside, path)
+        raise FileChanged(path, why)
+    aside.unlink()
     _fsync_dir(path.parent)
     return True
+
+
+def put_back(aside: Path, path: Path) -> Path:
+    """Return a file `remove_file` moved aside to its name, and say where it went. If a new file
+    took the name meanwhile, neither replaces the other: the one put back becomes a conflict
+    copy beside it (`... (conflict 1a2b3c4d).md`), which the daemon shows the owner."""
+    try:
+        os.link(aside, path, follow_symlinks=False)  # only if the name is still free
+    except FileExistsError:
+        pass
+    except OSError:  # no hard links here (exFAT, some network mounts; a folder)
+        if not os.path.lexists(path):
+            aside.rename(path)
+            _fsync_dir(path.parent)
+            return path
+    else:
+        aside.unlink()
+        _fsync_dir(path.parent)
+        return path
+    tag = aside.name.removesuffix(REMOVING_SUFFIX).rsplit(".", 1)[-1]
+    kept = path.with_name(f"{path.stem} (conflict {tag}){path.suffix}")
+    aside.rename(kept)
+    _fsync_dir(path.parent)
+    log.warning("%s: a newer file took its name; the earlier one is kept as %s", path, kept.name)
+    return kept
+
+
+def restore_removals(root: Path, older_than_s: float = 10.0) -> list[str]:
+    """Put back the files a crash left moved aside by `remove_file` (it may have been checking
+    words written just before); they are then read again like any other change. Returns the
+    paths they are back at, relative to `root`."""
+    restored: list[str] = []
+    cutoff = time.time() - older_than_s
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        for name in files:
+            if not (name.startswith(".") and name.endswith(REMOVING_SUFFIX)):
+                continue
+            aside = Path(folder) / name
+            original = name[1:].removesuffix(REMOVING_SUFFIX).rsplit(".", 1)[0]
+            try:
+                if aside.lstat().st_mtime < cutoff:
+                    back = put_back(aside, aside.with_name(original))
+                    restored.append(back.relative_to(root).as_posix())
+            except OSError as exc:
+                log.warning("could not put back %s: %s", aside, exc)
+    return restored
 
 
 def wait_for_git(path: Path, wait_s: float | None = None) -> None:
