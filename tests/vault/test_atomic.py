@@ -255,6 +255,62 @@ def test_a_file_a_crash_left_half_removed_is_put_back(tmp_path: Path) -> None:
     }
 
 
+LONG = "2026-10-20 0805 " + "長" * 75 + ".md"  # 243 bytes: no room for `.<name>.<tag>.cpremoving`
+
+
+def test_a_name_near_the_limit_is_removed_put_back_and_restored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The file moved aside for a delete keeps its own name in a hidden folder when the name
+    has no room for the usual suffix (the rename failed: such a capture was never filed)."""
+    from commonplace.vault import atomic
+    from commonplace.vault.atomic import REMOVING_SUFFIX, restore_removals
+
+    inbox = tmp_path / "Inbox"
+    inbox.mkdir()
+    note = inbox / LONG
+    note.write_text("the words as read")
+    read = content_hash(note.read_bytes())
+    note.write_text("the words, edited")
+    with pytest.raises(FileChanged):
+        remove_file(note, read)
+    assert [p.name for p in inbox.iterdir()] == [LONG]  # put back, no folder left
+    assert remove_file(note, content_hash(note.read_bytes())) is True
+    assert list(inbox.iterdir()) == []
+
+    note.write_text("the words as read")
+    real = atomic.file_hash
+
+    def hash_then_delivery(path: Path) -> str | None:
+        found = real(path)
+        tmp = inbox / ".syncthing.tmp"  # a sync tool's short temp name, renamed over
+        tmp.write_text("a newer version")
+        tmp.replace(note)
+        return found
+
+    monkeypatch.setattr(atomic, "file_hash", hash_then_delivery)
+    note.write_text("edited again")
+    with pytest.raises(FileChanged):
+        remove_file(note, read)
+    monkeypatch.setattr(atomic, "file_hash", real)
+    texts = {p.name: p.read_text() for p in inbox.iterdir()}
+    assert texts.pop(LONG) == "a newer version"
+    [(kept, text)] = texts.items()
+    assert text == "edited again" and "(conflict " in kept and len(kept.encode()) <= 255
+    for p in inbox.iterdir():
+        p.unlink()
+
+    crashed = inbox / f".1a2b3c4d{REMOVING_SUFFIX}"  # a crash between the rename and the check
+    crashed.mkdir()
+    (crashed / LONG).write_text("the only copy of these words")
+    old = time.time() - 60
+    os.utime(crashed / LONG, (old, old))
+    assert restore_removals(tmp_path) == [f"Inbox/{LONG}"]
+    assert [(p.name, p.read_text()) for p in inbox.iterdir()] == [
+        (LONG, "the only copy of these words")
+    ]
+
+
 def test_the_daemon_puts_back_what_a_crash_left_aside_at_start(settings: Settings) -> None:
     from commonplace.daemon import clean_up_after_a_crash
     from commonplace.vault.atomic import REMOVING_SUFFIX
