@@ -234,6 +234,32 @@ async def test_a_change_that_cannot_reach_the_calendar_changed_nothing_and_says_
     ]
 
 
+async def test_a_calendar_that_is_down_at_yes_is_a_failure_not_a_change(
+    settings: Settings, fake_ollama: FakeOllama, tmp_path: Path
+) -> None:
+    """The re-check at Yes cannot reach the calendar: nothing was changed, and the reason is
+    the calendar, not the event (code "failed"; "changed" told a program using the API that
+    the event had been edited meanwhile)."""
+    folder = tmp_path / "calendar"
+    with ExitStack() as stack:
+        server: Radicale = stack.enter_context(running_radicale(folder))
+        user = server.new_account(calendars=("Personal",), load=False)
+        put_raw(server.url, user, "Personal", "swim.ics", SWIM)
+        s = calendar_settings(settings, server.url, user, write="Personal")
+        s = dataclasses.replace(s, ollama=dataclasses.replace(s.ollama, host=fake_ollama.url))
+        calendar = CalendarClient(s, env=PASSWORD_ENV)
+        helper = build_assistant(s, LLM(s.ollama), clock=lambda: NOW, calendar=calendar)
+        fake_ollama.enqueue_chat(call("move_event", event="swim", new_time="11:00"), "Asked.")
+        (question,) = (await helper.respond("Move my swim to 11")).pending
+    with pytest.raises(Refused) as refused:  # the server has stopped
+        await helper.answer(question.id, yes=True)
+    assert refused.value.code == "failed"
+    assert refused.value.message.startswith("Nothing was changed: The calendar at 127.0.0.1:")
+    assert await stored(settings, folder, user) == [
+        ("Swim", datetime(2026, 10, 27, 10, 0, tzinfo=LONDON))
+    ]
+
+
 _RESET = struct.pack("ii", 1, 0)
 
 

@@ -104,8 +104,10 @@ async def confirm(actions: Mapping[str, Action], proposal: Proposal, now: dateti
         raise Refused("failed", "Nothing was changed: this kind of change is no longer available.")
     try:
         seen = await action.describe(proposal.params, now)
-    except (Stale, ToolError) as exc:
+    except Stale as exc:
         raise Refused("changed", f"Nothing was changed: {exc}") from None
+    except ToolError as exc:  # the re-check itself failed (a calendar that is down): not a change
+        raise Refused("failed", f"Nothing was changed: {exc}") from None
     if seen.question != proposal.question:
         raise Refused(
             "changed",
