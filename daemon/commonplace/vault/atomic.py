@@ -236,7 +236,8 @@ def restore_removals(root: Path, older_than_s: float = 10.0) -> list[str]:
         for name in [d for d in dirs if _ASIDE_FOLDER.match(d)]:  # a long name's aside folder
             for entry in _entries(Path(folder) / name):
                 try:
-                    if entry.lstat().st_mtime < cutoff:
+                    info = entry.lstat()  # a rename sets ctime: when it was moved aside
+                    if max(info.st_mtime, info.st_ctime) < cutoff:
                         back = put_back(entry, Path(folder) / entry.name)
                         restored.append(back.relative_to(root).as_posix())
                 except OSError as exc:
