@@ -347,6 +347,9 @@ async def test_note_text_for_a_source(make_client: ClientFactory, web_settings: 
     assert body["text"] == (web_settings.vault / "People" / "Maya Collins.md").read_text()
     missing = await client.get("/api/note", params={"path": "People/Nobody.md"})
     assert missing.status == 404
+    message = (await missing.json())["error"]["message"]
+    assert message.startswith("there is no note at People/Nobody.md (the path must match")
+    assert "skipped" not in message  # it never existed: "no longer exists" was untrue
 
 
 # -- ask ------------------------------------------------------------------------------------------

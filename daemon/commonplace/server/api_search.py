@@ -71,8 +71,14 @@ async def note(request: web.Request) -> web.Response:
             read_note, settings.vault, rel, settings.flavor, settings.index.max_note_kb * 1024
         )
     except NoteSkipped as exc:
-        status = 404 if exc.missing else 422
-        raise ApiError(status, "note_unavailable", str(exc)) from None
+        if exc.missing:  # "skipped: no longer exists" is untrue of a path that never was a note
+            raise ApiError(
+                404,
+                "note_unavailable",
+                f"there is no note at {rel} (the path must match exactly, capitals too; "
+                "the note may have been moved or deleted)",
+            ) from None
+        raise ApiError(422, "note_unavailable", str(exc)) from None
     return web.json_response({"path": found.path, "title": found.title, "text": found.text})
 
 
