@@ -1,13 +1,17 @@
-"""Faults at the I/O edge for in-process tests: a full disk for the next few writes."""
+"""Faults at the I/O edge for in-process tests: a full disk for the next few writes, and a real
+panic from a Rust library."""
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import tantivy
 
 from commonplace.vault import atomic
 
@@ -28,3 +32,25 @@ def disk_full(monkeypatch: pytest.MonkeyPatch, writes: int) -> list[Path]:
 
     monkeypatch.setattr(atomic, "_temp_beside", temp_beside)
     return refused
+
+
+def tantivy_panic() -> BaseException:
+    """A real PanicException from Tantivy (what a deleted data folder leads to)."""
+    folder = Path(tempfile.mkdtemp())
+    builder = tantivy.SchemaBuilder()
+    builder.add_text_field("path", stored=True)
+    writer = tantivy.Index(builder.build(), path=str(folder)).writer(15_000_000, 1)
+    writer.add_document(tantivy.Document(path="a"))
+    writer.commit()
+    shutil.rmtree(folder)
+    for _ in range(3):
+        with pytest.raises(ValueError):
+            writer.commit()
+        try:
+            writer.rollback()
+        except ValueError:
+            continue
+        except BaseException as exc:
+            assert not isinstance(exc, Exception)
+            return exc
+    raise AssertionError("Tantivy did not panic")

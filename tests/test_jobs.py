@@ -13,6 +13,7 @@ from commonplace.ask.asknote import is_ask_note
 from commonplace.changes import Change
 from commonplace.config import Settings
 from commonplace.jobs import ChangeRouter, Job, JobQueue, describe, route_changes
+from tests.faults import tantivy_panic
 
 
 async def test_jobs_run_one_at_a_time_in_order() -> None:
@@ -37,6 +38,27 @@ async def test_jobs_run_one_at_a_time_in_order() -> None:
     await asyncio.wait_for(queue.join(), 5)
     assert seen == ["a", "b", "c"]
     assert queue.stats.done == 3
+    await queue.stop()
+
+
+async def test_a_panic_in_a_rust_library_fails_the_job_and_the_next_runs() -> None:
+    """pyo3's PanicException is a BaseException: it went past `except Exception` and ended the
+    lane's worker (and its supervisor), so no index or Ask job ever ran again, silently."""
+    queue = JobQueue()
+    ran: list[str] = []
+
+    async def panics() -> None:
+        raise tantivy_panic()
+
+    async def fine() -> None:
+        ran.append("fine")
+
+    queue.start()
+    queue.put(Job("index", "Inbox/a.md", panics))
+    queue.put(Job("index", "Inbox/b.md", fine))
+    await asyncio.wait_for(queue.join(), 5)
+    assert ran == ["fine"]
+    assert queue.stats.failed == 1 and queue.stats.done == 1
     await queue.stop()
 
 

@@ -10,6 +10,7 @@ import pytest
 
 from commonplace.attention import Attention
 from commonplace.supervise import supervised
+from tests.faults import tantivy_panic
 
 
 async def test_a_failing_task_is_logged_shown_and_restarted(
@@ -36,6 +37,30 @@ async def test_a_failing_task_is_logged_shown_and_restarted(
     assert (entry.source, entry.code, entry.count) == ("tidy worker", "task_restarted", 3)
     assert "ValueError in tests/test_supervise.py:" in entry.reason
     assert "secret" not in entry.reason
+
+
+async def test_a_rust_panic_restarts_the_task_and_ctrl_c_does_not() -> None:
+    runs: list[int] = []
+
+    async def panics_once() -> None:
+        runs.append(1)
+        if len(runs) == 1:
+            raise tantivy_panic()
+
+    async def no_sleep(seconds: float) -> None:
+        pass
+
+    attention = Attention()
+    await supervised("job queue", panics_once, attention, sleep=no_sleep)
+    assert len(runs) == 2
+    (entry,) = attention.entries()
+    assert entry.reason.startswith("stopped after an unexpected error (PanicException")
+
+    async def interrupted() -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        await supervised("job queue", interrupted, attention, sleep=no_sleep)
 
 
 async def test_a_restarted_task_that_runs_well_again_leaves_attention() -> None:

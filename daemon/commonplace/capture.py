@@ -90,6 +90,11 @@ def write_capture(settings: Settings, text: str, via: str, now: datetime) -> str
     """
     if not text.strip():
         raise CaptureError("the capture is empty; nothing was saved")
+    if "\x00" in text:  # a file with one is taken for binary: filed, then never searched
+        raise CaptureError(
+            "the capture holds a NUL character (\\u0000), which is not text; nothing was "
+            "saved: remove it and send it again"
+        )
     if not _VIA.match(via):
         raise CaptureError(f"via = {via!r} must be one short word such as 'phone'")
     tz = settings.tz

@@ -35,6 +35,7 @@ from commonplace.calendar import CalendarClient
 from commonplace.changes import Change
 from commonplace.config import Settings
 from commonplace.conflicts import watch_conflicts
+from commonplace.datafolder import keep_lock
 from commonplace.digest.service import digest_job
 from commonplace.index import Index, IndexBusy, IndexService
 from commonplace.jobs import ChangeRouter, JobQueue, Stage
@@ -96,12 +97,14 @@ async def run_daemon(
     except LockHeld as exc:
         raise DaemonError(str(exc)) from None
     try:
-        await _run_locked(settings, ready, stop or asyncio.Event())
+        await _run_locked(settings, ready, stop or asyncio.Event(), lock)
     finally:
         lock.release()
 
 
-async def _run_locked(settings: Settings, ready: asyncio.Event | None, stop: asyncio.Event) -> None:
+async def _run_locked(
+    settings: Settings, ready: asyncio.Event | None, stop: asyncio.Event, lock: VaultLock
+) -> None:
     await asyncio.to_thread(clean_up_after_a_crash, settings)
     llm = LLM(settings.ollama, gate=ModelGate(settings.limits.model_wait_s))
     attention = Attention(attention_file(settings.data_path))
@@ -132,6 +135,8 @@ async def _run_locked(settings: Settings, ready: asyncio.Event | None, stop: asy
         scans.queue("start-up", first=True)
         await parts.watcher.start()
         parts.tasks.extend(start_background(settings, llm, parts))
+        keep = functools.partial(keep_lock, lock, attention)
+        parts.tasks.append(start_supervised("data folder check", keep, attention))
         if ready is not None:
             ready.set()
         await stop.wait()

@@ -32,7 +32,7 @@ from commonplace.ask.asknote import is_ask_note
 from commonplace.attention import Attention
 from commonplace.changes import Change
 from commonplace.config import Settings
-from commonplace.supervise import start_supervised, where
+from commonplace.supervise import start_supervised, survivable, where
 from commonplace.vault import in_folder
 
 log = logging.getLogger(__name__)
@@ -174,7 +174,9 @@ class JobQueue:
             if not lane.current.cancelled():
                 raise  # the worker itself is being cancelled: stop() handles the job
             outcome = "abandoned"
-        except Exception as exc:
+        except BaseException as exc:
+            if not survivable(exc):  # a Rust library's panic is a failed job, not the end
+                raise
             # The type and where it was raised, never the message: it may quote a note.
             outcome = f"FAILED: {where(exc)}"
             self.stats.failed += 1

@@ -77,22 +77,43 @@ class VaultLock:
         )
         for _ in range(3):
             try:
-                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+                _write_new(path, me)
             except FileExistsError:
                 _check_stale(path, me)
                 continue  # the stale lock was removed: try again
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump({"host": me.host, "pid": me.pid, "started": me.started}, handle)
-                handle.flush()
-                os.fsync(handle.fileno())
             return cls(path=path, info=me)
         raise LockHeld(f"could not take the lock {path}; another commonplace is starting right now")
+
+    def restore(self) -> LockInfo | None:
+        """Put the lock file back if it went (the data folder was deleted while the daemon ran),
+        so that a second daemon still cannot start on this vault. Returns the other daemon's
+        lock when one took the vault meanwhile, else None."""
+        current = read_lock(self.path)
+        if current is not None:
+            return (
+                None if (current.host, current.pid) == (self.info.host, self.info.pid) else current
+            )
+        if self.path.exists():
+            return None  # being written, or torn: looked at again next time
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(FileExistsError):  # another start made it this instant
+            _write_new(self.path, self.info)
+        return None
 
     def release(self) -> None:
         current = read_lock(self.path)
         if current is not None and (current.host, current.pid) == (self.info.host, self.info.pid):
             with contextlib.suppress(FileNotFoundError):
                 self.path.unlink()
+
+
+def _write_new(path: Path, me: LockInfo) -> None:
+    """Create the lock file (never over another: FileExistsError) holding `me`."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        json.dump({"host": me.host, "pid": me.pid, "started": me.started}, handle)
+        handle.flush()
+        os.fsync(handle.fileno())
 
 
 def _check_stale(path: Path, me: LockInfo) -> None:

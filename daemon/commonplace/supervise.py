@@ -56,7 +56,9 @@ async def supervised(
             await run()
         except asyncio.CancelledError:
             raise
-        except Exception as exc:
+        except BaseException as exc:
+            if not survivable(exc):
+                raise
             failed = exc
         else:
             return
@@ -80,6 +82,16 @@ async def supervised(
                 retry_at=time.time() + wait,
             )
         await sleep(wait)
+
+
+def survivable(exc: BaseException) -> bool:
+    """Any Exception, and a panic in a Rust library (Tantivy, LanceDB): pyo3 raises those as a
+    PanicException, which derives from BaseException so that `except Exception` misses it; one
+    killed the job queue's worker for good (a Tantivy writer whose folder was deleted panics
+    on rollback). Never a cancellation, Ctrl-C or an exit."""
+    if isinstance(exc, Exception):
+        return True
+    return type(exc).__name__ == "PanicException"
 
 
 def where(exc: BaseException) -> str:

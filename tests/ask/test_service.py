@@ -241,6 +241,25 @@ async def test_a_question_the_model_keeps_failing_backs_off_and_is_shown(
     assert svc.attention.entries() == []
 
 
+async def test_a_question_too_long_to_ask_is_shown_until_it_is_shortened(
+    vault: Path, fake_ollama: FakeOllama, make_service: Factory
+) -> None:
+    """It was only a log line: the note showed nothing, /api/state and doctor nothing."""
+    long = "?? " + "why does the flight leave so early " * 80 + "\n"
+    path = write(vault, NOTE, "# Trip\n\n" + long + "\n?? When does my flight leave?\n")
+    svc = make_service()
+    await changed(svc, NOTE)
+    entry = svc.attention.get("ask", NOTE)
+    assert entry is not None and entry.code == "bad_question"
+    assert "keep it under 2000" in entry.reason and "shorten" in entry.action
+    assert "why does the flight" not in entry.reason  # never the note's words
+    assert path.read_text().count("[!answer]") == 1  # the other question is answered
+    path.write_text(path.read_text().replace(long, "?? Why so early?\n"), encoding="utf-8")
+    await changed(svc, NOTE)
+    assert svc.attention.get("ask", NOTE) is None
+    assert path.read_text().count("[!answer]") == 2
+
+
 async def test_deleted_note_is_dropped(
     vault: Path, fake_ollama: FakeOllama, make_service: Factory
 ) -> None:

@@ -7,6 +7,7 @@ re-embeds), filters inside the search, ignored files, rebuilds of broken parts, 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import errno
 import json
@@ -21,10 +22,11 @@ import tantivy
 
 from commonplace.changes import Change
 from commonplace.config import Settings
-from commonplace.index import IndexService, SearchFilter, indexer, vectors
+from commonplace.index import Index, IndexService, SearchFilter, indexer, vectors
 from commonplace.index.keywords import LAYOUT
 from commonplace.index.manifest import INDEX_SCHEMA
 from commonplace.index.store import MANIFEST
+from commonplace.llm import LLM
 from tests.fakes.ollama import FakeError, FakeOllama
 from tests.index.conftest import OpenIndex, with_host, write
 
@@ -225,6 +227,33 @@ async def test_broken_index_is_rebuilt_from_the_vault(
     assert resp.results[0].path == "Travel/Lisbon Trip.md"
     if part in ("manifest", "keywords", "notes"):
         assert stats.embedded == 0  # the vectors survived and were reused
+
+
+async def test_an_index_whose_folder_was_deleted_under_a_run_is_rebuilt_at_the_next_start(
+    open_index: OpenIndex, isettings: Settings, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The owner deletes the data folder while the daemon runs: the running index goes on
+    writing LanceDB versions that name files which are gone. The next start raised a lance
+    'Not found' from the vector table and the daemon would not start at all."""
+    index = Index.open(isettings, LLM(isettings.ollama))
+    first = await index.refresh()
+    await index.search("plum crumble", limit=3)  # as the daemon does: the vectors in memory
+    shutil.rmtree(isettings.data_path / "index")
+    write(isettings.vault, "Recipes/Rhubarb Fool.md", "# Rhubarb Fool\n\nForced rhubarb.\n")
+    index.mark_dirty(["Recipes/Rhubarb Fool.md"])
+    with contextlib.suppress(Exception):  # LanceDB writes its part, Tantivy fails
+        await index.refresh()
+    with contextlib.suppress(Exception):
+        index.close()
+    caplog.set_level("WARNING")
+    reopened = open_index()
+    assert "rebuilding the search index" in caplog.text
+    stats = await reopened.refresh()
+    assert stats.notes == first.notes + 1
+    resp = await reopened.search("EZY6041", limit=3)
+    assert resp.results[0].path == "Travel/Lisbon Trip.md"
+    resp = await reopened.search("forced rhubarb", limit=3, mode="vector")
+    assert resp.mode == "vector" and resp.results[0].path == "Recipes/Rhubarb Fool.md"
 
 
 async def test_ollama_down_keyword_still_updates_and_vectors_come_later(

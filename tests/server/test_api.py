@@ -28,7 +28,7 @@ from commonplace.server import api_state, create_app
 from commonplace.server.context import Services
 from commonplace.speech import WhisperTranscriber
 from commonplace.vault import atomic
-from tests.fakes.ollama import FakeError, FakeOllama
+from tests.fakes.ollama import FakeError, FakeOllama, Raw, Stall
 from tests.server.conftest import ClientFactory, write_headers
 
 
@@ -218,6 +218,7 @@ async def test_offline_capture_keeps_the_time_it_was_written(
         ({}, 400, "bad_field"),
         ({"text": "x", "via": "../evil"}, 400, "bad_field"),
         ({"text": "x", "id": "../../x"}, 400, "bad_field"),
+        ({"text": "a NUL \u0000 is not text"}, 400, "bad_capture"),
         (["not", "an", "object"], 400, "bad_json"),
     ],
 )
@@ -238,6 +239,31 @@ async def test_invalid_json(make_client: ClientFactory) -> None:
     response = await client.post("/api/capture", data="{nope", headers=write_headers(client))
     assert response.status == 400
     assert (await response.json())["error"]["code"] == "bad_json"
+
+
+@pytest.mark.parametrize(
+    ("route", "field"),
+    [("/api/capture", "text"), ("/api/ask", "question")],
+)
+async def test_half_a_character_is_a_clear_400_and_nothing_is_saved(
+    make_client: ClientFactory, web_settings: Settings, route: str, field: str
+) -> None:
+    """JSON may spell a lone UTF-16 surrogate (a cut emoji: JSON.stringify writes it as an
+    escape); Python decodes it to a string no file or Ollama request can hold. It was a 500."""
+    client = await make_client()
+    body = '{"' + field + '": "buy milk \\ud83d and bread"}'
+    response = await client.post(route, data=body, headers=write_headers(client))
+    assert response.status == 400
+    error = (await response.json())["error"]
+    assert error["code"] == "bad_json"
+    assert "half a character" in error["message"] and "send it again" in error["message"]
+    assert not (web_settings.vault / "Inbox").exists()
+    # A whole pair, escaped, is an ordinary character and is saved word for word.
+    pair = '{"text": "rocket \\ud83d\\ude80 and an escaped \\\\ud800"}'
+    saved = await client.post("/api/capture", data=pair, headers=write_headers(client))
+    assert saved.status == 201
+    path = web_settings.vault / (await saved.json())["path"]
+    assert path.read_text(encoding="utf-8").endswith("rocket \U0001f680 and an escaped \\ud800")
 
 
 # -- search and notes -----------------------------------------------------------------------------
@@ -346,6 +372,33 @@ async def test_ask_answers_with_sources(
     assert body["refused"] is False
     assert body["sources"][0]["n"] == 1 and body["sources"][0]["path"].endswith(".md")
     assert isinstance(body["findings"], list)
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_a_question_the_model_failed_says_ask_again_not_tried_again(
+    make_client: ClientFactory,
+    live_settings: Settings,
+    index: Index,
+    fake_ollama: FakeOllama,
+    stream: bool,
+) -> None:
+    """A page's question is not retried by anyone: the message said 'it will be tried again'
+    (true for tidy and Ask notes, which do retry), and the person waited for nothing."""
+    quick = dataclasses.replace(
+        live_settings, ollama=dataclasses.replace(live_settings.ollama, timeout_s=0.5)
+    )
+    fake_ollama.enqueue_chat(Raw("<html>bad gateway</html>", content_type="text/html"))
+    fake_ollama.enqueue_chat(Stall(5.0))
+    client = await make_client(quick, Services(index=index))
+    route = "/api/ask?stream=1" if stream else "/api/ask"
+    for code in ("model_failed", "model_timeout"):
+        response = await client.post(
+            route, data=json.dumps({"question": "Lisbon?"}), headers=write_headers(client)
+        )
+        error = (await response.json())["error"]
+        assert error["code"] == code
+        assert "ask again in a moment" in error["message"], error["message"]
+        assert "tried again" not in error["message"]
 
 
 async def test_ask_streams_ndjson(

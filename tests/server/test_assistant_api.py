@@ -47,6 +47,19 @@ async def post(client: Client, path: str, body: dict[str, Any]) -> Any:
     return await client.post(path, data=json.dumps(body), headers=write_headers(client))
 
 
+async def test_half_a_character_is_a_clear_400_and_the_day_log_untouched(
+    client: Client, fake_ollama: FakeOllama, web_settings: Settings
+) -> None:
+    """A lone surrogate (a cut emoji) was a 500 while the day's log was being written."""
+    body = '{"text": "remind me \\udc00 tomorrow"}'
+    response = await client.post("/api/assistant/message", data=body, headers=write_headers(client))
+    assert response.status == 400
+    assert "half a character" in (await response.json())["error"]["message"]
+    assert fake_ollama.chat_requests() == []
+    today = await client.get("/api/assistant/today", headers={"Host": local_host(client)})
+    assert (await today.json())["messages"] == []
+
+
 async def test_message_question_yes_and_the_day_so_far(
     client: Client, fake_ollama: FakeOllama, vault: Path
 ) -> None:

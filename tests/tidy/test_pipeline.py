@@ -645,6 +645,26 @@ async def test_two_captures_in_the_same_minute(
     assert list((tidy_settings.vault / "Inbox").glob("*.md")) == []
 
 
+async def test_a_capture_whose_name_is_near_the_limit_is_filed_and_archived(
+    tidy_settings: Settings, fake_ollama: FakeOllama
+) -> None:
+    """A clipping named after a long page title (here 80 Japanese characters, 243 bytes): its
+    archive copy and temp files add to the name. They went past 255 bytes, so it was never
+    filed and said 'check the disk' for ever."""
+    name = "2026-10-20 0805 " + "長" * 75 + ".md"
+    assert 240 < len(name.encode("utf-8")) <= 255
+    rel = put_capture(tidy_settings, name, "---\ncaptured: 2026-10-20T08:05\n---\nthe words\n")
+    data = inbox_bytes(tidy_settings, rel)
+    fake_ollama.enqueue_chat(answer("Long clipping"))
+    outcome = await tidy_capture(context(tidy_settings), rel)
+    assert outcome.status == "filed" and not (tidy_settings.vault / rel).exists()
+    (filed,) = filed_notes(tidy_settings)
+    assert_filed_ok(tidy_settings, filed, read_capture_bytes(data, rel))
+    (archived,) = (tidy_settings.data_path / "tidy" / "archive").iterdir()
+    assert archived.read_bytes() == data and archived.name.endswith("長.md")
+    assert len(archived.name.encode("utf-8")) <= 255
+
+
 async def test_dry_run_writes_nothing(tidy_settings: Settings, fake_ollama: FakeOllama) -> None:
     rel = put_capture(tidy_settings, SHED)
     fake_ollama.enqueue_chat(answer("Shed timber", tags=["a b"]))

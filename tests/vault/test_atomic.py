@@ -18,6 +18,7 @@ from commonplace.vault import (
     atomic_write,
     content_hash,
     file_hash,
+    fit_name,
     remove_file,
     write_trouble,
 )
@@ -28,6 +29,33 @@ def test_new_file_is_written_exactly(tmp_path: Path) -> None:
     atomic_write(path, "line one\r\nline two\n", expect=None)
     assert path.read_bytes() == b"line one\r\nline two\n"  # no newline translation
     assert list(path.parent.iterdir()) == [path]  # no temp file left
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["n" * 252 + ".md", "ü" * 125 + ".md", "🚀" * 62 + ".md"],
+    ids=["ascii", "two-byte", "four-byte"],
+)
+def test_a_name_at_the_file_systems_limit_is_written_and_replaced(
+    tmp_path: Path, name: str
+) -> None:
+    """The temp file beside it adds to the name: a note whose own name is near 255 bytes (an
+    Ask note named after a long question) could not be written at all."""
+    assert len(name.encode("utf-8")) <= 255
+    path = tmp_path / name
+    atomic_write(path, "first", expect=None)
+    atomic_write(path, "first\nan answer", expect=content_hash(b"first"))
+    assert path.read_text(encoding="utf-8") == "first\nan answer"
+    assert list(tmp_path.iterdir()) == [path]
+
+
+def test_fit_name_keeps_whole_characters_and_the_extension() -> None:
+    assert fit_name("short.md") == "short.md"
+    long = "1234567890abcdef 0123456789ab " + "é" * 120 + ".md"
+    fitted = fit_name(long)
+    assert len(fitted.encode("utf-8")) <= 255
+    assert fitted.startswith("1234567890abcdef 0123456789ab é") and fitted.endswith("é.md")
+    assert fit_name("x" * 300).startswith("x") and len(fit_name("x" * 300)) == 255
 
 
 def test_new_file_never_overwrites_an_existing_one(tmp_path: Path) -> None:
@@ -225,6 +253,62 @@ def test_a_file_a_crash_left_half_removed_is_put_back(tmp_path: Path) -> None:
         "b (conflict 1a2b3c4d).md": "earlier words",
         young.name: "a removal in progress elsewhere",
     }
+
+
+LONG = "2026-10-20 0805 " + "長" * 75 + ".md"  # 243 bytes: no room for `.<name>.<tag>.cpremoving`
+
+
+def test_a_name_near_the_limit_is_removed_put_back_and_restored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The file moved aside for a delete keeps its own name in a hidden folder when the name
+    has no room for the usual suffix (the rename failed: such a capture was never filed)."""
+    from commonplace.vault import atomic
+    from commonplace.vault.atomic import REMOVING_SUFFIX, restore_removals
+
+    inbox = tmp_path / "Inbox"
+    inbox.mkdir()
+    note = inbox / LONG
+    note.write_text("the words as read")
+    read = content_hash(note.read_bytes())
+    note.write_text("the words, edited")
+    with pytest.raises(FileChanged):
+        remove_file(note, read)
+    assert [p.name for p in inbox.iterdir()] == [LONG]  # put back, no folder left
+    assert remove_file(note, content_hash(note.read_bytes())) is True
+    assert list(inbox.iterdir()) == []
+
+    note.write_text("the words as read")
+    real = atomic.file_hash
+
+    def hash_then_delivery(path: Path) -> str | None:
+        found = real(path)
+        tmp = inbox / ".syncthing.tmp"  # a sync tool's short temp name, renamed over
+        tmp.write_text("a newer version")
+        tmp.replace(note)
+        return found
+
+    monkeypatch.setattr(atomic, "file_hash", hash_then_delivery)
+    note.write_text("edited again")
+    with pytest.raises(FileChanged):
+        remove_file(note, read)
+    monkeypatch.setattr(atomic, "file_hash", real)
+    texts = {p.name: p.read_text() for p in inbox.iterdir()}
+    assert texts.pop(LONG) == "a newer version"
+    [(kept, text)] = texts.items()
+    assert text == "edited again" and "(conflict " in kept and len(kept.encode()) <= 255
+    for p in inbox.iterdir():
+        p.unlink()
+
+    crashed = inbox / f".1a2b3c4d{REMOVING_SUFFIX}"  # a crash between the rename and the check
+    crashed.mkdir()
+    (crashed / LONG).write_text("the only copy of these words")
+    old = time.time() - 60
+    os.utime(crashed / LONG, (old, old))
+    assert restore_removals(tmp_path) == [f"Inbox/{LONG}"]
+    assert [(p.name, p.read_text()) for p in inbox.iterdir()] == [
+        (LONG, "the only copy of these words")
+    ]
 
 
 def test_the_daemon_puts_back_what_a_crash_left_aside_at_start(settings: Settings) -> None:

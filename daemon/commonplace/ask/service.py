@@ -53,6 +53,10 @@ from commonplace.vault import (
 log = logging.getLogger(__name__)
 
 SOURCE = "ask"  # its entries in attention
+BAD_QUESTION = "bad_question"
+BAD_QUESTION_ACTION = (
+    "shorten the '?? ' line (or split it into several questions); it is answered then"
+)
 NOT_READ = "not_read"  # a link, a FIFO, a file too big...: never read nor written
 NOT_READ_ACTION = "questions are read from ordinary notes only: put the note itself there"
 WRITE_TRIES = 5  # read-insert-write rounds before waiting for the note to be quiet again
@@ -169,7 +173,9 @@ class AskService:
                     self._failed(path, exc)
                 else:
                     if self._failures.pop(path, None) is not None:
-                        self.attention.clear(SOURCE, path)
+                        old = self.attention.get(SOURCE, path)
+                        if old is not None and old.code != BAD_QUESTION:
+                            self.attention.clear(SOURCE, path)
         finally:
             self._workers.pop(path, None)
 
@@ -226,6 +232,7 @@ class AskService:
         asked = {q.qid for q in questions}
         for key in [k for k in self._answers if k[0] == path and k[1] not in asked]:
             del self._answers[key]  # that question was edited or removed meanwhile
+        refused = ""
         for question in questions:
             if not self._may_insert(path, question):
                 continue
@@ -235,8 +242,9 @@ class AskService:
                     answer = await answer_question(
                         question.text, index=self.index, llm=self.llm, settings=self.settings
                     )
-                except AskError as exc:
-                    log.warning("Ask: %s: %s", path, exc)
+                except AskError as exc:  # too long: no model call can help, the owner can
+                    log.warning("Ask: %s: question %s: %s", path, question.qid, exc)
+                    refused = str(exc)
                     continue
                 except LLMError as exc:
                     self._last_error = str(exc)
@@ -249,6 +257,16 @@ class AskService:
             except Exception:
                 self._answers[(path, question.qid)] = answer  # kept for the retry
                 raise
+        self._say_refused(path, refused)
+
+    def _say_refused(self, path: str, reason: str) -> None:
+        """A question that cannot be asked as written is shown in attention until it is fixed:
+        nothing appears in the note, and the log alone is not where the owner looks."""
+        old = self.attention.get(SOURCE, path)
+        if reason:
+            self.attention.report(SOURCE, path, BAD_QUESTION, reason, action=BAD_QUESTION_ACTION)
+        elif old is not None and old.code == BAD_QUESTION:
+            self.attention.clear(SOURCE, path)
 
     def _may_insert(self, path: str, q: Question) -> bool:
         tries = self.record.inserts(path, q.qid)

@@ -58,7 +58,7 @@ def run_async(coro: Coroutine[Any, Any, T]) -> T:
     try:
         return asyncio.run(coro)
     except LLMError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise click.ClickException(exc.to_person()) from None
 
 
 def setup_logging(verbose: int) -> None:

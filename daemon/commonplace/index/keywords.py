@@ -175,8 +175,16 @@ class _Tantivy:
         self._writer().commit()
 
     def rollback(self) -> None:
-        if self.writer is not None:
+        if self.writer is None:
+            return
+        try:
             self.writer.rollback()
+        except BaseException as exc:
+            # Tantivy panics here once a commit failed for lack of its folder (deleted under
+            # the daemon): a PanicException, which `except Exception` would let through.
+            if isinstance(exc, Exception) or type(exc).__name__ != "PanicException":
+                raise
+            raise KeywordIndexError(f"{self.folder}: the writer cannot roll back") from None
 
     def searcher(self) -> tantivy.Searcher:
         """A searcher of the last commit."""

@@ -98,7 +98,13 @@ def open_stores(
     if reset or manifest.get_meta("writing") == "1":
         # Rows the manifest does not list (a reset, or a run that was cut off): they are
         # deleted when their note is indexed again, and their vectors are reused.
-        stores.stale = vectors.paths()
+        try:
+            stores.stale = vectors.paths()
+        except Exception as exc:  # lance: a data file gone (the folder deleted under a run)
+            why = f"the vector table is unreadable: {_first_line(exc)}"
+            log.warning("rebuilding the search index from the vault: %s", why)
+            stores.rebuilt = "; ".join([*reasons, why])
+            stores.vectors = vectors = _new_vectors(folder / "vectors", compact_every, ann_rows)
     manifest.set_meta("schema", str(INDEX_SCHEMA))
     manifest.set_meta("embed_model", model)
     manifest.set_meta("keywords", str(LAYOUT))
@@ -129,5 +135,13 @@ def _open_vectors(
         return VectorStore(folder, compact_every=compact_every, ann_rows=ann_rows)
     except VectorStoreError as exc:
         rebuild(f"the vector table is unreadable: {exc}")
+    return _new_vectors(folder, compact_every, ann_rows)
+
+
+def _new_vectors(folder: Path, compact_every: int, ann_rows: int) -> VectorStore:
     shutil.rmtree(folder, ignore_errors=True)
     return VectorStore(folder, compact_every=compact_every, ann_rows=ann_rows)
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).splitlines() or [type(exc).__name__])[0][:300]

@@ -4,9 +4,16 @@ from __future__ import annotations
 
 
 class LLMError(Exception):
-    """Base: `str(error)` is the message for the user; `retryable` says if waiting may help."""
+    """Base: `str(error)` is the message for the user; `retryable` says if waiting may help.
+
+    `str()` is written for the background stages, which try again by themselves; a person who
+    asked and is waiting for the answer (the page, the CLI, the plugin, an MCP client) gets
+    `to_person()`, which never promises a retry that nobody will make."""
 
     retryable = True
+
+    def to_person(self) -> str:
+        return str(self)
 
 
 class OllamaUnavailable(LLMError):
@@ -45,10 +52,17 @@ class ModelUnsuitable(LLMError):
 
 class LLMTimeout(LLMError):
     def __init__(self, what: str, seconds: float) -> None:
-        super().__init__(
+        self.why = (
             f"Ollama took longer than {seconds:g} s to {what}. The model may still be loading or "
-            "the computer is busy; it will be tried again (raise [ollama] timeout_s if it repeats)."
+            "the computer is busy"
         )
+        super().__init__(f"{self.why}; it will be tried again {_RAISE_IT}")
+
+    def to_person(self) -> str:
+        return f"{self.why}; ask again in a moment {_RAISE_IT}"
+
+
+_RAISE_IT = "(raise [ollama] timeout_s if it repeats)."
 
 
 class BadAnswer(LLMError):
@@ -82,3 +96,6 @@ class OllamaBadReply(LLMError):
         super().__init__(
             "Ollama's reply could not be read (cut off or not JSON); it will be tried again"
         )
+
+    def to_person(self) -> str:
+        return "Ollama's reply could not be read (cut off or not JSON); ask again in a moment"

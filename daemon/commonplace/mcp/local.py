@@ -53,8 +53,10 @@ class LocalBackend:
             answer = await answer_question(
                 question, index=index, llm=self.llm, settings=self.settings
             )
-        except (AskError, LLMError) as exc:
+        except AskError as exc:
             raise BackendError(str(exc)) from None
+        except LLMError as exc:
+            raise BackendError(exc.to_person()) from None
         return answer.to_json()
 
     async def capture(self, text: str) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
@@ -44,16 +45,18 @@ def error_response(
 
 
 def llm_error(exc: LLMError) -> ApiError:
-    """Model failures, with their own sentence (which says what to do) and a fitting status."""
+    """Model failures, with their own sentence (which says what to do) and a fitting status;
+    the sentence is the one for a person waiting for the answer (nothing retries a request)."""
+    message = exc.to_person()
     if isinstance(exc, OllamaUnavailable):
-        return ApiError(503, "ollama_unavailable", str(exc))
+        return ApiError(503, "ollama_unavailable", message)
     if isinstance(exc, ModelMissing):
-        return ApiError(503, "model_missing", str(exc))
+        return ApiError(503, "model_missing", message)
     if isinstance(exc, LLMTimeout):
-        return ApiError(504, "model_timeout", str(exc))
+        return ApiError(504, "model_timeout", message)
     if isinstance(exc, ModelBusy):
-        return ApiError(503, "model_busy", str(exc), headers={"Retry-After": "30"})
-    return ApiError(502, "model_failed", str(exc))
+        return ApiError(503, "model_busy", message, headers={"Retry-After": "30"})
+    return ApiError(502, "model_failed", message)
 
 
 _HTTP_CODES = {
@@ -115,7 +118,28 @@ async def read_json(request: web.Request, max_bytes: int) -> dict[str, Any]:
         raise ApiError(400, "bad_json", "the request body is not valid JSON") from None
     if not isinstance(value, dict):
         raise ApiError(400, "bad_json", "the request body must be a JSON object")
+    if _LONE_SURROGATE.search(data) and not _encodable(value):
+        raise ApiError(
+            400,
+            "bad_json",
+            "the text holds half a character (a lone UTF-16 surrogate such as \\ud800, "
+            "often the end of a cut emoji), which no file can hold; nothing was done with it: "
+            "remove that character and send it again",
+        )
     return value
+
+
+# JSON may spell half a UTF-16 pair (\ud800) on its own: Python decodes it to a string that can
+# be neither written to a file nor sent to Ollama. Only bodies with such an escape are checked.
+_LONE_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def _encodable(value: Any) -> bool:
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def text_field(body: dict[str, Any], name: str, *, required: bool = True) -> str:

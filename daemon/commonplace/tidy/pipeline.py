@@ -43,6 +43,7 @@ from commonplace.vault import (
     atomic_write,
     content_hash,
     file_hash,
+    fit_name,
     read_file,
     remove_file,
 )
@@ -211,7 +212,8 @@ def archive_capture(ctx: TidyContext, capture: Capture) -> Path | None:
         return None
     # Named by the capture's bytes too: another capture that had the same name in the same
     # minute (so the same capture_id), or a later version of this one, never replaces a copy.
-    name = f"{capture.capture_id} {capture.content_hash[:12]} {Path(capture.path).name}"
+    # Cut to the file system's limit: the capture's own name may already be near it.
+    name = fit_name(f"{capture.capture_id} {capture.content_hash[:12]} {Path(capture.path).name}")
     dest = ctx.settings.data_path / "tidy" / "archive" / name
     data = capture.text.encode("utf-8")
     existing = file_hash(dest)

@@ -13,7 +13,7 @@ from commonplace.vault.atomic import (
 )
 from commonplace.vault.chunks import Chunk, estimate_tokens, split_into_chunks
 from commonplace.vault.files import FileRefused, entry_problem, is_regular_file, read_file
-from commonplace.vault.layout import in_folder, is_ignored, iter_note_paths
+from commonplace.vault.layout import fit_name, in_folder, is_ignored, iter_note_paths
 from commonplace.vault.markdown import Todo
 from commonplace.vault.notes import Note, NoteSkipped, content_hash, parse_note, read_note
 
@@ -31,6 +31,7 @@ __all__ = [
     "entry_problem",
     "estimate_tokens",
     "file_hash",
+    "fit_name",
     "in_folder",
     "is_ignored",
     "is_regular_file",

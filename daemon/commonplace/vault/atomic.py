@@ -17,6 +17,7 @@ import contextlib
 import errno
 import logging
 import os
+import re
 import secrets
 import time
 from collections.abc import Iterator
@@ -24,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from commonplace.vault.files import FileRefused, read_file
-from commonplace.vault.layout import TEMP_SUFFIX
+from commonplace.vault.layout import NAME_MAX_BYTES, TEMP_SUFFIX, fit_name
 from commonplace.vault.notes import content_hash
 
 log = logging.getLogger(__name__)
@@ -140,10 +141,11 @@ def remove_file(path: Path, expect: str, *, git_wait_s: float | None = None) -> 
     meanwhile, both stay: see `put_back`). Returns False when the file was already gone.
     Blocking, like `atomic_write`: call it from a thread in async code."""
     wait_for_git(path, git_wait_s)
-    aside = path.with_name(f".{path.name}.{secrets.token_hex(4)}{REMOVING_SUFFIX}")
+    aside = _aside(path)
     try:
         path.rename(aside)
     except (FileNotFoundError, NotADirectoryError):
+        _drop_aside_folder(aside)
         return False
     try:
         current = file_hash(aside)
@@ -151,13 +153,41 @@ def remove_file(path: Path, expect: str, *, git_wait_s: float | None = None) -> 
     except FileRefused as exc:  # became a link, a FIFO...: not what was read
         current, why = "", exc.reason
     if current is None:
+        _drop_aside_folder(aside)
         return False  # deleted by someone else in the instant since the rename
     if current != expect:
         put_back(aside, path)
         raise FileChanged(path, why)
     aside.unlink()
+    _drop_aside_folder(aside)
     _fsync_dir(path.parent)
     return True
+
+
+def _aside(path: Path) -> Path:
+    """Where `remove_file` moves a file: `.<name>.<tag>.cpremoving` beside it; for a name too
+    long for that (a capture named after a long title), the file keeps its own name inside a
+    hidden folder `.<tag>.cpremoving` beside it, so a crash still leaves its name to put back."""
+    tag = secrets.token_hex(4)
+    flat = path.with_name(f".{path.name}.{tag}{REMOVING_SUFFIX}")
+    if len(flat.name.encode("utf-8")) <= NAME_MAX_BYTES:
+        return flat
+    folder = path.with_name(f".{tag}{REMOVING_SUFFIX}")
+    folder.mkdir()
+    return folder / path.name
+
+
+def _in_aside_folder(aside: Path) -> bool:
+    return _ASIDE_FOLDER.match(aside.parent.name) is not None
+
+
+def _drop_aside_folder(aside: Path) -> None:
+    if _in_aside_folder(aside):
+        with contextlib.suppress(OSError):
+            aside.parent.rmdir()
+
+
+_ASIDE_FOLDER = re.compile(r"^\.[0-9a-f]{8}" + re.escape(REMOVING_SUFFIX) + "$")
 
 
 def put_back(aside: Path, path: Path) -> Path:
@@ -171,15 +201,19 @@ def put_back(aside: Path, path: Path) -> Path:
     except OSError:  # no hard links here (exFAT, some network mounts; a folder)
         if not os.path.lexists(path):
             aside.rename(path)
+            _drop_aside_folder(aside)
             _fsync_dir(path.parent)
             return path
     else:
         aside.unlink()
+        _drop_aside_folder(aside)
         _fsync_dir(path.parent)
         return path
-    tag = aside.name.removesuffix(REMOVING_SUFFIX).rsplit(".", 1)[-1]
-    kept = path.with_name(f"{path.stem} (conflict {tag}){path.suffix}")
+    holder = aside.parent.name if _in_aside_folder(aside) else aside.name
+    tag = holder.removesuffix(REMOVING_SUFFIX).rsplit(".", 1)[-1]
+    kept = path.with_name(fit_name(f"{path.stem} (conflict {tag}){path.suffix}"))
     aside.rename(kept)
+    _drop_aside_folder(aside)
     _fsync_dir(path.parent)
     log.warning("%s: a newer file took its name; the earlier one is kept as %s", path, kept.name)
     return kept
@@ -192,6 +226,16 @@ def restore_removals(root: Path, older_than_s: float = 10.0) -> list[str]:
     restored: list[str] = []
     cutoff = time.time() - older_than_s
     for folder, dirs, files in os.walk(root):
+        for name in [d for d in dirs if _ASIDE_FOLDER.match(d)]:  # a long name's aside folder
+            for entry in _entries(Path(folder) / name):
+                try:
+                    if entry.lstat().st_mtime < cutoff:
+                        back = put_back(entry, Path(folder) / entry.name)
+                        restored.append(back.relative_to(root).as_posix())
+                except OSError as exc:
+                    log.warning("could not put back %s: %s", entry, exc)
+            with contextlib.suppress(OSError):
+                (Path(folder) / name).rmdir()  # empty: a crash between mkdir and rename
         dirs[:] = [d for d in dirs if not d.startswith(".")]
         for name in files:
             if not (name.startswith(".") and name.endswith(REMOVING_SUFFIX)):
@@ -205,6 +249,13 @@ def restore_removals(root: Path, older_than_s: float = 10.0) -> list[str]:
             except OSError as exc:
                 log.warning("could not put back %s: %s", aside, exc)
     return restored
+
+
+def _entries(folder: Path) -> list[Path]:
+    try:
+        return list(folder.iterdir())
+    except OSError:
+        return []
 
 
 def wait_for_git(path: Path, wait_s: float | None = None) -> None:
@@ -259,7 +310,11 @@ def _temp_beside(path: Path, text: str | bytes, mode: int) -> Iterator[Path]:
     """A fsynced temp copy of `text` in `path`'s folder (so the rename is atomic), removed after."""
     data = text.encode("utf-8") if isinstance(text, str) else text
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
+    suffix = f".{secrets.token_hex(4)}{TEMP_SUFFIX}"
+    # Cut to fit: a note whose own name is near the file system's limit can still be written.
+    room = NAME_MAX_BYTES - 1 - len(suffix)
+    stem = path.name.encode("utf-8")[:room].decode("utf-8", errors="ignore")
+    tmp = path.with_name(f".{stem}{suffix}")
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
         with os.fdopen(fd, "wb") as handle:

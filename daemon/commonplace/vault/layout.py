@@ -24,6 +24,23 @@ TEMP_SUFFIX = ".cptmp"
 # `.<name>.<8 hex digits>.cptmp`: what atomic.py makes; nothing else is ever removed as ours.
 _OUR_TEMP = re.compile(r"^\..+\.[0-9a-f]{8}" + re.escape(TEMP_SUFFIX) + "$")
 
+NAME_MAX_BYTES = 255  # the longest file name ext4, APFS, NTFS and most others allow, in bytes
+
+
+def fit_name(name: str, max_bytes: int = NAME_MAX_BYTES) -> str:
+    """`name` cut (never mid-character) so that it fits in `max_bytes` of UTF-8, keeping its
+    extension: for the names the daemon makes from a note's name (its temp file, the archive
+    copy of a capture), which add to a name that may already be near the limit."""
+    if len(name.encode("utf-8")) <= max_bytes:
+        return name
+    stem, dot, ext = name.rpartition(".")
+    if not dot or not stem or len(ext.encode("utf-8")) > 16:
+        stem, ext = name, ""
+    tail = f".{ext}" if ext else ""
+    room = max(1, max_bytes - len(tail.encode("utf-8")))
+    return stem.encode("utf-8")[:room].decode("utf-8", errors="ignore") + tail
+
+
 _IGNORED_DIRS = {
     "node_modules",
     "@eaDir",
