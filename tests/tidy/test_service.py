@@ -372,6 +372,40 @@ async def test_big_and_empty_captures_are_left_as_they_are_and_shown(
     assert [e.path for e in svc.attention.entries()] == [empty]
 
 
+async def test_a_capture_that_is_not_utf8_is_shown_as_such_until_it_is_fixed(
+    tidy_settings: Settings, fake_ollama: FakeOllama
+) -> None:
+    """It was marked as if the model had answered garbage: not in attention at first, then
+    (after a restart) 'the model gave 1 unusable answers', with 'commonplace tidy' to run."""
+    rel = put_capture(tidy_settings, "2026-10-19 0700.md", "")
+    (tidy_settings.vault / rel).write_bytes("café in Latin-1\n".encode("latin-1"))
+    before = (tidy_settings.vault / rel).read_bytes()
+    fake_ollama.chat_handler = lambda body: answer("Note")
+    for _ in range(2):  # and again after a restart
+        svc = TidyService(tidy_settings, LLM(tidy_settings.ollama))
+        try:
+            await svc.startup()
+            await run_until_idle(svc)
+            entry = svc.attention.get("tidy", rel)
+            assert entry is not None and entry.code == "not_text", entry
+            assert "UTF-8" in entry.reason and "save it again as UTF-8" in entry.action
+            assert svc.state.mark(rel) is None
+        finally:
+            await svc.close()
+    assert (tidy_settings.vault / rel).read_bytes() == before and not fake_ollama.chat_requests()
+    svc = TidyService(tidy_settings, LLM(tidy_settings.ollama))
+    try:
+        await svc.startup()
+        await run_until_idle(svc)
+        (tidy_settings.vault / rel).write_text("café, now in UTF-8\n", encoding="utf-8")
+        await svc.on_changes([Change(rel, "modified")])
+        await run_until_idle(svc)
+        assert svc.attention.get("tidy", rel) is None
+    finally:
+        await svc.close()
+    assert len(filed_notes(tidy_settings)) == 1
+
+
 async def eventually(check: Any, what: str, seconds: float = 20) -> None:
     for _ in range(int(seconds / 0.05)):
         if check():

@@ -65,6 +65,8 @@ NOT_A_FILE_ACTION = (
 REPORT_IT = "the daemon's log has the details"
 EMPTY = "has no words (only frontmatter or blank lines); nothing to file"
 EMPTY_ACTION = "write something in it, or delete it"
+NOT_TEXT = "is not UTF-8 text (a binary file, or text saved in another encoding); not read"
+NOT_TEXT_ACTION = "save it again as UTF-8 text, or move it out of the inbox"
 VET_BATCH = 200  # captures looked at per round while Ollama is down
 TOO_LARGE_ACTION = (
     "split it into smaller notes, or move it out of the inbox (or raise [tidy] max_capture_kb)"
@@ -293,9 +295,11 @@ class TidyService:
                 wait = self._back_off(item, str(exc))
                 self._pause_until = self.tracker.clock() + wait
         except UnicodeDecodeError:
-            self.state.garbage(path, digest, "not UTF-8 text", 1)
+            # The file's fault, not the model's: set aside and shown until it changes (it was
+            # marked as if the model had answered garbage, and shown as that after a restart).
             log.warning("%s is not UTF-8 text; it is left in the inbox", path)
-            self.tracker.forget(path)
+            self.state.clear(path)
+            self._set_aside(path, "not_text", NOT_TEXT, NOT_TEXT_ACTION)
         except OSError as exc:  # a git operation holds the vault (VaultBusy), a full disk...
             trouble = write_trouble(exc)
             reason = f"not filed yet: {trouble.why}"
