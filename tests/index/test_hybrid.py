@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from commonplace.index import SearchFilter, SearchResult, fuse, group_by_note, keyword_query
 from commonplace.index.keywords import (
     FIELDS,
+    MAX_PAIRS,
     NOTE_BOOSTS,
     NOTE_FIELDS,
     _note_schema,
@@ -117,6 +118,15 @@ def test_a_note_query_also_asks_for_neighbouring_words_together() -> None:
     )
     assert note_query('"to be" hamlet') == '"to be" hamlet'  # one word: no pair
     assert note_query("tea tea ___ cup") == 'tea tea ___ cup "tea cup"^0.1176 "tea cup"~8^0.0588'
+
+
+def test_a_long_query_asks_for_its_first_pairs_only() -> None:
+    """Tidy searches with a whole capture: each pair costs two phrase queries."""
+    words = [f"w{i}" for i in range(500)]
+    query = note_query(" ".join(words))
+    assert query.count("~8") == MAX_PAIRS
+    assert '"w0 w1"' in query and f'"w{MAX_PAIRS} w{MAX_PAIRS + 1}"' not in query
+    assert all(w in query.split() for w in words)  # every word is still asked for
     assert note_query("*** ???") == ""
 
 

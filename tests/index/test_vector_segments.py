@@ -92,3 +92,28 @@ def test_a_compaction_with_nothing_new_adds_no_segment(tmp_path: Path) -> None:
     store.replace(["Base/Note 1.md"], [], np.zeros((0, DIM), dtype=np.float32))
     store.maintain(force=True)
     assert store.index_segments == 1 and store.rows == 399
+
+
+def test_searches_are_turned_away_while_the_vector_index_is_built(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A search during create_index could wait for the whole build (tens of seconds at
+    50,000 notes): it gets VectorsBusy at once, and the caller searches keywords."""
+    monkeypatch.setattr(vectors, "MEMORY_BYTES", 0)  # a vault too big to search in memory
+    store = VectorStore(tmp_path / "vectors", ann_rows=300)
+    matrix = add(store, "Base", 400)
+    seen: list[str] = []
+    table = store._table
+    real = table.create_index
+
+    def build(*args: object, **kwargs: object) -> object:
+        try:
+            store.search(matrix[0].tolist(), 5, SearchFilter())
+        except vectors.VectorsBusy as exc:
+            seen.append(str(exc))
+        return real(*args, **kwargs)
+
+    table.create_index = build  # type: ignore[method-assign]
+    store._build_index(again=True)
+    assert seen == ["the vector index is being compacted"]
+    assert store.search(matrix[0].tolist(), 5, SearchFilter())[0].path == "Base/Note 0.md"

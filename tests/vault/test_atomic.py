@@ -148,6 +148,29 @@ def test_a_write_gives_up_for_now_while_git_keeps_the_lock(tmp_path: Path) -> No
     assert sorted(p.name for p in path.parent.iterdir()) == ["q.md"]  # no temp file left
 
 
+def test_a_file_that_cannot_be_read_at_removal_stays_where_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An I/O error while checking what was moved aside (a flaky network mount) puts it back:
+    it must not stay hidden under a dot name until the next start."""
+    from commonplace.vault import atomic
+
+    note = tmp_path / "Inbox" / "cap.md"
+    note.parent.mkdir()
+    note.write_text("words")
+    read = file_hash(note)
+    assert read is not None
+
+    def flaky(path: Path) -> str | None:
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(atomic, "file_hash", flaky)
+    with pytest.raises(OSError, match="Input/output"):
+        remove_file(note, read)
+    assert [p.name for p in note.parent.iterdir()] == ["cap.md"]
+    assert note.read_text() == "words"
+
+
 def test_remove_file_deletes_only_what_was_read(tmp_path: Path) -> None:
     note = tmp_path / "Inbox" / "a.md"
     note.parent.mkdir()
@@ -241,11 +264,15 @@ def test_a_file_a_crash_left_half_removed_is_put_back(tmp_path: Path) -> None:
     for name, text in [("a.md", "words"), ("b.md", "earlier words")]:
         aside = inbox / f".{name}.1a2b3c4d{REMOVING_SUFFIX}"
         aside.write_text(text)
-        os.utime(aside, (old, old))
     (inbox / "b.md").write_text("newer words")  # the name was taken meanwhile
+    time.sleep(1.1)
     young = inbox / f".c.md.5e6f7a8b{REMOVING_SUFFIX}"
     young.write_text("a removal in progress elsewhere")
-    assert sorted(restore_removals(tmp_path)) == ["Inbox/a.md", "Inbox/b (conflict 1a2b3c4d).md"]
+    os.utime(young, (old, old))  # old words, moved aside just now: the move's time counts
+    assert sorted(restore_removals(tmp_path, older_than_s=1.0)) == [
+        "Inbox/a.md",
+        "Inbox/b (conflict 1a2b3c4d).md",
+    ]
     texts = {p.name: p.read_text() for p in inbox.iterdir()}
     assert texts == {
         "a.md": "words",
@@ -303,19 +330,21 @@ def test_a_name_near_the_limit_is_removed_put_back_and_restored(
     crashed = inbox / f".1a2b3c4d{REMOVING_SUFFIX}"  # a crash between the rename and the check
     crashed.mkdir()
     (crashed / LONG).write_text("the only copy of these words")
-    old = time.time() - 60
-    os.utime(crashed / LONG, (old, old))
+    monkeypatch.setattr(atomic, "_clock", lambda: time.time() + 60)  # the crash was a minute ago
     assert restore_removals(tmp_path) == [f"Inbox/{LONG}"]
     assert [(p.name, p.read_text()) for p in inbox.iterdir()] == [
         (LONG, "the only copy of these words")
     ]
 
 
-def test_the_daemon_puts_back_what_a_crash_left_aside_at_start(settings: Settings) -> None:
+def test_the_daemon_puts_back_what_a_crash_left_aside_at_start(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from commonplace.daemon import clean_up_after_a_crash
+    from commonplace.vault import atomic
     from commonplace.vault.atomic import REMOVING_SUFFIX
 
-    old = time.time() - 60
+    monkeypatch.setattr(atomic, "_clock", lambda: time.time() + 60)  # the crash was a minute ago
     left = {
         settings.vault / "Inbox" / "2026-10-19 0800.md": "buy flour",
         settings.vault / "Filed" / "2026-10-19 0800 Flour.md": "---\n---\nbuy flour",
@@ -324,7 +353,6 @@ def test_the_daemon_puts_back_what_a_crash_left_aside_at_start(settings: Setting
         path.parent.mkdir(exist_ok=True)
         aside = path.with_name(f".{path.name}.0badc0de{REMOVING_SUFFIX}")
         aside.write_text(text)
-        os.utime(aside, (old, old))
     clean_up_after_a_crash(settings)
     assert {p: p.read_text() for p in left} == left
     assert not any(p.name.endswith(REMOVING_SUFFIX) for p in settings.vault.rglob(".*"))

@@ -14,6 +14,7 @@ from datetime import date
 from typing import Any, Protocol
 
 from commonplace.ask.models import Passage
+from commonplace.search_past import search_past
 from commonplace.vault import in_folder
 
 MAX_PASSAGE_CHARS = 4000  # a chunk is ~400 tokens; this only guards against a huge one
@@ -63,19 +64,28 @@ async def retrieve(
     """The `limit` best passages by hybrid search, numbered from 1, and the index's notice.
 
     `exclude_folder` is filtered by the index; `exclude(path)` drops what a folder can't name
-    (Logseq's Ask/ namespace pages), so a few more results are asked for.
+    (Logseq's Ask/ namespace pages), so more results are asked for while too few are kept.
     """
     excluded = (exclude_folder,) if exclude_folder else ()
-    response = await index.search(
-        question, limit=limit + 5, mode="hybrid", exclude_folders=excluded
+
+    def kept(response: Any) -> list[Any]:
+        # The index filters already; checked again because citing an earlier answer is circular.
+        return [
+            h
+            for h in response.results
+            if not (exclude_folder and in_folder(h.path, exclude_folder)) and not exclude(h.path)
+        ]
+
+    async def search(n: int) -> Any:
+        return await index.search(question, limit=n, mode="hybrid", exclude_folders=excluded)
+
+    response = await search_past(
+        search,
+        first=limit + 5,
+        enough=lambda r: len(number_passages(kept(r), limit)) >= limit,
+        full=lambda r, n: len(r.results) >= n,
     )
-    # The index filters already; checked again because citing an earlier answer is circular.
-    hits = [
-        h
-        for h in response.results
-        if not (exclude_folder and in_folder(h.path, exclude_folder)) and not exclude(h.path)
-    ]
-    return number_passages(hits, limit), str(response.notice or "")
+    return number_passages(kept(response), limit), str(response.notice or "")
 
 
 def number_passages(hits: Iterable[SearchHit], limit: int) -> list[Passage]:

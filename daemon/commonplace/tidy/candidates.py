@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol
 
+from commonplace.search_past import search_past
 from commonplace.tidy.models import Candidate
 from commonplace.vault import in_folder
 
@@ -73,7 +74,19 @@ async def find_candidates(
 ) -> list[Candidate]:
     if index is None or not query.strip():
         return []
-    response = await index.search(
-        query, limit=SEARCH_LIMIT, mode="hybrid", exclude_folders=tuple(exclude_folders)
+
+    def picked(response: Any) -> list[Candidate]:
+        return pick_candidates(list(response.results), exclude_folders, ours=ours)
+
+    async def search(n: int) -> Any:
+        return await index.search(
+            query, limit=n, mode="hybrid", exclude_folders=tuple(exclude_folders)
+        )
+
+    response = await search_past(
+        search,
+        first=SEARCH_LIMIT,
+        enough=lambda r: len(picked(r)) >= MAX_CANDIDATES,
+        full=lambda r, n: len(r.results) >= n,
     )
-    return pick_candidates(list(response.results), exclude_folders, ours=ours)
+    return picked(response)

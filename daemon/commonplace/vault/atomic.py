@@ -148,10 +148,14 @@ def remove_file(path: Path, expect: str, *, git_wait_s: float | None = None) -> 
         _drop_aside_folder(aside)
         return False
     try:
-        current = file_hash(aside)
-        why = "it changed since it was read"
-    except FileRefused as exc:  # became a link, a FIFO...: not what was read
-        current, why = "", exc.reason
+        try:
+            current = file_hash(aside)
+            why = "it changed since it was read"
+        except FileRefused as exc:  # became a link, a FIFO...: not what was read
+            current, why = "", exc.reason
+    except BaseException:  # unreadable now (EIO on a network mount...): it is not deleted
+        put_back(aside, path)
+        raise
     if current is None:
         _drop_aside_folder(aside)
         return False  # deleted by someone else in the instant since the rename
@@ -219,17 +223,21 @@ def put_back(aside: Path, path: Path) -> Path:
     return kept
 
 
+_clock = time.time  # for restore_removals: a test moves it on
+
+
 def restore_removals(root: Path, older_than_s: float = 10.0) -> list[str]:
     """Put back the files a crash left moved aside by `remove_file` (it may have been checking
     words written just before); they are then read again like any other change. Returns the
     paths they are back at, relative to `root`."""
     restored: list[str] = []
-    cutoff = time.time() - older_than_s
+    cutoff = _clock() - older_than_s
     for folder, dirs, files in os.walk(root):
         for name in [d for d in dirs if _ASIDE_FOLDER.match(d)]:  # a long name's aside folder
             for entry in _entries(Path(folder) / name):
                 try:
-                    if entry.lstat().st_mtime < cutoff:
+                    info = entry.lstat()  # a rename sets ctime: when it was moved aside
+                    if max(info.st_mtime, info.st_ctime) < cutoff:
                         back = put_back(entry, Path(folder) / entry.name)
                         restored.append(back.relative_to(root).as_posix())
                 except OSError as exc:
@@ -243,7 +251,8 @@ def restore_removals(root: Path, older_than_s: float = 10.0) -> list[str]:
             aside = Path(folder) / name
             original = name[1:].removesuffix(REMOVING_SUFFIX).rsplit(".", 1)[0]
             try:
-                if aside.lstat().st_mtime < cutoff:
+                info = aside.lstat()  # a rename sets ctime: when it was moved aside
+                if max(info.st_mtime, info.st_ctime) < cutoff:
                     back = put_back(aside, aside.with_name(original))
                     restored.append(back.relative_to(root).as_posix())
             except OSError as exc:
