@@ -56,6 +56,13 @@ def test_a_claim_with_nothing_proposed_is_corrected() -> None:
     assert notes == [checks.NOTHING_PROPOSED]
 
 
+def test_a_claim_after_a_no_says_nothing_changed_not_that_nothing_was_proposed() -> None:
+    facts = TurnFacts(answered_since_last_message=True)
+    text, notes = checks.correct("Done, I added the haircut.", facts)
+    assert text == "Done, I added the haircut.\n\n" + checks.NOTHING_CHANGED
+    assert notes == [checks.NOTHING_CHANGED]
+
+
 def test_a_claim_right_after_a_yes_that_ran_is_true_and_passes() -> None:
     text, notes = checks.correct("Done, I ticked it off.", TurnFacts(ran_since_last_message=True))
     assert text == "Done, I ticked it off." and notes == []

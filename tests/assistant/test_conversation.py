@@ -10,10 +10,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from commonplace.assistant import Assistant
+from commonplace.assistant import Assistant, checks
 from commonplace.assistant.conversation import DayLog, fold
 from tests.assistant.conftest import NOW, call
-from tests.fakes.ollama import FakeOllama
+from tests.fakes.ollama import FakeOllama, Hold
 
 PROPOSAL = {
     "type": "proposal",
@@ -67,6 +67,22 @@ def test_an_answer_given_during_a_failed_or_cut_short_turn_is_still_heard() -> N
     crashed = fold([PROPOSAL, user("a"), ANSWER, user("b"), reply("B")])
     assert crashed.history() == [NOTE, {"role": "user", "content": "b"}, _said("B")]
     assert fold([PROPOSAL, user("a"), ANSWER]).history() == [NOTE]  # read mid-turn
+
+
+def test_an_answer_heard_in_a_failed_or_cut_short_turn_is_heard_again_after_it() -> None:
+    """The model heard the Yes mid-turn, then the turn failed (or a crash cut it short): the
+    turn is not sent back, so neither is where it heard the Yes. The Yes goes after it, or the
+    next turn's model would believe the question still waits."""
+    error = {"type": "error", "text": "Ollama is not answering."}
+    asked = [user("a"), PROPOSAL, reply("A"), user("b"), ANSWER, heard(NOTE)]
+    earlier = [{"role": "user", "content": "a"}, _said("A")]
+    assert fold([*asked, error]).history() == [*earlier, NOTE]
+    crashed = fold([*asked, user("c"), reply("C")])
+    assert crashed.history() == [*earlier, NOTE, {"role": "user", "content": "c"}, _said("C")]
+    assert fold(asked).history() == [*earlier, NOTE]  # read while the turn still runs
+    # A turn that ends with its reply keeps the note where the model heard it, once.
+    kept = fold([*asked, reply("B")]).history()
+    assert kept == [*earlier, {"role": "user", "content": "b"}, NOTE, _said("B")]
 
 
 def test_a_typed_yes_is_heard_as_the_answer_only() -> None:
@@ -128,6 +144,65 @@ async def test_an_answer_waits_for_another_process_answering_not_for_its_turn(
         os.close(deciding)
     assert (await asyncio.wait_for(answering, 30)).ran
     assert "Sam is my brother" not in (task_vault / "Memory.md").read_text()
+
+
+async def test_a_no_given_while_the_model_writes_is_told_and_its_claim_corrected(
+    assistant: Assistant, fake_ollama: FakeOllama, task_vault: Path
+) -> None:
+    """The owner says No while the last words stream: the model hears it and writes again; a
+    claim of the change it still makes is corrected with what is true (a change was proposed,
+    the owner said No: nothing was changed)."""
+    fake_ollama.enqueue_chat(call("remember", fact="Sam is allergic to peanuts"), "Proposed.")
+    [proposal] = (await assistant.respond("Remember it")).pending
+    release = asyncio.Event()
+    fake_ollama.enqueue_chat(Hold(release, "It is waiting for your answer."), "Done, I saved it.")
+    turn = asyncio.create_task(assistant.respond("Is it saved?"))
+    await _until(lambda: len(fake_ollama.chat_requests()) == 3)
+    outcome = await asyncio.wait_for(assistant.answer(proposal.id, yes=False), 30)
+    assert outcome.message == "Nothing was changed."
+    release.set()
+    done = await asyncio.wait_for(turn, 30)
+    assert done.reply == "Done, I saved it.\n\n" + checks.NOTHING_CHANGED
+    assert fake_ollama.chat_requests()[3]["messages"][-1] == {
+        "role": "user",
+        "content": '[The owner answered No to: Add to your memory note: "Sam is allergic to '
+        'peanuts"? Result: Nothing was changed.]',
+    }
+    assert "peanuts" not in (task_vault / "Memory.md").read_text()
+
+
+async def test_the_reply_is_written_after_an_answer_being_decided_elsewhere(
+    assistant: Assistant, fake_ollama: FakeOllama, clock: list[datetime]
+) -> None:
+    """Another process (`commonplace chat`) is answering as the model's last words arrive:
+    the turn waits for that answer to be written, then tells the model, so the reply written
+    after it in the log is true of it."""
+    fake_ollama.enqueue_chat(call("remember", fact="Sam is allergic to peanuts"), "Proposed.")
+    [proposal] = (await assistant.respond("Remember it")).pending
+    folder = assistant.settings.data_path / "assistant"
+    fd = os.open(folder / ".lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)  # another open file: as another process would hold it
+        fake_ollama.enqueue_chat("It is waiting for your answer.", "It is saved now.")
+        turn = asyncio.create_task(assistant.respond("Is it saved?"))
+        # The last words are in and the turn waits for the answer being decided.
+        await _until(lambda: assistant.conversations._decide.locked())
+        assert not turn.done()
+        day = assistant.conversations.day(clock[0].date())
+        answer = {"type": "answer", "id": proposal.id, "answer": "yes", "ran": True}
+        day.append(answer | {"message": "Added."}, clock[0])
+    finally:
+        os.close(fd)
+    done = await asyncio.wait_for(turn, 30)
+    assert done.reply == "It is saved now." and done.pending == []
+    assert len(fake_ollama.chat_requests()) == 4
+
+
+async def _until(check: Any, seconds: float = 20) -> None:
+    deadline = asyncio.get_running_loop().time() + seconds
+    while not check():
+        assert asyncio.get_running_loop().time() < deadline, "timed out"
+        await asyncio.sleep(0.02)
 
 
 def _said(text: str) -> dict[str, Any]:

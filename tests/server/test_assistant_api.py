@@ -312,28 +312,88 @@ async def test_a_yes_pressed_while_a_reply_streams_runs_at_once_and_the_model_he
     assert result["id"] == pending["id"] and result["ran"] is True
 
 
-async def test_a_yes_pressed_while_the_last_words_stream_is_heard_on_the_next_turn(
-    client: Client, fake_ollama: FakeOllama, vault: Path
-) -> None:
-    """No model call is left in the turn to tell it: the next turn's history does, once, after
-    the turn during which it was given."""
+QUESTION_OF_YES = 'Add to your memory note: "Sam is allergic to peanuts"?'
+RESULT_OF_YES = 'Added to Memory.md: "Sam is allergic to peanuts".'
+
+
+async def _ask_to_remember(client: Client, fake_ollama: FakeOllama) -> str:
+    """A question waits for the owner; its id."""
+    fake_ollama.enqueue_chat(call("remember", fact="Sam is allergic to peanuts"), "Proposed.")
+    body = await (await post(client, "/api/assistant/message", {"text": "Remember it"})).json()
+    [pending] = body["pending"]
+    return str(pending["id"])
+
+
+async def _yes_while_the_last_words_stream(
+    client: Client, fake_ollama: FakeOllama, question: str, *replies: Any
+) -> list[dict[str, Any]]:
+    """The owner asks "Is it saved?" and presses Yes while the model's first call is writing
+    "It is waiting for your answer."; `replies` are its next calls."""
     import asyncio
 
     from tests.fakes.ollama import Hold
 
-    fake_ollama.enqueue_chat(call("remember", fact="Sam is allergic to peanuts"), "Proposed.")
-    body = await (await post(client, "/api/assistant/message", {"text": "Remember it"})).json()
-    [pending] = body["pending"]
     release = asyncio.Event()
-    fake_ollama.enqueue_chat(Hold(release, "It is waiting for your answer."))
+    fake_ollama.enqueue_chat(Hold(release, "It is waiting for your answer."), *replies)
     streaming = asyncio.create_task(_stream_lines(client, "Is it saved?"))
     await _until(lambda: len(fake_ollama.chat_requests()) == 3, "the model to be asked")
     yes = await asyncio.wait_for(
-        post(client, "/api/assistant/answer", {"id": pending["id"], "answer": "yes"}), 30
+        post(client, "/api/assistant/answer", {"id": question, "answer": "yes"}), 30
     )
     assert yes.status == 200 and not streaming.done()
     release.set()
-    assert (await streaming)[-1]["reply"] == "It is waiting for your answer."
+    return await streaming
+
+
+async def test_a_yes_pressed_while_the_last_words_stream_is_told_and_the_reply_written_again(
+    client: Client, fake_ollama: FakeOllama, vault: Path
+) -> None:
+    """The last words were written before the Yes and say the question still waits: the
+    model hears the Yes and writes its reply again, so the owner never reads the untrue one.
+    The next turn hears the Yes once, where the model heard it."""
+    question = await _ask_to_remember(client, fake_ollama)
+    lines = await _yes_while_the_last_words_stream(
+        client, fake_ollama, question, "Yes, it is saved now."
+    )
+    assert lines[-1]["reply"] == "Yes, it is saved now." and lines[-1]["pending"] == []
+    assert lines[-1]["notes"] == []
+    # The untrue words were only a preview, taken back before the reply was written again.
+    previews = [line["type"] for line in lines[:-1]]
+    assert "reset" in previews and "delta" in previews[previews.index("reset") + 1 :]
+    messages = fake_ollama.chat_requests()[3]["messages"]
+    assert messages[-2:] == [
+        {"role": "user", "content": "Is it saved?"},
+        {
+            "role": "user",
+            "content": f"[The owner answered Yes to: {QUESTION_OF_YES} Result: {RESULT_OF_YES}]",
+        },
+    ]
+    fake_ollama.enqueue_chat("You're welcome.")
+    await post(client, "/api/assistant/message", {"text": "Thanks"})
+    history = fake_ollama.chat_requests()[4]["messages"]
+    [at] = _notes_of_yes(history)
+    assert history[at - 1] == {"role": "user", "content": "Is it saved?"}
+    assert history[at + 1] == {"role": "assistant", "content": "Yes, it is saved now."}
+    assert "It is waiting for your answer." not in json.dumps(history)
+
+
+async def test_a_yes_pressed_during_the_last_model_call_left_is_written_under_the_reply(
+    client: Client, fake_ollama: FakeOllama, vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No call is left in the turn to tell the model: the reply it wrote before the Yes is
+    shown with the Yes under it, and the next turn's history tells the model, once, after the
+    turn during which it was given."""
+    from commonplace.assistant import engine
+
+    question = await _ask_to_remember(client, fake_ollama)
+    monkeypatch.setattr(engine, "MAX_ROUNDS", 1)  # as if the turn had used its calls
+    lines = await _yes_while_the_last_words_stream(client, fake_ollama, question)
+    line = f"(While this reply was written, you answered Yes to: {QUESTION_OF_YES} Result: "
+    line += f"{RESULT_OF_YES})"
+    assert lines[-1]["reply"] == f"It is waiting for your answer.\n\n{line}"
+    assert lines[-1]["notes"] == [line] and lines[-1]["pending"] == []
+    assert len(fake_ollama.chat_requests()) == 3
+    monkeypatch.undo()
     fake_ollama.enqueue_chat("Yes, it is saved.")
     await post(client, "/api/assistant/message", {"text": "And now?"})
     history = fake_ollama.chat_requests()[3]["messages"]

@@ -8,7 +8,9 @@ kinds of answer here:
 - a *reminder*: a short message, as if from the owner, that sends the model back to work; each
   kind at most once per owner message, so the model cannot be kept in a loop;
 - a *correction*: a fixed sentence appended to the reply, when the reply claims a change that
-  did not happen (the model is not asked again: the owner is told the truth).
+  did not happen (the model is not asked again: the owner is told the truth), or, when the
+  owner answered a question while the reply was written and no model call was left to tell
+  the model, that answer (the reply may still say the question waits).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ REMINDER_KINDS = (ANNOUNCED, ASKED_TO_GO_AHEAD, NOT_LOOKED, GAVE_UP, EMPTY)
 
 NOTHING_YET = "(Nothing has changed yet: answer the question below.)"
 NOTHING_PROPOSED = "(Nothing was changed: no change was proposed. Ask again.)"
+NOTHING_CHANGED = "(Nothing was changed.)"  # after a No, or a Yes refused: its result says why
 CUT_SHORT = "(This reply was cut short at the model's length limit.)"
 
 _CHANGE_VERBS = (
@@ -118,6 +121,7 @@ class TurnFacts:
     proposed: int = 0  # proposals made this turn
     pending: int = 0  # questions waiting for the owner (this turn or before)
     ran_since_last_message: bool = False  # a Yes ran since the owner's previous message
+    answered_since_last_message: bool = False  # a question was answered since then, ran or not
     reminders: set[str] = field(default_factory=set)  # kinds already sent this turn
     domains: frozenset[str] = frozenset()  # domains the assistant has tools for
 
@@ -204,7 +208,18 @@ def correct(reply: str, facts: TurnFacts) -> tuple[str, list[str]]:
     text = reply.strip()
     notes: list[str] = []
     if claims_change(text) and not facts.ran_since_last_message:
-        note = NOTHING_YET if facts.pending else NOTHING_PROPOSED
+        if facts.pending:
+            note = NOTHING_YET
+        elif facts.answered_since_last_message:  # a change was proposed: the owner said No
+            note = NOTHING_CHANGED
+        else:
+            note = NOTHING_PROPOSED
         notes.append(note)
         text = f"{text}\n\n{note}" if text else note
     return text, notes
+
+
+def answered_meanwhile(yes: bool, question: str, result: str) -> str:
+    """The line under a reply the model wrote before it could hear the owner's answer."""
+    said = "Yes" if yes else "No"
+    return f"(While this reply was written, you answered {said} to: {question} Result: {result})"

@@ -10,7 +10,8 @@ Two locks, each across processes (see Conversations): `turn()` for a whole owner
 turn's events follow each other; `locked()` only around reading the day to decide and writing
 what was decided (an answer, a question). An answer never waits for a model: an answer given
 while a turn runs is an event between that turn's events, and the turn tells the model about it
-before its next call (a `model` event with `answer`: the id it heard).
+before its next call (a `model` event with `answer`: the id it heard). A turn that fails is not
+sent back to the model, so the answers it heard are told after it instead.
 
 Event types: user, reply (the checked text the owner saw, and the model's own text), model (a
 message the model saw: its tool calls, tool results, reminders, answers given meanwhile),
@@ -68,24 +69,29 @@ def fold(events: list[dict[str, Any]]) -> DayState:
     state = DayState()
     turn: list[dict[str, Any]] | None = None
     questions: list[dict[str, Any]] = []  # shown under the reply of the turn that asked them
-    # Answers given while a turn ran that its model has not heard yet: they go to the model
-    # after that turn (or in its place, when it failed), so the model always hears each once.
-    unheard: dict[str, dict[str, Any]] = {}
+    # Answers given while a turn ran, in order, and those its model heard in it (a `model`
+    # event with `answer`). A turn kept in the history carries the notes it heard; the others
+    # go to the model after it. A turn dropped (it failed, or a crash cut it short) takes its
+    # notes with it, so all its answers go after it: the model hears each answer once.
+    answered: dict[str, dict[str, Any]] = {}
+    heard: set[str] = set()
 
-    def end_turn() -> None:
-        state.turns.extend([note] for note in unheard.values())
-        unheard.clear()
+    def end_turn(kept: bool) -> None:
+        state.turns.extend([note] for pid, note in answered.items() if not (kept and pid in heard))
+        answered.clear()
+        heard.clear()
 
     for event in events:
         kind = event.get("type")
         when = event.get("t", "")
         if kind == "user":
-            end_turn()  # a turn cut short by a crash: its answers are still owed
+            end_turn(kept=False)  # a turn cut short by a crash: its answers are still owed
             turn = [{"role": "user", "content": event["text"]}]
             state.messages.append({"role": "user", "text": event["text"], "time": when})
         elif kind == "model" and turn is not None:
             turn.append(event["message"])
-            unheard.pop(str(event.get("answer", "")), None)
+            if event.get("answer"):
+                heard.add(str(event["answer"]))
         elif kind == "reply":
             state.messages.append(
                 {"role": "assistant", "text": event["text"], "time": when}
@@ -94,7 +100,9 @@ def fold(events: list[dict[str, Any]]) -> DayState:
             if turn is not None and not event.get("typed_answer"):
                 turn.append({"role": "assistant", "content": event.get("model_text", "")})
                 state.turns.append(turn)
-            end_turn()
+                end_turn(kept=True)
+            else:
+                end_turn(kept=False)
             turn = None
             state.messages.extend(questions)
             questions = []
@@ -103,7 +111,7 @@ def fold(events: list[dict[str, Any]]) -> DayState:
             state.messages.extend(questions)
             questions = []
             turn = None  # a turn that failed is not sent back to the model
-            end_turn()
+            end_turn(kept=False)
         elif kind == "proposal":
             p = Proposal(
                 id=event["id"],
@@ -136,8 +144,8 @@ def fold(events: list[dict[str, Any]]) -> DayState:
             if turn is None:
                 state.turns.append([note])
             else:
-                unheard[str(event["id"])] = note
-    end_turn()
+                answered[str(event["id"])] = note
+    end_turn(kept=False)  # read mid-turn: the open turn is not in the history yet
     return state
 
 

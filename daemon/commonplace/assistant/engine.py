@@ -7,7 +7,8 @@ API or the CLI, never the model. Every reply is checked (checks.py) before the o
 A turn can take a minute with a slow model, and the owner's Yes does not wait for it: a turn
 holds the conversation's turn lock, an answer only the short lock around reading the day and
 writing the answer (conversation.py). An answer given while a turn runs is told to the model
-before its next call in that turn, or else at its next turn, once.
+before its next call in that turn; a reply it wrote before the answer is written again, knowing
+it. With no call left, the answer is shown under the reply and told at the next turn, once.
 
 `now` is injected everywhere, and a conversation can live in memory, so the eval suite runs each
 request in a fresh conversation at a fixed "now" with every tool call recorded.
@@ -45,7 +46,7 @@ from commonplace.assistant.registry import (
     coerce_arguments,
 )
 from commonplace.config import Settings
-from commonplace.llm import LLM, ToolCall
+from commonplace.llm import LLM, ChatReply, ToolCall
 
 log = logging.getLogger(__name__)
 
@@ -155,16 +156,6 @@ class Assistant:
             except Exception as exc:
                 day_log.append({"type": "error", "text": _error_text(exc)}, now)
                 raise
-            day_log.append(
-                {
-                    "type": "reply",
-                    "text": turn.reply,
-                    "model_text": turn.model_text,
-                    "notes": turn.corrections,
-                    "reminders": turn.reminders,
-                },
-                now,
-            )
             turn.pending = day_log.state().pending
             return turn
 
@@ -207,6 +198,7 @@ class Assistant:
             user_text=text,
             pending=len(state.pending),
             ran_since_last_message=_ran_since_last_message(day_log.events()),
+            answered_since_last_message=_answered_since_last_message(day_log.events()),
             domains=frozenset(t.looks_at for t in self.registry.tools.values() if t.looks_at),
         )
         heard = set(state.answers)  # answers the history below tells the model
@@ -217,7 +209,7 @@ class Assistant:
             {"role": "user", "content": text},
         ]
         reminders = prompts.sections("assistant_reminders")
-        for _ in range(MAX_ROUNDS):
+        for round_ in range(MAX_ROUNDS):
             _tell_answers_meanwhile(day_log, heard, messages, now)
             reply = await self.llm.chat_turn(
                 messages, tools=self.registry.schemas(), on_text=_delta(emit)
@@ -241,10 +233,20 @@ class Assistant:
                     messages.append(answer)
                     day_log.append({"type": "model", "message": answer}, now)
                 continue
-            _update_facts(day_log, facts)  # an answer may have come while the model wrote
-            kind = checks.reminder_for(reply.content, facts)
+            # From this last look at the day to the reply written, nobody answers (an answer
+            # being run is waited for): the reply is true of every answer before it in the log.
+            async with self.conversations.locked():
+                _update_facts(day_log, facts)  # an answer may have come while the model wrote
+                # One came: the reply may say the question still waits. The model hears it and
+                # writes again while a call is left; else a line under the reply tells it.
+                last = round_ == MAX_ROUNDS - 1
+                told = not last and _tell_answers_meanwhile(day_log, heard, messages, now)
+                kind = None if told else checks.reminder_for(reply.content, facts)
+                if not told and kind is None:
+                    self._finish(turn, reply, facts, day_log, heard, now)
+                    return turn
+            await _emit(emit, {"type": "reset"})
             if kind is not None:
-                await _emit(emit, {"type": "reset"})
                 facts.reminders.add(kind)
                 turn.reminders.append(kind)
                 nudge = [
@@ -255,18 +257,42 @@ class Assistant:
                 for message in nudge:
                     day_log.append({"type": "model", "message": message}, now)
                 log.info("assistant: reminder %s", kind)
-                continue
-            turn.model_text = reply.content
-            turn.reply, turn.corrections = checks.correct(reply.content, facts)
-            if reply.cut:  # the owner should know the end is missing, not guess it
-                turn.corrections.append(checks.CUT_SHORT)
-                turn.reply = f"{turn.reply}\n\n{checks.CUT_SHORT}"
-            if turn.corrections:
-                log.info("assistant: reply corrected (%s)", ", ".join(turn.corrections))
-            return turn
         turn.reply = GAVE_UP_REPLY
         log.warning("assistant: no answer after %d model calls", MAX_ROUNDS)
+        _record_reply(day_log, turn, now)
         return turn
+
+    @staticmethod
+    def _finish(
+        turn: Turn,
+        reply: ChatReply,
+        facts: checks.TurnFacts,
+        day_log: DayLog,
+        heard: set[str],
+        now: datetime,
+    ) -> None:
+        """The checked reply, written to the day. The caller holds conversations.locked()."""
+        turn.model_text = reply.content
+        turn.reply, turn.corrections = checks.correct(reply.content, facts)
+        if reply.cut:  # the owner should know the end is missing, not guess it
+            turn.corrections.append(checks.CUT_SHORT)
+            turn.reply = f"{turn.reply}\n\n{checks.CUT_SHORT}"
+        if turn.corrections:  # fixed sentences: no words of the owner's
+            log.info("assistant: reply corrected (%s)", ", ".join(turn.corrections))
+        # Answers the model never heard (no call was left to tell it): the owner reads them
+        # under the reply, which may say otherwise. The model hears them after this turn.
+        state = day_log.state()
+        unheard = [(pid, event) for pid, event in state.answers.items() if pid not in heard]
+        for proposal_id, event in unheard:
+            asked = state.proposals.get(proposal_id)
+            line = checks.answered_meanwhile(
+                event["answer"] == "yes", asked.question if asked else "", event["message"]
+            )
+            turn.corrections.append(line)
+            turn.reply = f"{turn.reply}\n\n{line}"
+        if unheard:
+            log.info("assistant: %d answers given meanwhile shown under the reply", len(unheard))
+        _record_reply(day_log, turn, now)
 
     async def _call_tool(
         self,
@@ -530,14 +556,29 @@ def _asked_in_last_turn(events: list[dict[str, Any]]) -> set[str]:
     return asked
 
 
+def _record_reply(day_log: DayLog, turn: Turn, now: datetime) -> None:
+    day_log.append(
+        {
+            "type": "reply",
+            "text": turn.reply,
+            "model_text": turn.model_text,
+            "notes": turn.corrections,
+            "reminders": turn.reminders,
+        },
+        now,
+    )
+
+
 def _tell_answers_meanwhile(
     day_log: DayLog, heard: set[str], messages: list[dict[str, Any]], now: datetime
-) -> None:
+) -> bool:
     """Answers the owner gave while this turn ran (a Yes on the page while the reply streamed)
     go to the model before its next call, worded as its next turn would hear them, and are
     recorded where it heard them, so it never hears one twice. Without this the model could
-    ask again for what was just done, or tell the owner a question is still waiting."""
+    ask again for what was just done, or tell the owner a question is still waiting.
+    True when there was one to tell."""
     state = day_log.state()
+    told = False
     for proposal_id, event in state.answers.items():
         if proposal_id in heard:
             continue
@@ -545,6 +586,8 @@ def _tell_answers_meanwhile(
         note = answer_note(event, state.proposals)
         messages.append(note)
         day_log.append({"type": "model", "message": note, "answer": proposal_id}, now)
+        told = True
+    return told
 
 
 def _update_facts(day_log: DayLog, facts: checks.TurnFacts) -> None:
@@ -552,16 +595,27 @@ def _update_facts(day_log: DayLog, facts: checks.TurnFacts) -> None:
     events = day_log.events()
     facts.pending = len(fold(events).pending)
     facts.ran_since_last_message = _ran_since_last_message(events)
+    facts.answered_since_last_message = _answered_since_last_message(events)
 
 
 def _ran_since_last_message(events: list[dict[str, Any]]) -> bool:
     """Did a Yes run since the owner's previous message? Then "Done" is true."""
+    return any(e.get("ran") for e in _answers_since_last_message(events))
+
+
+def _answered_since_last_message(events: list[dict[str, Any]]) -> bool:
+    """Was a question answered since then (a No too)? Then a change was proposed."""
+    return bool(_answers_since_last_message(events))
+
+
+def _answers_since_last_message(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    answers = []
     for event in reversed(events):
-        if event.get("type") == "answer" and event.get("ran"):
-            return True
         if event.get("type") == "reply":
-            return False
-    return False
+            break
+        if event.get("type") == "answer":
+            answers.append(event)
+    return answers
 
 
 def _calls(calls: tuple[ToolCall, ...]) -> list[dict[str, Any]]:
