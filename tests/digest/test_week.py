@@ -21,6 +21,11 @@ def test_fixture_week_bounds() -> None:
     assert week.label == "2026-W43" and str(week.previous()) == "2026-W42"
 
 
+def test_a_label_reads_back_as_its_week() -> None:
+    for week in (Week(2026, 43), Week(1, 1), Week(999, 52)):
+        assert parse_week(week.label) == week  # "0001-W01", not "1-W01"
+
+
 def test_week_53_spans_the_new_year() -> None:
     week = parse_week("2026w53")
     assert (week.monday, week.sunday) == (date(2026, 12, 28), date(2027, 1, 3))

@@ -25,7 +25,7 @@ class Week:
 
     @property
     def label(self) -> str:
-        return f"{self.year}-W{self.number:02d}"
+        return f"{self.year:04d}-W{self.number:02d}"  # reads back with parse_week
 
     @property
     def monday(self) -> date:
