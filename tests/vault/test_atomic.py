@@ -356,3 +356,29 @@ def test_the_daemon_puts_back_what_a_crash_left_aside_at_start(
     clean_up_after_a_crash(settings)
     assert {p: p.read_text() for p in left} == left
     assert not any(p.name.endswith(REMOVING_SUFFIX) for p in settings.vault.rglob(".*"))
+
+
+def test_without_hard_links_a_file_delivered_after_the_check_is_never_replaced(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On exFAT or an SMB mount (no hard links) put_back renamed after checking that the name
+    was free: a version a sync tool delivered in between was replaced. The rename itself now
+    refuses to replace (renameat2 / renamex_np), and the file put back becomes a conflict copy."""
+    from commonplace.vault import atomic
+    from commonplace.vault.atomic import REMOVING_SUFFIX, put_back
+    from commonplace.vault.exclusive import _native
+
+    def no_links(*args: object, **kwargs: object) -> None:
+        raise PermissionError("no hard links here")
+
+    path = tmp_path / "a.md"
+    aside = tmp_path / f".a.md.1a2b3c4d{REMOVING_SUFFIX}"
+    aside.write_text("the words put back")
+    path.write_text("a newer version, delivered just after the check")
+    monkeypatch.setattr(atomic.os, "link", no_links)
+    monkeypatch.setattr(atomic.os.path, "lexists", lambda p: False)  # the check came first
+    if _native() is None:
+        pytest.skip("this system has no rename that refuses to replace")
+    kept = put_back(aside, path)
+    assert path.read_text() == "a newer version, delivered just after the check"
+    assert kept.name == "a (conflict 1a2b3c4d).md" and kept.read_text() == "the words put back"

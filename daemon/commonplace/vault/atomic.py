@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from commonplace.vault.exclusive import rename_exclusive
 from commonplace.vault.files import FileRefused, read_file
 from commonplace.vault.layout import NAME_MAX_BYTES, TEMP_SUFFIX, fit_name
 from commonplace.vault.notes import content_hash
@@ -203,8 +204,11 @@ def put_back(aside: Path, path: Path) -> Path:
     except FileExistsError:
         pass
     except OSError:  # no hard links here (exFAT, some network mounts; a folder)
-        if not os.path.lexists(path):
-            aside.rename(path)
+        try:
+            rename_exclusive(aside, path)  # never over a file delivered meanwhile
+        except FileExistsError:
+            pass
+        else:
             _drop_aside_folder(aside)
             _fsync_dir(path.parent)
             return path
