@@ -10,10 +10,16 @@ while too few results were kept and the last answer was full.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, Protocol, TypeVar
 
-R = TypeVar("R")
+
+class Response(Protocol):
+    @property
+    def results(self) -> Sequence[Any]: ...
+
+
+R = TypeVar("R", bound=Response)
 
 MOST = 240  # results; past this the stage makes do with what it kept
 
@@ -23,14 +29,13 @@ async def search_past(
     *,
     first: int,
     enough: Callable[[R], bool],
-    full: Callable[[R, int], bool],
     most: int = MOST,
 ) -> R:
     """`search(limit)` from `first` results, four times more each time (up to `most`) while the
-    answer was full (`full(response, limit)`: more may exist) and not `enough(response)`."""
+    answer was full (more may exist) and not `enough(response)`."""
     limit = first
     while True:
         response = await search(limit)
-        if enough(response) or not full(response, limit) or limit >= most:
+        if enough(response) or len(response.results) < limit or limit >= most:
             return response
         limit = min(most, limit * 4)

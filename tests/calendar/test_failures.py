@@ -21,7 +21,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from commonplace.assistant import Refused, build_assistant
+from commonplace.assistant import Assistant, Refused, build_assistant
 from commonplace.calendar import (
     NOT_SET_UP,
     CalendarClient,
@@ -183,6 +183,20 @@ async def stored(settings: Settings, folder: Path, user: str) -> list[tuple[str,
     return [(e.title, e.start) for e in events]
 
 
+def swim_assistant(
+    stack: ExitStack, folder: Path, settings: Settings, fake_ollama: FakeOllama
+) -> tuple[str, CalendarClient, Assistant]:
+    """A Radicale (stopped when `stack` closes) whose calendar holds the swim, and the
+    assistant that writes to it: the account, the client and the assistant."""
+    server: Radicale = stack.enter_context(running_radicale(folder))
+    user = server.new_account(calendars=("Personal",), load=False)
+    put_raw(server.url, user, "Personal", "swim.ics", SWIM)
+    s = calendar_settings(settings, server.url, user, write="Personal")
+    s = dataclasses.replace(s, ollama=dataclasses.replace(s.ollama, host=fake_ollama.url))
+    calendar = CalendarClient(s, env=PASSWORD_ENV)
+    return user, calendar, build_assistant(s, LLM(s.ollama), clock=lambda: NOW, calendar=calendar)
+
+
 @pytest.mark.parametrize(
     ("request_words", "tool_call"),
     [
@@ -207,13 +221,7 @@ async def test_a_change_that_cannot_reach_the_calendar_changed_nothing_and_says_
     look for a change that cannot be there; they are told nothing was changed, and it is so."""
     folder = tmp_path / "calendar"
     with ExitStack() as stack:
-        server: Radicale = stack.enter_context(running_radicale(folder))
-        user = server.new_account(calendars=("Personal",), load=False)
-        put_raw(server.url, user, "Personal", "swim.ics", SWIM)
-        s = calendar_settings(settings, server.url, user, write="Personal")
-        s = dataclasses.replace(s, ollama=dataclasses.replace(s.ollama, host=fake_ollama.url))
-        calendar = CalendarClient(s, env=PASSWORD_ENV)
-        helper = build_assistant(s, LLM(s.ollama), clock=lambda: NOW, calendar=calendar)
+        user, calendar, helper = swim_assistant(stack, folder, settings, fake_ollama)
         fake_ollama.enqueue_chat(tool_call, "Asked.")
         (question,) = (await helper.respond(request_words)).pending
         real_send = calendar._send
@@ -242,13 +250,7 @@ async def test_a_calendar_that_is_down_at_yes_is_a_failure_not_a_change(
     the event had been edited meanwhile)."""
     folder = tmp_path / "calendar"
     with ExitStack() as stack:
-        server: Radicale = stack.enter_context(running_radicale(folder))
-        user = server.new_account(calendars=("Personal",), load=False)
-        put_raw(server.url, user, "Personal", "swim.ics", SWIM)
-        s = calendar_settings(settings, server.url, user, write="Personal")
-        s = dataclasses.replace(s, ollama=dataclasses.replace(s.ollama, host=fake_ollama.url))
-        calendar = CalendarClient(s, env=PASSWORD_ENV)
-        helper = build_assistant(s, LLM(s.ollama), clock=lambda: NOW, calendar=calendar)
+        user, _, helper = swim_assistant(stack, folder, settings, fake_ollama)
         fake_ollama.enqueue_chat(call("move_event", event="swim", new_time="11:00"), "Asked.")
         (question,) = (await helper.respond("Move my swim to 11")).pending
     with pytest.raises(Refused) as refused:  # the server has stopped

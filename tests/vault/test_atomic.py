@@ -204,25 +204,31 @@ def _deliver(path: Path, text: str) -> None:
     tmp.replace(path)
 
 
+def deliver_after_the_check(monkeypatch: pytest.MonkeyPatch, note: Path, words: str) -> None:
+    """A sync tool renames `words` into place at `note` just after remove_file has read the
+    copy it moved aside."""
+    from commonplace.vault import atomic
+
+    real = atomic.file_hash
+
+    def hash_then_delivery(path: Path) -> str | None:
+        found = real(path)
+        _deliver(note, words)
+        return found
+
+    monkeypatch.setattr(atomic, "file_hash", hash_then_delivery)
+
+
 def test_a_version_delivered_just_after_the_check_is_never_deleted(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The check and the delete are two steps: a version renamed into place between them is new
     words (edited on the phone a moment ago), and must stay."""
-    from commonplace.vault import atomic
-
     note = tmp_path / "Inbox" / "a.md"
     note.parent.mkdir()
     note.write_text("the words as read")
     read = content_hash(note.read_bytes())
-    real = atomic.file_hash
-
-    def hash_then_delivery(path: Path) -> str | None:
-        found = real(path)
-        _deliver(note, "the words as read, and what the phone added")
-        return found
-
-    monkeypatch.setattr(atomic, "file_hash", hash_then_delivery)
+    deliver_after_the_check(monkeypatch, note, "the words as read, and what the phone added")
     assert remove_file(note, read) is True  # what was read is gone...
     assert note.read_text() == "the words as read, and what the phone added"  # ...not this
     assert sorted(p.name for p in note.parent.iterdir()) == ["a.md"]
@@ -231,21 +237,12 @@ def test_a_version_delivered_just_after_the_check_is_never_deleted(
 def test_a_changed_file_is_put_back_beside_a_newer_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from commonplace.vault import atomic
-
     note = tmp_path / "Inbox" / "a.md"
     note.parent.mkdir()
     note.write_text("the words as read")
     read = content_hash(note.read_bytes())
     note.write_text("the words as read, edited")
-    real = atomic.file_hash
-
-    def hash_then_delivery(path: Path) -> str | None:
-        found = real(path)
-        _deliver(note, "a third version, from the phone")
-        return found
-
-    monkeypatch.setattr(atomic, "file_hash", hash_then_delivery)
+    deliver_after_the_check(monkeypatch, note, "a third version, from the phone")
     with pytest.raises(FileChanged):
         remove_file(note, read)
     texts = {p.name: p.read_text() for p in note.parent.iterdir()}

@@ -83,7 +83,6 @@ async def retrieve(
         search,
         first=limit + 5,
         enough=lambda r: len(number_passages(kept(r), limit)) >= limit,
-        full=lambda r, n: len(r.results) >= n,
     )
     return number_passages(kept(response), limit), str(response.notice or "")
 

@@ -87,6 +87,5 @@ async def find_candidates(
         search,
         first=SEARCH_LIMIT,
         enough=lambda r: len(picked(r)) >= MAX_CANDIDATES,
-        full=lambda r, n: len(r.results) >= n,
     )
     return picked(response)
