@@ -40,6 +40,7 @@ from commonplace.digest.service import digest_job
 from commonplace.index import Index, IndexBusy, IndexService
 from commonplace.jobs import ChangeRouter, JobQueue, Stage
 from commonplace.lease import VaultLease, check_lease, keep_lease
+from commonplace.leftovers import keep_putting_back, put_back_left_aside
 from commonplace.llm import LLM, ModelGate
 from commonplace.llm.support import host_warning, version_warnings
 from commonplace.lock import LockHeld, VaultLock
@@ -53,7 +54,6 @@ from commonplace.speech import SpeechUnavailable, WhisperTranscriber, model_path
 from commonplace.supervise import start_supervised
 from commonplace.tidy.service import TidyService
 from commonplace.vault import in_folder
-from commonplace.vault.atomic import restore_removals
 from commonplace.vault.layout import remove_stale_temp_files
 from commonplace.watcher import VaultWatcher
 
@@ -156,12 +156,7 @@ def clean_up_after_a_crash(settings: Settings) -> None:
         if removed:
             log.info("removed %d temp file(s) left by an earlier crash in %s", len(removed), root)
             log.debug("removed %s", removed)
-    for key in ("inbox", "filed"):  # where tidy deletes: a crash mid-`remove_file`, put back
-        folder = settings.vault / settings.folder(key)
-        restored = restore_removals(folder) if folder.is_dir() else []
-        if restored:
-            log.warning("put back %d half-removed file(s) in %s", len(restored), folder)
-            log.info("put back %s", restored)
+    put_back_left_aside(settings)  # a crash mid-`remove_file`; a young one later (leftovers.py)
 
 
 async def build_parts(settings: Settings, llm: LLM, attention: Attention | None = None) -> Parts:
@@ -227,6 +222,8 @@ def start_background(settings: Settings, llm: LLM, parts: Parts) -> list[asyncio
     tasks = []
     if parts.scans is not None:
         tasks.append(start_supervised("periodic scan", parts.scans.run_forever, parts.attention))
+    aside = functools.partial(keep_putting_back, settings, settings.index.reconcile_minutes * 60)
+    tasks.append(start_supervised("crash leftovers", aside, parts.attention))
     lease = parts.lease
     if lease is not None:
         keep = functools.partial(
