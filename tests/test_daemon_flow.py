@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import logging
 import socket
 import time
 from collections.abc import Awaitable, Callable
@@ -15,6 +16,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import aiohttp
+import pytest
 
 from commonplace.config import Settings
 from commonplace.daemon import run_daemon
@@ -126,3 +128,30 @@ async def test_capture_is_filed_found_and_a_question_answered(
         stop.set()
         await asyncio.wait_for(daemon, WAIT_S)
     assert not (settings.data_path / "daemon.lock").exists()
+
+
+async def test_the_task_list_is_read_ahead_once_the_index_is_ready(
+    fake_ollama: FakeOllama, settings: Settings, caplog: pytest.LogCaptureFixture
+) -> None:
+    """On a big vault the first list_tasks read every note (15-25 s at 50,000 notes, the tool's
+    timeout is 30 s): the daemon reads it ahead, after the start-up index run."""
+    caplog.set_level(logging.INFO)
+    settings = dataclasses.replace(
+        settings,
+        ollama=dataclasses.replace(settings.ollama, host=fake_ollama.url),
+        web=dataclasses.replace(settings.web, port=free_port()),
+    )
+    ready, stop = asyncio.Event(), asyncio.Event()
+    daemon = asyncio.create_task(run_daemon(settings, ready=ready, stop=stop))
+    try:
+        await asyncio.wait_for(ready.wait(), WAIT_S)
+        messages = lambda: [r.getMessage() for r in caplog.records]  # noqa: E731
+        await eventually(
+            lambda: any(m.startswith("task list read ahead") for m in messages()), "read ahead"
+        )
+        ready_at = next(i for i, m in enumerate(messages()) if "search index ready" in m)
+        read_at = next(i for i, m in enumerate(messages()) if m.startswith("task list read"))
+        assert ready_at < read_at
+    finally:
+        stop.set()
+        await asyncio.wait_for(daemon, WAIT_S)

@@ -29,6 +29,7 @@ from commonplace.ask.asknote import ask_root as asknote_root
 from commonplace.ask.asknote import is_ask_note
 from commonplace.ask.service import AskService
 from commonplace.assistant import build_assistant
+from commonplace.assistant.tasks import TaskReader, warm_in_background
 from commonplace.attention import Attention, attention_file
 from commonplace.briefing import briefing_job
 from commonplace.calendar import CalendarClient
@@ -38,7 +39,7 @@ from commonplace.conflicts import watch_conflicts
 from commonplace.datafolder import keep_lock
 from commonplace.digest.service import digest_job
 from commonplace.index import Index, IndexBusy, IndexService
-from commonplace.jobs import ChangeRouter, JobQueue, Stage
+from commonplace.jobs import ChangeRouter, Job, JobQueue, Stage
 from commonplace.lease import VaultLease, check_lease, keep_lease
 from commonplace.leftovers import keep_putting_back, put_back_left_aside
 from commonplace.llm import LLM, ModelGate
@@ -113,12 +114,13 @@ async def _run_locked(
     scans = parts.scans = Scans(jobs, parts.stages, settings.index.reconcile_minutes * 60)
     parts.watcher = make_watcher(settings, jobs, parts)
     parts.status["watcher"] = parts.watcher
+    reader = TaskReader(settings)
     services = Services(
         index=parts.index,
         jobs=jobs,
         attention=attention,
         transcriber=WhisperTranscriber(settings.speech),
-        assistant=build_assistant(settings, llm, calendar=parts.calendar),
+        assistant=build_assistant(settings, llm, calendar=parts.calendar, tasks=reader),
         stages=dict(parts.status),
         notes=start_notes(settings),
     )
@@ -133,6 +135,7 @@ async def _run_locked(
     try:
         jobs.start()
         scans.queue("start-up", first=True)
+        jobs.put(Job("assistant", "read the task list ahead", _read_ahead(reader, parts)))
         await parts.watcher.start()
         parts.tasks.extend(start_background(settings, llm, parts))
         keep = functools.partial(keep_lock, lock, attention)
@@ -146,6 +149,21 @@ async def _run_locked(
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.remove_signal_handler(sig)
         await shutdown(parts, jobs, runner)
+
+
+def _read_ahead(reader: TaskReader, parts: Parts) -> Callable[[], Awaitable[None]]:
+    """Queued behind the start-up index run (one job at a time: it starts once the index is
+    ready), it only starts the read-ahead (tasks.py `warm`) in a thread and returns."""
+
+    async def start() -> None:
+        stop = warm_in_background(reader)
+
+        async def stopped() -> None:
+            stop.set()
+
+        parts.closers.append(stopped)
+
+    return start
 
 
 def clean_up_after_a_crash(settings: Settings) -> None:
