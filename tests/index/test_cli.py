@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -84,6 +87,28 @@ def test_search_without_ollama_falls_back_with_a_note(
     assert result.exit_code == 0, result.output
     assert "keyword matches only" in result.stderr
     assert json.loads(result.stdout)[0]["path"] == "People/Zoë Martín.md"
+
+
+def test_without_ollama_the_search_says_so_once(
+    vault: Path, tmp_path: Path, dead_ollama_url: str
+) -> None:
+    """As a user runs it (its own process, its own log set-up): the index's warning and the
+    search's note held the same sentence, printed twice. A keyword search, which has no note,
+    still gets the warning (the index could not embed the notes)."""
+    env = {
+        **os.environ,
+        "COMMONPLACE_VAULT": str(vault),
+        "COMMONPLACE_DATA": str(tmp_path / "d"),
+        "OLLAMA_HOST": dead_ollama_url,
+    }
+    for mode, says in [("hybrid", "note: Showing keyword matches only"), ("keyword", "WARNING")]:
+        run = subprocess.run(
+            [sys.executable, "-m", "commonplace", "search", "Pimiento", "--mode", mode],
+            env=env, capture_output=True, text=True, timeout=120, check=True,
+        )  # fmt: skip
+        assert "Zoë Martín" in run.stdout
+        assert run.stderr.count("Ollama is not answering") == 1, run.stderr
+        assert says in run.stderr
 
 
 def test_missing_vault_is_a_clear_error(tmp_path: Path) -> None:
