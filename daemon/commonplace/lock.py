@@ -50,6 +50,14 @@ def pid_alive(pid: int) -> bool:
     return True
 
 
+def running_daemon(data_path: Path) -> LockInfo | None:
+    """The daemon running on this data folder on this computer (its lock), or None."""
+    lock = read_lock(data_path / LOCK_NAME)
+    if lock is None or lock.host != socket.gethostname() or not pid_alive(lock.pid):
+        return None
+    return lock
+
+
 def read_lock(path: Path) -> LockInfo | None:
     """The lock's content, or None when it is missing or unreadable (a torn write)."""
     try:
