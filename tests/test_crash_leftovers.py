@@ -16,7 +16,7 @@ from commonplace.leftovers import keep_putting_back
 from commonplace.vault import atomic
 from commonplace.vault.atomic import REMOVING_SUFFIX
 from tests.fakes.ollama import FakeOllama
-from tests.test_daemon_flow import WAIT_S, eventually, free_port
+from tests.test_daemon_flow import WAIT_S, eventually
 
 
 class Stop(Exception):
@@ -62,11 +62,10 @@ async def test_the_running_daemon_puts_back_a_file_left_aside_at_its_periodic_sc
 ) -> None:
     later = [0.0]
     monkeypatch.setattr(atomic, "_clock", lambda: time.time() + later[0])
-    port = free_port()
     settings = dataclasses.replace(
         settings,
         ollama=dataclasses.replace(settings.ollama, host=fake_ollama.url),
-        web=dataclasses.replace(settings.web, port=port),
+        web=dataclasses.replace(settings.web, port=0),
         index=dataclasses.replace(settings.index, reconcile_minutes=0.1),
     )
     filed = settings.vault / "Filed"

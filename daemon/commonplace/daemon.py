@@ -49,6 +49,7 @@ from commonplace.scans import Scans
 from commonplace.scheduler import Job as ScheduledJob
 from commonplace.scheduler import Scheduler
 from commonplace.server import create_app
+from commonplace.server.app import MAX_LINE_BYTES
 from commonplace.server.context import Services, StatusSource
 from commonplace.server.security import is_loopback
 from commonplace.speech import SpeechUnavailable, WhisperTranscriber, model_path
@@ -127,6 +128,7 @@ async def _run_locked(
     for note in services.notes:
         log.warning("%s", note)
     runner = await start_server(settings, create_app(settings, llm, services))
+    lock.record_port(listening_port(runner))  # `[web] port = 0`: where the system put it
     parts.tasks.append(asyncio.create_task(warn_about_ollama(settings, llm, services)))
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -310,7 +312,7 @@ def start_notes(settings: Settings) -> list[str]:
 
 
 async def start_server(settings: Settings, app: web.Application) -> web.AppRunner:
-    runner = web.AppRunner(app, access_log=None, shutdown_timeout=5.0)
+    runner = web.AppRunner(app, access_log=None, shutdown_timeout=5.0, max_line_size=MAX_LINE_BYTES)
     await runner.setup()
     site = web.TCPSite(runner, settings.web.host, settings.web.port)
     try:
@@ -330,8 +332,17 @@ async def start_server(settings: Settings, app: web.Application) -> web.AppRunne
             "listening on %s, reachable from other computers (refused without the API token)",
             settings.web.host,
         )
-    log.info("serving the phone page at http://%s:%d/", settings.web.host, settings.web.port)
+    log.info("serving the phone page at http://%s:%d/", settings.web.host, listening_port(runner))
     return runner
+
+
+def listening_port(runner: web.AppRunner) -> int:
+    """The port the server got: the configured one, or the free one the system picked for
+    `[web] port = 0` (a host naming several addresses gets one per address: the first)."""
+    for address in runner.addresses:
+        if isinstance(address, tuple) and len(address) >= 2:
+            return int(address[1])
+    return 0
 
 
 async def shutdown(parts: Parts, jobs: JobQueue, runner: web.AppRunner) -> None:
