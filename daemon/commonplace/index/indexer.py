@@ -63,16 +63,22 @@ class Index:
         self.searcher = Searcher(self)
 
     @classmethod
-    def open(cls, settings: Settings, llm: LLM, *, read_only: bool = False) -> Index:
+    def open(
+        cls, settings: Settings, llm: LLM, *, read_only: bool = False, daemon: bool = False
+    ) -> Index:
         """Open (or create, or rebuild) the index; raises IndexBusy if another process writes
-        it and read_only is False."""
+        it and read_only is False. daemon=True runs the vector store in a child process that
+        stops when idle (vector_process.py), unless vector_process_idle_minutes is 0; one-shot
+        commands keep it in their own process (a child would only add its start)."""
         s = settings.index
+        idle_s = s.vector_process_idle_minutes * 60 if daemon else 0.0
         stores = open_stores(
             settings.data_path / "index",
             model=settings.ollama.embed_model,
             writable=not read_only,
             compact_every=s.compact_every,
             ann_rows=s.vector_index_rows,
+            vectors_idle_s=idle_s or None,
         )
         return cls(settings, llm, stores)
 

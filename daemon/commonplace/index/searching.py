@@ -17,7 +17,7 @@ from commonplace.index.filters import SearchFilter
 from commonplace.index.hybrid import fuse
 from commonplace.index.hybrid import group_by_note as group_hits
 from commonplace.index.models import SEARCH_MODES, SearchResponse, SearchResult
-from commonplace.index.vectors import VectorsBusy
+from commonplace.index.vector_api import VectorsBusy
 from commonplace.llm import LLM, LLMError
 
 if TYPE_CHECKING:
