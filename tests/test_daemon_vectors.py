@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import signal
 import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -85,6 +86,14 @@ def test_the_daemon_searches_through_a_child_that_stops_when_idle(
         second = vector_child(pid)
         assert second is not None and second != first
         assert mapped(pid) == set()
+
+        daemon.wait_until(lambda: vector_child(pid) is None, "the second child stopped too")
+        with urllib.request.urlopen(f"http://127.0.0.1:{daemon.port}/", timeout=10) as page:
+            assert page.status == 200  # the phone page opened: the child starts before a search
+        daemon.wait_until(lambda: vector_child(pid) is not None, "the child warmed up")
+        third = vector_child(pid)
+        assert search() is not None and vector_child(pid) == third
+        second = third
 
         os.kill(pid, signal.SIGKILL)  # the daemon dies without closing anything
         daemon.proc.wait(timeout=10)

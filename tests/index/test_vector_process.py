@@ -14,10 +14,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from commonplace.config import Settings
+from commonplace.index import Index
 from commonplace.index.filters import SearchFilter
-from commonplace.index.vector_api import VectorsBusy, VectorStoreGone
-from commonplace.index.vector_process import VectorProcess
+from commonplace.index.vector_api import VectorsBusy, VectorStoreError, VectorStoreGone
+from commonplace.index.vector_child import error_kind
+from commonplace.index.vector_process import VectorProcess, _error
 from commonplace.index.vectors import VectorStore
+from commonplace.llm import LLM
 from tests.index.test_vector_segments import DIM, chunks
 
 
@@ -146,5 +150,55 @@ def test_the_child_stops_when_idle_and_the_next_search_starts_it_again(tmp_path:
         found = store.search(matrix[9].tolist(), 1, SearchFilter())
         assert found[0].path == "Base/Note 9.md"
         assert store.starts == 2 and store.pid not in (None, first)
+
+        wait_for(lambda: store.pid is None, "the second child stopped when idle")
+        store.warm()  # returns at once; the child starts in the background
+        wait_for(lambda: store.pid is not None, "the child started by warm()")
+        store.warm()  # one runs: nothing more
+        assert store.search(matrix[2].tolist(), 1, SearchFilter())[0].path == "Base/Note 2.md"
+        assert store.starts == 3
     finally:
         store.close()
+    assert store.pid is None
+    with pytest.raises(VectorStoreError, match="closed"):
+        store.search(matrix[2].tolist(), 1, SearchFilter())
+
+
+def test_errors_cross_as_built_in_kinds_and_a_panic_is_fatal() -> None:
+    """LanceDB's own exception classes never cross (unpickling them would import LanceDB in
+    the daemon); pyo3's PanicException is a BaseException, not an Exception: the child exits."""
+
+    class PanicException(BaseException):
+        pass
+
+    kinds = [VectorsBusy("x"), VectorStoreError("x"), FileNotFoundError(), ValueError(), KeyError()]
+    assert [error_kind(e) for e in kinds] == ["busy", "store", "os", "value", "runtime"]
+    assert error_kind(PanicException("index out of bounds")) == "fatal"
+    assert isinstance(_error(("fatal", "PanicException: boom")), VectorStoreGone)
+    assert isinstance(_error(("busy", "compacting")), VectorsBusy)
+
+
+async def test_an_unreadable_table_is_rebuilt_through_the_child(
+    isettings: Settings, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The daemon's path of test_broken_index_is_rebuilt_from_the_vault[vectors]: the child
+    cannot open the table, says so, and the index is rebuilt from the vault."""
+    first = Index.open(isettings, LLM(isettings.ollama))
+    built = await first.refresh()
+    first.close()
+    for f in (isettings.data_path / "index" / "vectors").rglob("*.manifest"):
+        f.write_bytes(b"garbage")
+    caplog.set_level("WARNING")
+    index = Index.open(isettings, LLM(isettings.ollama), daemon=True)
+    try:
+        assert isinstance(index.stores.vectors, VectorProcess)
+        assert "rebuilding the search index from the vault: the vector table is unreadable" in (
+            caplog.text
+        )
+        stats = await index.refresh()
+        assert stats.chunks == built.chunks and stats.embedded == built.chunks
+        found = await index.search("flight to Lisbon", limit=3, mode="vector")
+        assert found.mode == "vector" and found.results[0].path == "Travel/Lisbon Trip.md"
+    finally:
+        index.close()
+    assert index.stores.vectors.pid is None  # closing the index stopped the child

@@ -110,8 +110,9 @@ class Child:
         logging.getLogger().setLevel(level)
         try:
             self.store = VectorStore(Path(folder), **kwargs)
-        except BaseException as exc:
-            self.send(("reply", ident, False, (error_kind(exc), str(exc)), None, 0))
+        except BaseException as exc:  # a panic too: the table is unreadable, the caller rebuilds
+            message = str(exc) if isinstance(exc, VectorStoreError) else f"{folder}: {exc}"
+            self.send(("reply", ident, False, ("store", message), None, 0))
             return False
         state, seq = self.state()
         self.send(("reply", ident, True, None, state, seq))
@@ -127,7 +128,14 @@ class Child:
         except BaseException as exc:
             kind = error_kind(exc)
             fatal = kind == "fatal"
-            payload, ok = (kind, f"{type(exc).__name__}: {exc}" if fatal else str(exc)), False
+            if fatal:
+                message = (
+                    f"LanceDB failed in the vector store's process ({type(exc).__name__}: {exc}); "
+                    "it starts again on the next call"
+                )
+            else:
+                message = str(exc)
+            payload, ok = (kind, message), False
         try:
             state, seq = self.state() if not fatal else (None, 0)
             self.send(("reply", ident, ok, payload, state, seq))

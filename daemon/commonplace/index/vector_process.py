@@ -339,6 +339,21 @@ class VectorProcess:
         if child is not None:
             child.stop("closed")
 
+    def warm(self) -> None:
+        """Start the child now if none runs, without waiting for it (a search is likely soon:
+        the phone page was opened). It stops after idle_s like any other if nothing comes."""
+        if self._closed or self.pid is not None:
+            return
+
+        def start() -> None:
+            try:
+                with self._lock:
+                    self._running()
+            except Exception as exc:  # the next call starts it, and raises what went wrong
+                log.debug("vector store: warming up failed: %s", exc)
+
+        threading.Thread(target=start, name="vector-store-warm", daemon=True).start()
+
     def stop(self) -> None:
         """Stop the child now, as if idle (the next call starts another)."""
         with self._lock:

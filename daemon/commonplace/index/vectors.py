@@ -219,6 +219,9 @@ class VectorStore:
         """Nothing to release: LanceDB's files are closed with the table (same interface as
         VectorProcess, whose close stops its process)."""
 
+    def warm(self) -> None:
+        """Nothing to start (VectorProcess starts its process)."""
+
     def paths(self) -> set[str]:
         if self._table is None or not self._rows:
             return set()
