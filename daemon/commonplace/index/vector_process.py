@@ -173,10 +173,12 @@ class _Child:
         """The pipe closed: fail every call still waiting, with what became of the child."""
         with self._lock:
             expected = self.gone is not None
+            if not expected:
+                self.gone = "its pipe closed"  # from now on, calls go to a new child
             pending, self._pending = self._pending, {}
         why = self.gone if expected else _exit_reason(self.proc)
         with self._lock:
-            self.gone = self.gone or why
+            self.gone = why
         self.stopped.set()
         if not expected:
             log.warning(
