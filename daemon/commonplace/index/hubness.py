@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -57,13 +57,21 @@ class Neighbourhoods:
     """Each passage's r, by note and chunk ordinal, as the meaning side's searches read it."""
 
     def __init__(self, values: Mapping[str, Mapping[int, float]] | None = None) -> None:
-        self._values: dict[str, dict[int, float]] = {p: dict(v) for p, v in (values or {}).items()}
+        self._values: dict[str, dict[int, float]] = {}
         self._lock = threading.Lock()
-        self._mean = self._average()
+        self._sum = 0.0  # of every passage's r, and how many: the mean without a pass over all
+        self._count = 0
+        self._mean = 0.0
+        self.set(values or {})
 
-    def _average(self) -> float:
-        total = [r for note in self._values.values() for r in note.values()]
-        return float(np.mean(total)) if total else 0.0
+    def _drop(self, path: str) -> None:
+        old = self._values.pop(path, None)
+        if old:
+            self._sum -= sum(old.values())
+            self._count -= len(old)
+
+    def _update_mean(self) -> None:
+        self._mean = self._sum / self._count if self._count > 0 else 0.0
 
     def __len__(self) -> int:
         return len(self._values)
@@ -76,19 +84,21 @@ class Neighbourhoods:
     def set(self, values: Mapping[str, Mapping[int, float]]) -> None:
         with self._lock:
             for path, rs in values.items():
+                self._drop(path)
                 self._values[path] = dict(rs)
-            self._mean = self._average()
+                self._sum += sum(rs.values())
+                self._count += len(rs)
+            self._update_mean()
 
     def forget(self, paths: Sequence[str]) -> None:
         with self._lock:
             for path in paths:
-                self._values.pop(path, None)
-            self._mean = self._average()
+                self._drop(path)
+            self._update_mean()
 
     def clear(self) -> None:
         with self._lock:
-            self._values = {}
-            self._mean = 0.0
+            self._values, self._sum, self._count, self._mean = {}, 0.0, 0, 0.0
 
     def rescore(self, hits: Sequence[SearchResult]) -> list[SearchResult]:
         """The meaning side's candidates by cos − r / 2, best first (ties keep their order)."""
@@ -100,11 +110,18 @@ class Neighbourhoods:
         return sorted(scored, key=lambda h: -h.score)
 
 
-def update(stores: Stores, table: Neighbourhoods, *, limit: int = SLICE) -> bool:
+def update(
+    stores: Stores,
+    table: Neighbourhoods,
+    *,
+    recent: Callable[[str], np.ndarray | None] = lambda fp: None,
+    limit: int = SLICE,
+) -> bool:
     """Compute r for up to `limit` notes that need it (new, or stale); True if more wait.
 
-    Runs in the indexer's thread, between writes. A note whose vectors are not all stored
-    (Ollama down, or a write since) is left for a later pass."""
+    Runs in the indexer's thread, between writes. `recent` gives the vectors written moments
+    ago (the indexer's VectorMemory), so an edit costs no LanceDB scan. A note whose vectors are
+    not all stored (Ollama down, or a write since) is left until it is written again."""
     manifest, vectors = stores.manifest, stores.vectors
     todo = manifest.neighbours_todo(limit + 1)
     if not todo:
@@ -112,7 +129,14 @@ def update(stores: Stores, table: Neighbourhoods, *, limit: int = SLICE) -> bool
     more = len(todo) > limit
     todo = todo[:limit]
     changes = manifest.neighbour_changes()
-    stored = vectors.vectors_for([path for path, _ in todo])
+    stored: dict[str, np.ndarray] = {}
+    for _, chunks in todo:
+        for _, fp in chunks:
+            if (vec := recent(fp)) is not None:
+                stored[fp] = vec
+    lookup = [path for path, chunks in todo if not all(fp in stored for _, fp in chunks)]
+    if lookup:
+        stored.update(vectors.vectors_for(lookup))
     everywhere = SearchFilter()
     done: dict[str, dict[int, float]] = {}
     for path, chunks in todo:

@@ -131,7 +131,9 @@ class Index:
             if self._closed or not self.stores.keywords.writable or not self._neighbours_due:
                 return False
             try:
-                self._neighbours_due = hubness.update(self.stores, self.neighbourhoods)
+                self._neighbours_due = hubness.update(
+                    self.stores, self.neighbourhoods, recent=self.memory.get
+                )
             except VectorsBusy:
                 return False
             return self._neighbours_due

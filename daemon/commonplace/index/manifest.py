@@ -52,6 +52,7 @@ class Manifest:
                 CREATE TABLE IF NOT EXISTS neighbours (
                     path TEXT PRIMARY KEY, chunks TEXT NOT NULL, rs TEXT, at INTEGER
                 );
+                CREATE INDEX IF NOT EXISTS neighbours_at ON neighbours (at);
                 """
             )
         except sqlite3.DatabaseError as exc:
