@@ -156,3 +156,24 @@ async def test_a_note_waiting_for_its_vectors_has_no_value_until_they_come(
     back = open_index(hub_settings)  # a restart: Ollama is asked again at once
     await back.refresh()
     assert stored(hub_settings)["Canoe.md"][0]
+
+
+async def test_a_failure_computing_them_never_fails_a_refresh(
+    open_index: OpenIndex,
+    hub_settings: Settings,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    def broken(*args: object, **kwargs: object) -> bool:
+        raise OSError("the disk went away")
+
+    real = hubness.update
+    monkeypatch.setattr(hubness, "update", broken)
+    index = open_index(hub_settings)
+    stats = await index.refresh()
+    assert stats.notes == 13 and not stats.errors
+    assert "neighbourhoods not computed now: the disk went away" in caplog.text
+    assert all(rs is None for rs, _ in stored(hub_settings).values())
+    monkeypatch.setattr(hubness, "update", real)
+    await index.refresh(paths=[])  # the next refresh catches up
+    assert all(rs for rs, _ in stored(hub_settings).values())

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -43,7 +44,8 @@ if TYPE_CHECKING:
 
 K = 10  # neighbours whose mean cosine is a passage's r (CSLS's own K)
 SHARE = 0.5  # r's share in the score: CSLS's 2·cos − r, halved
-SLICE = 256  # notes computed between two looks for edits waiting
+SLICE = 256  # notes computed between two looks for edits waiting ...
+SLICE_S = 0.5  # ... or fewer, once this long has gone (a search costs more past memory)
 
 
 def neighbourhood(hits: Sequence[SearchResult], path: str, k: int = K) -> float | None:
@@ -139,7 +141,11 @@ def update(
         stored.update(vectors.vectors_for(lookup))
     everywhere = SearchFilter()
     done: dict[str, dict[int, float]] = {}
-    for path, chunks in todo:
+    started = time.monotonic()
+    for n, (path, chunks) in enumerate(todo):
+        if n and time.monotonic() - started > SLICE_S:
+            more = True  # the rest after the edits waiting, if any
+            break
         pause()  # a request is being answered: let it have the interpreter (foreground.py)
         if not all(fp in stored for _, fp in chunks):
             manifest.set_neighbours(path, None, changes)  # not again until it is written again

@@ -136,6 +136,9 @@ class Index:
                 )
             except VectorsBusy:
                 return False
+            except Exception as exc:  # a statistic must never fail a refresh: next time
+                log.warning("passages' neighbourhoods not computed now: %s", exc)
+                return False
             return self._neighbours_due
 
     async def search(
