@@ -122,7 +122,7 @@ class Index:
                 while self._dirty:  # changes that arrived while this run was going
                     more = await self._run(self._take_dirty(), full=False)
                     add_stats(stats, more)
-                if not await asyncio.to_thread(self._neighbours):
+                if not self._neighbours_due or not await asyncio.to_thread(self._neighbours):
                     return stats
 
     def _neighbours(self) -> bool:
