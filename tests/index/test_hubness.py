@@ -177,3 +177,17 @@ async def test_a_failure_computing_them_never_fails_a_refresh(
     monkeypatch.setattr(hubness, "update", real)
     await index.refresh(paths=[])  # the next refresh catches up
     assert all(rs for rs, _ in stored(hub_settings).values())
+
+
+async def test_a_search_after_an_edit_does_not_wait_for_neighbourhoods(
+    open_index: OpenIndex, hub_settings: Settings
+) -> None:
+    index = open_index(hub_settings)
+    await index.refresh()
+    write(hub_settings.vault, "Kayak.md", "Kayak paddle guide for the river.\n")
+    index.mark_dirty(["Kayak.md"])
+    resp = await index.search("kayak paddle river", limit=3, mode="keyword")
+    assert resp.results  # the edit is searchable at once ...
+    assert stored(hub_settings)["Kayak.md"] == (None, None)  # ... its neighbourhood comes later
+    await index.refresh(paths=[])
+    assert stored(hub_settings)["Kayak.md"][0]

@@ -677,7 +677,7 @@ async def test_a_failed_index_write_is_shown_until_one_succeeds(
     write(isettings.vault, "New.md", "a new okapi\n")
     real = index.apply_pending
 
-    async def disk_full() -> None:
+    async def disk_full(**_: object) -> None:
         raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr(index, "apply_pending", disk_full)

@@ -103,18 +103,21 @@ class Index:
         self._dirty.clear()
         return paths
 
-    async def apply_pending(self) -> None:
-        """Index the paths marked dirty, unless a run is going (it picks them up at its end)."""
+    async def apply_pending(self, *, neighbours: bool = True) -> None:
+        """Index the paths marked dirty, unless a run is going (it picks them up at its end).
+        neighbours=False (a search waiting): the notes' neighbourhoods are left to the next
+        refresh; until then those notes count with the mean (hubness.py)."""
         if self._dirty and not self._lock.locked() and self.stores.keywords.writable:
-            await self.refresh(paths=self._take_dirty())
+            await self.refresh(paths=self._take_dirty(), neighbours=neighbours)
 
     async def refresh(
-        self, paths: Sequence[str] | None = None, *, full: bool = False
+        self, paths: Sequence[str] | None = None, *, full: bool = False, neighbours: bool = True
     ) -> RefreshStats:
         """Bring the index in line with the vault: every file (paths=None) or just `paths`.
 
         full=True forgets what was indexed and reads every note again; vectors whose
-        fingerprint is unchanged are still reused, so nothing is embedded twice.
+        fingerprint is unchanged are still reused, so nothing is embedded twice. Then the
+        passages' neighbourhoods that are due are computed (hubness.py), unless neighbours=False.
         """
         async with self._lock:
             stats = await self._run(None if paths is None else list(paths), full=full)
@@ -122,7 +125,9 @@ class Index:
                 while self._dirty:  # changes that arrived while this run was going
                     more = await self._run(self._take_dirty(), full=False)
                     add_stats(stats, more)
-                if not self._neighbours_due or not await asyncio.to_thread(self._neighbours):
+                if not (neighbours and self._neighbours_due):
+                    return stats
+                if not await asyncio.to_thread(self._neighbours):
                     return stats
 
     def _neighbours(self) -> bool:
@@ -152,7 +157,7 @@ class Index:
         group_by_note: bool = False,
     ) -> SearchResponse:
         """Search, after applying pending changes; see searching.Searcher."""
-        await self.apply_pending()
+        await self.apply_pending(neighbours=False)  # the search does not wait for them
         return await self.searcher.search(
             query,
             limit=limit,
