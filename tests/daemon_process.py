@@ -19,11 +19,13 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from commonplace.lock import LOCK_NAME, read_lock
 
 WAIT_S = 45.0
 ROOT_READS_ANYTHING = ("dac_override", "dac_read_search")
@@ -33,6 +35,22 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+def port_of(data: Path, proc: subprocess.Popen[str], timeout: float = WAIT_S) -> int:
+    """The port a daemon started with `COMMONPLACE_WEB_PORT=0` got, from its lock file under
+    the data folder `data`. A port picked free beforehand could be taken by another program on
+    a shared machine before the daemon bound it; the system's own pick cannot."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise AssertionError(f"the daemon exited early:\n{proc.communicate()[1]}")
+        for path in data.glob(f"*/{LOCK_NAME}"):
+            lock = read_lock(path)
+            if lock is not None and lock.pid == proc.pid and lock.port:
+                return lock.port
+        time.sleep(0.1)
+    raise AssertionError(f"the daemon did not record its port within {timeout} s")
 
 
 def like_a_user() -> list[str]:
@@ -52,7 +70,7 @@ class Daemon:
     data: Path
     ollama_url: str
     config: str = ""  # commonplace.toml text
-    port: int = field(default_factory=free_port)
+    port: int = 0  # the one it got, once started (it binds any free port)
     proc: subprocess.Popen[str] | None = None
     log: str = ""
 
@@ -65,7 +83,7 @@ class Daemon:
             COMMONPLACE_CONFIG=str(config),
             COMMONPLACE_VAULT=str(self.vault),
             COMMONPLACE_DATA=str(self.data),
-            COMMONPLACE_WEB_PORT=str(self.port),
+            COMMONPLACE_WEB_PORT="0",
             COMMONPLACE_TIMEZONE="Europe/London",
             OLLAMA_HOST=self.ollama_url,
         )
@@ -79,6 +97,7 @@ class Daemon:
             stderr=subprocess.PIPE,
             text=True,
         )
+        self.port = port_of(self.data, self.proc)
         self.wait_until(lambda: self.state() is not None, "the daemon answers /api/state")
         return self
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -19,12 +18,7 @@ from typing import Any
 import pytest
 
 from commonplace.lock import LOCK_NAME
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+from tests.daemon_process import port_of
 
 
 def call(port: int, path: str, body: dict[str, Any] | None = None) -> tuple[int, Any]:
@@ -63,7 +57,7 @@ def daemon_env(vault: Path, tmp_path: Path, dead_ollama_url: str) -> Iterator[di
         COMMONPLACE_CONFIG=str(config),
         COMMONPLACE_VAULT=str(vault),
         COMMONPLACE_DATA=str(tmp_path / "data"),
-        COMMONPLACE_WEB_PORT=str(free_port()),
+        COMMONPLACE_WEB_PORT="0",  # any free port: port_of reads the one it got
         COMMONPLACE_TIMEZONE="Europe/London",
         OLLAMA_HOST=dead_ollama_url,
     )
@@ -84,9 +78,9 @@ def start(env: dict[str, str]) -> subprocess.Popen[str]:
 def test_run_serves_refuses_a_second_copy_and_stops_on_sigterm(
     daemon_env: dict[str, str], vault: Path, tmp_path: Path
 ) -> None:
-    port = int(daemon_env["COMMONPLACE_WEB_PORT"])
     proc = start(daemon_env)
     try:
+        port = port_of(tmp_path / "data", proc)
         state = wait_for_state(port, proc)
         assert state["ollama"]["reachable"] is False
 
@@ -107,7 +101,7 @@ def test_run_serves_refuses_a_second_copy_and_stops_on_sigterm(
         # A second daemon on the same vault (another port) is refused with a clear message.
         second = subprocess.run(
             [sys.executable, "-m", "commonplace", "run"],
-            env={**daemon_env, "COMMONPLACE_WEB_PORT": str(free_port())},
+            env=daemon_env,
             capture_output=True,
             text=True,
             timeout=60,
@@ -121,6 +115,7 @@ def test_run_serves_refuses_a_second_copy_and_stops_on_sigterm(
         assert proc.returncode == 0, err
         assert "Traceback" not in err
         assert "stopped" in err
+        assert f"serving the phone page at http://127.0.0.1:{port}/" in err  # the real port
         locks = list((tmp_path / "data").glob(f"*/{LOCK_NAME}"))
         assert locks == []
     finally:

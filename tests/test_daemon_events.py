@@ -35,8 +35,9 @@ from commonplace.index.keywords import KeywordIndex
 from commonplace.index.manifest import Manifest
 from commonplace.llm import LLM
 from tests.conftest import REPO
+from tests.daemon_process import port_of
 from tests.fakes.ollama import FakeOllama
-from tests.test_daemon import call, free_port, wait_for_state
+from tests.test_daemon import call, wait_for_state
 
 CONFIG = """
 [ollama]
@@ -68,7 +69,7 @@ def env(vault: Path, tmp_path: Path, fake_ollama_thread: FakeOllama) -> Iterator
         COMMONPLACE_CONFIG=str(config),
         COMMONPLACE_VAULT=str(vault),
         COMMONPLACE_DATA=str(tmp_path / "data"),
-        COMMONPLACE_WEB_PORT=str(free_port()),
+        COMMONPLACE_WEB_PORT="0",  # any free port: port_of reads the one it got
         COMMONPLACE_TIMEZONE="Europe/London",
         OLLAMA_HOST=fake_ollama_thread.url,
     )
@@ -140,11 +141,11 @@ def idle(port: int, proc: subprocess.Popen[str]) -> dict[str, Any]:
 def test_past_the_watch_limit_the_inbox_and_ask_notes_are_polled(
     env: dict[str, str], vault: Path
 ) -> None:
-    port = int(env["COMMONPLACE_WEB_PORT"])
     (vault / "Inbox").mkdir()
     (vault / "Ask").mkdir()
     proc = start(env, "limit")
     try:
+        port = port_of(Path(env["COMMONPLACE_DATA"]), proc)
         state = wait_for_state(port, proc)
         assert state["watcher"]["unwatched_folders"] >= 1
         assert state["watcher"]["polling"] == ["Inbox", "Ask"]
@@ -165,10 +166,10 @@ def test_past_the_watch_limit_the_inbox_and_ask_notes_are_polled(
 def test_after_lost_events_every_capture_is_filed_at_once(env: dict[str, str], vault: Path) -> None:
     """60 captures, the events of the first ~30 lost to an overflow: all filed within the
     wait, although the next periodic scan is an hour away."""
-    port = int(env["COMMONPLACE_WEB_PORT"])
     (vault / "Inbox").mkdir()
     proc = start(env, "overflow:90")
     try:
+        port = port_of(Path(env["COMMONPLACE_DATA"]), proc)
         wait_for_state(port, proc)
         idle(port, proc)
         for i in range(60):
@@ -184,9 +185,9 @@ def test_after_lost_events_every_capture_is_filed_at_once(env: dict[str, str], v
 def test_a_burst_of_changes_is_few_jobs_with_the_end_state_of_a_rebuild(
     env: dict[str, str], vault: Path, tmp_path: Path
 ) -> None:
-    port = int(env["COMMONPLACE_WEB_PORT"])
     proc = start(env)
     try:
+        port = port_of(Path(env["COMMONPLACE_DATA"]), proc)
         before = idle(port, proc)["daemon"]["jobs"]["done"]
         burst = vault / "Burst"
         burst.mkdir()

@@ -8,26 +8,29 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
-import socket
+import logging
 import time
 from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
 from typing import Any
 
 import aiohttp
+import pytest
 
 from commonplace.config import Settings
 from commonplace.daemon import run_daemon
+from commonplace.lock import LOCK_NAME, read_lock
 from tests.fakes.ollama import FakeOllama
 
 WAIT_S = 20.0
 CAPTURE = "lunch with sam. he wants the chess clock back by friday"
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+def listening_port(settings: Settings) -> int:
+    """The port a daemon started with `[web] port = 0` got (its lock says, once it listens)."""
+    lock = read_lock(settings.data_path / LOCK_NAME)
+    assert lock is not None and lock.port, lock
+    return lock.port
 
 
 async def eventually(check: Callable[[], Awaitable[bool] | bool], what: str) -> None:
@@ -64,21 +67,20 @@ async def test_capture_is_filed_found_and_a_question_answered(
     captured = datetime.now(settings.tz).replace(second=0, microsecond=0) - timedelta(hours=1)
     due = (captured + timedelta(days=3)).date().isoformat()
     fake_ollama.chat_handler = scripted_model(due)
-    port = free_port()
     settings = dataclasses.replace(
         settings,
         ollama=dataclasses.replace(settings.ollama, host=fake_ollama.url),
-        web=dataclasses.replace(settings.web, port=port),
+        web=dataclasses.replace(settings.web, port=0),  # any free port
         tidy=dataclasses.replace(settings.tidy, stable_s=0.1, retry_s=0.1),
         ask=dataclasses.replace(settings.ask, quiet_s=0.2),
     )
     vault = settings.vault
     ready, stop = asyncio.Event(), asyncio.Event()
     daemon = asyncio.create_task(run_daemon(settings, ready=ready, stop=stop))
-    base = f"http://127.0.0.1:{port}"
-    headers = {"Origin": base, "Content-Type": "application/json"}
     try:
         await asyncio.wait_for(ready.wait(), WAIT_S)
+        base = f"http://127.0.0.1:{listening_port(settings)}"
+        headers = {"Origin": base, "Content-Type": "application/json"}
         async with aiohttp.ClientSession() as http:
             async with http.post(
                 f"{base}/api/capture",
@@ -126,3 +128,30 @@ async def test_capture_is_filed_found_and_a_question_answered(
         stop.set()
         await asyncio.wait_for(daemon, WAIT_S)
     assert not (settings.data_path / "daemon.lock").exists()
+
+
+async def test_the_task_list_is_read_ahead_once_the_index_is_ready(
+    fake_ollama: FakeOllama, settings: Settings, caplog: pytest.LogCaptureFixture
+) -> None:
+    """On a big vault the first list_tasks read every note (15-25 s at 50,000 notes, the tool's
+    timeout is 30 s): the daemon reads it ahead, after the start-up index run."""
+    caplog.set_level(logging.INFO)
+    settings = dataclasses.replace(
+        settings,
+        ollama=dataclasses.replace(settings.ollama, host=fake_ollama.url),
+        web=dataclasses.replace(settings.web, port=0),
+    )
+    ready, stop = asyncio.Event(), asyncio.Event()
+    daemon = asyncio.create_task(run_daemon(settings, ready=ready, stop=stop))
+    try:
+        await asyncio.wait_for(ready.wait(), WAIT_S)
+        messages = lambda: [r.getMessage() for r in caplog.records]  # noqa: E731
+        await eventually(
+            lambda: any(m.startswith("task list read ahead") for m in messages()), "read ahead"
+        )
+        ready_at = next(i for i, m in enumerate(messages()) if "search index ready" in m)
+        read_at = next(i for i, m in enumerate(messages()) if m.startswith("task list read"))
+        assert ready_at < read_at
+    finally:
+        stop.set()
+        await asyncio.wait_for(daemon, WAIT_S)

@@ -20,8 +20,9 @@ import pytest
 from commonplace.lease import LeaseInfo, lease_path
 from commonplace.vault import parse_note
 from tests.conftest import REPO
+from tests.daemon_process import port_of
 from tests.fakes.ollama import FakeOllama, Stall
-from tests.test_daemon import call, free_port, wait_for_state
+from tests.test_daemon import call, wait_for_state
 
 CONFIG = """
 [ollama]
@@ -56,7 +57,7 @@ def computer(base: dict[str, str], tmp_path: Path, name: str) -> dict[str, str]:
     return {
         **base,
         "COMMONPLACE_DATA": str(tmp_path / f"data-{name}"),
-        "COMMONPLACE_WEB_PORT": str(free_port()),
+        "COMMONPLACE_WEB_PORT": "0",  # any free port: port_of reads the one it got
     }
 
 
@@ -72,7 +73,7 @@ def start(env: dict[str, str]) -> subprocess.Popen[str]:
 
 
 def lease_of(env: dict[str, str], proc: subprocess.Popen[str]) -> dict[str, Any]:
-    return dict(wait_for_state(int(env["COMMONPLACE_WEB_PORT"]), proc)["lease"])
+    return dict(wait_for_state(port_of(Path(env["COMMONPLACE_DATA"]), proc), proc)["lease"])
 
 
 def capture(vault: Path, i: int) -> None:
@@ -109,16 +110,17 @@ def test_two_daemons_on_one_synced_vault_share_the_work_by_the_lease(
         until(lambda: lease_of(env_a, a)["held_here"], "the first daemon holds the lease")
         b = start(env_b)
         second = b
+        port_b = port_of(Path(env_b["COMMONPLACE_DATA"]), second)
         seen = lease_of(env_b, second)
         assert seen["held_here"] is False and seen["holder"]["pid"] == a.pid
-        state_b = wait_for_state(int(env_b["COMMONPLACE_WEB_PORT"]), second)
+        state_b = wait_for_state(port_b, second)
         (told,) = [e for e in state_b["attention"] if e["source"] == "lease"]
         assert told["code"] == "held_elsewhere" and f"pid {a.pid}" in told["reason"]
 
         # Ten captures: nine dropped into the inbox, one sent to the second daemon's page.
         for i in range(9):
             capture(vault, i)
-        status, _ = call(int(env_b["COMMONPLACE_WEB_PORT"]), "/api/capture", {"text": "oil"})
+        status, _ = call(port_b, "/api/capture", {"text": "oil"})
         assert status == 201
         question = vault / "Ask/Garage.md"
         question.write_text("?? When does the garage open?\n")
@@ -131,7 +133,7 @@ def test_two_daemons_on_one_synced_vault_share_the_work_by_the_lease(
         assert len(asked) == 11  # each capture and the question went to the model once
 
         # The second daemon still serves search; doctor there names the holder.
-        status, found = call(int(env_b["COMMONPLACE_WEB_PORT"]), "/api/search?q=garage")
+        status, found = call(port_b, "/api/search?q=garage")
         assert status == 200 and found["results"]
         doctor = subprocess.run(
             [sys.executable, "-m", "commonplace", "doctor"],

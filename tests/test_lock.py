@@ -21,6 +21,20 @@ def test_lock_holds_host_and_pid(tmp_path: Path) -> None:
     assert not (tmp_path / LOCK_NAME).exists()
 
 
+def test_the_port_the_server_got_is_recorded_for_other_programs(tmp_path: Path) -> None:
+    """With `[web] port = 0` the system picks the port; the lock is where others find it."""
+    lock = VaultLock.acquire(tmp_path)
+    assert read_lock(tmp_path / LOCK_NAME) == lock.info and lock.info.port == 0
+    lock.record_port(43121)
+    info = read_lock(tmp_path / LOCK_NAME)
+    assert info is not None and (info.pid, info.port) == (os.getpid(), 43121)
+    assert [p.name for p in tmp_path.iterdir()] == [LOCK_NAME]  # replaced whole, no temp left
+    with pytest.raises(LockHeld):  # still the same lock to a second start
+        VaultLock.acquire(tmp_path, pid=os.getppid())
+    lock.release()
+    assert not (tmp_path / LOCK_NAME).exists()
+
+
 def test_second_daemon_is_refused_while_the_first_runs(tmp_path: Path) -> None:
     sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
     try:

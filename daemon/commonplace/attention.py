@@ -20,14 +20,13 @@ from __future__ import annotations
 import dataclasses
 import logging
 import os
-import socket
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from commonplace.lock import LOCK_NAME, pid_alive, read_lock
+from commonplace.lock import running_daemon
 from commonplace.statefile import read_json, write_json
 
 log = logging.getLogger(__name__)
@@ -166,8 +165,8 @@ def read_running(data_path: Path) -> list[Entry] | None:
     For `doctor`: the lock says whether a daemon runs; the file is only believed while the
     daemon that wrote it holds the lock (a file left by an earlier daemon is not its list).
     """
-    lock = read_lock(data_path / LOCK_NAME)
-    if lock is None or lock.host != socket.gethostname() or not pid_alive(lock.pid):
+    lock = running_daemon(data_path)
+    if lock is None:
         return None
     raw = read_json(attention_file(data_path))
     if not isinstance(raw, dict) or lock.pid != raw.get("pid"):

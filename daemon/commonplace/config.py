@@ -86,7 +86,7 @@ class OllamaSettings:
 @dataclass(frozen=True)
 class WebSettings:
     host: str = "127.0.0.1"
-    port: int = field(default=8765, metadata=_range(1, 65535))
+    port: int = field(default=8765, metadata=_range(0, 65535))  # 0: any free port
     ts_name: str = ""  # the computer's name.tailnet.ts.net, for the phone page
     owner_login: str = ""  # the Tailscale login allowed in
     extra_hosts: tuple[str, ...] = ()  # more Host names treated like localhost (use with care)

@@ -29,6 +29,7 @@ from commonplace.ask.asknote import ask_root as asknote_root
 from commonplace.ask.asknote import is_ask_note
 from commonplace.ask.service import AskService
 from commonplace.assistant import build_assistant
+from commonplace.assistant.tasks import TaskReader, warm_in_background
 from commonplace.attention import Attention, attention_file
 from commonplace.briefing import briefing_job
 from commonplace.calendar import CalendarClient
@@ -38,8 +39,9 @@ from commonplace.conflicts import watch_conflicts
 from commonplace.datafolder import keep_lock
 from commonplace.digest.service import digest_job
 from commonplace.index import Index, IndexBusy, IndexService
-from commonplace.jobs import ChangeRouter, JobQueue, Stage
+from commonplace.jobs import ChangeRouter, Job, JobQueue, Stage
 from commonplace.lease import VaultLease, check_lease, keep_lease
+from commonplace.leftovers import keep_putting_back, put_back_left_aside
 from commonplace.llm import LLM, ModelGate
 from commonplace.llm.support import host_warning, version_warnings
 from commonplace.lock import LockHeld, VaultLock
@@ -47,13 +49,13 @@ from commonplace.scans import Scans
 from commonplace.scheduler import Job as ScheduledJob
 from commonplace.scheduler import Scheduler
 from commonplace.server import create_app
+from commonplace.server.app import MAX_LINE_BYTES
 from commonplace.server.context import Services, StatusSource
 from commonplace.server.security import is_loopback
 from commonplace.speech import SpeechUnavailable, WhisperTranscriber, model_path
 from commonplace.supervise import start_supervised
 from commonplace.tidy.service import TidyService
 from commonplace.vault import in_folder
-from commonplace.vault.atomic import restore_removals
 from commonplace.vault.layout import remove_stale_temp_files
 from commonplace.watcher import VaultWatcher
 
@@ -113,18 +115,20 @@ async def _run_locked(
     scans = parts.scans = Scans(jobs, parts.stages, settings.index.reconcile_minutes * 60)
     parts.watcher = make_watcher(settings, jobs, parts)
     parts.status["watcher"] = parts.watcher
+    reader = TaskReader(settings)
     services = Services(
         index=parts.index,
         jobs=jobs,
         attention=attention,
         transcriber=WhisperTranscriber(settings.speech),
-        assistant=build_assistant(settings, llm, calendar=parts.calendar),
+        assistant=build_assistant(settings, llm, calendar=parts.calendar, tasks=reader),
         stages=dict(parts.status),
         notes=start_notes(settings),
     )
     for note in services.notes:
         log.warning("%s", note)
     runner = await start_server(settings, create_app(settings, llm, services))
+    lock.record_port(listening_port(runner))  # `[web] port = 0`: where the system put it
     parts.tasks.append(asyncio.create_task(warn_about_ollama(settings, llm, services)))
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -133,6 +137,7 @@ async def _run_locked(
     try:
         jobs.start()
         scans.queue("start-up", first=True)
+        jobs.put(Job("assistant", "read the task list ahead", _read_ahead(reader, parts)))
         await parts.watcher.start()
         parts.tasks.extend(start_background(settings, llm, parts))
         keep = functools.partial(keep_lock, lock, attention)
@@ -148,6 +153,21 @@ async def _run_locked(
         await shutdown(parts, jobs, runner)
 
 
+def _read_ahead(reader: TaskReader, parts: Parts) -> Callable[[], Awaitable[None]]:
+    """Queued behind the start-up index run (one job at a time: it starts once the index is
+    ready), it only starts the read-ahead (tasks.py `warm`) in a thread and returns."""
+
+    async def start() -> None:
+        stop = warm_in_background(reader)
+
+        async def stopped() -> None:
+            stop.set()
+
+        parts.closers.append(stopped)
+
+    return start
+
+
 def clean_up_after_a_crash(settings: Settings) -> None:
     """Temp files a crash left between writing and renaming, in the vault and the data folder
     (before anything else runs: nothing may index or file one meanwhile)."""
@@ -156,12 +176,7 @@ def clean_up_after_a_crash(settings: Settings) -> None:
         if removed:
             log.info("removed %d temp file(s) left by an earlier crash in %s", len(removed), root)
             log.debug("removed %s", removed)
-    for key in ("inbox", "filed"):  # where tidy deletes: a crash mid-`remove_file`, put back
-        folder = settings.vault / settings.folder(key)
-        restored = restore_removals(folder) if folder.is_dir() else []
-        if restored:
-            log.warning("put back %d half-removed file(s) in %s", len(restored), folder)
-            log.info("put back %s", restored)
+    put_back_left_aside(settings)  # a crash mid-`remove_file`; a young one later (leftovers.py)
 
 
 async def build_parts(settings: Settings, llm: LLM, attention: Attention | None = None) -> Parts:
@@ -227,6 +242,8 @@ def start_background(settings: Settings, llm: LLM, parts: Parts) -> list[asyncio
     tasks = []
     if parts.scans is not None:
         tasks.append(start_supervised("periodic scan", parts.scans.run_forever, parts.attention))
+    aside = functools.partial(keep_putting_back, settings, settings.index.reconcile_minutes * 60)
+    tasks.append(start_supervised("crash leftovers", aside, parts.attention))
     lease = parts.lease
     if lease is not None:
         keep = functools.partial(
@@ -295,7 +312,7 @@ def start_notes(settings: Settings) -> list[str]:
 
 
 async def start_server(settings: Settings, app: web.Application) -> web.AppRunner:
-    runner = web.AppRunner(app, access_log=None, shutdown_timeout=5.0)
+    runner = web.AppRunner(app, access_log=None, shutdown_timeout=5.0, max_line_size=MAX_LINE_BYTES)
     await runner.setup()
     site = web.TCPSite(runner, settings.web.host, settings.web.port)
     try:
@@ -315,8 +332,17 @@ async def start_server(settings: Settings, app: web.Application) -> web.AppRunne
             "listening on %s, reachable from other computers (refused without the API token)",
             settings.web.host,
         )
-    log.info("serving the phone page at http://%s:%d/", settings.web.host, settings.web.port)
+    log.info("serving the phone page at http://%s:%d/", settings.web.host, listening_port(runner))
     return runner
+
+
+def listening_port(runner: web.AppRunner) -> int:
+    """The port the server got: the configured one, or the free one the system picked for
+    `[web] port = 0` (a host naming several addresses gets one per address: the first)."""
+    for address in runner.addresses:
+        if isinstance(address, tuple) and len(address) >= 2:
+            return int(address[1])
+    return 0
 
 
 async def shutdown(parts: Parts, jobs: JobQueue, runner: web.AppRunner) -> None:

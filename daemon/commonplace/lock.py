@@ -10,12 +10,16 @@ we cannot tell whether that daemon still runs: the message says how to remove it
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
+import secrets
 import socket
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from commonplace.vault.layout import TEMP_SUFFIX
 
 LOCK_NAME = "daemon.lock"
 
@@ -29,6 +33,7 @@ class LockInfo:
     host: str
     pid: int
     started: float = 0.0
+    port: int = 0  # the phone page's, once the server listens (0 before, and for old locks)
 
     def describe(self) -> str:
         when = (
@@ -50,11 +55,20 @@ def pid_alive(pid: int) -> bool:
     return True
 
 
+def running_daemon(data_path: Path) -> LockInfo | None:
+    """The daemon running on this data folder on this computer (its lock), or None."""
+    lock = read_lock(data_path / LOCK_NAME)
+    if lock is None or lock.host != socket.gethostname() or not pid_alive(lock.pid):
+        return None
+    return lock
+
+
 def read_lock(path: Path) -> LockInfo | None:
     """The lock's content, or None when it is missing or unreadable (a torn write)."""
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
-        return LockInfo(host=str(raw["host"]), pid=int(raw["pid"]), started=float(raw["started"]))
+        port = int(raw.get("port", 0))
+        return LockInfo(str(raw["host"]), int(raw["pid"]), float(raw["started"]), port)
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
@@ -100,6 +114,18 @@ class VaultLock:
             _write_new(self.path, self.info)
         return None
 
+    def record_port(self, port: int) -> None:
+        """Add the port the server listens on, for other programs on this computer: with
+        `[web] port = 0` the system picked a free one, and this is where to find it. The file
+        is replaced whole (never seen half-written)."""
+        self.info = dataclasses.replace(self.info, port=port)
+        tmp = self.path.with_name(f".{LOCK_NAME}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
+        with tmp.open("w", encoding="utf-8") as handle:  # a crash leaves it to the clean-up
+            json.dump(_as_json(self.info), handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        tmp.replace(self.path)
+
     def release(self) -> None:
         current = read_lock(self.path)
         if current is not None and (current.host, current.pid) == (self.info.host, self.info.pid):
@@ -111,9 +137,14 @@ def _write_new(path: Path, me: LockInfo) -> None:
     """Create the lock file (never over another: FileExistsError) holding `me`."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        json.dump({"host": me.host, "pid": me.pid, "started": me.started}, handle)
+        json.dump(_as_json(me), handle)
         handle.flush()
         os.fsync(handle.fileno())
+
+
+def _as_json(info: LockInfo) -> dict[str, object]:
+    found: dict[str, object] = {"host": info.host, "pid": info.pid, "started": info.started}
+    return found | ({"port": info.port} if info.port else {})
 
 
 def _check_stale(path: Path, me: LockInfo) -> None:

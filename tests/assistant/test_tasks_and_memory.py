@@ -119,6 +119,43 @@ def test_each_call_sees_notes_edited_added_and_removed_since_the_last(s: Setting
     assert reader.open_tasks() == first
 
 
+def test_a_list_read_ahead_is_not_read_again_and_stays_true(
+    s: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The daemon reads the task list ahead (a big vault's first read nears the tool's
+    timeout): the first list_tasks then parses nothing, and still sees an edit made after."""
+    from commonplace.assistant import tasks as tasks_module
+
+    expected = TaskReader(s).open_tasks()
+    reads: list[str] = []
+    real = tasks_module.read_note
+
+    def counted(vault: Path, path: str, *args: object) -> object:
+        reads.append(path)
+        return real(vault, path, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(tasks_module, "read_note", counted)
+    reader = TaskReader(s)
+    assert reader.warm(batch=2) is True
+    notes = len(reads)
+    assert notes > 2  # several batches
+    assert reader.open_tasks() == expected
+    assert len(reads) == notes  # nothing parsed again
+    write(s.vault, "Projects/New.md", "- [ ] Fit the gutter (due 2026-10-20)\n")
+    assert reader.open_tasks()[0].text == "Fit the gutter"
+    assert reads[notes:] == ["Projects/New.md"]
+
+
+def test_a_read_ahead_stops_when_asked(s: Settings) -> None:
+    import threading
+
+    stop = threading.Event()
+    stop.set()
+    reader = TaskReader(s)
+    assert reader.warm(stop) is False
+    assert reader.open_tasks() == TaskReader(s).open_tasks()  # the list itself is whole
+
+
 def test_logseq_ask_pages_and_digests_are_not_the_owners_tasks(settings: Settings) -> None:
     """In Logseq the Ask page Ask/Trip is pages/Ask___Trip.md, beside the owner's pages: an
     Ask note all the same, whose to-dos only repeat the owner's."""

@@ -242,6 +242,42 @@ async def test_an_event_in_the_second_pass_of_the_repeated_hour_stays_in_it_when
     )
 
 
+async def test_a_pass_the_owner_names_wins_over_the_one_the_event_is_in(
+    before_the_change: Assistant,
+    fake_ollama: FakeOllama,
+    calendar: CalendarClient,
+    radicale: Radicale,
+    account: str,
+) -> None:
+    """01:15 GMT (the second pass) moved "to 01:45 (the first)" on its own night: the owner
+    said which 01:45, so it is 01:45 BST, half an hour earlier in real time. It was 01:45 GMT:
+    a said first and nothing said both read as fold 0, and the second pass was kept."""
+    put_raw(
+        radicale.url,
+        account,
+        "Personal",
+        "feed.ics",
+        utc_event("feed@phone", "Night feed", "20261025T011500", "20261025T014500"),
+    )
+    fake_ollama.enqueue_chat(
+        call("move_event", event="night feed", new_time="01:45 (the first)"), "Asked."
+    )
+    (question,) = (
+        await before_the_change.respond("Move the night feed to the first 01:45")
+    ).pending
+    assert question.question == (
+        'Move "Night feed" from Sunday 25 October at 01:15 (the second, GMT) to Sunday 25 '
+        "October at 01:45 (the first, BST)?"
+    )
+    assert (await before_the_change.answer(question.id, yes=True)).ran
+    (feed,) = [e for e in await calendar.events_on(date(2026, 10, 25)) if e.title == "Night feed"]
+    assert isinstance(feed.start, datetime) and isinstance(feed.end, datetime)
+    assert (feed.start.astimezone(UTC), feed.end.astimezone(UTC)) == (
+        datetime(2026, 10, 25, 0, 45, tzinfo=UTC),
+        datetime(2026, 10, 25, 1, 15, tzinfo=UTC),
+    )
+
+
 async def test_a_time_in_the_repeated_hour_is_the_first_unless_the_second_is_asked_for(
     before_the_change: Assistant,
     fake_ollama: FakeOllama,

@@ -164,3 +164,19 @@ def test_a_time_in_the_repeated_hour_is_written_so_it_reads_back_the_same() -> N
     assert event.end.astimezone(UTC) == datetime(2026, 10, 25, 1, 0, tzinfo=UTC)
     assert b"DTSTART;TZID=Europe/London:20261025T003000" in data.to_ical()
     assert b"DTEND:20261025T010000Z" in data.to_ical()
+
+
+def test_an_end_in_the_second_pass_before_the_start_on_the_clock_is_kept() -> None:
+    """01:45 BST to 01:15 GMT is half an hour, though 01:15 reads earlier than 01:45 on the
+    clock: the end was taken for one before the start and dropped (times in one zone compare
+    as clock readings)."""
+    start = datetime(2026, 10, 25, 1, 45, tzinfo=LONDON)
+    end = (start.astimezone(UTC) + timedelta(minutes=30)).astimezone(LONDON)
+    assert (end.hour, end.minute, end.fold) == (1, 15, 1)
+    data = ical.new_event(uid="u", title="Bottle", start=start, end=end, now=NOW)
+    (component,) = data.walk("VEVENT")
+    event = ical.to_event(
+        component, tz=LONDON, calendar="Personal", href="/u.ics", etag=None, recurring=False
+    )
+    assert isinstance(event.end, datetime)
+    assert event.end.astimezone(UTC) == datetime(2026, 10, 25, 1, 15, tzinfo=UTC)

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -84,6 +87,63 @@ def test_search_without_ollama_falls_back_with_a_note(
     assert result.exit_code == 0, result.output
     assert "keyword matches only" in result.stderr
     assert json.loads(result.stdout)[0]["path"] == "People/Zoë Martín.md"
+
+
+def test_without_ollama_the_search_says_so_once(
+    vault: Path, tmp_path: Path, dead_ollama_url: str
+) -> None:
+    """As a user runs it (its own process, its own log set-up): the index's warning and the
+    search's note held the same sentence, printed twice. A keyword search, which has no note,
+    still gets the warning (the index could not embed the notes)."""
+    env = {
+        **os.environ,
+        "COMMONPLACE_VAULT": str(vault),
+        "COMMONPLACE_DATA": str(tmp_path / "d"),
+        "OLLAMA_HOST": dead_ollama_url,
+    }
+    for mode, says in [("hybrid", "note: Showing keyword matches only"), ("keyword", "WARNING")]:
+        run = subprocess.run(
+            [sys.executable, "-m", "commonplace", "search", "Pimiento", "--mode", mode],
+            env=env, capture_output=True, text=True, timeout=120, check=True,
+        )  # fmt: skip
+        assert "Zoë Martín" in run.stdout
+        assert run.stderr.count("Ollama is not answering") == 1, run.stderr
+        assert says in run.stderr
+
+
+def test_an_index_upgrade_waiting_for_a_running_daemon_says_to_restart_it(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    """After an upgrade while the daemon runs, the index is still in the running daemon's
+    (older) layout and only a writer may upgrade it: the search said "run 'commonplace index'
+    or start the daemon", though one was running and the index command is refused while it
+    runs. It says to restart the daemon now; with no daemon running, the advice is as before."""
+    import sqlite3
+
+    from commonplace.index.keywords import KeywordIndex
+    from commonplace.index.store import MANIFEST
+    from commonplace.lock import VaultLock
+
+    runner = CliRunner()
+    assert runner.invoke(cli, ["index"], env=env).exit_code == 0
+    [data] = (tmp_path / "data").iterdir()  # this vault's data folder
+    with sqlite3.connect(data / "index" / MANIFEST) as db:  # the older daemon's layout
+        db.execute("UPDATE meta SET value = '1' WHERE key = 'keywords'")
+    daemon = VaultLock.acquire(data)  # a daemon runs on this vault: this process stands in
+    writer = KeywordIndex(data / "index" / "keywords", writable=True)  # and writes the index
+    try:
+        result = runner.invoke(cli, ["search", "sourdough"], env=env)
+        assert result.exit_code == 1
+        said = " ".join(result.output.split())
+        assert "older layout" in said and f"pid {os.getpid()}" in said
+        assert "still runs the version of commonplace it was started with: restart it" in said
+        assert "run 'commonplace index'" not in said
+        daemon.release()  # a 'commonplace index' run writes it, no daemon: as before
+        result = runner.invoke(cli, ["search", "sourdough"], env=env)
+        assert "run 'commonplace index' or start the daemon" in result.output
+    finally:
+        writer.close()
+        daemon.release()
 
 
 def test_missing_vault_is_a_clear_error(tmp_path: Path) -> None:

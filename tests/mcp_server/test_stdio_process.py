@@ -28,7 +28,7 @@ async def test_commonplace_mcp_on_stdio_lists_the_tools_and_uses_the_daemon(
                 "COMMONPLACE_CONFIG": str(daemon.data.parent / "commonplace.toml"),
                 "COMMONPLACE_VAULT": str(vault),
                 "COMMONPLACE_DATA": str(daemon.data),
-                "COMMONPLACE_WEB_PORT": str(daemon.port),
+                "COMMONPLACE_WEB_PORT": "0",  # as the daemon has it: its lock says where
                 "COMMONPLACE_TIMEZONE": "Europe/London",
                 "OLLAMA_HOST": fake_ollama_thread.url,
             },

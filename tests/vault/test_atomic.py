@@ -379,3 +379,20 @@ def test_without_hard_links_a_file_delivered_after_the_check_is_never_replaced(
     kept = put_back(aside, path)
     assert path.read_text() == "a newer version, delivered just after the check"
     assert kept.name == "a (conflict 1a2b3c4d).md" and kept.read_text() == "the words put back"
+
+
+def test_an_empty_aside_folder_is_left_while_a_removal_may_be_about_to_use_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A long name's removal makes its hidden folder, then renames the file into it: a restore
+    running meanwhile (the daemon's periodic one) must not take the folder away in between (the
+    rename would fail and the removal believe the file already gone)."""
+    from commonplace.vault import atomic
+    from commonplace.vault.atomic import REMOVING_SUFFIX, removal_wait_s, restore_removals
+
+    folder = tmp_path / f".1a2b3c4d{REMOVING_SUFFIX}"
+    folder.mkdir()
+    assert restore_removals(tmp_path) == [] and folder.is_dir()
+    assert removal_wait_s(tmp_path) is None  # an empty folder holds nothing to put back
+    monkeypatch.setattr(atomic, "_clock", lambda: time.time() + 60)
+    assert restore_removals(tmp_path) == [] and not folder.exists()  # a crash's leftover: gone

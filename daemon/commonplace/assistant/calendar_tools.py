@@ -19,6 +19,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from commonplace.assistant.days import PassSaid
 from commonplace.assistant.gate import Described, Stale, Unconfirmed
 from commonplace.assistant.registry import Param, Propose, Tool, ToolContext, ToolError
 from commonplace.calendar import (
@@ -394,8 +395,9 @@ def moved_times(
         return new_day, new_day + max(days, timedelta(days=1))
     day = new_day or event.start.date()
     at = new_time or event.start.time()  # the event's own time keeps its fold
-    if new_time is not None and day == event.start.date() and _second_pass(event.start):
-        at = new_time.replace(fold=1)  # moved within the night it is on: the same pass
+    keeps_pass = day == event.start.date() and _second_pass(event.start)
+    if new_time is not None and keeps_pass and not isinstance(new_time, PassSaid):
+        at = time(new_time.hour, new_time.minute, fold=1)  # its pass, unless one was said
     start = on_the_clock(day, at, calendar.tz)
     if not isinstance(event.end, datetime):
         return start, None

@@ -106,13 +106,22 @@ _TIME = re.compile(r"^(\d{1,2})(?:[:.h](\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)?$")
 _PASS = re.compile(r"\(?(?:the)?(first|second)(?:,[^)]*)?\)?$")
 
 
+class PassSaid(time):
+    """A time in the hour that happens twice whose pass was said ('01:30 (the first)'): fold
+    alone cannot tell a said first from nothing said (both 0), and a move within the night of
+    an event in the second pass keeps that pass only when nothing was said."""
+
+    __slots__ = ()
+
+
 def parse_time(text: str) -> time:
     """'16:00', '4 pm', '4pm', '16', '9.30', 'noon': a time of day, refused when ambiguous.
 
     A bare '4' is taken as 04:00 only because the model was told to send 24-hour times; the
     question the owner sees then shows 04:00, so a misreading is caught before anything runs.
     '01:30 (the second, GMT)', as questions and listings write a time in the hour that
-    happens twice when the clocks go back, reads back as that one: fold=1 for the second.
+    happens twice when the clocks go back, reads back as that one: fold=1 for the second,
+    and a PassSaid either way.
     """
     value = text.strip().lower().replace(" ", "")
     which = _PASS.search(value)
@@ -135,4 +144,4 @@ def parse_time(text: str) -> time:
         hour = hour % 12 + (12 if suffix == "pm" else 0)
     if hour > 23 or minute > 59:
         raise DateWordsError(f"{text!r} is not a time")
-    return time(hour, minute, fold=fold)
+    return PassSaid(hour, minute, fold=fold) if which and which.start() > 0 else time(hour, minute)

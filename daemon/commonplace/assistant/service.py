@@ -20,12 +20,15 @@ from commonplace.config import Settings
 from commonplace.llm import LLM
 
 
-def build_registry(settings: Settings, calendar: CalendarClient | None = None) -> Registry:
+def build_registry(
+    settings: Settings, calendar: CalendarClient | None = None, tasks: TaskReader | None = None
+) -> Registry:
     """Every tool and action the assistant has. The calendar's tools are there also when no
-    calendar is set up: they say so, and the model can tell the owner."""
+    calendar is set up: they say so, and the model can tell the owner. `tasks`: the daemon's
+    reader, which it reads ahead after start-up."""
     registry = Registry()
     registry.extend(
-        task_tools(settings, TaskReader(settings)),
+        task_tools(settings, tasks or TaskReader(settings)),
         [AddTask(settings), CompleteTask(settings)],
     )
     registry.extend(memory_tools(settings), [AddMemory(settings), RemoveMemory(settings)])
@@ -43,6 +46,7 @@ def build_assistant(
     registry: Registry | None = None,
     in_memory: bool = False,
     calendar: CalendarClient | None = None,
+    tasks: TaskReader | None = None,
 ) -> Assistant:
     """The assistant with its day logs in `<data folder>/assistant/` (or in memory, for evals)."""
     memory_path = note_path(settings, settings.assistant.memory_note)
@@ -54,7 +58,7 @@ def build_assistant(
     return Assistant(
         settings,
         llm,
-        registry or build_registry(settings, calendar),
+        registry or build_registry(settings, calendar, tasks),
         Conversations(folder),
         memory=memory,
         clock=clock,

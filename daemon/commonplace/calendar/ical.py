@@ -108,11 +108,17 @@ def _fit_end(
             end = datetime.combine(end, time(0), tzinfo=tz)
         elif not isinstance(start, datetime) and isinstance(end, datetime):
             end = end.date() + timedelta(days=0 if end.time() == time(0) else 1)
-        if end < start:  # type: ignore[operator]  # same kind by now
+        if _instant(end) < _instant(start):  # type: ignore[operator]  # same kind by now
             end = None
     if not isinstance(start, datetime) and (end is None or end <= start):
         return start + timedelta(days=1)  # RFC 5545: an all-day event lasts its day
     return end
+
+
+def _instant(value: datetime | date) -> datetime | date:
+    """For comparing: two times in one zone compare as clock readings (fold ignored), so 01:15
+    GMT came "before" 01:45 BST on the night the clocks go back, and such an end was lost."""
+    return value.astimezone(UTC) if isinstance(value, datetime) else value
 
 
 def to_event(

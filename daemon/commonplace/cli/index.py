@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 from typing import Any
 
 import click
@@ -95,10 +96,16 @@ def search_command(
         finally:
             index.close()
 
+    held = HeldWarnings()
+    indexer_log = logging.getLogger("commonplace.index.indexer")
+    indexer_log.addFilter(held)
     try:
         results, used, notice = run_async(go())
     except IndexUnavailable as exc:
         raise click.ClickException(str(exc)) from None
+    finally:
+        indexer_log.removeFilter(held)
+    held.emit(unless_in=notice or "")
     if notice:
         click.echo(f"note: {notice}", err=True)
     if as_json:
@@ -112,6 +119,27 @@ def search_command(
         where = r["title"] + (f" › {heading}" if heading and heading != r["title"] else "")
         click.echo(f"{n}. {where}  ({r['path']}, {r['score']:.3f}, {used})")
         click.echo(f"   {marked(r['snippet'], r['marks'])}")
+
+
+class HeldWarnings(logging.Filter):
+    """Holds back the index's "embeddings unavailable" warning during a search: the search's
+    note says the same sentence (the error is the index's), and saying it twice reads as two
+    problems. Emitted after all when the note does not say it (a keyword search has none)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.held: list[logging.LogRecord] = []
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if str(record.msg).startswith("embeddings unavailable"):
+            self.held.append(record)
+            return False
+        return True
+
+    def emit(self, *, unless_in: str) -> None:
+        for record in self.held:
+            if not all(str(arg) in unless_in for arg in record.args or ()):
+                logging.getLogger(record.name).handle(record)
 
 
 def marked(text: str, marks: list[list[int]]) -> str:

@@ -36,7 +36,10 @@ def run(ctx: click.Context, sample_if_unset: bool) -> None:
     web = settings.web
     click.echo(f"Vault: {settings.vault}  ({settings.flavor})")
     click.echo(f"Data:  {settings.data_path}")
-    click.echo(f"Phone page: http://{web.host}:{web.port}/")
+    if web.port:
+        click.echo(f"Phone page: http://{web.host}:{web.port}/")
+    else:
+        click.echo("Phone page: on a free port, logged below once it is open")
     if web.ts_name:
         click.echo(f"  on your tailnet (after 'tailscale serve'): https://{web.ts_name}/")
     try:

@@ -17,6 +17,7 @@ from pathlib import Path
 from commonplace.index.keywords import LAYOUT, KeywordIndex, KeywordIndexError
 from commonplace.index.manifest import INDEX_SCHEMA, Manifest, ManifestError
 from commonplace.index.vectors import VectorStore, VectorStoreError
+from commonplace.lock import running_daemon
 
 log = logging.getLogger(__name__)
 
@@ -52,18 +53,21 @@ def open_stores(
     folder.mkdir(parents=True, exist_ok=True)
     reasons: list[str] = []
 
-    def rebuild(why: str) -> None:
+    def rebuild(why: str, *, version: bool = False) -> None:
         if not writable:
             raise IndexUnavailable(
-                f"the search index in {folder} cannot be used ({why}); run 'commonplace index' "
-                "or start the daemon to rebuild it"
+                f"the search index in {folder} cannot be used ({why}); "
+                + what_to_do(folder.parent, version=version)
             )
         reasons.append(why)
 
     manifest = _open_manifest(folder / MANIFEST, rebuild)
     schema = manifest.get_meta("schema")
     if schema is not None and schema != str(INDEX_SCHEMA):
-        rebuild(f"it was made by another version (layout {schema}, this one uses {INDEX_SCHEMA})")
+        rebuild(
+            f"it was made by another version (layout {schema}, this one uses {INDEX_SCHEMA})",
+            version=True,
+        )
         manifest.close()
         for child in folder.iterdir():
             shutil.rmtree(child) if child.is_dir() else child.unlink()
@@ -71,7 +75,10 @@ def open_stores(
     reset = manifest.get_meta("schema") is None  # a new manifest knows nothing of the others
     keyword_layout = manifest.get_meta("keywords") or "1"
     if not reset and keyword_layout != str(LAYOUT):
-        rebuild(f"the keyword index holds an older layout ({keyword_layout}, now {LAYOUT})")
+        rebuild(
+            f"the keyword index holds an older layout ({keyword_layout}, now {LAYOUT})",
+            version=True,
+        )
 
     vectors = _open_vectors(folder / "vectors", rebuild, compact_every, ann_rows)
     try:
@@ -111,6 +118,25 @@ def open_stores(
     if reasons:
         log.warning("rebuilding the search index from the vault: %s", stores.rebuilt)
     return stores
+
+
+def what_to_do(data_path: Path, *, version: bool) -> str:
+    """What to do about an index this process may only read: only a writer rebuilds it. That
+    writer is usually the daemon, which rebuilds or upgrades it only as it starts: a daemon
+    started before an upgrade (or a settings change) is still running."""
+    daemon = running_daemon(data_path)
+    if daemon is None:
+        return "run 'commonplace index' or start the daemon to rebuild it"
+    which = (
+        "still runs the version of commonplace it was started with"
+        if version
+        else "was started before this change"
+    )
+    return (
+        f"the daemon running on this vault ({daemon.describe()}) {which}: restart it "
+        "(Ctrl-C where it runs, then 'commonplace run'); it brings the index up to date as it "
+        "starts"
+    )
 
 
 def _open_manifest(path: Path, rebuild: Callable[[str], None]) -> Manifest:

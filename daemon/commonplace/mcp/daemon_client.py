@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 import aiohttp
 
 from commonplace.config import Settings
+from commonplace.lock import running_daemon
 from commonplace.mcp.backend import BackendError
 
 log = logging.getLogger(__name__)
@@ -30,7 +31,11 @@ def daemon_url(settings: Settings) -> str:
         host = "127.0.0.1"
     if ":" in host and not host.startswith("["):
         host = f"[{host}]"
-    return f"http://{host}:{settings.web.port}"
+    port = settings.web.port
+    if port == 0:  # any free port: the running daemon's lock says which it got
+        daemon = running_daemon(settings.data_path)
+        port = daemon.port if daemon is not None else 0
+    return f"http://{host}:{port}"
 
 
 class DaemonBackend:

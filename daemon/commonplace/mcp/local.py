@@ -103,10 +103,7 @@ class LocalBackend:
         try:
             return Index.open(self.settings, self.llm, read_only=True)
         except IndexUnavailable as exc:
-            raise BackendError(
-                f"the search index cannot be opened ({exc}). Start the daemon "
-                "('commonplace run') or run 'commonplace index' once"
-            ) from None
+            raise BackendError(f"the search index cannot be opened: {exc}") from None
 
 
 def _stamp(folder: Path) -> tuple[int | None, ...]:

@@ -31,7 +31,15 @@ from commonplace.server.sent import SentCaptures
 
 log = logging.getLogger(__name__)
 
-__all__ = ["LLM_KEY", "SERVICES", "SETTINGS", "create_app"]
+__all__ = ["LLM_KEY", "MAX_LINE_BYTES", "SERVICES", "SETTINGS", "create_app"]
+
+# The longest request line (method, address, version) the HTTP parser reads before the app sees
+# the request; aiohttp's default is 8,190 bytes. Past it the client got aiohttp's own plain-text
+# 400, not the API's JSON error: a search may hold 1,000 characters, which take up to 12 KB in a
+# URL (percent-encoded UTF-8), with a folder beside it. With this room every address the API
+# could accept reaches it, and its own checks answer (`bad_query`, `not_found`) in JSON. The
+# daemon's runner is given it (daemon.start_server).
+MAX_LINE_BYTES = 64 * 1024
 
 
 @web.middleware

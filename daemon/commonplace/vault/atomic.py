@@ -228,40 +228,66 @@ def put_back(aside: Path, path: Path) -> Path:
 
 
 _clock = time.time  # for restore_removals: a test moves it on
+# A file moved aside this recently may be a removal still in progress (its check reads the file):
+# it is left alone until it is older. A rename sets ctime, so max(mtime, ctime) is when it moved.
+RESTORE_AFTER_S = 10.0
 
 
-def restore_removals(root: Path, older_than_s: float = 10.0) -> list[str]:
+def restore_removals(root: Path, older_than_s: float | None = None) -> list[str]:
     """Put back the files a crash left moved aside by `remove_file` (it may have been checking
     words written just before); they are then read again like any other change. Returns the
-    paths they are back at, relative to `root`."""
+    paths they are back at, relative to `root`. One moved aside less than `older_than_s` ago
+    (default RESTORE_AFTER_S) is left for a later call (`removal_wait_s` says when): the
+    daemon calls this at start-up, when such a file is old enough, and at every periodic scan."""
     restored: list[str] = []
-    cutoff = _clock() - older_than_s
+    cutoff = _clock() - (RESTORE_AFTER_S if older_than_s is None else older_than_s)
+    for aside, original in _left_aside(root):
+        try:
+            if _moved_at(aside) < cutoff:
+                back = put_back(aside, original)
+                restored.append(back.relative_to(root).as_posix())
+        except OSError as exc:
+            log.warning("could not put back %s: %s", aside, exc)
+    for folder in _aside_folders(root):  # empty: a crash between mkdir and rename
+        with contextlib.suppress(OSError):
+            if _moved_at(folder) < cutoff:  # a younger one may be a removal about to rename
+                folder.rmdir()
+    return restored
+
+
+def removal_wait_s(root: Path, older_than_s: float | None = None) -> float | None:
+    """In how many seconds the youngest file moved aside under `root` is old enough for
+    `restore_removals`; None when there is none (0 when one is already old enough)."""
+    after = RESTORE_AFTER_S if older_than_s is None else older_than_s
+    times = []
+    for aside, _ in _left_aside(root):
+        with contextlib.suppress(OSError):
+            times.append(_moved_at(aside))
+    return max(0.0, max(times) + after - _clock()) if times else None
+
+
+def _moved_at(path: Path) -> float:
+    info = path.lstat()
+    return max(info.st_mtime, info.st_ctime)
+
+
+def _left_aside(root: Path) -> Iterator[tuple[Path, Path]]:
+    """Each file `remove_file` moved aside under `root`, with the path it came from."""
     for folder, dirs, files in os.walk(root):
         for name in [d for d in dirs if _ASIDE_FOLDER.match(d)]:  # a long name's aside folder
             for entry in _entries(Path(folder) / name):
-                try:
-                    info = entry.lstat()  # a rename sets ctime: when it was moved aside
-                    if max(info.st_mtime, info.st_ctime) < cutoff:
-                        back = put_back(entry, Path(folder) / entry.name)
-                        restored.append(back.relative_to(root).as_posix())
-                except OSError as exc:
-                    log.warning("could not put back %s: %s", entry, exc)
-            with contextlib.suppress(OSError):
-                (Path(folder) / name).rmdir()  # empty: a crash between mkdir and rename
+                yield entry, Path(folder) / entry.name
         dirs[:] = [d for d in dirs if not d.startswith(".")]
         for name in files:
-            if not (name.startswith(".") and name.endswith(REMOVING_SUFFIX)):
-                continue
-            aside = Path(folder) / name
-            original = name[1:].removesuffix(REMOVING_SUFFIX).rsplit(".", 1)[0]
-            try:
-                info = aside.lstat()  # a rename sets ctime: when it was moved aside
-                if max(info.st_mtime, info.st_ctime) < cutoff:
-                    back = put_back(aside, aside.with_name(original))
-                    restored.append(back.relative_to(root).as_posix())
-            except OSError as exc:
-                log.warning("could not put back %s: %s", aside, exc)
-    return restored
+            if name.startswith(".") and name.endswith(REMOVING_SUFFIX):
+                original = name[1:].removesuffix(REMOVING_SUFFIX).rsplit(".", 1)[0]
+                yield Path(folder) / name, Path(folder) / original
+
+
+def _aside_folders(root: Path) -> Iterator[Path]:
+    for folder, dirs, _ in os.walk(root):
+        yield from (Path(folder) / d for d in dirs if _ASIDE_FOLDER.match(d))
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
 
 
 def _entries(folder: Path) -> list[Path]:

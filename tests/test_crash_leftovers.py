@@ -1,0 +1,84 @@
+"""A file a crash left moved aside by a delete comes back while the daemon runs, also when the
+daemon started again within seconds of the crash (then it was too young to put back at start)."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+from pathlib import Path
+
+import pytest
+
+from commonplace.config import Settings
+from commonplace.daemon import clean_up_after_a_crash, run_daemon
+from commonplace.leftovers import keep_putting_back
+from commonplace.vault import atomic
+from commonplace.vault.atomic import REMOVING_SUFFIX
+from tests.fakes.ollama import FakeOllama
+from tests.test_daemon_flow import WAIT_S, eventually
+
+
+class Stop(Exception):
+    pass
+
+
+def left_aside(folder: Path, name: str, text: str) -> Path:
+    """What a crash in the middle of `remove_file` leaves: the file under its hidden name."""
+    folder.mkdir(exist_ok=True)
+    aside = folder / f".{name}.0badc0de{REMOVING_SUFFIX}"
+    aside.write_text(text)
+    return aside
+
+
+async def test_a_restart_just_after_a_crash_puts_the_file_back_once_it_is_old_enough(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    now = [time.time()]
+    monkeypatch.setattr(atomic, "_clock", lambda: now[0])
+    inbox = settings.vault / "Inbox"
+    aside = left_aside(inbox, "2026-10-19 0800.md", "buy flour")  # the crash: a moment ago
+    clean_up_after_a_crash(settings)
+    assert aside.exists()  # too young at start: it might be a removal still being checked
+
+    slept: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        slept.append(seconds)
+        now[0] += seconds
+        if len(slept) == 3:
+            raise Stop
+
+    with pytest.raises(Stop):
+        await keep_putting_back(settings, 600.0, sleep=sleep)
+    assert (inbox / "2026-10-19 0800.md").read_text() == "buy flour"
+    assert not aside.exists()
+    assert 10.0 <= slept[0] <= 11.0  # woken when it was old enough, not at the next scan
+    assert slept[1:] == [600.0, 600.0]  # then at every periodic scan
+
+
+async def test_the_running_daemon_puts_back_a_file_left_aside_at_its_periodic_scan(
+    fake_ollama: FakeOllama, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    later = [0.0]
+    monkeypatch.setattr(atomic, "_clock", lambda: time.time() + later[0])
+    settings = dataclasses.replace(
+        settings,
+        ollama=dataclasses.replace(settings.ollama, host=fake_ollama.url),
+        web=dataclasses.replace(settings.web, port=0),
+        index=dataclasses.replace(settings.index, reconcile_minutes=0.1),
+    )
+    filed = settings.vault / "Filed"
+    aside = left_aside(filed, "2026-10-19 0800 Flour.md", "---\n---\nbuy flour")
+    ready, stop = asyncio.Event(), asyncio.Event()
+    daemon = asyncio.create_task(run_daemon(settings, ready=ready, stop=stop))
+    try:
+        await asyncio.wait_for(ready.wait(), WAIT_S)
+        assert aside.exists()  # too young when the daemon started
+        later[0] = 60.0  # a minute on: old enough; the next periodic scan (6 s) puts it back
+        await eventually(lambda: (filed / "2026-10-19 0800 Flour.md").exists(), "put back")
+        assert (filed / "2026-10-19 0800 Flour.md").read_text() == "---\n---\nbuy flour"
+        assert not aside.exists()
+    finally:
+        stop.set()
+        await asyncio.wait_for(daemon, WAIT_S)
