@@ -60,7 +60,7 @@ async def test_a_restart_just_after_a_crash_puts_the_file_back_once_it_is_old_en
 async def test_the_running_daemon_puts_back_a_file_left_aside_at_its_periodic_scan(
     fake_ollama: FakeOllama, settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    later = [0.0]
+    later = [-30.0]  # the daemon's clock half a minute behind: young, however slow the start
     monkeypatch.setattr(atomic, "_clock", lambda: time.time() + later[0])
     settings = dataclasses.replace(
         settings,
