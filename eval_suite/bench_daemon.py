@@ -11,7 +11,11 @@ builds its index from nothing, searches are sent to /api/search at a steady rate
 is polled; the daemon's resident memory is read from /proc. It stops once the index is ready
 and a few more searches were timed, and reports what holds the daemon's memory then
 (`memory_at_end`: RSS, PSS, USS, anonymous against mapped files, the biggest mappings).
-`--restart` keeps the last run's index: a usual start instead of a first one.
+`--restart` keeps the last run's index: a usual start instead of a first one. The daemon's
+vector store runs in a child process (vector_process.py), reported as `vector_process_at_end`;
+`--idle-wait-s` then stops searching for that long (with `--idle-minutes` shorter than it, the
+child stops meanwhile), reports the idle daemon (`after_idle`) and times the next search (the
+child started again).
 
     .venv/bin/python eval_suite/bench_daemon.py --notes 44 --note-kb 2 --after-s 60 \
         --search-every 5 --work /tmp/bench-44 [--restart]
@@ -69,6 +73,17 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--after-s", type=float, default=20.0, help="keep searching once ready")
     p.add_argument("--timeout-s", type=float, default=3600.0)
     p.add_argument("--chat", action="store_true", help="a chat model too (answering garbage)")
+    p.add_argument(
+        "--idle-minutes",
+        type=float,
+        help="[index] vector_process_idle_minutes for the daemon (default: its own default)",
+    )
+    p.add_argument(
+        "--idle-wait-s",
+        type=float,
+        default=0.0,
+        help="then stop searching for this long, measure the idle daemon, and time one search",
+    )
     p.add_argument(
         "--restart",
         action="store_true",
@@ -173,11 +188,16 @@ def fake_ollama(work: Path, *, chat: bool) -> Iterator[str]:
         proc.wait(timeout=30)
 
 
-def start_daemon(work: Path, vault: Path, host: str, port: int) -> subprocess.Popen[bytes]:
+def start_daemon(
+    work: Path, vault: Path, host: str, port: int, idle_minutes: float | None = None
+) -> subprocess.Popen[bytes]:
     config = work / "commonplace.toml"
     # Defaults, except the search rate limit: the benchmark sends 4 searches a second from one
     # client, over the 120 a minute a person never meets; it measures latency, not the limiter.
-    config.write_text("[limits]\nsearches_per_minute = 100000\n")
+    text = "[limits]\nsearches_per_minute = 100000\n"
+    if idle_minutes is not None:
+        text += f"[index]\nvector_process_idle_minutes = {idle_minutes}\n"
+    config.write_text(text)
     env = dict(os.environ)
     env.update(
         COMMONPLACE_CONFIG=str(config),
@@ -248,6 +268,20 @@ def memory_breakdown(pid: int, top: int = 12) -> dict[str, Any]:
     }
 
 
+def child_memory(pid: int) -> dict[str, Any]:
+    """memory_breakdown of the daemon's vector store process (vector_process.py), {} if none
+    runs."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        with contextlib.suppress(OSError):
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes()
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid and b"vector_child" in cmdline:
+                return {"pid": int(entry.name), **memory_breakdown(int(entry.name), top=6)}
+    return {}
+
+
 # -- measuring ------------------------------------------------------------------------------------
 
 
@@ -260,6 +294,8 @@ class Samples:
     peak_mb: float = 0.0
     incomplete: str = ""
     final: dict[str, Any] = field(default_factory=dict)
+    child: dict[str, Any] = field(default_factory=dict)  # the vector store's process, if running
+    idle: dict[str, Any] = field(default_factory=dict)  # after --idle-wait-s without searches
 
 
 async def measure(
@@ -267,7 +303,7 @@ async def measure(
 ) -> dict[str, Any]:
     port = free_port()
     started = time.monotonic()
-    proc = start_daemon(work, vault, host, port)
+    proc = start_daemon(work, vault, host, port, args.idle_minutes)
     samples = Samples()
     base = f"http://127.0.0.1:{port}"
     try:
@@ -288,6 +324,21 @@ async def measure(
             await asyncio.gather(*tasks, return_exceptions=True)
             samples.peak_mb = max(samples.peak_mb, memory_mb(proc.pid).get("VmHWM", 0.0))
             samples.final = memory_breakdown(proc.pid)
+            samples.child = child_memory(proc.pid)
+            if args.idle_wait_s:
+                await asyncio.sleep(args.idle_wait_s)
+                samples.idle = {
+                    "daemon": memory_breakdown(proc.pid),
+                    "vector_process": child_memory(proc.pid),
+                }
+                t0 = time.monotonic()
+                async with http.get(f"{base}/api/search", params={"q": queries[0]}) as response:
+                    body = await response.json()
+                samples.idle["search_after_idle"] = {
+                    "ms": round(1000 * (time.monotonic() - t0)),
+                    "mode": body.get("mode"),
+                    "results": len(body.get("results", [])),
+                }
             (work / "samples.json").write_text(json.dumps(asdict(samples)))
     finally:
         proc.send_signal(signal.SIGTERM)
@@ -402,6 +453,8 @@ def summarise(samples: Samples, first_answer_s: float) -> dict[str, Any]:
         "a_notice_while_indexing": notices[len(notices) // 2] if notices else None,
         "peak_rss_mb": round(samples.peak_mb),
         "memory_at_end": samples.final,
+        "vector_process_at_end": samples.child or None,
+        "after_idle": samples.idle or None,
         "peak_anon_mb": round(max((m.get("RssAnon", 0.0) for _, m in samples.rss), default=0)),
         "peak_file_mb": round(max((m.get("RssFile", 0.0) for _, m in samples.rss), default=0)),
         "rss_mb_at_ready": round(

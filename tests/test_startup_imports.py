@@ -18,7 +18,10 @@ from commonplace.index.lance import defer_package_init
 
 # Loaded only when used: the REST client of LanceDB's namespace service (never, for a local
 # table), urllib3 with it, caldav and its HTTP client (the calendar), cryptography (push keys).
+# LanceDB and pyarrow never: the daemon's vector store runs in a child (vector_process.py).
 NOT_AT_START = [
+    "lancedb",
+    "pyarrow",
     "lance_namespace_urllib3_client.api",
     "lance_namespace_urllib3_client.api_client",
     "urllib3",

@@ -117,6 +117,9 @@ class IndexSettings:
     embed_titles: bool = True  # embed "title > heading" with each chunk's text
     compact_every: int = field(default=64, metadata=_range(1, 100_000))  # LanceDB writes
     vector_index_rows: int = field(default=2000, metadata=_range(256, 100_000_000))  # ANN past it
+    # The daemon runs LanceDB in a process of its own, stopped after this many minutes without
+    # a search or a write (~200 MB given back); 0 keeps it in the daemon's process.
+    vector_process_idle_minutes: float = field(default=5.0, metadata=_range(0, 1440))
 
 
 @dataclass(frozen=True)

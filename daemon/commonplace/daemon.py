@@ -183,7 +183,7 @@ async def build_parts(settings: Settings, llm: LLM, attention: Attention | None 
     """Open the index and make the stage services (they start working in their startup job)."""
     parts = Parts(settings=settings, attention=attention or Attention())
     try:
-        index = await asyncio.to_thread(Index.open, settings, llm)
+        index = await asyncio.to_thread(functools.partial(Index.open, settings, llm, daemon=True))
     except IndexBusy:
         raise DaemonError(
             f"the search index in {settings.data_path} is being written by another program "

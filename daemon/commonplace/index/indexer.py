@@ -22,6 +22,7 @@ import numpy as np
 from tqdm import tqdm
 
 from commonplace.config import Settings
+from commonplace.index import hubness
 from commonplace.index.batch import Batch, Loaded, add_stats, merge, read_files, stack
 from commonplace.index.chunking import IndexedChunk
 from commonplace.index.manifest import FileEntry
@@ -30,6 +31,7 @@ from commonplace.index.models import RefreshStats, SearchResponse
 from commonplace.index.plan import Plan, normalize, plan_paths, plan_reconcile
 from commonplace.index.searching import Searcher
 from commonplace.index.store import Stores, open_stores
+from commonplace.index.vector_api import VectorsBusy
 from commonplace.llm import LLM, LLMError
 from commonplace.llm.profiles import EmbedProfile, known_profile, unknown_profile
 
@@ -38,6 +40,7 @@ log = logging.getLogger(__name__)
 BATCH_FILES = 128  # files per read/embed/write round: bounds memory on a 50,000-note vault
 DOWN_RETRY_S = 30.0  # after an embedding failure, do not ask Ollama again for this long
 PROGRESS_BAR_FILES = 200  # show a progress bar for runs at least this long
+NEIGHBOURS = "1"  # the manifest's neighbourhoods layout: an index without it reads every note once
 
 
 class Index:
@@ -58,21 +61,29 @@ class Index:
         self._down_until = 0.0
         self.down_error = ""  # the last embedding failure, for the search notice
         self.memory = VectorMemory()
+        self.neighbourhoods = hubness.Neighbourhoods(stores.manifest.neighbours())
+        self._neighbours_due = True  # a run cut off may have left notes without theirs
         self._counts = stores.manifest.counts()
         self._pending_vectors = stores.manifest.count_pending_vectors()
         self.searcher = Searcher(self)
 
     @classmethod
-    def open(cls, settings: Settings, llm: LLM, *, read_only: bool = False) -> Index:
+    def open(
+        cls, settings: Settings, llm: LLM, *, read_only: bool = False, daemon: bool = False
+    ) -> Index:
         """Open (or create, or rebuild) the index; raises IndexBusy if another process writes
-        it and read_only is False."""
+        it and read_only is False. daemon=True runs the vector store in a child process that
+        stops when idle (vector_process.py), unless vector_process_idle_minutes is 0; one-shot
+        commands keep it in their own process (a child would only add its start)."""
         s = settings.index
+        idle_s = s.vector_process_idle_minutes * 60 if daemon else 0.0
         stores = open_stores(
             settings.data_path / "index",
             model=settings.ollama.embed_model,
             writable=not read_only,
             compact_every=s.compact_every,
             ann_rows=s.vector_index_rows,
+            vectors_idle_s=idle_s or None,
         )
         return cls(settings, llm, stores)
 
@@ -98,25 +109,48 @@ class Index:
         self._dirty.clear()
         return paths
 
-    async def apply_pending(self) -> None:
-        """Index the paths marked dirty, unless a run is going (it picks them up at its end)."""
+    async def apply_pending(self, *, neighbours: bool = True) -> None:
+        """Index the paths marked dirty, unless a run is going (it picks them up at its end).
+        neighbours=False (a search waiting): the notes' neighbourhoods are left to the next
+        refresh; until then those notes count with the mean (hubness.py)."""
         if self._dirty and not self._lock.locked() and self.stores.keywords.writable:
-            await self.refresh(paths=self._take_dirty())
+            await self.refresh(paths=self._take_dirty(), neighbours=neighbours)
 
     async def refresh(
-        self, paths: Sequence[str] | None = None, *, full: bool = False
+        self, paths: Sequence[str] | None = None, *, full: bool = False, neighbours: bool = True
     ) -> RefreshStats:
         """Bring the index in line with the vault: every file (paths=None) or just `paths`.
 
         full=True forgets what was indexed and reads every note again; vectors whose
-        fingerprint is unchanged are still reused, so nothing is embedded twice.
+        fingerprint is unchanged are still reused, so nothing is embedded twice. Then the
+        passages' neighbourhoods that are due are computed (hubness.py), unless neighbours=False.
         """
         async with self._lock:
             stats = await self._run(None if paths is None else list(paths), full=full)
-            while self._dirty:  # changes that arrived while this run was going
-                more = await self._run(self._take_dirty(), full=False)
-                add_stats(stats, more)
-            return stats
+            while True:
+                while self._dirty:  # changes that arrived while this run was going
+                    more = await self._run(self._take_dirty(), full=False)
+                    add_stats(stats, more)
+                if not (neighbours and self._neighbours_due):
+                    return stats
+                if not await asyncio.to_thread(self._neighbours):
+                    return stats
+
+    def _neighbours(self) -> bool:
+        """One slice of the hubness statistics (hubness.py); True if more notes wait."""
+        with self._io:
+            if self._closed or not self.stores.keywords.writable or not self._neighbours_due:
+                return False
+            try:
+                self._neighbours_due = hubness.update(
+                    self.stores, self.neighbourhoods, recent=self.memory.get
+                )
+            except VectorsBusy:
+                return False
+            except Exception as exc:  # a statistic must never fail a refresh: next time
+                log.warning("passages' neighbourhoods not computed now: %s", exc)
+                return False
+            return self._neighbours_due
 
     async def search(
         self,
@@ -129,7 +163,7 @@ class Index:
         group_by_note: bool = False,
     ) -> SearchResponse:
         """Search, after applying pending changes; see searching.Searcher."""
-        await self.apply_pending()
+        await self.apply_pending(neighbours=False)  # the search does not wait for them
         return await self.searcher.search(
             query,
             limit=limit,
@@ -204,6 +238,14 @@ class Index:
                 )
                 paths, full = None, True
             st.manifest.set_meta("profile", profile.signature)
+        if st.manifest.get_meta("neighbours") != NEIGHBOURS:
+            if self._counts[0] and not full:
+                log.info(
+                    "the index keeps each passage's neighbourhood now: every note is read again "
+                    "once (nothing is embedded again)"
+                )
+                paths, full = None, True
+            st.manifest.set_meta("neighbours", NEIGHBOURS)
         if full:
             await asyncio.to_thread(self._forget_all)
         if paths is None:
@@ -236,6 +278,7 @@ class Index:
         st.stale |= st.vectors.paths()
         st.manifest.clear()
         st.keywords.clear()
+        self.neighbourhoods.clear()
         self._counts = (0, 0)
 
     async def _apply(
@@ -292,6 +335,9 @@ class Index:
         st.vectors.replace(known, [], np.zeros((0, 0), np.float32))
         st.keywords.replace(paths, [])
         st.manifest.write([], paths)
+        st.manifest.note_chunks([], paths)
+        self.neighbourhoods.forget(paths)
+        self._neighbours_due = True
         st.stale.difference_update(paths)
         for path in paths:
             self.memory.forget_path(path)
@@ -423,6 +469,7 @@ class Index:
             )
             st.vectors.drop()
             st.manifest.mark_all_pending()
+            self.neighbourhoods.clear()
             self.memory = VectorMemory()
         st.vectors.replace(known, rows, matrix)
         st.keywords.replace(
@@ -431,6 +478,16 @@ class Index:
             [item.note for item in loaded if item.note is not None],
         )
         st.manifest.write(entries, gone)
+        complete = [
+            (item.path, [(c.ordinal, c.fingerprint) for c in item.chunks])
+            for item, entry in zip(loaded, entries, strict=True)
+            if entry.vectors_ok and not entry.skipped and item.chunks
+        ]
+        written = {path for path, _ in complete}
+        removed = [*gone, *(item.path for item in loaded if item.path not in written)]
+        st.manifest.note_chunks(complete, removed)
+        self.neighbourhoods.forget([*written, *removed])
+        self._neighbours_due = True
         st.stale.difference_update(known)
         for path in gone:
             self.memory.forget_path(path)

@@ -7,6 +7,7 @@ update one row, not rewrite a 50,000-entry file.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -48,6 +49,10 @@ class Manifest:
                     hash TEXT NOT NULL, chunks INTEGER NOT NULL, vectors_ok INTEGER NOT NULL,
                     skipped TEXT NOT NULL DEFAULT ''
                 );
+                CREATE TABLE IF NOT EXISTS neighbours (
+                    path TEXT PRIMARY KEY, chunks TEXT NOT NULL, rs TEXT, at INTEGER
+                );
+                CREATE INDEX IF NOT EXISTS neighbours_at ON neighbours (at);
                 """
             )
         except sqlite3.DatabaseError as exc:
@@ -111,10 +116,54 @@ class Manifest:
 
     def clear(self) -> None:
         self._db.execute("DELETE FROM files")
+        self._db.execute("DELETE FROM neighbours")
 
     def mark_all_pending(self) -> None:
         """Every file needs its vectors again (they were dropped)."""
         self._db.execute("UPDATE files SET vectors_ok = 0 WHERE skipped = ''")
+        self._db.execute("DELETE FROM neighbours")
+
+    # -- neighbourhoods (hubness.py) ----------------------------------------------------------
+
+    def note_chunks(
+        self, written: Iterable[tuple[str, list[tuple[int, str]]]], removed: Iterable[str]
+    ) -> None:
+        """Notes written with all their vectors ((ordinal, fingerprint) per chunk): their r is
+        to be computed; `removed`: notes gone, or written without all their vectors."""
+        written, removed = list(written), list(removed)
+        with _transaction(self._db):
+            self._db.executemany("DELETE FROM neighbours WHERE path = ?", ((p,) for p in removed))
+            self._db.executemany(
+                "INSERT OR REPLACE INTO neighbours VALUES (?, ?, NULL, NULL)",
+                ((path, json.dumps(chunks)) for path, chunks in written),
+            )
+            changes = self.neighbour_changes() + len(written) + len(removed)
+            self.set_meta("neighbour_changes", str(changes))
+
+    def neighbour_changes(self) -> int:
+        """Notes written or removed so far (a clock for how stale a note's r is)."""
+        return int(self.get_meta("neighbour_changes") or 0)
+
+    def neighbours_todo(self, limit: int) -> list[tuple[str, list[tuple[int, str]]]]:
+        """Notes whose r was never computed, or was computed before as many notes changed as
+        half the index holds."""
+        before = self.neighbour_changes() - self.counts()[0] / 2
+        rows = self._db.execute(
+            "SELECT path, chunks FROM neighbours WHERE at IS NULL OR at < ? LIMIT ?",
+            (before, limit),
+        )
+        return [(p, [(int(o), str(fp)) for o, fp in json.loads(chunks)]) for p, chunks in rows]
+
+    def set_neighbours(self, path: str, rs: dict[int, float] | None, at: int) -> None:
+        """A note's r per chunk ordinal (None: could not be computed now), as of `at`."""
+        self._db.execute(
+            "UPDATE neighbours SET rs = ?, at = ? WHERE path = ?",
+            (None if rs is None else json.dumps(rs), at, path),
+        )
+
+    def neighbours(self) -> dict[str, dict[int, float]]:
+        rows = self._db.execute("SELECT path, rs FROM neighbours WHERE rs IS NOT NULL")
+        return {path: {int(o): float(r) for o, r in json.loads(rs).items()} for path, rs in rows}
 
     def touch(self, path: str, size: int, mtime: float) -> None:
         """The file's mtime moved but its bytes did not: remember that, so it is not re-read."""

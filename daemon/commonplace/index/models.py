@@ -17,7 +17,7 @@ class SearchResult:
     title: str
     heading: str  # " > "-joined heading path; "" for the part above the first heading
     text: str  # the chunk's text
-    score: float  # RRF score (hybrid), cosine similarity (vector) or BM25 (keyword)
+    score: float  # fused score (hybrid), cosine less half its neighbourhood (vector), BM25
     note_date: str  # ISO date: frontmatter captured/date/created, else the file's mtime date
     modified: float  # the file's mtime when it was indexed
     start_line: int  # 0-based line in the note's full text

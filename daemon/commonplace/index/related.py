@@ -17,7 +17,7 @@ from commonplace.index.filters import SearchFilter
 from commonplace.index.hybrid import group_by_note
 from commonplace.index.models import SearchResponse, SearchResult
 from commonplace.index.store import Stores
-from commonplace.index.vectors import VectorsBusy
+from commonplace.index.vector_api import VectorsBusy
 
 MAX_CHUNKS = 8  # rankings fused per note: a long note's first sections say what it is about
 FALLBACK_WORDS = 60  # words of the note used as a keyword query when it has no vectors

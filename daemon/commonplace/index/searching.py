@@ -17,7 +17,7 @@ from commonplace.index.filters import SearchFilter
 from commonplace.index.hybrid import fuse
 from commonplace.index.hybrid import group_by_note as group_hits
 from commonplace.index.models import SEARCH_MODES, SearchResponse, SearchResult
-from commonplace.index.vectors import VectorsBusy
+from commonplace.index.vector_api import VectorsBusy
 from commonplace.llm import LLM, LLMError
 
 if TYPE_CHECKING:
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-VECTOR_POOL = 60  # meaning hits (chunks) fetched for fusion, so keyword hits find their rank
+VECTOR_POOL = 60  # meaning hits (chunks) fetched and rescored (hubness.py), and fused
 CHUNKS_PER_NOTE = 4  # chunks fetched per note asked for, so enough distinct notes come back
 QUERY_CACHE = 256
 
@@ -118,14 +118,14 @@ class Searcher:
         """The local part of a search (no Ollama): what the benchmark times."""
         st = self.index.stores
         cfg = self.index.settings.index
+        hubs = self.index.neighbourhoods  # hubness.py: cos − r / 2, for every meaning hit
+        pool = max(limit * CHUNKS_PER_NOTE, VECTOR_POOL)  # the same candidates in both modes
         if mode == "vector" and vector is not None:
-            hits = st.vectors.search(
-                vector, limit * CHUNKS_PER_NOTE if group_by_note else limit, flt
-            )
+            hits = hubs.rescore(st.vectors.search(vector, pool, flt))
             return (group_hits(hits) if group_by_note else hits)[:limit]
         meaning: list[SearchResult] = []
         if mode == "hybrid" and vector is not None:
-            meaning = st.vectors.search(vector, max(limit * CHUNKS_PER_NOTE, VECTOR_POOL), flt)
+            meaning = hubs.rescore(st.vectors.search(vector, pool, flt))
             depth = cfg.keyword_candidates  # 0: meaning alone
         else:  # keyword search (also hybrid without a query vector: Ollama is down)
             depth = max(limit, cfg.keyword_candidates)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from commonplace.index.keywords import LAYOUT, KeywordIndex, KeywordIndexError
 from commonplace.index.manifest import INDEX_SCHEMA, Manifest, ManifestError
-from commonplace.index.vectors import VectorStore, VectorStoreError
+from commonplace.index.vector_api import Vectors, VectorStoreError
 from commonplace.lock import running_daemon
 
 log = logging.getLogger(__name__)
@@ -32,7 +32,7 @@ class IndexUnavailable(Exception):
 class Stores:
     folder: Path
     manifest: Manifest
-    vectors: VectorStore
+    vectors: Vectors
     keywords: KeywordIndex
     stale: set[str] = field(default_factory=set)  # paths LanceDB may hold that the manifest lacks
     rebuilt: str = ""  # why the index was rebuilt on open, or ""
@@ -40,6 +40,7 @@ class Stores:
     def close(self) -> None:
         self.keywords.close()
         self.manifest.close()
+        self.vectors.close()
 
 
 def open_stores(
@@ -49,7 +50,10 @@ def open_stores(
     writable: bool = True,
     compact_every: int = 64,
     ann_rows: int = 2000,
+    vectors_idle_s: float | None = None,
 ) -> Stores:
+    """The index's stores. With vectors_idle_s, the vector store runs in a child process that
+    stops after that many idle seconds (the daemon: vector_process.py); without, in this one."""
     folder.mkdir(parents=True, exist_ok=True)
     reasons: list[str] = []
 
@@ -80,13 +84,12 @@ def open_stores(
             version=True,
         )
 
-    vectors = _open_vectors(folder / "vectors", rebuild, compact_every, ann_rows)
+    vectors = _open_vectors(folder / "vectors", rebuild, compact_every, ann_rows, vectors_idle_s)
     try:
-        keywords = KeywordIndex(folder / "keywords", writable=writable)
-    except KeywordIndexError as exc:
-        rebuild(f"the keyword index is unreadable: {exc}")
-        shutil.rmtree(folder / "keywords", ignore_errors=True)
-        keywords = KeywordIndex(folder / "keywords", writable=writable)
+        keywords = _open_keywords(folder / "keywords", rebuild, writable)
+    except BaseException:  # IndexBusy: another program writes the index
+        vectors.close()
+        raise
 
     stored_model = manifest.get_meta("embed_model")
     if stored_model and stored_model != model:
@@ -111,7 +114,10 @@ def open_stores(
             why = f"the vector table is unreadable: {_first_line(exc)}"
             log.warning("rebuilding the search index from the vault: %s", why)
             stores.rebuilt = "; ".join([*reasons, why])
-            stores.vectors = vectors = _new_vectors(folder / "vectors", compact_every, ann_rows)
+            vectors.close()
+            stores.vectors = vectors = _new_vectors(
+                folder / "vectors", compact_every, ann_rows, vectors_idle_s
+            )
     manifest.set_meta("schema", str(INDEX_SCHEMA))
     manifest.set_meta("embed_model", model)
     manifest.set_meta("keywords", str(LAYOUT))
@@ -154,18 +160,41 @@ def _open_manifest(path: Path, rebuild: Callable[[str], None]) -> Manifest:
     return Manifest(path)
 
 
-def _open_vectors(
-    folder: Path, rebuild: Callable[[str], None], compact_every: int, ann_rows: int
-) -> VectorStore:
+def _open_keywords(folder: Path, rebuild: Callable[[str], None], writable: bool) -> KeywordIndex:
     try:
-        return VectorStore(folder, compact_every=compact_every, ann_rows=ann_rows)
+        return KeywordIndex(folder, writable=writable)
+    except KeywordIndexError as exc:
+        rebuild(f"the keyword index is unreadable: {exc}")
+    shutil.rmtree(folder, ignore_errors=True)
+    return KeywordIndex(folder, writable=writable)
+
+
+def _open_vectors(
+    folder: Path,
+    rebuild: Callable[[str], None],
+    compact_every: int,
+    ann_rows: int,
+    idle_s: float | None,
+) -> Vectors:
+    try:
+        return _vectors(folder, compact_every, ann_rows, idle_s)
     except VectorStoreError as exc:
         rebuild(f"the vector table is unreadable: {exc}")
-    return _new_vectors(folder, compact_every, ann_rows)
+    return _new_vectors(folder, compact_every, ann_rows, idle_s)
 
 
-def _new_vectors(folder: Path, compact_every: int, ann_rows: int) -> VectorStore:
+def _new_vectors(folder: Path, compact_every: int, ann_rows: int, idle_s: float | None) -> Vectors:
     shutil.rmtree(folder, ignore_errors=True)
+    return _vectors(folder, compact_every, ann_rows, idle_s)
+
+
+def _vectors(folder: Path, compact_every: int, ann_rows: int, idle_s: float | None) -> Vectors:
+    if idle_s is not None:
+        from commonplace.index.vector_process import VectorProcess
+
+        return VectorProcess(folder, compact_every=compact_every, ann_rows=ann_rows, idle_s=idle_s)
+    from commonplace.index.vectors import VectorStore  # LanceDB and pyarrow, in this process
+
     return VectorStore(folder, compact_every=compact_every, ann_rows=ann_rows)
 
 

@@ -61,6 +61,9 @@ from commonplace.index.chunking import IndexedChunk
 from commonplace.index.filters import SearchFilter
 from commonplace.index.lance import IvfHnswSq, lancedb
 from commonplace.index.models import SearchResult
+from commonplace.index.vector_api import VectorsBusy, VectorStoreError
+
+__all__ = ["VectorStore", "VectorStoreError", "VectorsBusy"]
 
 log = logging.getLogger(__name__)
 
@@ -83,14 +86,6 @@ class _InMemory:
     matrix: np.ndarray
 
 
-class VectorsBusy(Exception):
-    """The table is being compacted: a vector search now would wait for it to finish."""
-
-
-class VectorStoreError(Exception):
-    """The LanceDB table cannot be used; the caller rebuilds it."""
-
-
 def _schema(dim: int) -> pa.Schema:
     return pa.schema(
         [
@@ -109,8 +104,16 @@ def _schema(dim: int) -> pa.Schema:
 
 
 class VectorStore:
-    def __init__(self, folder: Path, *, compact_every: int = 64, ann_rows: int = 2000) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        *,
+        compact_every: int = 64,
+        ann_rows: int = 2000,
+        memory_bytes: int | None = None,
+    ) -> None:
         self.folder = folder
+        self.memory_bytes = memory_bytes  # None: MEMORY_BYTES
         self.compact_every = compact_every
         self.ann_rows = ann_rows
         self._writes = 0
@@ -212,6 +215,13 @@ class VectorStore:
             self._has_ann = False
             self._memory = None
 
+    def close(self) -> None:
+        """Nothing to release: LanceDB's files are closed with the table (same interface as
+        VectorProcess, whose close stops its process)."""
+
+    def warm(self) -> None:
+        """Nothing to start (VectorProcess starts its process)."""
+
     def paths(self) -> set[str]:
         if self._table is None or not self._rows:
             return set()
@@ -257,7 +267,8 @@ class VectorStore:
 
     def _fits(self) -> bool:
         dim = self.dim or 0
-        return self._rows * dim * 4 <= MEMORY_BYTES
+        budget = MEMORY_BYTES if self.memory_bytes is None else self.memory_bytes
+        return self._rows * dim * 4 <= budget
 
     def _in_memory(self) -> _InMemory | None:
         """The in-memory copy, read from LanceDB on first use; None past the budget."""

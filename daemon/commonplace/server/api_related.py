@@ -34,7 +34,7 @@ async def related(request: web.Request) -> web.StreamResponse:
         )
     except NoteSkipped as exc:
         raise ApiError(404 if exc.missing else 422, "note_unavailable", str(exc)) from None
-    await index.apply_pending()  # a note saved a moment ago is compared as it is now
+    await index.apply_pending(neighbours=False)  # a note saved a moment ago, as it is now
     response = await asyncio.to_thread(
         related_notes,
         index.stores,

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from aiohttp import web
 
+from commonplace.server.context import SERVICES
 from commonplace.server.errors import ApiError
 
 TYPES = {
@@ -56,6 +57,11 @@ async def serve(request: web.Request) -> web.StreamResponse:
     ctype = (
         TYPES.get(path.suffix) or mimetypes.guess_type(path.name)[0] or "application/octet-stream"
     )
+    if request.path == "/":  # the page opened: a search (or a capture to tidy) is likely soon
+        services = request.app.get(SERVICES)
+        index = services.index if services is not None else None
+        if index is not None:
+            index.stores.vectors.warm()
     headers = {"Content-Type": ctype, "Cache-Control": "no-cache"}
     if path.name == "sw.js":
         headers["Service-Worker-Allowed"] = "/"

@@ -1,0 +1,162 @@
+"""Hubs: passages near every question, and the meaning side's correction for them (CSLS).
+
+Among sentence embeddings some passages sit close to almost anything: on the Logseq docs dev
+set, `tutorial.md`, `testimonials.md`, `Start here.md` and the changelogs took the first places
+of paraphrased questions whose page ranked below them. Such a "hub" is near its own neighbours
+too, so how near a passage is to its neighbours says how much of its closeness to a query is
+its own. CSLS (cross-domain similarity local scaling, Conneau et al. 2018, "Word translation
+without parallel data") scores a query q and a passage c by 2·cos(q, c) − r(q) − r(c), r being
+the mean cosine to the K = 10 nearest neighbours; for one query r(q) is the same for every
+passage, so the ranking is the one of cos(q, c) − r(c) / 2. Both constants are the method's
+own: nothing here was read off an eval (eval_suite/README.md, row V19, and the other hubness
+reductions tried: mutual proximity, local scaling, NICDM).
+
+A passage's neighbours are taken from other notes only: a note's own passages are close to each
+other (a long note's most of all) and compete for nothing, as results are grouped by note.
+
+Kept current (the indexer): the manifest holds each note's chunk fingerprints and, once
+computed, its passages' r. A refresh computes r for the notes it wrote, after its last batch,
+against the whole index (a first run computes every note once, at its end), in slices that let
+edits in between; and a note's r is computed again once as many notes have been written or
+deleted since as half the index holds (a new note near an old one raises the old one's r only
+then: a bounded error, at a bounded cost). A note without a value yet counts with the mean r of
+the others, so it is neither favoured nor held back. Cost: one nearest-neighbour search per
+passage (in memory: ~0.2 ms at 2,000 notes; past the memory budget LanceDB's vector index, a
+few ms each, so ~20 min of background work after a first run over 50,000 notes).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from commonplace.foreground import pause
+from commonplace.index.filters import SearchFilter
+from commonplace.index.models import SearchResult
+
+if TYPE_CHECKING:
+    from commonplace.index.store import Stores
+
+K = 10  # neighbours whose mean cosine is a passage's r (CSLS's own K)
+SHARE = 0.5  # r's share in the score: CSLS's 2·cos − r, halved
+SLICE = 256  # notes computed between two looks for edits waiting ...
+SLICE_S = 0.5  # ... or fewer, once this long has gone (a search costs more past memory)
+
+
+def neighbourhood(hits: Sequence[SearchResult], path: str, k: int = K) -> float | None:
+    """The mean score of the k best hits from notes other than `path` (a search with the
+    passage's own vector, best first), or None when no other note has a passage."""
+    others = [h.score for h in hits if h.path != path][:k]
+    return float(np.mean(others)) if others else None
+
+
+class Neighbourhoods:
+    """Each passage's r, by note and chunk ordinal, as the meaning side's searches read it."""
+
+    def __init__(self, values: Mapping[str, Mapping[int, float]] | None = None) -> None:
+        self._values: dict[str, dict[int, float]] = {}
+        self._lock = threading.Lock()
+        self._sum = 0.0  # of every passage's r, and how many: the mean without a pass over all
+        self._count = 0
+        self._mean = 0.0
+        self.set(values or {})
+
+    def _drop(self, path: str) -> None:
+        old = self._values.pop(path, None)
+        if old:
+            self._sum -= sum(old.values())
+            self._count -= len(old)
+
+    def _update_mean(self) -> None:
+        self._mean = self._sum / self._count if self._count > 0 else 0.0
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def r(self, path: str, ordinal: int) -> float:
+        """The passage's r; the mean of the others' for one not computed yet."""
+        value = self._values.get(path, {}).get(ordinal)
+        return self._mean if value is None else value
+
+    def set(self, values: Mapping[str, Mapping[int, float]]) -> None:
+        with self._lock:
+            for path, rs in values.items():
+                self._drop(path)
+                self._values[path] = dict(rs)
+                self._sum += sum(rs.values())
+                self._count += len(rs)
+            self._update_mean()
+
+    def forget(self, paths: Sequence[str]) -> None:
+        with self._lock:
+            for path in paths:
+                self._drop(path)
+            self._update_mean()
+
+    def clear(self) -> None:
+        with self._lock:
+            self._values, self._sum, self._count, self._mean = {}, 0.0, 0, 0.0
+
+    def rescore(self, hits: Sequence[SearchResult]) -> list[SearchResult]:
+        """The meaning side's candidates by cos − r / 2, best first (ties keep their order)."""
+        if not self._values:
+            return list(hits)
+        scored = [
+            dataclasses.replace(h, score=h.score - SHARE * self.r(h.path, h.ordinal)) for h in hits
+        ]
+        return sorted(scored, key=lambda h: -h.score)
+
+
+def update(
+    stores: Stores,
+    table: Neighbourhoods,
+    *,
+    recent: Callable[[str], np.ndarray | None] = lambda fp: None,
+    limit: int = SLICE,
+) -> bool:
+    """Compute r for up to `limit` notes that need it (new, or stale); True if more wait.
+
+    Runs in the indexer's thread, between writes. `recent` gives the vectors written moments
+    ago (the indexer's VectorMemory), so an edit costs no LanceDB scan. A note whose vectors are
+    not all stored (Ollama down, or a write since) is left until it is written again."""
+    manifest, vectors = stores.manifest, stores.vectors
+    todo = manifest.neighbours_todo(limit + 1)
+    if not todo:
+        return False
+    more = len(todo) > limit
+    todo = todo[:limit]
+    changes = manifest.neighbour_changes()
+    stored: dict[str, np.ndarray] = {}
+    for _, chunks in todo:
+        for _, fp in chunks:
+            if (vec := recent(fp)) is not None:
+                stored[fp] = vec
+    lookup = [path for path, chunks in todo if not all(fp in stored for _, fp in chunks)]
+    if lookup:
+        stored.update(vectors.vectors_for(lookup))
+    everywhere = SearchFilter()
+    done: dict[str, dict[int, float]] = {}
+    started = time.monotonic()
+    for n, (path, chunks) in enumerate(todo):
+        if n and time.monotonic() - started > SLICE_S:
+            more = True  # the rest after the edits waiting, if any
+            break
+        pause()  # a request is being answered: let it have the interpreter (foreground.py)
+        if not all(fp in stored for _, fp in chunks):
+            manifest.set_neighbours(path, None, changes)  # not again until it is written again
+            continue
+        rs: dict[int, float] = {}
+        for ordinal, fp in chunks:
+            hits = vectors.search(stored[fp].tolist(), K + len(chunks), everywhere)
+            value = neighbourhood(hits, path)
+            if value is not None:
+                rs[ordinal] = round(value, 5)
+        manifest.set_neighbours(path, rs, changes)
+        done[path] = rs
+    table.set(done)
+    return more
