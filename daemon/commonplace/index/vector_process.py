@@ -410,6 +410,14 @@ class VectorProcess:
         found: list[SearchResult] = self._call("search", list(vector), limit, flt)
         return found
 
+    def neighbour_means(
+        self, paths: Sequence[str], vectors: np.ndarray, k: int, limits: Sequence[int]
+    ) -> list[float | None]:
+        means: list[float | None] = self._call(
+            "neighbour_means", list(paths), vectors, k, list(limits)
+        )
+        return means
+
     def maintain(self, *, force: bool = False) -> None:
         self._call("maintain", force=force)
 
