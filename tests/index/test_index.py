@@ -291,6 +291,36 @@ async def test_embedding_error_from_ollama_falls_back(
     assert resp.results[0].path == "Areas/Health/Dentist.md"
 
 
+async def test_a_scan_while_embeddings_fail_reads_no_waiting_note_again(
+    open_index: OpenIndex, fake_ollama: FakeOllama, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While Ollama cannot embed, a scan asks it with one short text and leaves the notes
+    waiting for their vectors alone (every periodic scan used to read them all again and
+    rewrite their keyword entries, only to fail again); once it can, they get their vectors."""
+    monkeypatch.setattr(indexer, "DOWN_RETRY_S", 0.0)  # the pause after a failure is over
+    fake_ollama.fail_embed = FakeError(500, "out of memory")
+    index = open_index()
+    first = await index.refresh()
+    assert first.notes > 0 and first.vectors_pending == first.notes
+    fake_ollama.requests.clear()
+    again = await index.refresh()
+    assert (again.indexed, again.embedded, again.vectors_pending) == (0, 0, first.notes)
+    asked = [r["input"] for r in fake_ollama.embed_requests()]
+    assert asked and all(i == [indexer.PROBE_TEXT] for i in asked)  # (the client retries once)
+    resp = await index.search("dentist appointment", limit=3)
+    assert resp.results[0].path == "Areas/Health/Dentist.md"  # keywords kept meanwhile
+
+    fake_ollama.fail_embed = None
+    fake_ollama.requests.clear()
+    back = await index.refresh()
+    assert back.indexed == first.notes and back.embedded == first.chunks
+    assert back.vectors_pending == 0
+    asked = [r["input"] for r in fake_ollama.embed_requests()]
+    assert asked[0] == [indexer.PROBE_TEXT] and len(asked) > 1  # the probe, then the notes
+    assert (await index.refresh()).indexed == 0  # all there: no probe, nothing read
+    assert len(fake_ollama.embed_requests()) == len(asked)
+
+
 async def test_keyword_questions_on_the_fixture_find_their_notes(
     open_index: OpenIndex, isettings: Settings
 ) -> None:

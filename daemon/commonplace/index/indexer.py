@@ -39,6 +39,7 @@ log = logging.getLogger(__name__)
 
 BATCH_FILES = 128  # files per read/embed/write round: bounds memory on a 50,000-note vault
 DOWN_RETRY_S = 30.0  # after an embedding failure, do not ask Ollama again for this long
+PROBE_TEXT = "commonplace"  # embedded to ask whether notes waiting for vectors can have them
 PROGRESS_BAR_FILES = 200  # show a progress bar for runs at least this long
 NEIGHBOURS = "1"  # the manifest's neighbourhoods layout: an index without it reads every note once
 
@@ -198,6 +199,22 @@ class Index:
         self._down_until = time.monotonic() + DOWN_RETRY_S
         self.down_error = str(error)
 
+    async def _can_embed_now(self, entries: dict[str, FileEntry]) -> bool:
+        """Whether a scan should read again the notes still waiting for their vectors: asked
+        of Ollama with one short embedding first when some wait. Without it, every periodic
+        scan while Ollama was down read all of them again, and wrote the keyword entries of
+        the first batch again, only to fail at the embedding (README, "Quiet at idle")."""
+        if self.embeddings_down:
+            return False
+        if all(entry.vectors_ok or entry.skipped for entry in entries.values()):
+            return True
+        try:
+            await self.llm.embed([PROBE_TEXT], model=self.model)
+        except LLMError as exc:
+            self.embedding_failed(exc)
+            return False
+        return True
+
     async def embed_profile(self) -> EmbedProfile:
         """How this model wants its text (llm/profiles.py). A model the table does not know gets
         no prefixes and the context size Ollama reports; until Ollama answers, the chunk_tokens
@@ -255,7 +272,7 @@ class Index:
                 self.settings.vault,
                 entries,
                 st.stale,
-                retry_vectors=not self.embeddings_down,
+                retry_vectors=await self._can_embed_now(entries),
             )
         elif paths:
             plan = plan_paths(self.settings.vault, paths, st.manifest, st.stale)
