@@ -94,3 +94,22 @@ def test_a_full_disk_does_not_stop_the_reporter(
 def test_a_line_says_where_what_and_what_to_do() -> None:
     entry = Entry("tidy", "Inbox/a.md", "unreadable", "cannot be read", "chmod u+r", retry_at=0)
     assert entry.line().startswith("Inbox/a.md: cannot be read; chmod u+r (tried again at ")
+
+
+def test_the_same_report_again_does_not_rewrite_the_file(tmp_path: Path) -> None:
+    """A part that reports the same thing at each round (the lease held by another computer,
+    every minute) counts up in memory; the file `doctor` reads is rewritten only when what it
+    says changes."""
+    now = [100.0]
+    attention = Attention(attention_file(tmp_path), clock=lambda: now[0])
+    report = ("lease", "", "held_elsewhere", "the daemon on desktop (pid 7) holds the lease")
+    attention.report(*report, level="info")
+    written = attention_file(tmp_path).stat()
+    for _ in range(5):
+        now[0] += 60
+        entry = attention.report(*report, level="info")
+    assert entry.count == 6 and attention.as_json()[0]["count"] == 6
+    again = attention_file(tmp_path).stat()
+    assert (again.st_ino, again.st_mtime_ns) == (written.st_ino, written.st_mtime_ns)
+    attention.report("lease", "", "held_elsewhere", "the daemon on laptop (pid 9) holds it")
+    assert "laptop" in attention_file(tmp_path).read_text()  # what it says changed

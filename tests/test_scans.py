@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import logging
 from typing import Any
 
 import pytest
@@ -109,3 +110,46 @@ async def test_scans_asked_for_while_one_waits_are_one_scan() -> None:
     await asyncio.wait_for(jobs.join(), 5)
     assert stage.scans == 2
     await jobs.stop()
+
+
+class FailingStage(CountingStage):
+    async def scan(self) -> None:
+        raise OSError("disk gone")
+
+
+async def test_a_periodic_scan_that_went_well_logs_nothing_at_info(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Every 10 minutes for as long as the daemon runs: an INFO line per stage saying nothing
+    happened would be 430 lines a day. A start-up scan and a failed periodic one are logged."""
+    jobs = JobQueue()
+    quiet, failing = CountingStage(), FailingStage()
+    sleeps = 0
+
+    async def fake_sleep(seconds: float) -> None:
+        nonlocal sleeps
+        await asyncio.wait_for(jobs.join(), 5)  # the last scan has run
+        sleeps += 1
+        if sleeps > 2:
+            raise asyncio.CancelledError
+
+    scans = Scans(jobs, {"index": quiet, "ask": failing}, 600.0, sleep=fake_sleep)
+    jobs.start()
+    with caplog.at_level(logging.DEBUG, logger="commonplace.jobs"):
+        scans.queue("start-up", first=True)
+        await asyncio.wait_for(jobs.join(), 5)
+        with pytest.raises(asyncio.CancelledError):
+            await scans.run_forever()
+        await asyncio.wait_for(jobs.join(), 5)
+    await jobs.stop()
+    assert quiet.scans == 3  # start-up, then two periodic scans
+    lines = [(r.levelno, r.getMessage()) for r in caplog.records if r.name == "commonplace.jobs"]
+    loud = [text for level, text in lines if level >= logging.INFO]
+    assert loud[:2] == [
+        "job index: scan (start-up), ok in 0.0 s",
+        "job ask: scan (start-up), ok in 0.0 s",
+    ]
+    assert len(loud) == 4  # and each failed periodic scan, as loudly as any job
+    assert all(t.startswith("job ask: scan (periodic), FAILED: OSError") for t in loud[2:])
+    quiet_lines = [text for level, text in lines if level == logging.DEBUG]
+    assert quiet_lines.count("job index: scan (periodic), ok in 0.0 s") == 2

@@ -8,7 +8,10 @@ updates it (and counts), and the part clears it once the thing is handled.
 
 The daemon keeps a copy in the data folder (`attention.json`) so that `doctor`, another process,
 shows what the running daemon sees. Entries never carry the words of a note, only paths, counts,
-error names and times.
+error names and times. The copy is rewritten when what it says changes, not when a part reports
+the same thing again and only the count goes up (the lease held by another computer is reported
+at every heartbeat): `doctor` shows no counts, /api/state shows them from memory, and an idle
+daemon should not rewrite a file every minute to say the same thing.
 
     attention.report("tidy", "Inbox/x.md", "unreadable", "cannot be read (Permission denied)",
                      action="let this user read it (chmod u+r)", retry_at=time.time() + 30)
@@ -108,7 +111,8 @@ class Attention:
             count=old.count + 1 if old is not None and same else 1,
         )
         self._entries[entry.key] = entry
-        self._save()
+        if old is None or dataclasses.replace(old, count=entry.count) != entry:
+            self._save()
         return entry
 
     def clear(self, source: str, path: str = "") -> None:

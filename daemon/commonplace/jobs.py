@@ -40,11 +40,16 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class Job:
-    """A named piece of work; `label` is what the log line shows."""
+    """A named piece of work; `label` is what the log line shows. A `routine` job (the periodic
+    scan, every 10 minutes for as long as the daemon runs) logs a run that went well at DEBUG:
+    three INFO lines saying nothing happened, 430 a day, would bury the lines that matter. A
+    failure is logged as loudly as any job's, and what a routine run found or did is logged
+    by the stage itself."""
 
     kind: str  # "index", "tidy", "ask", "digest", ...
     label: str
     run: Callable[[], Awaitable[object]] = field(repr=False)
+    routine: bool = False
 
 
 class Runnable(Protocol):
@@ -55,6 +60,9 @@ class Runnable(Protocol):
 
     @property
     def label(self) -> str: ...
+
+    @property
+    def routine(self) -> bool: ...
 
     def run(self) -> Awaitable[object]: ...
 
@@ -189,7 +197,10 @@ class JobQueue:
             self._show_running()
         line = f"{job.kind}: {job.label}, {outcome} in {time.monotonic() - start:.1f} s"
         self.stats.last = line
-        (log.warning if outcome != "ok" else log.info)("job %s", line)
+        if outcome != "ok":
+            log.warning("job %s", line)
+        else:
+            log.log(logging.DEBUG if job.routine else logging.INFO, "job %s", line)
 
 
 async def _call(run: Callable[[], Awaitable[object]]) -> object:
@@ -208,6 +219,8 @@ class Stage(Protocol):
 
 class ChangeJob:
     """One stage's changes, queued once; more changes join it until it starts."""
+
+    routine = False  # changes are news: always logged
 
     def __init__(self, kind: str, stage: Stage) -> None:
         self.kind = kind

@@ -18,6 +18,8 @@ from commonplace.jobs import Job, JobQueue, Stage
 
 log = logging.getLogger(__name__)
 
+PERIODIC = "periodic"
+
 
 class Scans:
     def __init__(
@@ -41,9 +43,11 @@ class Scans:
         if self._waiting:
             return False
         self._waiting = True
+        routine = reason == PERIODIC  # logged at DEBUG when it goes well (jobs.py)
         for i, (name, stage) in enumerate(self.stages.items()):
             call = stage.startup if first else stage.scan
-            self.jobs.put(Job(name, f"scan ({reason})", self._first(call) if i == 0 else call))
+            run = self._first(call) if i == 0 else call
+            self.jobs.put(Job(name, f"scan ({reason})", run, routine=routine))
         return True
 
     def _first(self, call: Callable[[], Awaitable[None]]) -> Callable[[], Awaitable[None]]:
@@ -58,4 +62,4 @@ class Scans:
         """A periodic scan every interval_s, until cancelled."""
         while True:
             await self._sleep(self.interval_s)
-            self.queue("periodic")
+            self.queue(PERIODIC)

@@ -249,3 +249,39 @@ def test_page_assets_and_service_worker(page: Any, server: ServerThread) -> None
     page.click("#tab-assistant")
     assert page.is_visible("#view-assistant")
     screenshot(page, "assistant")
+
+
+# What a browser does when the page stops being shown (the phone's screen off, another tab in
+# front), and when it is shown again.
+HIDE = """() => {
+  Object.defineProperty(document, "visibilityState", { configurable: true, get: () => "hidden" });
+  Object.defineProperty(document, "hidden", { configurable: true, get: () => true });
+  document.dispatchEvent(new Event("visibilitychange"));
+}"""
+SHOW = """() => {
+  delete document.visibilityState;
+  delete document.hidden;
+  document.dispatchEvent(new Event("visibilitychange"));
+}"""
+
+
+def test_a_hidden_page_does_not_poll_the_daemon(page: Any, server: ServerThread) -> None:
+    """Shown, the page asks for the daemon's state every 30 s; hidden, it asks nothing (a tab
+    left open would wake the daemon all day), and asks at once when it is shown again."""
+    page.clock.install()
+    page.reload()
+    page.wait_for_selector("#status-text:has-text('Ready')")
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url) if "/api/state" in r.url else None)
+    with page.expect_request(lambda r: "/api/state" in r.url):
+        page.clock.run_for(31_000)  # shown: the next poll
+    page.evaluate(HIDE)
+    page.wait_for_timeout(300)
+    asked.clear()
+    for _ in range(10):  # five minutes hidden, each poll's time run through
+        page.clock.run_for(31_000)
+        page.wait_for_timeout(100)
+    assert asked == []
+    with page.expect_request(lambda r: "/api/state" in r.url):
+        page.evaluate(SHOW)
+    page.wait_for_selector("#status-text:has-text('Ready')")

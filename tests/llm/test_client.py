@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import dataclasses
 import json
+import ssl
 
 import pydantic
 import pytest
@@ -206,6 +207,26 @@ async def test_status_lists_models(fake_ollama: FakeOllama) -> None:
     assert status.has_model("nomic-embed-text")  # ':latest' is implied
     assert status.has_model("qwen3.5:9b")
     assert not status.has_model("qwen3.5:4b")
+
+
+async def test_status_does_not_read_the_ca_bundle_each_time(
+    fake_ollama: FakeOllama, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """/api/state asks for the status every few seconds while the phone page is open: reading
+    and parsing the system's CA bundle for each (about 20 ms of CPU) was most of its cost."""
+    llm = make_llm(fake_ollama.url)
+    assert (await llm.status()).reachable
+    loads: list[object] = []
+    real = ssl.SSLContext.load_verify_locations
+
+    def counted(self: ssl.SSLContext, *args: object, **kwargs: object) -> None:
+        loads.append(args or kwargs)
+        real(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ssl.SSLContext, "load_verify_locations", counted)
+    for _ in range(3):
+        assert (await llm.status()).reachable
+    assert loads == []
 
 
 @pytest.mark.parametrize(

@@ -525,3 +525,30 @@ async def test_while_ollama_is_down_what_needs_the_owner_is_still_shown(
     assert {e.path: e.code for e in svc.attention.entries()} == {big: "too_large", empty: "empty"}
     (still,) = svc.status()["waiting"]
     assert still["path"] == waiting and "not answering" in still["reason"]
+
+
+async def test_ollama_is_asked_about_its_models_only_while_a_capture_is_marked(
+    tidy_settings: Settings, fake_ollama: FakeOllama, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The check for a new model exists to retry marked captures; with none marked, an idle
+    daemon must not wake Ollama (and its disk: it lists its models) every minute."""
+    monkeypatch.setattr("commonplace.tidy.service.MODEL_CHECK_S", 0.05)
+    fake_ollama.chat_handler = lambda body: "this is not json"
+    svc = TidyService(tidy_settings, LLM(tidy_settings.ollama))
+
+    def listings() -> int:
+        return sum(1 for r in fake_ollama.requests if r.path == "/api/tags")
+
+    try:
+        await svc.startup()  # an empty inbox: the worker and the model check start
+        await run_until_idle(svc)
+        await asyncio.sleep(0.6)  # a dozen check periods
+        assert listings() == 0
+        put_capture(tidy_settings, WEEK[0])
+        await svc.scan()
+        await run_until_idle(svc)  # three unusable answers: marked
+        assert svc.status()["failing"]
+        before = listings()
+        await eventually(lambda: listings() >= before + 3, "checked while one is marked")
+    finally:
+        await svc.close()

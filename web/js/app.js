@@ -1,8 +1,11 @@
 // The phone page: tabs, the daemon's state, refresh and recovery, the new-day reset.
 //
 // A Home Screen app has no reload button and can sit in the background for days, so the page
-// polls the daemon's state, shows when it can't reach it, retries by itself with a growing
-// wait, and has its own refresh control. Captures go through the outbox (store.js).
+// polls the daemon's state while it is shown, shows when it can't reach it, retries by itself
+// with a growing wait, and has its own refresh control. A hidden page (the phone's screen off,
+// another tab in front) asks nothing, and asks at once when it is shown again: a tab left open
+// in a desktop browser would otherwise wake the daemon every 30 s for as long as it stays open.
+// Captures go through the outbox (store.js), which keeps trying while something waits.
 
 import { getJSON } from "./api.js";
 import { flushOutbox, initCapture, renderLog, renderOutbox } from "./capture.js";
@@ -82,7 +85,7 @@ async function refresh() {
     renderDetails(state);
     if (currentView() === "assistant") refreshAssistant();
     await flushOutbox();
-    pollTimer = setTimeout(refresh, POLL_MS);
+    schedule(POLL_MS);
   } catch (error) {
     failures += 1;
     const wait = Math.min(MAX_BACKOFF_MS, 2000 * 2 ** Math.min(failures - 1, 4));
@@ -90,8 +93,13 @@ async function refresh() {
     $("#offline-text").textContent = `${error.message} Retrying in ${Math.round(wait / 1000)} s…`;
     show($("#offline-banner"), true);
     renderOutbox();
-    pollTimer = setTimeout(refresh, wait);
+    schedule(wait);
   }
+}
+
+function schedule(ms) {
+  clearTimeout(pollTimer);
+  pollTimer = document.visibilityState === "hidden" ? null : setTimeout(refresh, ms);
 }
 
 function newDayCheck() {
@@ -125,6 +133,7 @@ function init() {
   window.addEventListener("online", refresh);
   document.addEventListener("visibilitychange", () => {
     if (document.visibilityState === "visible") refresh();
+    else clearTimeout(pollTimer);
   });
   if ("serviceWorker" in navigator) {
     navigator.serviceWorker.register("/sw.js").catch(() => {});

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import logging
 import math
+import ssl
 import time
 from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -375,7 +377,7 @@ class LLM:
         """Is Ollama there, which version, which models: for `doctor` and /api/state."""
         host = self.settings.host
         try:
-            async with httpx.AsyncClient(base_url=host, timeout=5) as http:
+            async with httpx.AsyncClient(base_url=host, timeout=5, verify=_tls()) as http:
                 version = (await http.get("/api/version")).json().get("version", "")
             listed = await asyncio.wait_for(self._chat_client.list(), 10)
         except Exception as exc:  # any failure here means "not usable now"
@@ -455,6 +457,14 @@ class LLM:
                     "tool_calls": [{"name": c.name, "arguments": c.arguments} for c in calls],
                 }
             )
+
+
+@functools.cache
+def _tls() -> ssl.SSLContext:
+    """The TLS settings httpx would make for `status()`'s client, made once: making them reads
+    and parses the system's whole CA bundle (about 20 ms of CPU), even for a plain-http Ollama,
+    and /api/state asks for the status every few seconds while the phone page is open."""
+    return httpx.create_ssl_context()
 
 
 def same_model(name: str, available: Sequence[str]) -> bool:

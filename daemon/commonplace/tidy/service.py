@@ -5,7 +5,8 @@ a file still being written by a sync tool or an editor is never read half-way. C
 processed one at a time, oldest capture first. When Ollama is down, slow or answers garbage the
 capture waits and is retried with backoff; after `max_attempts` garbage answers in a row it is
 marked in the data folder (see state.py) and tried again on a long backoff, or at once when its
-text, the chat model or Ollama changes: a check every minute notices a new model or version.
+text, the chat model or Ollama changes: while a marked capture waits, a check every minute
+notices a new model or version.
 
 One capture never holds up the others: a capture that cannot be read, or whose tidying fails in
 any way, waits on its own backoff and is shown in attention (/api/state, `doctor`) with what to
@@ -95,6 +96,7 @@ class TidyService:
         self.tz = settings.tz  # once: working it out reads /etc/localtime
         self.tracker = StabilityTracker(settings.tidy.stable_s, clock)
         self.model_id = ""  # model_id() of the chat model answering now, once known
+        self._model_checked = -MODEL_CHECK_S  # tracker clock of the last answer to a check
         self._pause_until = 0.0  # clock time: Ollama failed, nothing is tried before then
         self.filed = 0
         self._busy: str | None = None
@@ -271,8 +273,8 @@ class TidyService:
         except OSError as exc:
             self._unreadable(path, item, exc)
             return
-        if not self.model_id:  # so that a mark made now says which model gave the garbage
-            await self._check_model()
+        if not self.model_id or self._model_check_due():
+            await self._check_model()  # so that a mark made now says which model gave it
         mark = self.state.mark(path)
         if mark is not None and mark.failing and not self._mark_due(mark, digest):
             self._park_marked(path, item, mark)
@@ -397,11 +399,19 @@ class TidyService:
     # -- noticing a new model ---------------------------------------------------------------
 
     async def _watch_model(self) -> None:
-        """Every MODEL_CHECK_S, which chat model and Ollama answer; a change tries every
-        marked capture again at once (the garbage may have been the old model's)."""
+        """While a marked capture waits, every MODEL_CHECK_S: which chat model and Ollama
+        answer; a change tries every marked capture again at once (the garbage may have been
+        the old model's). With none marked, a change would retry nothing, so Ollama is not
+        asked: an idle daemon must not wake it every minute (each check lists its models,
+        which reads them from its disk). The marks are read from the data folder each time,
+        since `commonplace tidy` may add one; a capture being tidied checks for itself."""
         while True:
-            await self._check_model()
+            if any(mark.failing for mark in self.state.marks()):
+                await self._check_model()
             await asyncio.sleep(MODEL_CHECK_S)
+
+    def _model_check_due(self) -> bool:
+        return self.tracker.clock() - self._model_checked >= MODEL_CHECK_S
 
     async def _check_model(self) -> None:
         try:
@@ -411,6 +421,7 @@ class TidyService:
             return
         if not status.reachable:
             return
+        self._model_checked = self.tracker.clock()
         current = model_id(self.settings, status)
         if current != self.model_id:
             if self.model_id:
