@@ -12,7 +12,8 @@ the queue empty, the task list read ahead) and --settle-s more seconds have pass
 for --idle-s seconds:
 
 - CPU seconds (utime + stime from /proc/PID/task/*/stat), per thread by name, with the
-  daemon's child processes counted too;
+  daemon's child processes counted too (a thread or process that ends during the window is
+  left out: its figures go with it);
 - wake-ups: voluntary context switches per thread (/proc/PID/task/*/status: each is a thread
   going to sleep, so each is one wake-up); involuntary ones (preemptions, which say more about
   the machine's load than about the daemon) are counted apart;
@@ -190,7 +191,7 @@ class Thread:
 class Snapshot:
     at: float
     threads: dict[str, Thread] = field(default_factory=dict)  # "pid/tid" -> Thread
-    io: dict[str, int] = field(default_factory=dict)
+    io: dict[int, dict[str, int]] = field(default_factory=dict)  # per process
     fds: int = 0
     processes: int = 0
 
@@ -225,7 +226,7 @@ def snapshot(pid: int) -> Snapshot:
                     )
             io = _fields(Path(f"/proc/{p}/io").read_text())
             for key in ("wchar", "syscw", "write_bytes", "rchar", "syscr", "read_bytes"):
-                snap.io[key] = snap.io.get(key, 0) + int(io[key])
+                snap.io.setdefault(p, {})[key] = int(io[key])
             snap.fds += sum(1 for _ in Path(f"/proc/{p}/fd").iterdir())
             snap.processes += 1
     return snap
@@ -260,14 +261,21 @@ def difference(a: Snapshot, b: Snapshot) -> dict[str, Any]:
             for name, (n, c, w) in sorted(by_name.items(), key=lambda kv: (-kv[1][2], kv[0]))
             if c or w
         },
-        "write_bytes": b.io["write_bytes"] - a.io["write_bytes"],
-        "write_calls": b.io["syscw"] - a.io["syscw"],
-        "wchar": b.io["wchar"] - a.io["wchar"],
-        "read_calls": b.io["syscr"] - a.io["syscr"],
+        "write_bytes": _io(a, b, "write_bytes"),
+        "write_calls": _io(a, b, "syscw"),
+        "wchar": _io(a, b, "wchar"),
+        "read_calls": _io(a, b, "syscr"),
         "fds": [a.fds, b.fds],
         "threads": [len(a.threads), len(b.threads)],
         "processes": [a.processes, b.processes],
     }
+
+
+def _io(a: Snapshot, b: Snapshot, key: str) -> int:
+    """Over the window, for the processes alive at its end (a helper process that exited during
+    it, such as the vector store's after its idle time, is left out: its last figures are gone
+    with it)."""
+    return sum(io[key] - a.io.get(pid, {}).get(key, 0) for pid, io in b.io.items())
 
 
 # -- files written, counted by inotify ---------------------------------------------------------
