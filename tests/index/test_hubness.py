@@ -36,13 +36,6 @@ def test_a_passage_without_a_value_counts_with_the_others_mean() -> None:
     assert hubness.Neighbourhoods().rescore([hit("X.md", 0.5)])[0].score == 0.5  # nothing known
 
 
-def test_a_neighbourhood_is_the_mean_of_the_nearest_passages_of_other_notes() -> None:
-    hits = [hit("Self.md", 1.0), hit("Self.md", 0.9, 1), *(hit(f"{i}.md", 0.5) for i in range(12))]
-    hits[2] = hit("0.md", 0.8)
-    assert hubness.neighbourhood(hits, "Self.md") == pytest.approx((0.8 + 9 * 0.5) / 10)
-    assert hubness.neighbourhood(hits[:2], "Self.md") is None
-
-
 def hub_vault(vault: Path) -> None:
     """A page about kayaking, a general guide sharing the question's words more closely, and
     ten notes that all resemble the guide: by cosine the guide comes first."""

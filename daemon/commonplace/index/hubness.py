@@ -20,9 +20,9 @@ against the whole index (a first run computes every note once, at its end), in s
 edits in between; and a note's r is computed again once as many notes have been written or
 deleted since as half the index holds (a new note near an old one raises the old one's r only
 then: a bounded error, at a bounded cost). A note without a value yet counts with the mean r of
-the others, so it is neither favoured nor held back. Cost: one nearest-neighbour search per
-passage (in memory: ~0.2 ms at 2,000 notes; past the memory budget LanceDB's vector index, a
-few ms each, so ~20 min of background work after a first run over 50,000 notes).
+the others, so it is neither favoured nor held back. Cost: the nearest neighbours of every
+passage written (`VectorStore.neighbour_means`, BATCH passages at a time: in memory one matrix
+product each; past the memory budget a query of LanceDB's vector index per passage, a few ms).
 """
 
 from __future__ import annotations
@@ -36,7 +36,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from commonplace.foreground import pause
-from commonplace.index.filters import SearchFilter
 from commonplace.index.models import SearchResult
 
 if TYPE_CHECKING:
@@ -46,13 +45,7 @@ K = 10  # neighbours whose mean cosine is a passage's r (CSLS's own K)
 SHARE = 0.5  # r's share in the score: CSLS's 2·cos − r, halved
 SLICE = 256  # notes computed between two looks for edits waiting ...
 SLICE_S = 0.5  # ... or fewer, once this long has gone (a search costs more past memory)
-
-
-def neighbourhood(hits: Sequence[SearchResult], path: str, k: int = K) -> float | None:
-    """The mean score of the k best hits from notes other than `path` (a search with the
-    passage's own vector, best first), or None when no other note has a passage."""
-    others = [h.score for h in hits if h.path != path][:k]
-    return float(np.mean(others)) if others else None
+BATCH = 64  # passages asked of the vector store at once (in memory: one matrix product)
 
 
 class Neighbourhoods:
@@ -139,24 +132,44 @@ def update(
     lookup = [path for path, chunks in todo if not all(fp in stored for _, fp in chunks)]
     if lookup:
         stored.update(vectors.vectors_for(lookup))
-    everywhere = SearchFilter()
     done: dict[str, dict[int, float]] = {}
+    group: list[tuple[str, list[tuple[int, str]]]] = []
+
+    def compute() -> None:
+        """r for the passages of the notes in `group`, asked of the store at once."""
+        asked = [(path, o, fp, len(chunks)) for path, chunks in group for o, fp in chunks]
+        means = (
+            vectors.neighbour_means(
+                [path for path, _, _, _ in asked],
+                np.stack([stored[fp] for _, _, fp, _ in asked]),
+                K,
+                [K + own for _, _, _, own in asked],  # enough for K of other notes
+            )
+            if asked
+            else []
+        )
+        values: dict[str, dict[int, float]] = {path: {} for path, _ in group}
+        for (path, ordinal, _, _), value in zip(asked, means, strict=True):
+            if value is not None:
+                values[path][ordinal] = round(value, 5)
+        for path, rs in values.items():
+            manifest.set_neighbours(path, rs, changes)
+        done.update(values)
+        group.clear()
+
     started = time.monotonic()
     for n, (path, chunks) in enumerate(todo):
         if n and time.monotonic() - started > SLICE_S:
             more = True  # the rest after the edits waiting, if any
             break
-        pause()  # a request is being answered: let it have the interpreter (foreground.py)
         if not all(fp in stored for _, fp in chunks):
             manifest.set_neighbours(path, None, changes)  # not again until it is written again
             continue
-        rs: dict[int, float] = {}
-        for ordinal, fp in chunks:
-            hits = vectors.search(stored[fp].tolist(), K + len(chunks), everywhere)
-            value = neighbourhood(hits, path)
-            if value is not None:
-                rs[ordinal] = round(value, 5)
-        manifest.set_neighbours(path, rs, changes)
-        done[path] = rs
+        group.append((path, chunks))
+        if sum(len(c) for _, c in group) >= BATCH:
+            pause()  # a request is being answered: let it have the interpreter (foreground.py)
+            compute()
+    pause()
+    compute()
     table.set(done)
     return more

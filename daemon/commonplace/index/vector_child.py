@@ -37,7 +37,16 @@ from typing import Any
 from commonplace.index.vector_api import VectorsBusy, VectorStoreError
 
 OPS = frozenset(
-    ["drop", "paths", "vectors_for", "replace", "search", "maintain", "keep_searchable"]
+    [
+        "drop",
+        "paths",
+        "vectors_for",
+        "replace",
+        "search",
+        "neighbour_means",
+        "maintain",
+        "keep_searchable",
+    ]
 )
 WORKERS = 8  # requests answered at once (the indexer writes one at a time; searches run beside)
 FATAL_EXIT = 70

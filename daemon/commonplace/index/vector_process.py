@@ -423,6 +423,14 @@ class VectorProcess:
         answer: Callable[[], list[SearchResult]] = self._send("search", list(vector), limit, flt)
         return answer
 
+    def neighbour_means(
+        self, paths: Sequence[str], vectors: np.ndarray, k: int, limits: Sequence[int]
+    ) -> list[float | None]:
+        means: list[float | None] = self._call(
+            "neighbour_means", list(paths), vectors, k, list(limits)
+        )
+        return means
+
     def maintain(self, *, force: bool = False) -> None:
         self._call("maintain", force=force)
 

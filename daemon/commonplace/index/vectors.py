@@ -322,6 +322,52 @@ class VectorStore:
         data = query.select([*RESULT_COLUMNS, "_distance"]).to_arrow()
         return [_result(r, 1.0 - float(r["_distance"])) for r in data.to_pylist()]
 
+    def neighbour_means(
+        self, paths: Sequence[str], vectors: np.ndarray, k: int, limits: Sequence[int]
+    ) -> list[float | None]:
+        """For each passage (its note's path, its vector): the mean cosine of its k nearest
+        passages in other notes (CSLS's r, hubness.py), None when no other note has one.
+        `limits[i]` nearest are asked for, enough to hold k of other notes (k + the note's own
+        passages). Why not a `search` each: in memory one matrix product answers them all (a
+        search reads the whole matrix once per passage, several times slower), and no row's
+        text is read or, through the store's process, sent."""
+        if len(paths) != len(vectors) or len(paths) != len(limits):
+            raise ValueError("neighbour_means: paths, vectors and limits differ in length")
+        if self._table is None or not self._rows or not len(paths):
+            return [None] * len(paths)
+        memory = self._in_memory()
+        if memory is not None:
+            return _neighbour_means_memory(memory, paths, vectors, k, limits)
+        if self._compacting:
+            raise VectorsBusy("the vector index is being compacted")
+        means: list[float | None] = []
+        for path, vector, limit in zip(paths, vectors, limits, strict=True):
+            try:
+                found = self._nearest(vector, limit)
+            except (OSError, RuntimeError, ValueError) as exc:  # as in `search`
+                log.debug("vector search retried after: %s", exc)
+                found = self._nearest(vector, limit)
+            means.append(_mean_of_others(found, path, k))
+        return means
+
+    def _nearest(self, vector: np.ndarray, limit: int) -> list[tuple[str, float]]:
+        """(path, cosine) of the `limit` nearest rows, best first, from LanceDB."""
+        query = self._table.search(
+            np.asarray(vector, dtype=np.float32), vector_column_name="vector"
+        )
+        query = query.distance_type("cosine").limit(limit)
+        if self._has_ann:
+            query = query.ef(max(64, limit * 2))
+        if self._skips_unindexed():
+            query = query.fast_search()
+        data = query.select(["path", "_distance"]).to_arrow()
+        return [
+            (path, 1.0 - float(distance))
+            for path, distance in zip(
+                data.column("path").to_pylist(), data.column("_distance").to_pylist(), strict=True
+            )
+        ]
+
     def maintain(self, *, force: bool = False) -> None:
         """Compact and clean up old versions every `compact_every` writes (or now, if forced),
         and build the vector index once the table is large enough."""
@@ -406,6 +452,32 @@ def _search_memory(
     top = top[np.argsort(-scores[top], kind="stable")]
     rows = memory.rows.take(pa.array(top)).to_pylist()
     return [_result(r, float(scores[i])) for r, i in zip(rows, top, strict=True)]
+
+
+def _neighbour_means_memory(
+    memory: _InMemory, paths: Sequence[str], vectors: np.ndarray, k: int, limits: Sequence[int]
+) -> list[float | None]:
+    """neighbour_means over the in-memory copy: one product for all the passages, then each
+    one's `limit` best rows, its own note's left out, the first k of the rest averaged."""
+    queries = _unit(np.asarray(vectors, dtype=np.float32).reshape(len(paths), -1))
+    scores = memory.matrix @ queries.T  # rows × passages
+    names = memory.rows.column("path")
+    total = scores.shape[0]
+    means: list[float | None] = []
+    for j, (path, limit) in enumerate(zip(paths, limits, strict=True)):
+        column = scores[:, j]
+        count = min(max(limit, 1), total)
+        top = np.argpartition(-column, count - 1)[:count]
+        top = top[np.argsort(-column[top], kind="stable")]
+        found = zip(names.take(pa.array(top)).to_pylist(), column[top].tolist(), strict=True)
+        means.append(_mean_of_others(list(found), path, k))
+    return means
+
+
+def _mean_of_others(found: Sequence[tuple[str, float]], path: str, k: int) -> float | None:
+    """The mean score of the k best of `found` (best first) from notes other than `path`."""
+    others = [score for name, score in found if name != path][:k]
+    return float(np.mean(others)) if others else None
 
 
 def _allowed(rows: pa.Table, flt: SearchFilter) -> np.ndarray | None:
