@@ -60,6 +60,8 @@ def test_the_child_answers_as_the_store_in_this_process_does(tmp_path: Path) -> 
                 query, 10, SearchFilter()
             )
             assert remote.search(query, 5, flt) == local.search(query, 5, flt)
+            later = remote.search_later(query, 5, flt)  # sent now, read when asked
+            assert later() == local.search_later(query, 5, flt)() == local.search(query, 5, flt)
         paths = [row.path for row in rows[:70]]  # the hubness pass's question, all at once
         assert remote.neighbour_means(paths, matrix[:70], 10, [11] * 70) == (
             local.neighbour_means(paths, matrix[:70], 10, [11] * 70)
@@ -145,6 +147,7 @@ def test_the_child_stops_when_idle_and_the_next_search_starts_it_again(tmp_path:
     try:
         rows, matrix = chunks("Base", 50)
         store.replace([], rows, matrix)
+        store.search_later(matrix[1].tolist(), 1, SearchFilter())  # an answer nobody reads
         first = store.pid
         assert first is not None
         wait_for(lambda: store.pid is None, "the child stopped when idle")

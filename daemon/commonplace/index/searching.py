@@ -124,16 +124,21 @@ class Searcher:
             hits = hubs.rescore(st.vectors.search(vector, pool, flt))
             return (group_hits(hits) if group_by_note else hits)[:limit]
         meaning: list[SearchResult] = []
+        later = None
         if mode == "hybrid" and vector is not None:
-            meaning = hubs.rescore(st.vectors.search(vector, pool, flt))
+            # Sent first: the daemon's vector store answers from its own process while the
+            # keywords are searched here (vector_process.py).
+            later = st.vectors.search_later(vector, pool, flt)
             depth = cfg.keyword_candidates  # 0: meaning alone
         else:  # keyword search (also hybrid without a query vector: Ollama is down)
             depth = max(limit, cfg.keyword_candidates)
         keywords = st.keywords.view()  # both keyword indexes as of one moment
         notes = keywords.search_notes(query, depth, flt)
+        words = keywords.search(query, depth * CHUNKS_PER_NOTE, flt)
+        if later is not None:
+            meaning = hubs.rescore(later())
         if meaning and 0 < depth == len(notes):
             notes += _beyond_the_list(keywords, query, meaning, notes)
-        words = keywords.search(query, depth * CHUNKS_PER_NOTE, flt)
         shown = {h.path for h in [*meaning, *words]}
         extra = keywords.best_chunks(query, [p for p, _ in notes if p not in shown])
         fused = fuse(

@@ -7,7 +7,7 @@ idle, so the daemon's modules (searching, related, store) import only this modul
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
@@ -65,6 +65,10 @@ class Vectors(Protocol):
     def search(
         self, vector: Sequence[float], limit: int, flt: SearchFilter
     ) -> list[SearchResult]: ...
+
+    def search_later(
+        self, vector: Sequence[float], limit: int, flt: SearchFilter
+    ) -> Callable[[], list[SearchResult]]: ...
 
     def neighbour_means(
         self, paths: Sequence[str], vectors: np.ndarray, k: int, limits: Sequence[int]

@@ -35,7 +35,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -100,6 +100,7 @@ class _Child:
             ident = self._next
             self._pending[ident] = future
             self.inflight += 1
+        future.add_done_callback(self._finished)  # answered or failed, awaited or not
         data = pickle.dumps((ident, op, args, kwargs), protocol=pickle.HIGHEST_PROTOCOL)
         try:
             with self._send_lock:
@@ -108,7 +109,7 @@ class _Child:
             pass
         return future
 
-    def finished(self) -> None:
+    def _finished(self, _: object) -> None:
         with self._lock:
             self.inflight -= 1
             self.last_used = time.monotonic()
@@ -275,8 +276,6 @@ class VectorProcess:
         except Exception:
             child.stop("could not start")
             raise
-        finally:
-            child.finished()
         if not ok:
             child.stop("could not open the table")
             raise _error(payload)
@@ -312,6 +311,10 @@ class VectorProcess:
             return
 
     def _call(self, op: str, *args: Any, **kwargs: Any) -> Any:
+        return self._send(op, *args, **kwargs)()
+
+    def _send(self, op: str, *args: Any, **kwargs: Any) -> Callable[[], Any]:
+        """Send the call now; the function returned waits for its answer (or raises)."""
         while True:
             with self._lock:
                 child = self._running()
@@ -319,15 +322,17 @@ class VectorProcess:
                 future = child.submit(op, args, kwargs)
             except _Retired:  # stopped when idle between the two lines above
                 continue
-            try:
-                ok, payload, state, seq = future.result()
-            finally:
-                child.finished()
+            break
+
+        def answer() -> Any:
+            ok, payload, state, seq = future.result()
             if state is not None:
                 self._keep((child.generation, seq), state)
             if not ok:
                 raise _error(payload)
             return payload
+
+        return answer
 
     def _keep(self, seq: tuple[int, int], state: dict[str, Any]) -> None:
         if seq > self._seq:
@@ -409,6 +414,14 @@ class VectorProcess:
     def search(self, vector: Sequence[float], limit: int, flt: SearchFilter) -> list[SearchResult]:
         found: list[SearchResult] = self._call("search", list(vector), limit, flt)
         return found
+
+    def search_later(
+        self, vector: Sequence[float], limit: int, flt: SearchFilter
+    ) -> Callable[[], list[SearchResult]]:
+        """The search, sent now and awaited when asked: the child searches while the caller
+        searches the keywords (one in each process, so at once)."""
+        answer: Callable[[], list[SearchResult]] = self._send("search", list(vector), limit, flt)
+        return answer
 
     def neighbour_means(
         self, paths: Sequence[str], vectors: np.ndarray, k: int, limits: Sequence[int]

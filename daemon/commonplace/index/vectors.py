@@ -47,7 +47,7 @@ from __future__ import annotations
 import logging
 import threading
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -300,6 +300,12 @@ class VectorStore:
             # query started on; the next try reads the new version.
             log.debug("vector search retried after: %s", exc)
             return self._search(vector, limit, flt)
+
+    def search_later(
+        self, vector: Sequence[float], limit: int, flt: SearchFilter
+    ) -> Callable[[], list[SearchResult]]:
+        """The search, run when its result is asked for (VectorProcess runs it meanwhile)."""
+        return lambda: self.search(vector, limit, flt)
 
     def _search(self, vector: Sequence[float], limit: int, flt: SearchFilter) -> list[SearchResult]:
         query = self._table.search(
