@@ -49,6 +49,21 @@ def test_a_short_passage_is_shown_whole_with_whitespace_folded() -> None:
     assert words_at(shown, ranges) == ["Line", "line"]
 
 
+def test_logseq_block_properties_it_never_shows_are_left_out_of_the_snippet() -> None:
+    text = (
+        "- Create a block embed by typing the command:\n  collapsed:: true\n"
+        "  type:: [[Command]]\n- Hello, I'm a block!\n  id:: 6018cc98-67a8-4eb2-bfd7-2affe517a7c7\n"
+        "\t- I'm a child block!"
+    )
+    shown, found = snippet(text, query_terms("block embed"))
+    assert shown == (
+        "- Create a block embed by typing the command: type:: [[Command]] - Hello, I'm a block! "
+        "- I'm a child block!"
+    )
+    assert [shown[a:b] for a, b in found][:2] == ["block", "embed"]
+    assert snippet("collapsed:: true", frozenset())[0] == "collapsed:: true"  # all
+
+
 def test_result_json_keeps_every_field_and_adds_the_snippet() -> None:
     hit = SearchResult("A.md", "A", "H", "<b>passport</b> here", 0.5, "2026-01-01", 1.0, 3, 2)
     out = result_json(hit, query_terms("passport"))

@@ -19,6 +19,9 @@ from commonplace.index.models import SearchResult
 
 SNIPPET_CHARS = 240  # about three lines on a phone
 _WORD = re.compile(r"\w+")
+# Block properties Logseq keeps in the file but never shows (a block's id, its folded state):
+# a snippet shows the block as Logseq does, without them.
+_HIDDEN = re.compile(r"^[ \t]*(?:id|collapsed)::[ \t].*$\n?", re.MULTILINE | re.IGNORECASE)
 
 
 @lru_cache(maxsize=1)
@@ -52,9 +55,11 @@ def marks(text: str, terms: frozenset[str]) -> list[tuple[int, int]]:
 def snippet(
     text: str, terms: frozenset[str], width: int = SNIPPET_CHARS
 ) -> tuple[str, list[list[int]]]:
-    """At most `width` characters of `text` (whitespace folded), placed to show the most marked
-    words, cut at word boundaries with "…" where text was left out; marks relative to it."""
-    flat = " ".join(text.split())
+    """At most `width` characters of `text` (whitespace folded, Logseq's hidden block properties
+    left out), placed to show the most marked words, cut at word boundaries with "…" where text
+    was left out; marks relative to it."""
+    shown = _HIDDEN.sub("", text)
+    flat = " ".join((shown if shown.strip() else text).split())
     found = marks(flat, terms)
     if len(flat) <= width:
         return flat, [[a, b] for a, b in found]
