@@ -34,6 +34,7 @@ from commonplace.config import Settings
 from commonplace.evals import fixture
 from commonplace.evals.suites.search import copy_notes, is_vault_set, load, vault_flavor
 from commonplace.index import Index, SearchFilter
+from commonplace.index.hybrid import _scaled
 from commonplace.llm import LLM
 
 POOL = 60  # the meaning side's candidate chunks (searching.VECTOR_POOL)
@@ -83,14 +84,8 @@ async def collect(datasets: Path) -> Data:
 
 
 def scaled(items: dict[str, float], floor: float | None) -> dict[str, float]:
-    if not items:
-        return {}
-    top = max(items.values())
-    low = min(items.values()) if floor is None else floor
-    span = top - low
-    if span <= 0:
-        return dict.fromkeys(items, 1.0)
-    return {k: max(0.0, (v - low) / span) for k, v in items.items()}
+    """The project's own scaling (hybrid._scaled), so the replay fuses exactly as search does."""
+    return _scaled(list(items.items()), floor=floor)
 
 
 def meaning(d: Data, q: Data, score: Score | None) -> dict[str, float]:

@@ -307,7 +307,8 @@ class VectorStore:
         """The search, run when its result is asked for (VectorProcess runs it meanwhile)."""
         return lambda: self.search(vector, limit, flt)
 
-    def _search(self, vector: Sequence[float], limit: int, flt: SearchFilter) -> list[SearchResult]:
+    def _query(self, vector: Sequence[float] | np.ndarray, limit: int) -> Any:
+        """LanceDB's query for the `limit` rows nearest `vector` by cosine."""
         query = self._table.search(
             np.asarray(vector, dtype=np.float32), vector_column_name="vector"
         )
@@ -316,6 +317,10 @@ class VectorStore:
             query = query.ef(max(64, limit * 2))
         if self._skips_unindexed():
             query = query.fast_search()
+        return query
+
+    def _search(self, vector: Sequence[float], limit: int, flt: SearchFilter) -> list[SearchResult]:
+        query = self._query(vector, limit)
         where = flt.to_sql()
         if where:
             query = query.where(where, prefilter=True)
@@ -352,15 +357,7 @@ class VectorStore:
 
     def _nearest(self, vector: np.ndarray, limit: int) -> list[tuple[str, float]]:
         """(path, cosine) of the `limit` nearest rows, best first, from LanceDB."""
-        query = self._table.search(
-            np.asarray(vector, dtype=np.float32), vector_column_name="vector"
-        )
-        query = query.distance_type("cosine").limit(limit)
-        if self._has_ann:
-            query = query.ef(max(64, limit * 2))
-        if self._skips_unindexed():
-            query = query.fast_search()
-        data = query.select(["path", "_distance"]).to_arrow()
+        data = self._query(vector, limit).select(["path", "_distance"]).to_arrow()
         return [
             (path, 1.0 - float(distance))
             for path, distance in zip(
