@@ -164,8 +164,10 @@ class Index:
         exclude_folders: Sequence[str] = (),
         modified_after: float | dt.datetime | dt.date | None = None,
         group_by_note: bool = False,
+        exclude_pages: Sequence[str] = (),
     ) -> SearchResponse:
-        """Search, after applying pending changes; see searching.Searcher."""
+        """Search, after applying pending changes; see searching.Searcher. `exclude_pages`
+        leaves out Logseq's Ask pages (filters.SearchFilter)."""
         await self.apply_pending(neighbours=False)  # the search does not wait for them
         return await self.searcher.search(
             query,
@@ -175,6 +177,7 @@ class Index:
             exclude_folders=tuple(exclude_folders),
             modified_after=modified_after,
             group_by_note=group_by_note,
+            exclude_pages=tuple(exclude_pages),
         )
 
     def status(self) -> dict[str, Any]:
