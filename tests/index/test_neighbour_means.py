@@ -122,6 +122,8 @@ def test_streaming_holds_a_block_at_a_time_not_the_table(
 
         monkeypatch.setattr(store, "_stored", counted)
         paths = [row.path for row in rows[:500]]
+        store.neighbour_means(paths[:1], matrix[:1], K)  # anything made once, made now
+        blocks.clear()
         tracemalloc.start()
         try:
             means = store.neighbour_means(paths, matrix[:500], K)
@@ -133,7 +135,8 @@ def test_streaming_holds_a_block_at_a_time_not_the_table(
         in_memory = VectorStore(tmp_path / f"{notes}-memory")
         in_memory.replace([], rows, matrix)
         assert means == pytest.approx(in_memory.neighbour_means(paths, matrix[:500], K), abs=1e-6)
-    assert peaks[1] < 1.2 * peaks[0] and peaks[1] < matrix.nbytes / 4, peaks
+    # four times the table, not four times the memory (the table's vectors: 384 KB, 1.5 MB)
+    assert peaks[1] - peaks[0] < matrix.nbytes / 8 and peaks[1] < matrix.nbytes / 4, peaks
 
 
 def test_a_vault_of_one_note_has_no_neighbourhood_and_bad_calls_are_refused(

@@ -23,7 +23,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-TILE_BYTES = 16 * 2**20  # scores of one tile of queries × stored rows (float32)
+TILE_BYTES = 8 * 2**20  # scores of one tile of queries × stored rows (float32)
 QUERY_TILE = 512  # queries compared at once (fewer queries: wider tiles of stored rows)
 
 
