@@ -404,6 +404,28 @@ async def test_a_question_the_model_failed_says_ask_again_not_tried_again(
         assert "tried again" not in error["message"]
 
 
+@pytest.mark.parametrize("stream", [False, True])
+async def test_an_error_from_ollama_tells_the_person_what_to_do(
+    make_client: ClientFactory,
+    live_settings: Settings,
+    index: Index,
+    fake_ollama: FakeOllama,
+    stream: bool,
+) -> None:
+    """Ollama answering 500 (a crashed runner, out of memory) reached the page as Ollama's own
+    words alone ("Ollama answered with an error (500): ..."), with nothing to do about it."""
+    fake_ollama.chat_handler = lambda body: FakeError(500, "model runner has unexpectedly stopped")
+    client = await make_client(live_settings, Services(index=index))
+    route = "/api/ask?stream=1" if stream else "/api/ask"
+    response = await client.post(
+        route, data=json.dumps({"question": "Lisbon?"}), headers=write_headers(client)
+    )
+    error = (await response.json())["error"]
+    assert response.status == 502 and error["code"] == "model_failed"
+    assert "unexpectedly stopped" in error["message"]  # what happened
+    assert "ask again in a moment" in error["message"], error["message"]  # what to do
+
+
 async def test_ask_streams_ndjson(
     make_client: ClientFactory, live_settings: Settings, index: Index, fake_ollama: FakeOllama
 ) -> None:
