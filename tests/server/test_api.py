@@ -242,6 +242,26 @@ async def test_invalid_json(make_client: ClientFactory) -> None:
 
 
 @pytest.mark.parametrize(
+    "body",
+    [
+        "[" * 100_000 + "]" * 100_000,  # 200 KB, under the size limit: was a 500 (RecursionError)
+        '{"text": "x", "deep": ' + "[" * 100_000 + "]" * 100_000 + "}",
+        '{"text": NaN}',  # Python reads these; JSON has no such values
+        '{"text": "x", "id": Infinity}',
+    ],
+)
+async def test_json_that_only_python_would_read_is_a_400(
+    make_client: ClientFactory, web_settings: Settings, body: str
+) -> None:
+    client = await make_client()
+    response = await client.post("/api/capture", data=body, headers=write_headers(client))
+    assert response.status == 400
+    error = (await response.json())["error"]
+    assert error["code"] == "bad_json" and error["message"]
+    assert not (web_settings.vault / "Inbox").exists()
+
+
+@pytest.mark.parametrize(
     ("route", "field"),
     [("/api/capture", "text"), ("/api/ask", "question")],
 )
