@@ -13,6 +13,12 @@ thread of its own) and the first call after it, and how much a small piece of Py
 the main thread (the shape of a search's own work in the event loop, about a millisecond) is
 slowed meanwhile: its p50/p95 before and during the read-ahead, counted from when it was due
 (a wait for the interpreter after an idle moment counts).
+
+With --client S,... it times what `commonplace chat` (read-ahead without rests) and
+`commonplace mcp` (with rests) do (they read the vault themselves, daemon or not): a fresh
+reader read ahead from the process's start, and the first list_tasks S seconds later
+(`open_tasks_within`, which answers "still being read" rather than wait past LIST_WAIT_S): how
+long that first answer took, whether it had the list, and when the list was there.
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ import threading
 import time
 from pathlib import Path
 
-from commonplace.assistant.tasks import TaskReader
+from commonplace.assistant.tasks import TaskReader, TasksNotReady, warm_in_background
 from commonplace.config import Settings, load_settings
 
 
@@ -40,6 +46,7 @@ def main() -> None:
     p.add_argument("--vault", help="an existing vault instead of a synthetic one")
     p.add_argument("--tools-dir", default=os.environ.get("COMMONPLACE_SHARED_TOOLS"))
     p.add_argument("--read-ahead", action="store_true", help="also time the daemon's read-ahead")
+    p.add_argument("--client", help="seconds after start of a chat/MCP first list_tasks: 0,5,15")
     args = p.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-tasks-") as work:
         vault = Path(args.vault) if args.vault else Path(work) / "vault"
@@ -64,6 +71,13 @@ def main() -> None:
             warm.append(time.perf_counter() - start)
             warm_cpu.append(time.process_time() - cpu)
         ahead = read_ahead(load_settings(env=env)) if args.read_ahead else {}
+        if args.client:
+            delays = [float(d) for d in args.client.split(",")]
+            ahead["client"] = [
+                first_client_call(load_settings(env=env), d, rest)
+                for rest in (0.0, 1.0)
+                for d in delays
+            ]
     print(
         json.dumps(
             {
@@ -136,6 +150,31 @@ def read_ahead(settings: Settings) -> dict[str, float]:
         "probe_during_p95_ms": ms(during, 0.95),
         "probes_during": len(during),
     }
+
+
+def first_client_call(settings: Settings, after_s: float, rest: float) -> dict[str, object]:
+    """chat (rest 0) or MCP (rest 1): read ahead from the start (cli/chat.py, cli/mcp.py), the
+    first list_tasks `after_s` later: how long its answer took, whether it had the list, and
+    when the list was there (asked again until it was)."""
+    reader = TaskReader(settings)
+    stop = warm_in_background(reader, rest=rest)
+    time.sleep(after_s)
+    out: dict[str, object] = {"rest": rest, "asked_after_s": after_s}
+    asked = time.perf_counter()
+    while True:
+        start = time.perf_counter()
+        try:
+            reader.open_tasks_within()
+            listed = True
+        except TasksNotReady:
+            listed = False
+        out.setdefault("first_answer_s", round(time.perf_counter() - start, 2))
+        out.setdefault("first_listed", listed)
+        if listed:
+            out["listed_after_asking_s"] = round(time.perf_counter() - asked, 2)
+            break
+    stop.set()
+    return out
 
 
 if __name__ == "__main__":

@@ -38,6 +38,21 @@ def test_doctor_reports_each_check(fake_ollama_thread: FakeOllama, vault: Path) 
     assert result.exit_code == 0
 
 
+def test_doctor_says_what_the_editors_exclusions_keep_out_of_search(
+    fake_ollama_thread: FakeOllama, vault: Path
+) -> None:
+    (vault / ".obsidian").mkdir()
+    (vault / ".obsidian/app.json").write_text('{"userIgnoreFilters": ["Recipes/", "/[bad/"]}')
+    result = CliRunner().invoke(cli, ["doctor"], env={"COMMONPLACE_VAULT": str(vault)})
+    assert "/[bad/" in result.output and "is not a regular expression" in result.output
+    recipes = sum(1 for _ in (vault / "Recipes").glob("*.md"))
+    assert recipes > 0
+    assert (
+        f"ok   excluded: {recipes} of 24 notes kept out of search by Obsidian's excluded files "
+        "(.obsidian/app.json) (1)" in result.output
+    )
+
+
 def test_doctor_names_the_model_to_pull(fake_ollama_thread: FakeOllama, vault: Path) -> None:
     env = {"COMMONPLACE_VAULT": str(vault), "COMMONPLACE_CHAT_MODEL": "qwen3.5:4b"}
     result = CliRunner().invoke(cli, ["doctor"], env=env)

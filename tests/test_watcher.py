@@ -181,6 +181,38 @@ async def test_temp_file_save_gives_one_change_for_the_note(
     assert seen == [Change("Areas/Car.md", "created")]
 
 
+async def test_the_daemons_own_rewrite_of_a_note_is_an_edit_not_a_new_note(
+    recorded: tuple[VaultWatcher, list[Change]], vault: Path
+) -> None:
+    """An Ask note's answer is written as a new file renamed over the note (atomic_write), which
+    the file events report as the note's creation: the daemon knows it replaced the note, so
+    the change (and the job's log line) says modified. A new note it writes stays created, and
+    someone else's rename over a note cannot be told from a new one: created, as before."""
+    from commonplace.jobs import describe
+    from commonplace.vault.atomic import atomic_write, file_hash
+
+    _, seen = recorded
+    ask = vault / "Ask/Trip.md"
+    ask.parent.mkdir(exist_ok=True)
+    ask.write_text("What time is the ferry?\n")
+    await asyncio.sleep(0.5)  # the owner's edit, out of the way
+    seen.clear()
+    atomic_write(ask, "What time is the ferry?\n\n> 07:40 [1]\n", file_hash(ask))
+    atomic_write(vault / "Ask/New.md", "A new note\n", None)
+    tmp = vault / "Areas/.Car.md.tmp"
+    tmp.write_text("new text")
+    tmp.replace(vault / "Areas/Car.md")
+
+    async def arrived() -> bool:
+        return len(seen) >= 3
+
+    await eventually(arrived, "three changes")
+    await asyncio.sleep(0.4)
+    kinds = {c.path: c.kind for c in seen}
+    assert kinds == {"Ask/Trip.md": "modified", "Ask/New.md": "created", "Areas/Car.md": "created"}
+    assert describe([Change("Ask/Trip.md", kinds["Ask/Trip.md"])]) == "modified Ask/Trip.md"
+
+
 async def test_a_failing_callback_does_not_stop_the_watcher(vault: Path) -> None:
     calls: list[list[Change]] = []
 

@@ -120,6 +120,9 @@ class IndexSettings:
     # The daemon runs LanceDB in a process of its own, stopped after this many minutes without
     # a search or a write (~200 MB given back); 0 keeps it in the daemon's process.
     vector_process_idle_minutes: float = field(default=5.0, metadata=_range(0, 1440))
+    # Notes left out of the index, in Obsidian's "Excluded files" syntax (a path prefix such as
+    # "Templates/", or "/regex/"); Obsidian's and Logseq's own exclusions are followed too.
+    exclude: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

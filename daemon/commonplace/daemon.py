@@ -83,6 +83,7 @@ class Parts:
     scans: Scans | None = None
     lease: VaultLease | None = None
     calendar: CalendarClient | None = None  # one per daemon: the briefing and the assistant
+    task_reader: TaskReader | None = None  # one per daemon, read ahead: the same two
 
 
 async def run_daemon(
@@ -115,7 +116,7 @@ async def _run_locked(
     scans = parts.scans = Scans(jobs, parts.stages, settings.index.reconcile_minutes * 60)
     parts.watcher = make_watcher(settings, jobs, parts)
     parts.status["watcher"] = parts.watcher
-    reader = TaskReader(settings)
+    reader = parts.task_reader = TaskReader(settings)
     services = Services(
         index=parts.index,
         jobs=jobs,
@@ -258,7 +259,7 @@ def start_background(settings: Settings, llm: LLM, parts: Parts) -> list[asyncio
         digest = leased(digest, lease)
     jobs = [digest]
     if parts.calendar is not None:
-        briefing = briefing_job(settings, parts.calendar)
+        briefing = briefing_job(settings, parts.calendar, tasks=parts.task_reader)
         jobs.append(leased(briefing, lease) if lease is not None else briefing)
     scheduler = Scheduler(jobs, settings.data_path, attention=parts.attention)
     tasks.append(start_supervised("scheduler", scheduler.run_forever, parts.attention))

@@ -22,15 +22,22 @@ def is_ask_note(path: str, folder: str, flavor: str) -> bool:
     Logseq stores as pages/Ask___Name.md (or pages/Ask%2FName.md in its older format)."""
     if in_folder(path, folder):
         return True
-    if flavor != "logseq" or not folder.startswith("pages/") or folder.count("/") != 1:
-        return False
-    name = folder.removeprefix("pages/").lower()
-    head, _, file = path.partition("/")
-    return (
-        head == "pages"
-        and "/" not in file
-        and file.lower().startswith((f"{name}___", f"{name}%2f"))
+    lowered = path.lower()
+    return any(
+        lowered.startswith(start) and "/" not in path[len(start) :]
+        for start in ask_pages(folder, flavor)
     )
+
+
+def ask_pages(folder: str, flavor: str) -> tuple[str, ...]:
+    """How Logseq's Ask namespace pages begin, lower-cased ('pages/ask___', 'pages/ask%2f' for
+    the Ask folder pages/Ask); none outside Logseq or for an Ask folder deeper than pages/X.
+    A search leaves them out inside the index with these (index.SearchFilter.exclude_pages),
+    so they never take the places of the owner's notes before the results are cut."""
+    if flavor != "logseq" or not folder.startswith("pages/") or folder.count("/") != 1:
+        return ()
+    name = folder.lower()
+    return (f"{name}___", f"{name}%2f")
 
 
 def ask_root(folder: str, flavor: str) -> str:

@@ -17,6 +17,7 @@ from commonplace.llm import LLM, OllamaStatus
 from commonplace.llm.support import Lookup, host_warning, system_lookup, version_warnings
 from commonplace.tidy.state import TidyState
 from commonplace.vault import iter_note_paths
+from commonplace.vault.exclusions import load_exclusions
 
 Level = Literal["ok", "warn", "fail"]
 
@@ -43,8 +44,9 @@ def config_checks(settings: Settings) -> list[Check]:
     elif not os.access(vault, os.W_OK):
         checks.append(Check("fail", "vault", f"{vault} is not writable by this user"))
     else:
-        count = sum(1 for _ in iter_note_paths(vault))
-        checks.append(Check("ok", "vault", f"{vault} ({settings.flavor}, {count} notes)"))
+        notes = list(iter_note_paths(vault))
+        checks.append(Check("ok", "vault", f"{vault} ({settings.flavor}, {len(notes)} notes)"))
+        checks += exclusion_checks(settings, notes)
     data = settings.data_path
     try:
         data.mkdir(parents=True, exist_ok=True)
@@ -57,6 +59,20 @@ def config_checks(settings: Settings) -> list[Check]:
         else Check("fail", "data folder", f"{data} cannot be created or written; set data_dir")
     )
     checks.append(Check("ok", "timezone", settings.tz.key))
+    return checks
+
+
+def exclusion_checks(settings: Settings, notes: list[str]) -> list[Check]:
+    """What the index leaves out (vault/exclusions.py): a rule that matches nothing, or
+    everything, is easier to see here than in search results that quietly lack a folder."""
+    rules = load_exclusions(settings.vault, settings.index.exclude)
+    checks = [Check("warn", "excluded", problem) for problem in rules.problems]
+    if rules:
+        left_out = sum(1 for rel in notes if rules.excludes(rel))
+        by = ", ".join(rules.sources)
+        checks.append(
+            Check("ok", "excluded", f"{left_out} of {len(notes)} notes kept out of search by {by}")
+        )
     return checks
 
 

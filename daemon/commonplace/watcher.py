@@ -44,6 +44,7 @@ from commonplace.attention import Attention
 from commonplace.changes import Change, ChangeKind
 from commonplace.supervise import start_supervised
 from commonplace.vault import is_ignored, iter_note_paths
+from commonplace.vault.atomic import replaced_here
 from commonplace.watch_observer import make_observer
 
 log = logging.getLogger(__name__)
@@ -178,7 +179,10 @@ def resolve(vault: Path, ready: list[tuple[str, Hint]]) -> list[Change]:
             if not full.exists():
                 changes[path] = "deleted"
         elif _is_entry(full):  # links, FIFOs...: reported too, so a stage can say it skips them
-            changes[path] = "created" if hint == "created" else "modified"
+            # A rename onto a note (an atomic save) arrives as its creation; the daemon's own
+            # rewrites (an Ask note's answer) are known to be edits.
+            new = hint == "created" and not replaced_here(full)
+            changes[path] = "created" if new else "modified"
         elif hint != "created":  # created and gone again within the quiet period: nothing
             changes[path] = "deleted"
     return [Change(path, kind) for path, kind in changes.items()]

@@ -40,9 +40,16 @@ class FixedIndex:
     dirty: list[str] = field(default_factory=list)
 
     async def search(
-        self, query: str, *, limit: int, mode: str = "hybrid", exclude_folders: Sequence[str] = ()
+        self,
+        query: str,
+        *,
+        limit: int,
+        mode: str = "hybrid",
+        exclude_folders: Sequence[str] = (),
+        exclude_pages: Sequence[str] = (),
     ) -> SearchResponse:
-        """Ignores `exclude_folders`, so the Ask stage's own folder check is what is tested."""
+        """Ignores `exclude_folders` and `exclude_pages`, so the Ask stage's own check is what
+        is tested."""
         self.queries.append(query)
         return SearchResponse(results=list(self.hits)[:limit], mode=mode, notice=self.notice)
 

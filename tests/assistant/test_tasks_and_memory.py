@@ -156,6 +156,50 @@ def test_a_read_ahead_stops_when_asked(s: Settings) -> None:
     assert reader.open_tasks() == TaskReader(s).open_tasks()  # the list itself is whole
 
 
+async def test_a_slow_first_read_is_an_answer_in_time_and_carries_on(
+    s: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`commonplace chat` and `commonplace mcp` read the vault's to-dos themselves: on a big
+    vault the first read takes longer than a tool may. list_tasks says so in time (the read
+    goes on meanwhile) instead of passing the assistant's tool timeout; the next call, once the
+    read is done, has the whole list without reading a note again."""
+    import threading
+    import time
+
+    from commonplace.assistant import tasks as tasks_module
+    from commonplace.assistant.registry import ToolContext
+    from commonplace.assistant.tasks import TasksNotReady, task_tools
+
+    expected = TaskReader(s).open_tasks()
+    real = tasks_module.read_note
+    reads: list[str] = []
+    slow = threading.Event()
+    slow.set()
+
+    def slowly(vault: Path, path: str, *args: object) -> object:
+        reads.append(path)
+        if slow.is_set():
+            time.sleep(0.2)  # a big vault's notes, each a little
+        return real(vault, path, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(tasks_module, "read_note", slowly)
+    monkeypatch.setattr(tasks_module, "LIST_WAIT_S", 0.3)
+    reader = TaskReader(s)
+    [list_tasks] = [t for t in task_tools(s, reader) if t.name == "list_tasks"]
+    started = time.perf_counter()
+    with pytest.raises(ToolError, match=r"still being read for the first time \(\d+ notes"):
+        await list_tasks.run(ToolContext(s, NOW), {"due_within_days": None, "words": ""})
+    assert time.perf_counter() - started < 1.5  # not the whole read (0.2 s a note)
+    with pytest.raises(TasksNotReady):  # the same read, not a second one
+        reader.open_tasks_within(0.05)
+    slow.clear()
+    assert reader.open_tasks_within(10) == expected
+    assert len(reads) == len(set(reads))  # each note read once, by the one read
+    answer = await list_tasks.run(ToolContext(s, NOW), {"due_within_days": None, "words": ""})
+    assert isinstance(answer, str) and expected[0].text in answer
+    assert len(reads) == len(set(reads))
+
+
 def test_logseq_ask_pages_and_digests_are_not_the_owners_tasks(settings: Settings) -> None:
     """In Logseq the Ask page Ask/Trip is pages/Ask___Trip.md, beside the owner's pages: an
     Ask note all the same, whose to-dos only repeat the owner's."""

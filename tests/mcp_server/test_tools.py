@@ -4,8 +4,13 @@ the index is read read-only, the model is the fake Ollama, the vault is the samp
 from __future__ import annotations
 
 import dataclasses
+import threading
+import time
 from pathlib import Path
 
+import pytest
+
+from commonplace.assistant.tasks import TaskReader
 from commonplace.config import Settings
 from commonplace.index import Index
 from commonplace.llm import LLM
@@ -200,6 +205,36 @@ async def test_list_tasks_with_a_huge_number_is_a_clear_error_not_an_overflow(
     assert huge.is_error
     assert "3660" in error_text(huge) and "OverflowError" not in error_text(huge)
     assert decade["tasks"] and decade["more"] == 0
+
+
+async def test_a_slow_first_task_read_is_a_clear_answer_in_time(
+    mcp_settings: Settings, bare_backend: LocalBackend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`commonplace mcp` reads the vault's to-dos itself, daemon or not: a first read of a big
+    vault that outlasts the wait is a sentence for the client, and the read carries on."""
+    from commonplace.assistant import tasks as tasks_module
+
+    real = tasks_module.read_note
+    slow = threading.Event()
+    slow.set()
+
+    def slowly(vault: Path, path: str, *args: object) -> object:
+        if slow.is_set():
+            time.sleep(0.2)
+        return real(vault, path, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(tasks_module, "read_note", slowly)
+    monkeypatch.setattr(tasks_module, "LIST_WAIT_S", 0.3)
+    reader = TaskReader(mcp_settings)
+    async with connected(mcp_settings, bare_backend, tasks=reader) as client:
+        started = time.perf_counter()
+        first = await client.call_tool("list_tasks", {})
+        waited = time.perf_counter() - started
+        slow.clear()
+        monkeypatch.setattr(tasks_module, "LIST_WAIT_S", 10.0)
+        later = structured(await client.call_tool("list_tasks", {}))
+    assert "still being read for the first time" in error_text(first) and waited < 1.5
+    assert later["tasks"][0]["text"] == "Order timber for the shed roof"
 
 
 async def test_reading_tools_change_nothing_in_the_vault(

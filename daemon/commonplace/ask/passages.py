@@ -14,7 +14,6 @@ from datetime import date
 from typing import Any, Protocol
 
 from commonplace.ask.models import Passage
-from commonplace.search_past import search_past
 from commonplace.vault import in_folder
 
 MAX_PASSAGE_CHARS = 4000  # a chunk is ~400 tokens; this only guards against a huge one
@@ -49,7 +48,13 @@ class SearchIndex(Protocol):
     """commonplace.index.Index, as far as Ask uses it."""
 
     async def search(
-        self, query: str, *, limit: int, mode: str, exclude_folders: Sequence[str]
+        self,
+        query: str,
+        *,
+        limit: int,
+        mode: str,
+        exclude_folders: Sequence[str],
+        exclude_pages: Sequence[str],
     ) -> SearchResponse: ...
 
 
@@ -59,32 +64,29 @@ async def retrieve(
     *,
     limit: int,
     exclude_folder: str = "",
+    exclude_pages: Sequence[str] = (),
     exclude: Callable[[str], bool] = lambda path: False,
 ) -> tuple[list[Passage], str]:
     """The `limit` best passages by hybrid search, numbered from 1, and the index's notice.
 
-    `exclude_folder` is filtered by the index; `exclude(path)` drops what a folder can't name
-    (Logseq's Ask/ namespace pages), so more results are asked for while too few are kept.
+    The index leaves out `exclude_folder` and what a folder can't name (`exclude_pages`:
+    Logseq's Ask namespace pages, daemon_notes.ask_pages) before it cuts its results, so one
+    search gives a full set however many earlier answers match the question. `exclude(path)`
+    checks the results once more: citing an earlier answer is circular.
     """
-    excluded = (exclude_folder,) if exclude_folder else ()
-
-    def kept(response: Any) -> list[Any]:
-        # The index filters already; checked again because citing an earlier answer is circular.
-        return [
-            h
-            for h in response.results
-            if not (exclude_folder and in_folder(h.path, exclude_folder)) and not exclude(h.path)
-        ]
-
-    async def search(n: int) -> Any:
-        return await index.search(question, limit=n, mode="hybrid", exclude_folders=excluded)
-
-    response = await search_past(
-        search,
-        first=limit + 5,
-        enough=lambda r: len(number_passages(kept(r), limit)) >= limit,
+    response = await index.search(
+        question,
+        limit=limit + 5,  # a few spare for exact duplicates (number_passages)
+        mode="hybrid",
+        exclude_folders=(exclude_folder,) if exclude_folder else (),
+        exclude_pages=tuple(exclude_pages),
     )
-    return number_passages(kept(response), limit), str(response.notice or "")
+    kept = [
+        h
+        for h in response.results
+        if not (exclude_folder and in_folder(h.path, exclude_folder)) and not exclude(h.path)
+    ]
+    return number_passages(kept, limit), str(response.notice or "")
 
 
 def number_passages(hits: Iterable[SearchHit], limit: int) -> list[Passage]:

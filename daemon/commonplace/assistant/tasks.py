@@ -10,6 +10,7 @@ file and line; at Yes the line is read again and must still say the same.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import logging
 import os
 import re
@@ -61,6 +62,13 @@ _OPEN_LOGSEQ = re.compile(r"^(\s*- )(?:TODO|DOING|LATER|NOW|WAITING)( )")
 _BOX_PREFIX = re.compile(r"^\s*(?:[-*+]\s+)?(?:\[[ xX/-]?\]\s+)?")
 MAX_DAYS_AHEAD = 3660
 WARM_BATCH = 100  # notes read per turn by TaskReader.warm (about 30 ms here)
+# How long a tool waits for the task list before it says it is still being read: under the
+# assistant's tool timeout (engine.TOOL_TIMEOUT_S, 30 s), with time left for the model.
+LIST_WAIT_S = 20.0
+
+
+class TasksNotReady(Exception):
+    """The first read of a big vault's tasks has not finished yet; it carries on meanwhile."""
 
 
 @dataclass(frozen=True)
@@ -96,6 +104,36 @@ class TaskReader:
         self._cache: dict[str, tuple[tuple[int, int], tuple[Task, ...]]] = {}
         self._sorted: list[Task] | None = None
         self._lock = threading.Lock()
+        self._reading: concurrent.futures.Future[list[Task]] | None = None
+        self._reading_lock = threading.Lock()
+
+    def open_tasks_within(self, seconds: float | None = None) -> list[Task]:
+        """`open_tasks`, but nobody waits past `seconds` (LIST_WAIT_S): the read runs in a
+        thread of its own and, if it has not finished by then, TasksNotReady says how far it
+        got while it carries on (the next call waits for the same read). At 50,000 notes a
+        first read takes 15-25 s on a loaded 2-core machine; `commonplace chat` and
+        `commonplace mcp` read the vault themselves (a running daemon or not), and their first
+        list_tasks would otherwise pass the tool's timeout with nothing to tell the owner."""
+        with self._reading_lock:
+            reading = self._reading
+            if reading is None or reading.done():
+                reading = self._reading = concurrent.futures.Future()
+                threading.Thread(
+                    target=self._read_into, args=(reading,), name="task list read", daemon=True
+                ).start()
+        try:
+            return reading.result(timeout=LIST_WAIT_S if seconds is None else seconds)
+        except concurrent.futures.TimeoutError:
+            raise TasksNotReady(
+                f"the task list is still being read for the first time ({len(self._cache):,} "
+                "notes so far; a big vault takes a while): ask again in a minute"
+            ) from None
+
+    def _read_into(self, reading: concurrent.futures.Future[list[Task]]) -> None:
+        try:
+            reading.set_result(self.open_tasks())
+        except Exception as exc:  # handed to whoever waits
+            reading.set_exception(exc)
 
     def open_tasks(self) -> list[Task]:
         s = self.settings
@@ -117,13 +155,18 @@ class TaskReader:
                 self._sorted = sorted(every, key=_order)
             return list(self._sorted)
 
-    def warm(self, stop: threading.Event | None = None, *, batch: int = WARM_BATCH) -> bool:
+    def warm(
+        self, stop: threading.Event | None = None, *, batch: int = WARM_BATCH, rest: float = 1.0
+    ) -> bool:
         """Read every note's tasks ahead of the first list_tasks: on a big vault that first read
         is long (15-25 s at 50,000 notes on a loaded 2-core machine; the tool's timeout is 30 s).
-        The daemon calls this once, in a thread of its own, after the start-up index run. It is
-        work nobody waits for, so it takes its turn: a batch of notes, then a rest as long as
+        The daemon calls this once, in a thread of its own, after the start-up index run
+        (`commonplace chat` and `commonplace mcp` as they start). It is work nobody waits for,
+        so it takes its turn: a batch of notes, then a rest as long as
         the batch took (searches and the event loop get the interpreter at least half the
         time), and a list_tasks meanwhile waits for one batch at most and reads the rest itself.
+        `rest` is the rest as a share of the batch's time (0: none, for `commonplace chat`,
+        where nothing else in the process needs the interpreter while the owner types).
         Returns False if `stop` was set before it finished."""
         stop = stop or threading.Event()
         s = self.settings
@@ -137,7 +180,7 @@ class TaskReader:
             with self._lock:
                 if any([self._refresh(vault, path) for path in paths[i : i + batch]]):
                     self._sorted = None  # built by the next open_tasks
-            if stop.wait(time.perf_counter() - started):
+            if stop.wait((time.perf_counter() - started) * rest):  # wait(0): no rest
                 return False
         return True
 
@@ -169,7 +212,7 @@ class TaskReader:
         return True
 
 
-def warm_in_background(reader: TaskReader) -> threading.Event:
+def warm_in_background(reader: TaskReader, *, rest: float = 1.0) -> threading.Event:
     """Start `reader.warm` in a thread of its own (never one of the pool's, which searches
     use); set the returned event to stop it early."""
     stop = threading.Event()
@@ -177,7 +220,7 @@ def warm_in_background(reader: TaskReader) -> threading.Event:
     def run() -> None:
         started = time.perf_counter()
         try:
-            done = reader.warm(stop)
+            done = reader.warm(stop, rest=rest)
         except Exception:
             log.exception("task list: reading ahead failed; list_tasks reads it when asked")
             return
@@ -303,8 +346,14 @@ def clean_task_text(text: str) -> str:
 
 
 def task_tools(settings: Settings, reader: TaskReader) -> list[Tool]:
+    async def open_tasks() -> list[Task]:
+        try:
+            return await asyncio.to_thread(reader.open_tasks_within)
+        except TasksNotReady as exc:
+            raise ToolError(f"{exc}. Tell the owner so.") from None
+
     async def list_tasks(ctx: ToolContext, args: dict[str, Any]) -> str:
-        tasks = await asyncio.to_thread(reader.open_tasks)
+        tasks = await open_tasks()
         within = args["due_within_days"]
         if within is not None and not 0 <= within <= MAX_DAYS_AHEAD:
             raise ToolError(f"'due_within_days' must be 0 to {MAX_DAYS_AHEAD}")
@@ -320,7 +369,7 @@ def task_tools(settings: Settings, reader: TaskReader) -> list[Tool]:
         return Propose("add_task", {"text": text, "due": due.isoformat() if due else None})
 
     async def complete_task(ctx: ToolContext, args: dict[str, Any]) -> Propose:
-        tasks = await asyncio.to_thread(reader.open_tasks)
+        tasks = await open_tasks()
         task = find_task(tasks, args["task"], ctx.today)
         return Propose("complete_task", {"path": task.path, "line": task.line})
 

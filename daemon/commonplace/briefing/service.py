@@ -16,6 +16,7 @@ from collections.abc import Callable
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
+from commonplace.assistant.tasks import TaskReader
 from commonplace.briefing.tasks import due_counts
 from commonplace.briefing.text import Briefing, briefing_text
 from commonplace.calendar import CalendarClient, CalendarError, CalendarNotSetUp
@@ -34,9 +35,15 @@ NOON = time(12, 0)
 
 
 async def make_briefing(
-    settings: Settings, day: date, *, calendar: CalendarClient, now: datetime
+    settings: Settings,
+    day: date,
+    *,
+    calendar: CalendarClient,
+    now: datetime,
+    tasks: TaskReader | None = None,
 ) -> Briefing:
-    """Read the three sources (each may fail on its own) and write the text."""
+    """Read the three sources (each may fail on its own) and write the text. `tasks`: the
+    daemon's task reader (briefing/tasks.py); without, one of its own."""
     events, calendar_problem, unreadable = None, None, 0
     if calendar.configured:
         try:
@@ -55,7 +62,7 @@ async def make_briefing(
         except WeatherUnavailable as exc:
             weather_problem = str(exc)
             log.warning("briefing %s: forecast unavailable", day)
-    due, overdue = await asyncio.to_thread(due_counts, settings, day)
+    due, overdue = await asyncio.to_thread(due_counts, settings, day, tasks)
     text = briefing_text(
         day,
         events=events,
@@ -137,7 +144,11 @@ def latest_push(settings: Settings, scheduled: datetime) -> datetime:
 
 
 async def scheduled_briefing(
-    settings: Settings, calendar: CalendarClient, scheduled: datetime, now: datetime
+    settings: Settings,
+    calendar: CalendarClient,
+    scheduled: datetime,
+    now: datetime,
+    tasks: TaskReader | None = None,
 ) -> str:
     """The scheduler's run; returns what it did (for the log and the tests)."""
     day = scheduled.astimezone(settings.tz).date()
@@ -145,7 +156,7 @@ async def scheduled_briefing(
         return "off"
     if was_sent(settings, day):
         return "already sent"
-    briefing = await make_briefing(settings, day, calendar=calendar, now=now)
+    briefing = await make_briefing(settings, day, calendar=calendar, now=now, tasks=tasks)
     if now > latest_push(settings, scheduled):
         keep(settings, briefing, now=now, sent=False)
         log.info("briefing %s: made after noon for the Assistant view; not pushed", day)
@@ -159,13 +170,15 @@ def briefing_job(
     settings: Settings,
     calendar: CalendarClient,
     clock: Callable[[], datetime] | None = None,
+    tasks: TaskReader | None = None,
 ) -> Job:
     """The briefing as a daily scheduler entry. A missed run is always caught up (so the
-    Assistant view has the day's briefing); whether it is pushed is the run's decision."""
+    Assistant view has the day's briefing); whether it is pushed is the run's decision.
+    `tasks`: the daemon's task reader, shared with the assistant."""
     now = clock or (lambda: datetime.now(settings.tz))
 
     async def run(scheduled: datetime) -> None:
-        outcome = await scheduled_briefing(settings, calendar, scheduled, now())
+        outcome = await scheduled_briefing(settings, calendar, scheduled, now(), tasks)
         log.info("briefing for %s: %s", scheduled.date(), outcome)
 
     return Job("briefing", daily_at(settings.briefing.time, settings.tz), run)

@@ -12,6 +12,7 @@ import click
 
 from commonplace.assistant import Assistant, Refused, ToolError, build_assistant
 from commonplace.assistant.gate import Proposal
+from commonplace.assistant.tasks import TaskReader, warm_in_background
 from commonplace.cli.common import require_vault, run_async, settings_from
 from commonplace.llm import LLM
 
@@ -29,8 +30,16 @@ def chat(ctx: click.Context, message: tuple[str, ...]) -> None:
     """
     settings = settings_from(ctx)
     require_vault(settings)
-    assistant = build_assistant(settings, LLM(settings.ollama))
-    run_async(_session(assistant, " ".join(message)))
+    # The vault's to-dos are read here, not asked of a running daemon: read ahead from the
+    # start, without rests (nothing else here needs the interpreter while the owner types),
+    # so a first list_tasks on a big vault finds most of it read.
+    tasks = TaskReader(settings)
+    assistant = build_assistant(settings, LLM(settings.ollama), tasks=tasks)
+    stop = warm_in_background(tasks, rest=0.0)
+    try:
+        run_async(_session(assistant, " ".join(message)))
+    finally:
+        stop.set()
 
 
 async def _session(assistant: Assistant, message: str) -> None:

@@ -2,6 +2,10 @@
 
 On stdio (the way desktop clients start servers) nothing but the protocol may reach standard
 output: every message of ours goes to standard error, through logging or `err=True`.
+
+list_tasks reads the vault's to-dos itself, daemon or not (mcp/reading.py); the server reads
+them ahead as it starts (assistant/tasks.py `warm`), so a client's first list_tasks on a big
+vault does not wait through the whole first read.
 """
 
 from __future__ import annotations
@@ -53,18 +57,25 @@ def _token_for(settings: Settings) -> str:
 
 
 async def _serve_stdio(settings: Settings) -> None:
+    from commonplace.assistant.tasks import TaskReader, warm_in_background
     from commonplace.mcp.access import VaultAccess  # the SDK is slow to import: only here
     from commonplace.mcp.server import build_server
 
     access = VaultAccess(settings, lambda: _token_for(settings))
-    server = build_server(settings, access.backend, max_read_chars=settings.mcp.max_read_chars)
+    tasks = TaskReader(settings)
+    server = build_server(
+        settings, access.backend, max_read_chars=settings.mcp.max_read_chars, tasks=tasks
+    )
+    stop = warm_in_background(tasks)
     try:
         await server.run_stdio_async()
     finally:
+        stop.set()
         await access.close()
 
 
 def _serve_http(settings: Settings, port: int) -> None:
+    from commonplace.assistant.tasks import TaskReader, warm_in_background
     from commonplace.mcp.access import VaultAccess
     from commonplace.mcp.http import http_auth, port_is_free, serve
     from commonplace.mcp.server import build_server
@@ -80,11 +91,13 @@ def _serve_http(settings: Settings, port: int) -> None:
     except OSError as exc:
         raise click.ClickException(f"the token file {path} cannot be written: {exc}") from None
     access = VaultAccess(settings, lambda: _token_for(settings))
+    tasks = TaskReader(settings)
     server = build_server(
         settings,
         access.backend,
         max_read_chars=settings.mcp.max_read_chars,
         auth=http_auth(port, lambda: read_token(path)),
+        tasks=tasks,
     )
     click.echo(
         f"MCP over HTTP at http://127.0.0.1:{port}/mcp (this computer only). Clients send "
@@ -93,9 +106,11 @@ def _serve_http(settings: Settings, port: int) -> None:
     )
 
     async def run() -> None:
+        stop = warm_in_background(tasks)
         try:
             await serve(server, port)
         finally:
+            stop.set()
             await access.close()
 
     asyncio.run(run())

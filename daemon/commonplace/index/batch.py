@@ -15,6 +15,7 @@ import numpy as np
 
 from commonplace.config import Settings
 from commonplace.foreground import pause
+from commonplace.index import drawings
 from commonplace.index.chunking import IndexedChunk, IndexedNote, index_chunks, index_note
 from commonplace.index.manifest import FileEntry, Manifest
 from commonplace.index.models import RefreshStats
@@ -64,6 +65,7 @@ def read_files(
         old = plan.entries.get(path)
         try:
             note = read_note(s.vault, path, s.flavor, max_bytes=s.index.max_note_kb * 1024)
+            note = drawings.searchable(note)
         except NoteSkipped as skip:
             if skip.missing:
                 if old is not None or path in stale:

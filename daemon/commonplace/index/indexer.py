@@ -34,6 +34,7 @@ from commonplace.index.store import Stores, open_stores
 from commonplace.index.vector_api import VectorsBusy
 from commonplace.llm import LLM, LLMError
 from commonplace.llm.profiles import EmbedProfile, known_profile, unknown_profile
+from commonplace.vault import exclusions
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +68,7 @@ class Index:
         self._counts = stores.manifest.counts()
         self._pending_vectors = stores.manifest.count_pending_vectors()
         self.searcher = Searcher(self)
+        self.exclusions = exclusions.NONE  # read again at every reconciliation
 
     @classmethod
     def open(
@@ -162,8 +164,10 @@ class Index:
         exclude_folders: Sequence[str] = (),
         modified_after: float | dt.datetime | dt.date | None = None,
         group_by_note: bool = False,
+        exclude_pages: Sequence[str] = (),
     ) -> SearchResponse:
-        """Search, after applying pending changes; see searching.Searcher."""
+        """Search, after applying pending changes; see searching.Searcher. `exclude_pages`
+        leaves out Logseq's Ask pages (filters.SearchFilter)."""
         await self.apply_pending(neighbours=False)  # the search does not wait for them
         return await self.searcher.search(
             query,
@@ -173,6 +177,7 @@ class Index:
             exclude_folders=tuple(exclude_folders),
             modified_after=modified_after,
             group_by_note=group_by_note,
+            exclude_pages=tuple(exclude_pages),
         )
 
     def status(self) -> dict[str, Any]:
@@ -266,6 +271,11 @@ class Index:
         if full:
             await asyncio.to_thread(self._forget_all)
         if paths is None:
+            rules = await asyncio.to_thread(
+                exclusions.load_exclusions, self.settings.vault, self.settings.index.exclude
+            )
+            exclusions.log_change(self.exclusions, rules)
+            self.exclusions = rules
             entries = await asyncio.to_thread(st.manifest.all)
             plan = await asyncio.to_thread(
                 plan_reconcile,
@@ -273,9 +283,12 @@ class Index:
                 entries,
                 st.stale,
                 retry_vectors=await self._can_embed_now(entries),
+                excludes=rules.excludes,
             )
         elif paths:
-            plan = plan_paths(self.settings.vault, paths, st.manifest, st.stale)
+            plan = plan_paths(
+                self.settings.vault, paths, st.manifest, st.stale, self.exclusions.excludes
+            )
         else:
             plan = Plan()
         stats.checked = plan.checked

@@ -35,7 +35,7 @@ import tantivy
 
 from commonplace.foreground import pause
 from commonplace.index.chunking import IndexedChunk, IndexedNote
-from commonplace.index.filters import SearchFilter
+from commonplace.index.filters import SearchFilter, page_pattern
 from commonplace.index.models import SearchResult
 
 log = logging.getLogger(__name__)
@@ -435,6 +435,10 @@ def _filtered(schema: tantivy.Schema, query: tantivy.Query, flt: SearchFilter) -
         clauses.append((tantivy.Occur.Must, tantivy.Query.boolean_query(terms)))
     for folder in flt.exclude:
         clauses.append((tantivy.Occur.MustNot, tantivy.Query.term_query(schema, "folders", folder)))
+    for start in flt.exclude_pages:  # a regex query matches the whole (raw) path term
+        clauses.append(
+            (tantivy.Occur.MustNot, tantivy.Query.regex_query(schema, "path", page_pattern(start)))
+        )
     if flt.modified_after is not None:
         clauses.append(
             (

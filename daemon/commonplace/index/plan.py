@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -38,16 +39,31 @@ def normalize(path: str) -> str:
     return "" if rel == "." else rel
 
 
+Excludes = Callable[[str], bool]  # a note the owner keeps out of search (vault/exclusions.py)
+
+
+def _never(rel: str) -> bool:
+    return False
+
+
 def plan_reconcile(
-    vault: Path, entries: dict[str, FileEntry], stale: set[str], *, retry_vectors: bool
+    vault: Path,
+    entries: dict[str, FileEntry],
+    stale: set[str],
+    *,
+    retry_vectors: bool,
+    excludes: Excludes = _never,
 ) -> Plan:
-    """Everything that differs between the vault and the manifest."""
+    """Everything that differs between the vault and the manifest. An excluded note counts as
+    absent: indexed before, it is deleted from the index."""
     plan = Plan()
     on_disk: set[str] = set()
     root = str(vault)
     for rel in iter_note_paths(vault):
         if len(on_disk) % 256 == 0:
             pause()  # let a request being answered go first (foreground.py)
+        if excludes(rel):
+            continue
         on_disk.add(rel)
         try:
             st = os.stat(f"{root}/{rel}")  # noqa: PTH116 - no Path object per file on big vaults
@@ -80,9 +96,16 @@ def _readable_folder(vault: Path) -> bool:
         return False
 
 
-def plan_paths(vault: Path, paths: list[str], manifest: Manifest, stale: set[str]) -> Plan:
+def plan_paths(
+    vault: Path,
+    paths: list[str],
+    manifest: Manifest,
+    stale: set[str],
+    excludes: Excludes = _never,
+) -> Plan:
     """Just these paths, as they are on disk now (a folder stands for every note under it).
-    Like the full scan, only ordinary files reached without a link are read (vault/files.py)."""
+    Like the full scan, only ordinary files reached without a link are read (vault/files.py),
+    and an excluded note counts as absent."""
     read: dict[str, None] = {}
     delete: dict[str, None] = {}
     for raw in paths:
@@ -93,13 +116,18 @@ def plan_paths(vault: Path, paths: list[str], manifest: Manifest, stale: set[str
         if full.is_dir():
             if is_ignored(f"{rel}/x.md"):
                 continue
-            present = set(iter_note_paths(vault, under=rel))
+            present = {p for p in iter_note_paths(vault, under=rel) if not excludes(p)}
             read.update(dict.fromkeys(sorted(present)))
             gone = [p for p in manifest.under(rel) if p not in present]
             delete.update(dict.fromkeys(gone))
             continue
         known = rel in stale or manifest.get(rel) is not None
-        if is_regular_file(full) and entry_problem(vault, rel) is None and not is_ignored(rel):
+        if (
+            is_regular_file(full)
+            and entry_problem(vault, rel) is None
+            and not is_ignored(rel)
+            and not excludes(rel)
+        ):
             read[rel] = None
         elif known:
             delete[rel] = None

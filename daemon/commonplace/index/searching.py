@@ -72,10 +72,11 @@ class Searcher:
         exclude_folders: tuple[str, ...],
         modified_after: float | dt.datetime | dt.date | None,
         group_by_note: bool,
+        exclude_pages: tuple[str, ...] = (),
     ) -> SearchResponse:
         if mode not in SEARCH_MODES:
             raise ValueError(f"unknown search mode {mode!r}; use one of {', '.join(SEARCH_MODES)}")
-        flt = SearchFilter.make(include_folders, exclude_folders, modified_after)
+        flt = SearchFilter.make(include_folders, exclude_folders, modified_after, exclude_pages)
         used, notice = mode, None
         vector: list[float] | None = None
         if mode != "keyword" and query.strip():

@@ -58,7 +58,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from commonplace.index.chunking import IndexedChunk
-from commonplace.index.filters import SearchFilter
+from commonplace.index.filters import SearchFilter, page_pattern
 from commonplace.index.lance import IvfHnswSq, lancedb
 from commonplace.index.models import SearchResult
 from commonplace.index.vector_api import VectorsBusy, VectorStoreError
@@ -490,6 +490,9 @@ def _allowed(rows: pa.Table, flt: SearchFilter) -> np.ndarray | None:
         keep &= inside
     for folder in flt.exclude:
         keep &= ~_starts(paths, folder)
+    for start in flt.exclude_pages:
+        found = pc.match_substring_regex(paths, pattern=f"^{page_pattern(start)}$")
+        keep &= ~found.to_numpy(zero_copy_only=False)
     if flt.modified_after is not None:
         keep &= rows.column("mtime").to_numpy() > float(flt.modified_after)
     return keep

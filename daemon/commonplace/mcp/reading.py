@@ -12,7 +12,7 @@ import stat
 from datetime import date, timedelta
 from pathlib import Path
 
-from commonplace.assistant.tasks import MAX_DAYS_AHEAD, Task, TaskReader
+from commonplace.assistant.tasks import MAX_DAYS_AHEAD, Task, TaskReader, TasksNotReady
 from commonplace.config import Settings
 from commonplace.dates import day_name_near
 from commonplace.mcp.backend import BackendError
@@ -57,8 +57,12 @@ def _ordinary_file(path: Path) -> None:
 
 def task_list(reader: TaskReader, today: date, due_within_days: int | None) -> TaskList:
     """Open to-dos by due date (overdue first), then those with none; or only those due
-    within `due_within_days` days (overdue included)."""
-    tasks = reader.open_tasks()  # sorted: by due date, undated last
+    within `due_within_days` days (overdue included). A first read of a big vault that takes
+    longer than a client should wait is a BackendError saying so (TaskReader.open_tasks_within)."""
+    try:
+        tasks = reader.open_tasks_within()  # sorted: by due date, undated last
+    except TasksNotReady as exc:
+        raise BackendError(str(exc)) from None
     if due_within_days is not None:
         last = today + timedelta(days=min(due_within_days, MAX_DAYS_AHEAD))
         tasks = [t for t in tasks if t.due is not None and t.due <= last]

@@ -79,9 +79,12 @@ def build_server(
     max_read_chars: int = 60_000,
     clock: Callable[[], datetime] | None = None,
     auth: tuple[TokenVerifier, AuthSettings] | None = None,
+    tasks: TaskReader | None = None,
 ) -> MCPServer:
     """The server with its nine tools; `backend()` gives the way in at each call. `auth` is the
-    bearer-token check for HTTP (http.http_auth); stdio needs none: the client started it."""
+    bearer-token check for HTTP (http.http_auth); stdio needs none: the client started it.
+    `tasks`: the reader of the vault's to-dos (`commonplace mcp` reads it ahead as it starts;
+    list_tasks reads the vault itself, daemon or not)."""
     now = clock or (lambda: datetime.now(settings.tz))
     verifier, auth_settings = auth if auth is not None else (None, None)
     server: MCPServer = MCPServer(
@@ -92,7 +95,7 @@ def build_server(
         token_verifier=verifier,
         auth=auth_settings,
     )
-    reader = TaskReader(settings)
+    reader = tasks or TaskReader(settings)
 
     @server.tool(title="Search the notes", annotations=READS)
     async def search_notes(
@@ -169,7 +172,8 @@ def build_server(
         """List the owner's open to-dos (unticked checkboxes in their notes) with their due
         dates, overdue and soonest first, then those with no due date."""
         today = now().astimezone(settings.tz).date()
-        return await asyncio.to_thread(task_list, reader, today, due_within_days)
+        found: TaskList = await _call(asyncio.to_thread(task_list, reader, today, due_within_days))
+        return found
 
     @server.tool(title="Save a capture to the inbox", annotations=NEW_FILE)
     async def capture(

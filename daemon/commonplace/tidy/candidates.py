@@ -1,10 +1,10 @@
 """Candidate links: the notes closest to the capture, never the daemon's own notes.
 
 The daemon folders are excluded inside the search (so a month of filed captures cannot fill the
-30 results and push the user's notes out) and once more here, in case an index ignores the
-filter, together with what a folder cannot name (`ours`: Logseq's Ask namespace pages sit
-beside the owner's pages), so the model is never offered a note validation would refuse. The
-first 8 distinct titles become the schema's enum of allowed links.
+30 results and push the user's notes out), and so are Logseq's Ask namespace pages, which sit
+beside the owner's pages where no folder can name them (`exclude_pages`). Both are checked once
+more here (`ours`), in case an index ignores the filter, so the model is never offered a note
+validation would refuse. The first 8 distinct titles become the schema's enum of allowed links.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol
 
-from commonplace.search_past import search_past
 from commonplace.tidy.models import Candidate
 from commonplace.vault import in_folder
 
@@ -31,7 +30,13 @@ class SearchIndex(Protocol):
     """What tidy needs from commonplace.index.Index."""
 
     async def search(
-        self, query: str, limit: int = ..., mode: str = ..., *, exclude_folders: Sequence[str] = ...
+        self,
+        query: str,
+        limit: int = ...,
+        mode: str = ...,
+        *,
+        exclude_folders: Sequence[str] = ...,
+        exclude_pages: Sequence[str] = ...,
     ) -> Any: ...
 
     def mark_dirty(self, paths: Iterable[str]) -> None: ...
@@ -70,22 +75,16 @@ async def find_candidates(
     query: str,
     exclude_folders: Sequence[str],
     *,
+    exclude_pages: Sequence[str] = (),
     ours: Callable[[str], bool] = _nobody,
 ) -> list[Candidate]:
     if index is None or not query.strip():
         return []
-
-    def picked(response: Any) -> list[Candidate]:
-        return pick_candidates(list(response.results), exclude_folders, ours=ours)
-
-    async def search(n: int) -> Any:
-        return await index.search(
-            query, limit=n, mode="hybrid", exclude_folders=tuple(exclude_folders)
-        )
-
-    response = await search_past(
-        search,
-        first=SEARCH_LIMIT,
-        enough=lambda r: len(picked(r)) >= MAX_CANDIDATES,
+    response = await index.search(
+        query,
+        limit=SEARCH_LIMIT,
+        mode="hybrid",
+        exclude_folders=tuple(exclude_folders),
+        exclude_pages=tuple(exclude_pages),
     )
-    return picked(response)
+    return pick_candidates(list(response.results), exclude_folders, ours=ours)

@@ -19,7 +19,9 @@ import logging
 import os
 import re
 import secrets
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +38,13 @@ log = logging.getLogger(__name__)
 REMOVING_SUFFIX = ".cpremoving"
 GIT_WAIT_S = 5.0  # how long a write waits for a git operation before giving up for now
 _GIT_POLL_S = 0.05
+# Notes this process replaced (an Ask note's answer, a to-do ticked): their (mtime_ns, size)
+# just after, by resolved path. A rename onto a file reaches the watcher as the file's creation
+# (the event cannot say the name was taken), and `replaced_here` lets it say "modified" for
+# the daemon's own rewrites. The last REPLACED_KEPT are kept: the watcher asks within seconds.
+REPLACED_KEPT = 256
+_replaced: OrderedDict[str, tuple[int, int]] = OrderedDict()
+_replaced_lock = threading.Lock()
 
 
 class VaultBusy(OSError):
@@ -128,7 +137,36 @@ def atomic_write(
                 why = "it was deleted" if current is None else "it changed since it was read"
                 raise FileChanged(path, why)
             tmp.replace(path)
+            _note_replaced(path)
         _fsync_dir(path.parent)
+
+
+def _note_replaced(path: Path) -> None:
+    try:
+        full = path.parent.resolve() / path.name
+        st = full.stat()
+    except OSError:
+        return
+    with _replaced_lock:
+        _replaced[str(full)] = (st.st_mtime_ns, st.st_size)
+        _replaced.move_to_end(str(full))
+        while len(_replaced) > REPLACED_KEPT:
+            _replaced.popitem(last=False)
+
+
+def replaced_here(full: Path) -> bool:
+    """True if this process replaced the note at `full` (a resolved path) with `atomic_write`
+    and it is still as that write left it: the rename the watcher saw was a rewrite, not a new
+    note. A change made after ours (another size or time) is not ours, and says False."""
+    with _replaced_lock:
+        written = _replaced.get(str(full))
+    if written is None:
+        return False
+    try:
+        st = full.stat()
+    except OSError:
+        return False
+    return (st.st_mtime_ns, st.st_size) == written
 
 
 def remove_file(path: Path, expect: str, *, git_wait_s: float | None = None) -> bool:
