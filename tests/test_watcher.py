@@ -19,6 +19,7 @@ from watchdog.events import (
     DirMovedEvent,
     FileClosedNoWriteEvent,
     FileCreatedEvent,
+    FileDeletedEvent,
     FileModifiedEvent,
     FileMovedEvent,
 )
@@ -110,6 +111,36 @@ def test_debouncer_keeps_created_so_create_then_delete_is_nothing(tmp_path: Path
     assert resolve(tmp_path, d.due()) == [Change("kept.md", "deleted")]
 
 
+def test_a_note_replaced_then_deleted_within_the_quiet_period_is_deleted(tmp_path: Path) -> None:
+    """A note replaced by a rename (an editor's atomic save, a sync tool) and deleted within the
+    quiet period, or deleted, written and deleted again: the creation made the delete count as
+    nothing, so the old note stayed in the index and searches found a note that was gone."""
+    v = tmp_path
+    d = Debouncer(0.0, Clock())
+    events = [
+        FileMovedEvent(str(v / "x.md"), str(v / "w.md")),  # w.md was an indexed note
+        FileDeletedEvent(str(v / "w.md")),
+        FileDeletedEvent(str(v / "y.md")),
+        FileCreatedEvent(str(v / "y.md")),
+        FileDeletedEvent(str(v / "y.md")),
+        FileMovedEvent(str(v / ".s.md.tmp"), str(v / "saved.md")),  # an atomic save that stays
+        FileModifiedEvent(str(v / "saved.md")),
+        FileCreatedEvent(str(v / "new.md")),  # new and gone again: still nothing at all
+        FileDeletedEvent(str(v / "new.md")),
+    ]
+    for event in events:
+        for path, hint in translate(event, v):
+            d.add(path, hint)
+    (v / "saved.md").write_text("kept")
+    changes = {c.path: c.kind for c in resolve(v, d.due())}
+    assert changes == {
+        "x.md": "deleted",
+        "w.md": "deleted",
+        "y.md": "deleted",
+        "saved.md": "created",  # as before: a rename onto a note arrives as its creation
+    }
+
+
 def test_translate_events(tmp_path: Path) -> None:
     v = tmp_path
 
@@ -120,10 +151,11 @@ def test_translate_events(tmp_path: Path) -> None:
     assert ev(FileModifiedEvent(str(v / "A/N.md"))) == [("A/N.md", "modified")]
     assert ev(FileClosedNoWriteEvent(str(v / "A/N.md"))) == []
     # An editor's save: temp file renamed over the note -> one change for the note.
-    assert ev(FileMovedEvent(str(v / "A/.N.md.tmp"), str(v / "A/N.md"))) == [("A/N.md", "created")]
+    # (it may have replaced a note there, so it is not "created": see the test below)
+    assert ev(FileMovedEvent(str(v / "A/.N.md.tmp"), str(v / "A/N.md"))) == [("A/N.md", "moved-in")]
     assert ev(FileMovedEvent(str(v / "A/N.md"), str(v / "B/N.md"))) == [
         ("A/N.md", "deleted"),
-        ("B/N.md", "created"),
+        ("B/N.md", "moved-in"),
     ]
     assert ev(FileCreatedEvent(str(v / ".obsidian/workspace.md"))) == []
     assert ev(FileCreatedEvent(str(v / "A/image.png"))) == []

@@ -49,7 +49,9 @@ from commonplace.watch_observer import make_observer
 
 log = logging.getLogger(__name__)
 
-Hint = Literal["created", "modified", "deleted", "folder-created", "folder-deleted"]
+# "moved-in": a file renamed onto this path (an editor's atomic save), which may have replaced a
+# note that was there: unlike "created", it is not a path that did not exist a moment ago.
+Hint = Literal["created", "moved-in", "modified", "deleted", "folder-created", "folder-deleted"]
 OnChanges = Callable[[list[Change]], Awaitable[None]]
 OnLost = Callable[[str], None]
 Signature = tuple[int, int]  # (mtime_ns, size)
@@ -89,7 +91,7 @@ def translate(event: FileSystemEvent, vault: Path) -> list[tuple[str, Hint]]:
         if _note(src):
             out.append((src or "", "deleted"))
         if _note(dest):
-            out.append((dest or "", "created"))
+            out.append((dest or "", "moved-in"))
     elif kind in ("created", "modified", "closed") and _note(src):
         out.append((src or "", "created" if kind == "created" else "modified"))
     elif kind == "deleted" and _note(src):
@@ -133,11 +135,22 @@ class Debouncer:
     _held_since: float | None = None
 
     def add(self, path: str, hint: Hint) -> None:
-        first = self._pending.get(path, (hint, 0.0))[0]
+        before = self._pending.get(path, (None, 0.0))[0]
         # Remember whether the path was first seen being created: created-then-deleted within
-        # one quiet period is nothing at all.
-        keep: Hint = first if first in ("created", "folder-created") else hint
+        # one quiet period is nothing at all. A path that may have held a note when the period
+        # began (a rename onto it, or a delete first) is another matter: created again later in
+        # the period it is "moved-in", so that gone at the end it is a delete, never nothing
+        # (which left the old note in the index).
+        keep: Hint
         if hint in ("folder-created", "folder-deleted"):
+            keep = hint
+        elif before in ("created", "folder-created"):
+            keep = before
+        elif before is None:
+            keep = hint
+        elif hint in ("created", "moved-in") or (before == "moved-in" and hint != "deleted"):
+            keep = "moved-in"
+        else:
             keep = hint
         self._pending[path] = (keep, self.clock())
 
@@ -181,7 +194,7 @@ def resolve(vault: Path, ready: list[tuple[str, Hint]]) -> list[Change]:
         elif _is_entry(full):  # links, FIFOs...: reported too, so a stage can say it skips them
             # A rename onto a note (an atomic save) arrives as its creation; the daemon's own
             # rewrites (an Ask note's answer) are known to be edits.
-            new = hint == "created" and not replaced_here(full)
+            new = hint in ("created", "moved-in") and not replaced_here(full)
             changes[path] = "created" if new else "modified"
         elif hint != "created":  # created and gone again within the quiet period: nothing
             changes[path] = "deleted"

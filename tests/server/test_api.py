@@ -242,6 +242,26 @@ async def test_invalid_json(make_client: ClientFactory) -> None:
 
 
 @pytest.mark.parametrize(
+    "body",
+    [
+        "[" * 100_000 + "]" * 100_000,  # 200 KB, under the size limit: was a 500 (RecursionError)
+        '{"text": "x", "deep": ' + "[" * 100_000 + "]" * 100_000 + "}",
+        '{"text": NaN}',  # Python reads these; JSON has no such values
+        '{"text": "x", "id": Infinity}',
+    ],
+)
+async def test_json_that_only_python_would_read_is_a_400(
+    make_client: ClientFactory, web_settings: Settings, body: str
+) -> None:
+    client = await make_client()
+    response = await client.post("/api/capture", data=body, headers=write_headers(client))
+    assert response.status == 400
+    error = (await response.json())["error"]
+    assert error["code"] == "bad_json" and error["message"]
+    assert not (web_settings.vault / "Inbox").exists()
+
+
+@pytest.mark.parametrize(
     ("route", "field"),
     [("/api/capture", "text"), ("/api/ask", "question")],
 )
@@ -402,6 +422,28 @@ async def test_a_question_the_model_failed_says_ask_again_not_tried_again(
         assert error["code"] == code
         assert "ask again in a moment" in error["message"], error["message"]
         assert "tried again" not in error["message"]
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_an_error_from_ollama_tells_the_person_what_to_do(
+    make_client: ClientFactory,
+    live_settings: Settings,
+    index: Index,
+    fake_ollama: FakeOllama,
+    stream: bool,
+) -> None:
+    """Ollama answering 500 (a crashed runner, out of memory) reached the page as Ollama's own
+    words alone ("Ollama answered with an error (500): ..."), with nothing to do about it."""
+    fake_ollama.chat_handler = lambda body: FakeError(500, "model runner has unexpectedly stopped")
+    client = await make_client(live_settings, Services(index=index))
+    route = "/api/ask?stream=1" if stream else "/api/ask"
+    response = await client.post(
+        route, data=json.dumps({"question": "Lisbon?"}), headers=write_headers(client)
+    )
+    error = (await response.json())["error"]
+    assert response.status == 502 and error["code"] == "model_failed"
+    assert "unexpectedly stopped" in error["message"]  # what happened
+    assert "ask again in a moment" in error["message"], error["message"]  # what to do
 
 
 async def test_ask_streams_ndjson(

@@ -162,11 +162,19 @@ def test_the_walk_yields_only_files_and_reports_the_rest(
     (vault / "Inbox" / "real.md").write_text("buy felt")
     (vault / "Elsewhere").symlink_to(secret.parent, target_is_directory=True)
     (vault / "Inbox" / "picture.png").symlink_to(secret)  # not a note's name: not reported
+    (vault / "Inbox" / "loop.md").symlink_to("loop.md")  # a loop was left out silently
     refused: list[tuple[str, str]] = []
     found = sorted(iter_note_paths(vault, refused=lambda p, r: refused.append((p, r))))
     assert found == ["Inbox/real.md", "Projects/Shed.md"]
     reasons = dict(refused)
-    assert set(reasons) == {"Elsewhere", "Inbox/pipe.md", "Inbox/s.md", "Inbox/x.md"}
+    assert set(reasons) == {
+        "Elsewhere",
+        "Inbox/loop.md",
+        "Inbox/pipe.md",
+        "Inbox/s.md",
+        "Inbox/x.md",
+    }
+    assert "link that loops" in reasons["Inbox/loop.md"]
     assert "link to a folder" in reasons["Elsewhere"]
     assert "named pipe" in reasons["Inbox/pipe.md"]
     assert "socket" in reasons["Inbox/s.md"]

@@ -16,6 +16,8 @@ def vault(tmp_path: Path) -> Path:
     (root / "People/Maya.md").write_text("# Maya")
     (tmp_path / "elsewhere").mkdir()
     (root / "Out").symlink_to(tmp_path / "elsewhere")
+    (root / "People/Loop one.md").symlink_to("Loop two.md")
+    (root / "People/Loop two.md").symlink_to("Loop one.md")
     return root
 
 
@@ -36,6 +38,8 @@ def test_notes_inside_the_vault_pass_as_given(vault: Path, raw: str) -> None:
         ("a\x00.md", "bad_path"),
         ("x" * 1100 + ".md", "bad_path"),
         ("Out/secret.md", "bad_path"),
+        ("People/Loop one.md", "bad_path"),  # a link loop: refused, not a crash (was a 500)
+        ("People/Loop one.md/x.md", "bad_path"),
         (".obsidian/app.md", "not_a_note"),
         (".git/HEAD.md", "not_a_note"),
         ("People/.hidden.md", "not_a_note"),
@@ -51,7 +55,12 @@ def test_everything_else_is_refused_with_a_reason(vault: Path, raw: str, code: s
 
 def test_folders_for_a_search_filter(vault: Path) -> None:
     assert folder_in_vault(vault, "/People/") == "People"
-    for raw, code in [("../x", "bad_path"), ("Out", "bad_path"), (".obsidian", "not_a_note")]:
+    for raw, code in [
+        ("../x", "bad_path"),
+        ("Out", "bad_path"),
+        (".obsidian", "not_a_note"),
+        ("People/Loop one.md", "bad_path"),
+    ]:
         with pytest.raises(PathRefused) as refused:
             folder_in_vault(vault, raw)
         assert refused.value.code == code

@@ -87,6 +87,11 @@ class OllamaFailed(LLMError):
         # it again gets the same answer. Overload, a crashed runner and a broken stream may pass.
         self.retryable = status >= 500 or status in (429, -1)
 
+    def to_person(self) -> str:
+        if self.retryable:
+            return f"{self}; ask again in a moment (Ollama's own log says why if it repeats)."
+        return f"{self}; Ollama's own log says why (asking again gets the same answer)."
+
 
 class OllamaBadReply(LLMError):
     """Ollama's HTTP reply could not be read (cut off, not JSON, a proxy's error page): a fault

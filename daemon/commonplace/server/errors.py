@@ -113,9 +113,11 @@ async def read_body(request: web.Request, max_bytes: int) -> bytes:
 async def read_json(request: web.Request, max_bytes: int) -> dict[str, Any]:
     data = await read_body(request, max_bytes)
     try:
-        value = json.loads(data.decode("utf-8"))
+        value = json.loads(data.decode("utf-8"), parse_constant=_not_json)
     except (UnicodeDecodeError, json.JSONDecodeError):
         raise ApiError(400, "bad_json", "the request body is not valid JSON") from None
+    except RecursionError:  # arrays nested thousands deep fit in the size limit
+        raise ApiError(400, "bad_json", "the request body is nested too deeply to read") from None
     if not isinstance(value, dict):
         raise ApiError(400, "bad_json", "the request body must be a JSON object")
     if _LONE_SURROGATE.search(data) and not _encodable(value):
@@ -127,6 +129,11 @@ async def read_json(request: web.Request, max_bytes: int) -> dict[str, Any]:
             "remove that character and send it again",
         )
     return value
+
+
+def _not_json(name: str) -> Any:
+    """NaN and Infinity: Python's reader takes them, JSON (and every other reader) does not."""
+    raise json.JSONDecodeError(f"{name} is not JSON", name, 0)
 
 
 # JSON may spell half a UTF-16 pair (\ud800) on its own: Python decodes it to a string that can

@@ -121,7 +121,14 @@ def iter_note_paths(
 def _refuse(entry: os.DirEntry[str], rel: str, refused: Refused) -> None:
     """Tell `refused` about an entry that looks like a note (or a notes folder) but is not read."""
     if entry.is_symlink():
-        to_folder = entry.is_dir()  # follows the link only to tell the user what it points at
+        try:
+            to_folder = entry.is_dir()  # follows the link only to tell the user what it points at
+        except OSError:  # a loop of links (ELOOP): still a link with a note's name, so listed
+            if not is_ignored(rel):
+                refused(
+                    rel, "is a symbolic link that loops back to itself (links are not followed)"
+                )
+            return
         if is_ignored(f"{rel}/x.md" if to_folder else rel):
             return
         what = "a folder" if to_folder else "a file"

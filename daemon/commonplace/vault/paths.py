@@ -60,5 +60,11 @@ def _relative(raw: str, what: str) -> str:
 def _inside(vault: Path, rel: str) -> None:
     """Following every symlink on the way, the path still ends inside the vault."""
     root = vault.resolve()
-    if not (root / rel).resolve().is_relative_to(root):
+    try:
+        target = (root / rel).resolve()
+    except (OSError, RuntimeError):  # a link loop: RuntimeError before Python 3.13, then OSError
+        raise PathRefused(
+            "bad_path", "the path goes through a symbolic link that loops; links are never read"
+        ) from None
+    if not target.is_relative_to(root):
         raise PathRefused("bad_path", "the path leads out of the vault (through a link)")
