@@ -4,20 +4,23 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 import pytest_asyncio
 
 from commonplace.config import Settings
-from commonplace.index import Index
+from commonplace.index import Index, SearchFilter
 from commonplace.index.models import SearchResult
-from commonplace.index.related import fuse
+from commonplace.index.related import fuse, related_notes
 from commonplace.llm import LLM
 from commonplace.server.context import Services
 from tests.fakes.ollama import FakeOllama
+from tests.index.test_hubness import hub_vault
 from tests.server.conftest import ClientFactory
 
 MAYA = "People/Maya Collins.md"
+NONE = SearchFilter()
 
 
 @pytest.fixture
@@ -113,3 +116,27 @@ def test_fuse_ranks_notes_close_to_several_chunks_first_and_keeps_their_best_chu
     assert fused[0].ordinal == 2  # B ranked first in the second ranking
     assert fused[1].ordinal == 1
     assert fused[0].score == pytest.approx(1 / 62 + 1 / 61 + 1 / 61)
+
+
+async def test_a_note_near_everything_counts_less_as_in_search(
+    make_client: ClientFactory, live_settings: Settings, tmp_path: Path
+) -> None:
+    """Ten guides that all resemble each other, a tutorial and a kayaking page (the hubness
+    tests' vault): by raw cosine the tutorial's related notes are the guides, which are near
+    everything; ranked by cos − r / 2, as search ranks by meaning, the kayaking page is first."""
+    s = dataclasses.replace(live_settings, vault=tmp_path / "hubs")
+    hub_vault(s.vault)
+    opened = Index.open(s, LLM(s.ollama))
+    try:
+        await opened.refresh()
+        client = await make_client(s, Services(index=opened))
+        response = await client.get("/api/related", params={"path": "Tutorial.md", "limit": "4"})
+        assert response.status == 200
+        paths = [r["path"] for r in (await response.json())["results"]]
+        raw = related_notes(
+            opened.stores, "Tutorial.md", "Tutorial", "", limit=4, flt=SearchFilter()
+        )
+    finally:
+        opened.close()
+    assert raw.results[0].path.startswith("Guide ")  # by raw cosine: the test means something
+    assert paths[0] == "Kayak.md"

@@ -2,8 +2,11 @@
 
 A note is more than one query, so each of its chunks (up to MAX_CHUNKS) searches by meaning
 with the vector already stored for it: no call to Ollama, so this is fast and works while the
-model is busy. Each ranking is cut to one entry per note, and the rankings, plus a keyword
-search for the note's title (notes that name it), are fused by reciprocal rank fusion at the
+model is busy. Each chunk's ranking is by cos − r / 2 as search's meaning side (hubness.py): a
+passage near everything counts less than its cosine (on the Logseq docs dev set, with the
+vault's links standing in for relevance, as good as raw cosine or a hair better:
+eval_suite/README.md, L1). Each ranking is cut to one entry per note, and the rankings, plus a
+keyword search for the note's title (notes that name it), are fused by reciprocal rank fusion at the
 note level. The note itself never counts. A note without vectors yet (Ollama down) falls back
 to keywords from its title and first words, and says so.
 """
@@ -14,6 +17,7 @@ import dataclasses
 from collections.abc import Sequence
 
 from commonplace.index.filters import SearchFilter
+from commonplace.index.hubness import Neighbourhoods
 from commonplace.index.hybrid import group_by_note
 from commonplace.index.models import SearchResponse, SearchResult
 from commonplace.index.store import Stores
@@ -33,13 +37,17 @@ def related_notes(
     flt: SearchFilter,
     rrf_k: int = 60,
     keyword_candidates: int = 5,
+    hubs: Neighbourhoods | None = None,
 ) -> SearchResponse:
-    """The `limit` notes closest to `path`, one result (its best chunk) per note."""
+    """The `limit` notes closest to `path`, one result (its best chunk) per note. `hubs`: each
+    chunk ranking by cos − r / 2 (hubness.py), as search's meaning side; None: raw cosine."""
     pool = limit * 4 + MAX_CHUNKS  # enough after dropping the note's own chunks
+    rescore = hubs.rescore if hubs is not None else list
     try:
         vectors = list(stores.vectors.vectors_for([path]).values())[:MAX_CHUNKS]
         rankings: list[list[SearchResult]] = [
-            _others(stores.vectors.search(vector.tolist(), pool, flt), path) for vector in vectors
+            _others(rescore(stores.vectors.search(vector.tolist(), pool, flt)), path)
+            for vector in vectors
         ]
     except VectorsBusy as exc:  # the table is being compacted: words now, not a long wait
         return _by_words(stores, path, title, text, pool, flt, limit, f"Shared words only ({exc}).")

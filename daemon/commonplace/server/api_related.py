@@ -45,5 +45,6 @@ async def related(request: web.Request) -> web.StreamResponse:
         flt=SearchFilter.make(exclude=exclude),
         rrf_k=settings.index.rrf_k,
         keyword_candidates=settings.index.keyword_candidates,
+        hubs=index.neighbourhoods,  # as search ranks by meaning (eval_suite/README.md, L1)
     )
     return web.json_response({"path": rel, **response.to_json()})
