@@ -1,15 +1,21 @@
 """Each passage's neighbourhood for the hubness correction (VectorStore.neighbour_means): the
-mean cosine of its k nearest passages in other notes, asked for many passages at once, the same
-in memory and from LanceDB as a search each would give."""
+mean cosine of its k nearest passages in other notes, asked for many passages at once, exactly
+the straightforward computation's, in memory and streamed from LanceDB past the memory budget,
+holding one block of vectors and one tile of scores at a time (nearest.py)."""
 
 from __future__ import annotations
 
 import dataclasses
+import tracemalloc
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
+from commonplace.index import nearest, vectors
+from commonplace.index.chunking import IndexedChunk
 from commonplace.index.filters import SearchFilter
 from commonplace.index.vectors import VectorStore
 from tests.index.test_vector_segments import chunks
@@ -17,50 +23,130 @@ from tests.index.test_vector_segments import chunks
 K = 10
 
 
-def notes_of_two_passages(n: int) -> tuple[list, np.ndarray]:
-    rows, matrix = chunks("Pairs", 2 * n)
+def notes_of(sizes: list[int], folder: str = "Notes") -> tuple[list[IndexedChunk], np.ndarray]:
+    """Notes of the given numbers of passages, one after another."""
+    rows, matrix = chunks(folder, sum(sizes))
+    owners = [(n, o) for n, size in enumerate(sizes) for o in range(size)]
     rows = [
-        dataclasses.replace(row, path=f"Pairs/Note {i // 2}.md", ordinal=i % 2)
-        for i, row in enumerate(rows)
+        dataclasses.replace(row, path=f"{folder}/Note {n}.md", ordinal=o)
+        for row, (n, o) in zip(rows, owners, strict=True)
     ]
     return rows, matrix
 
 
-def by_searching(store: VectorStore, path: str, vector: np.ndarray, limit: int) -> float | None:
-    hits = store.search(vector.tolist(), limit, SearchFilter())
-    others = [h.score for h in hits if h.path != path][:K]
-    return float(np.mean(others)) if others else None
+def straightforward(
+    paths: list[str], matrix: np.ndarray, stored_paths: list[str], stored: np.ndarray
+) -> list[float | None]:
+    """Every cosine, each passage's own note left out, the k best averaged."""
+    unit = stored / np.linalg.norm(stored, axis=1, keepdims=True)
+    out: list[float | None] = []
+    for path, vector in zip(paths, matrix, strict=True):
+        scores = unit @ (vector / np.linalg.norm(vector))
+        others = sorted((s for s, p in zip(scores, stored_paths, strict=True) if p != path))
+        best = others[::-1][:K]
+        out.append(float(np.mean(best)) if best else None)
+    return out
+
+
+@pytest.fixture
+def small_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Blocks and tiles far smaller than the data: every merge of partial results is used."""
+    monkeypatch.setattr(vectors, "STREAM_ROWS", 7)
+    monkeypatch.setattr(nearest, "QUERY_TILE", 8)
+    monkeypatch.setattr(nearest, "TILE_BYTES", 4 * 8 * 16)  # 8 queries × 16 rows
 
 
 @pytest.mark.parametrize("memory_bytes", [None, 0], ids=["in memory", "from LanceDB"])
+@pytest.mark.usefixtures("small_blocks")
 def test_each_passage_gets_the_mean_of_its_nearest_passages_in_other_notes(
     tmp_path: Path, memory_bytes: int | None
 ) -> None:
-    rows, matrix = notes_of_two_passages(60)
+    rows, matrix = notes_of([1, 2, 3, 2, 1, 5] * 12)
     store = VectorStore(tmp_path / "vectors", memory_bytes=memory_bytes)
     store.replace([], rows, matrix)
     paths = [row.path for row in rows]
-    means = store.neighbour_means(paths, matrix, K, [K + 2] * len(rows))
-    assert len(means) == len(rows)
-    for path, vector, mean in zip(paths, matrix, means, strict=True):
-        assert mean == pytest.approx(by_searching(store, path, vector, K + 2), abs=1e-5)
+    means = store.neighbour_means(paths, matrix, K)
+    assert (store._memory is None) == (memory_bytes == 0)
+    expected = straightforward(paths, matrix, paths, matrix)
+    assert means == pytest.approx(expected, abs=1e-6)
+    # a passage not stored (an edit moments ago) is asked about the same way
+    [fresh] = store.neighbour_means(["Elsewhere.md"], matrix[:1] + 0.5, K)
+    assert fresh == pytest.approx(
+        straightforward(["Elsewhere.md"], matrix[:1] + 0.5, paths, matrix)[0], abs=1e-6
+    )
     # its own note's other passage is left out, though it is the nearest of all
-    twin = matrix[0] + 1e-3
+    twin = matrix[1] + 1e-3
     store.replace([], [dataclasses.replace(rows[1], path="Twin.md")], twin[None, :])
-    nearest = store.search(matrix[0].tolist(), 2, SearchFilter())
-    assert {h.path for h in nearest} == {"Pairs/Note 0.md", "Twin.md"}
-    [with_twin] = store.neighbour_means([paths[0]], matrix[:1], K, [K + 2])
-    assert with_twin is not None and with_twin > means[0]
+    nearest_two = store.search(matrix[1].tolist(), 2, SearchFilter())
+    assert {h.path for h in nearest_two} == {paths[1], "Twin.md"}
+    [with_twin] = store.neighbour_means([paths[1]], matrix[1:2], K)
+    assert with_twin is not None and with_twin > means[1]
+
+
+def test_from_lancedb_the_same_as_in_memory_past_the_vector_index(tmp_path: Path) -> None:
+    """Past the budget the stored vectors are read in full (not LanceDB's approximate index):
+    the same figures as in memory, also once a vector index is built."""
+    rows, matrix = notes_of([3, 1, 2] * 100)
+    memory = VectorStore(tmp_path / "memory")
+    memory.replace([], rows, matrix)
+    streamed = VectorStore(tmp_path / "streamed", memory_bytes=0, ann_rows=256)
+    streamed.replace([], rows, matrix)
+    streamed.maintain(force=True)
+    assert streamed.has_vector_index
+    paths = [row.path for row in rows]
+    np.testing.assert_allclose(
+        np.array(streamed.neighbour_means(paths, matrix, K), dtype=float),
+        np.array(memory.neighbour_means(paths, matrix, K), dtype=float),
+        atol=1e-6,
+    )
+
+
+def test_streaming_holds_a_block_at_a_time_not_the_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a call holds (numpy's allocations, traced) does not grow with the table."""
+    monkeypatch.setattr(vectors, "STREAM_ROWS", 256)
+    monkeypatch.setattr(nearest, "TILE_BYTES", 16 * 1024)
+    peaks = []
+    for notes in (3000, 12000):  # 6,000 and 24,000 passages of 16 numbers
+        rows, matrix = notes_of([2] * notes)
+        store = VectorStore(tmp_path / str(notes), memory_bytes=0)
+        store.replace([], rows, matrix)
+        blocks: list[int] = []
+        read = store._stored
+
+        def counted(read: Any = read, blocks: list[int] = blocks) -> Iterator[Any]:
+            for block in read():
+                blocks.append(len(block[1]))
+                yield block
+
+        monkeypatch.setattr(store, "_stored", counted)
+        paths = [row.path for row in rows[:500]]
+        store.neighbour_means(paths[:1], matrix[:1], K)  # anything made once, made now
+        blocks.clear()
+        tracemalloc.start()
+        try:
+            means = store.neighbour_means(paths, matrix[:500], K)
+            peaks.append(tracemalloc.get_traced_memory()[1])
+        finally:
+            tracemalloc.stop()
+        assert sum(blocks) == len(rows) and max(blocks) <= 256  # the table once, in blocks
+        assert store._memory is None  # no copy of the table was made
+        in_memory = VectorStore(tmp_path / f"{notes}-memory")
+        in_memory.replace([], rows, matrix)
+        assert means == pytest.approx(in_memory.neighbour_means(paths, matrix[:500], K), abs=1e-6)
+    # four times the table, not four times the memory (the table's vectors: 384 KB, 1.5 MB)
+    assert peaks[1] - peaks[0] < matrix.nbytes / 8 and peaks[1] < matrix.nbytes / 4, peaks
 
 
 def test_a_vault_of_one_note_has_no_neighbourhood_and_bad_calls_are_refused(
     tmp_path: Path,
 ) -> None:
-    rows, matrix = notes_of_two_passages(1)
+    rows, matrix = notes_of([2])
     store = VectorStore(tmp_path / "vectors")
-    assert store.neighbour_means(["A.md"], matrix[:1], K, [K]) == [None]  # nothing stored
+    assert store.neighbour_means(["A.md"], matrix[:1], K) == [None]  # nothing stored
     store.replace([], rows, matrix)
-    assert store.neighbour_means([rows[0].path] * 2, matrix, K, [K + 2] * 2) == [None, None]
-    assert store.neighbour_means([], matrix[:0], K, []) == []
+    assert store.neighbour_means([rows[0].path] * 2, matrix, K) == [None, None]
+    assert store.neighbour_means([], matrix[:0], K) == []
     with pytest.raises(ValueError, match="differ in length"):
-        store.neighbour_means(["A.md"], matrix, K, [K])
+        store.neighbour_means(["A.md"], matrix, K)

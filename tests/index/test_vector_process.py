@@ -63,8 +63,8 @@ def test_the_child_answers_as_the_store_in_this_process_does(tmp_path: Path) -> 
             later = remote.search_later(query, 5, flt)  # sent now, read when asked
             assert later() == local.search_later(query, 5, flt)() == local.search(query, 5, flt)
         paths = [row.path for row in rows[:70]]  # the hubness pass's question, all at once
-        assert remote.neighbour_means(paths, matrix[:70], 10, [11] * 70) == (
-            local.neighbour_means(paths, matrix[:70], 10, [11] * 70)
+        assert remote.neighbour_means(paths, matrix[:70], 10) == (
+            local.neighbour_means(paths, matrix[:70], 10)
         )
         stored = remote.vectors_for(["Base/Note 7.md"])
         assert list(stored) == ["Base-7"]

@@ -424,11 +424,9 @@ class VectorProcess:
         return answer
 
     def neighbour_means(
-        self, paths: Sequence[str], vectors: np.ndarray, k: int, limits: Sequence[int]
+        self, paths: Sequence[str], vectors: np.ndarray, k: int
     ) -> list[float | None]:
-        means: list[float | None] = self._call(
-            "neighbour_means", list(paths), vectors, k, list(limits)
-        )
+        means: list[float | None] = self._call("neighbour_means", list(paths), vectors, k)
         return means
 
     def maintain(self, *, force: bool = False) -> None:

@@ -47,7 +47,7 @@ from __future__ import annotations
 import logging
 import threading
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -61,6 +61,7 @@ from commonplace.index.chunking import IndexedChunk
 from commonplace.index.filters import SearchFilter, page_pattern
 from commonplace.index.lance import IvfHnswSq, lancedb
 from commonplace.index.models import SearchResult
+from commonplace.index.nearest import nearest_other_means
 from commonplace.index.vector_api import VectorsBusy, VectorStoreError
 
 __all__ = ["VectorStore", "VectorStoreError", "VectorsBusy"]
@@ -74,6 +75,7 @@ METADATA_CACHE_BYTES = 128 * 1024**2  # ... of table and file metadata (its defa
 TABLE = "chunks"
 RESULT_COLUMNS = ["path", "title", "heading", "text", "ordinal", "start_line", "note_date", "mtime"]
 MEMORY_BYTES = 64 * 2**20  # vectors searched in memory up to this size (float32)
+STREAM_ROWS = 4096  # rows read from LanceDB at once when neighbour_means streams the table
 REBUILD_SHARE = 0.25  # new rows, as a share of the indexed ones, that make the index anew
 MAX_SEGMENTS = 16  # the index's segments (itself and its deltas) before it is made anew
 
@@ -328,42 +330,48 @@ class VectorStore:
         return [_result(r, 1.0 - float(r["_distance"])) for r in data.to_pylist()]
 
     def neighbour_means(
-        self, paths: Sequence[str], vectors: np.ndarray, k: int, limits: Sequence[int]
+        self, paths: Sequence[str], vectors: np.ndarray, k: int
     ) -> list[float | None]:
         """For each passage (its note's path, its vector): the mean cosine of its k nearest
         passages in other notes (CSLS's r, hubness.py), None when no other note has one.
-        `limits[i]` nearest are asked for, enough to hold k of other notes (k + the note's own
-        passages). Why not a `search` each: in memory one matrix product answers them all (a
-        search reads the whole matrix once per passage, several times slower), and no row's
-        text is read or, through the store's process, sent."""
-        if len(paths) != len(vectors) or len(paths) != len(limits):
-            raise ValueError("neighbour_means: paths, vectors and limits differ in length")
+        Exact, and all the passages at once (nearest.py): the stored vectors are compared
+        with them block by block, from memory or, past the memory budget, streamed from
+        LanceDB (STREAM_ROWS at a time), so a call reads the table once whatever it asks.
+        Why not a `search` each: a LanceDB query costs its planning per passage (6 ms) and
+        answers from the approximate vector index; and no row's text is read or, through the
+        store's process, sent."""
+        if len(paths) != len(vectors):
+            raise ValueError("neighbour_means: paths and vectors differ in length")
         if self._table is None or not self._rows or not len(paths):
             return [None] * len(paths)
+        queries = _unit(np.asarray(vectors, dtype=np.float32).reshape(len(paths), -1))
         memory = self._in_memory()
         if memory is not None:
-            return _neighbour_means_memory(memory, paths, vectors, k, limits)
+            return nearest_other_means(
+                queries, paths, [(memory.rows.column("path"), memory.matrix)], k
+            )
         if self._compacting:
             raise VectorsBusy("the vector index is being compacted")
-        means: list[float | None] = []
-        for path, vector, limit in zip(paths, vectors, limits, strict=True):
-            try:
-                found = self._nearest(vector, limit)
-            except (OSError, RuntimeError, ValueError) as exc:  # as in `search`
-                log.debug("vector search retried after: %s", exc)
-                found = self._nearest(vector, limit)
-            means.append(_mean_of_others(found, path, k))
-        return means
+        try:
+            return nearest_other_means(queries, paths, self._stored(), k)
+        except (OSError, RuntimeError) as exc:  # as in `search`
+            log.debug("neighbour means retried after: %s", exc)
+            return nearest_other_means(queries, paths, self._stored(), k)
 
-    def _nearest(self, vector: np.ndarray, limit: int) -> list[tuple[str, float]]:
-        """(path, cosine) of the `limit` nearest rows, best first, from LanceDB."""
-        data = self._query(vector, limit).select(["path", "_distance"]).to_arrow()
-        return [
-            (path, 1.0 - float(distance))
-            for path, distance in zip(
-                data.column("path").to_pylist(), data.column("_distance").to_pylist(), strict=True
-            )
-        ]
+    def _stored(self) -> Iterator[tuple[pa.ChunkedArray, np.ndarray]]:
+        """Every row's path and unit vector, read from LanceDB STREAM_ROWS at a time. One
+        query per block, not one streamed scan: a scan reads ahead (measured at 50,000 notes:
+        +226 MB at its peak against +93 MB for the blocks, in the same 0.27 s). No write comes
+        between two blocks: the only writer is the indexer, which is waiting for this."""
+        start = 0
+        while True:
+            query = self._table.search().select(["path", "vector"])
+            block = query.offset(start).limit(STREAM_ROWS).to_arrow()
+            if block.num_rows:
+                yield block.column("path"), _unit(_matrix(block.column("vector")))
+            if block.num_rows < STREAM_ROWS:
+                return
+            start += STREAM_ROWS
 
     def maintain(self, *, force: bool = False) -> None:
         """Compact and clean up old versions every `compact_every` writes (or now, if forced),
@@ -451,32 +459,6 @@ def _search_memory(
     return [_result(r, float(scores[i])) for r, i in zip(rows, top, strict=True)]
 
 
-def _neighbour_means_memory(
-    memory: _InMemory, paths: Sequence[str], vectors: np.ndarray, k: int, limits: Sequence[int]
-) -> list[float | None]:
-    """neighbour_means over the in-memory copy: one product for all the passages, then each
-    one's `limit` best rows, its own note's left out, the first k of the rest averaged."""
-    queries = _unit(np.asarray(vectors, dtype=np.float32).reshape(len(paths), -1))
-    scores = memory.matrix @ queries.T  # rows × passages
-    names = memory.rows.column("path")
-    total = scores.shape[0]
-    means: list[float | None] = []
-    for j, (path, limit) in enumerate(zip(paths, limits, strict=True)):
-        column = scores[:, j]
-        count = min(max(limit, 1), total)
-        top = np.argpartition(-column, count - 1)[:count]
-        top = top[np.argsort(-column[top], kind="stable")]
-        found = zip(names.take(pa.array(top)).to_pylist(), column[top].tolist(), strict=True)
-        means.append(_mean_of_others(list(found), path, k))
-    return means
-
-
-def _mean_of_others(found: Sequence[tuple[str, float]], path: str, k: int) -> float | None:
-    """The mean score of the k best of `found` (best first) from notes other than `path`."""
-    others = [score for name, score in found if name != path][:k]
-    return float(np.mean(others)) if others else None
-
-
 def _allowed(rows: pa.Table, flt: SearchFilter) -> np.ndarray | None:
     """Which rows the filter keeps (the same rule as SearchFilter.to_sql), None for all."""
     if flt.empty:
@@ -551,8 +533,8 @@ def _quote(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
-def _matrix(column: pa.ChunkedArray) -> np.ndarray:
-    flat = column.combine_chunks()
+def _matrix(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
+    flat = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
     if len(flat) == 0:
         return np.zeros((0, 0), dtype=np.float32)
     dim = flat.type.list_size
