@@ -16,7 +16,7 @@ from commonplace.config import Settings
 from commonplace.llm import LLM
 from commonplace.server.context import SERVICES, Services
 from tests.assistant.conftest import MEMORY, NOW, TASKS, call, write
-from tests.fakes.ollama import FakeOllama
+from tests.fakes.ollama import FakeOllama, Stall
 from tests.server.conftest import ClientFactory, local_host, write_headers
 
 Client = TestClient[Any, Any]
@@ -58,6 +58,28 @@ async def test_half_a_character_is_a_clear_400_and_the_day_log_untouched(
     assert fake_ollama.chat_requests() == []
     today = await client.get("/api/assistant/today", headers={"Host": local_host(client)})
     assert (await today.json())["messages"] == []
+
+
+async def test_a_message_the_model_took_too_long_on_is_not_sent_again(
+    make_client: ClientFactory, web_settings: Settings, fake_ollama: FakeOllama
+) -> None:
+    """Without ?stream=1 the reply was retried after a timeout, twice by default: a script
+    waited three timeouts (540 s with the defaults) while the model stayed taken, to be told
+    at the end to ask again."""
+    s = dataclasses.replace(
+        web_settings,
+        ollama=dataclasses.replace(
+            web_settings.ollama, host=fake_ollama.url, timeout_s=0.5, retries=2, backoff_s=0.01
+        ),
+    )
+    fake_ollama.chat_handler = lambda body: Stall(3.0)
+    assistant = build_assistant(s, LLM(s.ollama), clock=lambda: NOW)
+    client = await make_client(s, Services(assistant=assistant))
+    response = await post(client, "/api/assistant/message", {"text": "what is on today?"})
+    assert response.status == 504
+    error = (await response.json())["error"]
+    assert error["code"] == "model_timeout" and "ask again in a moment" in error["message"]
+    assert len(fake_ollama.chat_requests()) == 1
 
 
 async def test_message_question_yes_and_the_day_so_far(

@@ -36,7 +36,7 @@ from commonplace.llm.errors import (
     OllamaFailed,
     OllamaUnavailable,
 )
-from commonplace.llm.gate import ModelGate
+from commonplace.llm.gate import ModelGate, is_for_a_person
 from commonplace.llm.think import ThinkFilter, strip_code_fence, strip_think
 
 log = logging.getLogger(__name__)
@@ -409,7 +409,10 @@ class LLM:
                         return await make()
             except Exception as exc:
                 error = self._translate(exc, what, model, limit_s)
-                if not error.retryable or attempt == self.settings.retries:
+                # A person who already waited a whole timeout is told to ask again (the
+                # message says so), not kept waiting two more while the model stays taken.
+                timed_out = isinstance(error, LLMTimeout) and is_for_a_person()
+                if not error.retryable or attempt == self.settings.retries or timed_out:
                     raise error from exc
                 delay = backoff_s(self.settings.backoff_s, attempt + 1)
                 log.info("%s. Trying again in %.1f s.", str(error).rstrip("."), delay)

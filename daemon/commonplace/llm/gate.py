@@ -62,6 +62,11 @@ def for_a_person(on_wait: OnWait | None = None) -> Iterator[None]:
         _FOR_A_PERSON.reset(person)
 
 
+def is_for_a_person() -> bool:
+    """Whether the model call being made now is a person's (inside `for_a_person()`)."""
+    return _FOR_A_PERSON.get()
+
+
 class ModelGate:
     def __init__(self, person_wait_s: float = 120.0) -> None:
         self.person_wait_s = person_wait_s
