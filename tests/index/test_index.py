@@ -603,6 +603,26 @@ async def test_a_new_vector_size_under_the_same_model_name_reembeds_all(
     assert index.status()["vectors_pending"] == 0
 
 
+async def test_a_new_vector_size_seen_by_an_edit_embeds_every_note_at_once(
+    open_index: OpenIndex, isettings: Settings, fake_ollama: FakeOllama
+) -> None:
+    """The daemon sees a new size on the watcher's path: every stored vector is dropped, and
+    the meaning side would know only the edited note until the next periodic scan (up to
+    `reconcile_minutes`). The index service reads every note again at once instead."""
+    index = open_index()
+    service = IndexService(index, isettings)
+    await service.startup()
+    notes = index.status()["notes"]
+    fake_ollama.dim = 256
+    write(isettings.vault, "Notes/Kestrels.md", "# Kestrels\n\nA kestrel hovering.\n")
+    await service.on_changes([Change("Notes/Kestrels.md", "created")])
+    assert index.status()["vectors_pending"] == 0
+    assert index.status()["notes"] == notes + 1
+    resp = await index.search("plum crumble oven temperature", limit=500, mode="vector")
+    assert len({r.path for r in resp.results}) == notes + 1  # the meaning side knows them all
+    assert not index.vectors_dropped
+
+
 def gen_notes(vault: Path, n: int, folder: str = "Gen") -> None:
     words = ["alder", "birch", "cedar", "dune", "egret", "fern", "garnet", "hazel", "iris"]
     for i in range(n):

@@ -69,6 +69,9 @@ class Index:
         self._pending_vectors = stores.manifest.count_pending_vectors()
         self.searcher = Searcher(self)
         self.exclusions = exclusions.NONE  # read again at every reconciliation
+        # The stored vectors were dropped (the model now returns another size): every note
+        # waits for new ones, which only a reconciliation reads; IndexService runs one at once.
+        self.vectors_dropped = False
 
     @classmethod
     def open(
@@ -271,6 +274,7 @@ class Index:
         if full:
             await asyncio.to_thread(self._forget_all)
         if paths is None:
+            self.vectors_dropped = False  # this reconciliation reads every note waiting
             rules = await asyncio.to_thread(
                 exclusions.load_exclusions, self.settings.vault, self.settings.index.exclude
             )
@@ -499,6 +503,7 @@ class Index:
             )
             st.vectors.drop()
             st.manifest.mark_all_pending()
+            self.vectors_dropped = True
             self.neighbourhoods.clear()
             self.memory = VectorMemory()
         st.vectors.replace(known, rows, matrix)

@@ -63,6 +63,10 @@ class IndexService:
             self._failed(exc)
         else:
             self.attention.clear(SOURCE)
+            if self.index.vectors_dropped:
+                # Until then the meaning side knows only the notes embedded since the drop.
+                log.info("search index: the embedding size changed; embedding every note now")
+                await self.scan()
 
     async def scan(self) -> None:
         """Reconcile again (a later scan); logged only when it found something."""
@@ -77,6 +81,8 @@ class IndexService:
     async def _reconcile(self) -> RefreshStats | None:
         try:
             stats = await self.index.refresh()
+            if self.index.vectors_dropped:  # dropped during this run: read what it left
+                stats = await self.index.refresh()
         except asyncio.CancelledError:
             raise
         except Exception as exc:
