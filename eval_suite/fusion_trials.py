@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from hubness_trials import POOL, figures, knn, meaning, scaled
+from hubness_trials import POOL, figures, knn, load_sets, meaning, scaled
 
 from commonplace.evals.suites.search import load as load_items
 from commonplace.index import SearchFilter
@@ -88,17 +88,12 @@ def add_outlines(pkl: Path, work: Path, flavor: str) -> None:
 
 
 def load(files: list[Path]) -> dict[str, Data]:
-    sets: dict[str, Data] = {}
-    for f in files:
-        d = pickle.loads(f.read_bytes())
-        d["paths_np"] = np.array(d["paths"])
-        for q in d["q"]:
-            q["sims"] = d["matrix"] @ q["qv"]
+    sets = load_sets(files)
+    for d in sets.values():
         knn(10)(d)  # each chunk's r (CSLS), as hubness.py keeps it
         d["rows_of"] = {}
         for i, p in enumerate(d["paths"]):
             d["rows_of"].setdefault(p, []).append(i)
-        sets[f.stem] = d
     return sets
 
 

@@ -240,7 +240,8 @@ def mp(d: Data, q: Data, i: int, mu: float, sd: float, *, log: bool) -> float:
     return -math.log(max(miss, 1e-300)) if log else 1 - miss
 
 
-def main_trials(files: list[Path]) -> None:
+def load_sets(files: list[Path]) -> dict[str, Data]:
+    """The collected data sets by file stem, each question's cosines to every chunk computed."""
     sets: dict[str, Data] = {}
     for f in files:
         d = pickle.loads(f.read_bytes())
@@ -248,6 +249,11 @@ def main_trials(files: list[Path]) -> None:
         for q in d["q"]:
             q["sims"] = d["matrix"] @ q["qv"]
         sets[f.stem] = d
+    return sets
+
+
+def main_trials(files: list[Path]) -> None:
+    sets = load_sets(files)
     cos = lambda d, q, i: float(q["sims"][i])  # noqa: E731
     trial(sets, "cosine (K12)", None)
     trial(

@@ -59,8 +59,8 @@ def plan_reconcile(
     plan = Plan()
     on_disk: set[str] = set()
     root = str(vault)
-    for rel in iter_note_paths(vault):
-        if len(on_disk) % 256 == 0:
+    for listed, rel in enumerate(iter_note_paths(vault)):
+        if listed % 256 == 0:
             pause()  # let a request being answered go first (foreground.py)
         if excludes(rel):
             continue
