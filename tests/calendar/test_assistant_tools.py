@@ -385,3 +385,35 @@ def test_calendar_writes_happen_only_inside_an_actions_run() -> None:
 
     visit(tree, [])
     assert offenders == []
+
+
+async def test_a_repeating_event_means_its_next_occurrence_not_one_already_over(
+    s: Settings, calendar: CalendarClient, fake_ollama: FakeOllama
+) -> None:
+    """On Tuesday at noon this week's 09:30 1:1 is over: "move my 1:1" is next week's."""
+    noon = at(27, 12)
+    helper = build_assistant(s, LLM(s.ollama), clock=lambda: noon, calendar=calendar)
+    fake_ollama.enqueue_chat(
+        call("move_event", event="1:1 marcus", new_time="14:00"),
+        call("delete_event", event="1:1 marcus"),
+        "Asked.",
+    )
+    turn = await helper.respond("Move my 1:1 with Marcus to 2pm, or cancel it")
+    assert [q.question for q in turn.pending] == [
+        'Move "1:1 with Marcus" from Tuesday 3 November at 09:30 to Tuesday 3 November at 14:00 '
+        "(this occurrence only)?",
+        'Delete "1:1 with Marcus" on Tuesday 3 November at 09:30 (this occurrence only)?',
+    ]
+
+
+async def test_a_move_to_a_time_already_past_today_is_refused(
+    s: Settings, calendar: CalendarClient, fake_ollama: FakeOllama
+) -> None:
+    noon = at(27, 12)
+    helper = build_assistant(s, LLM(s.ollama), clock=lambda: noon, calendar=calendar)
+    fake_ollama.enqueue_chat(
+        call("move_event", event="dentist", new_day="today", new_time="10:00"), "Asked."
+    )
+    turn = await helper.respond("Move the dentist to 10 this morning")
+    assert turn.pending == []
+    assert "the new time is in the past" in tool_results(fake_ollama)[0]

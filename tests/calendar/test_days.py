@@ -430,3 +430,9 @@ def test_a_day_is_named_with_its_year_only_when_that_is_not_this_year() -> None:
     assert day_name_near(date(2026, 12, 3), today) == "Thursday 3 December"
     assert day_name_near(date(2027, 1, 7), today) == "Thursday 7 January 2027"
     assert day_name_near(date(2025, 12, 31), today) == "Wednesday 31 December 2025"
+
+
+def test_a_time_the_clocks_skip_is_not_called_one_of_two() -> None:
+    """Its two offsets differ as in the hour that happens twice, but it happens not at all."""
+    skipped = datetime(2027, 3, 28, 1, 30, tzinfo=LONDON)
+    assert clock_exact(skipped) == "01:30"

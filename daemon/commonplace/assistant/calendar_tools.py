@@ -32,7 +32,7 @@ from commonplace.calendar import (
     unreadable_note,
 )
 from commonplace.calendar.ical import clean_title
-from commonplace.calendar.text import event_line, listing
+from commonplace.calendar.text import event_line, last_day, listing
 from commonplace.dates import (
     clock,
     clock_exact,
@@ -167,12 +167,17 @@ def occurrence_note(params: Mapping[str, Any]) -> str:
 # -- finding the one event the owner means ------------------------------------------------------
 
 
-async def find_one(calendar: CalendarClient, words: str, on_day: date | None, today: date) -> Event:
+async def find_one(
+    calendar: CalendarClient, words: str, on_day: date | None, now: datetime
+) -> Event:
     """The event the words name (on `on_day`, else in the coming two weeks), read again now.
 
-    Several occurrences of one repeating event: the first is meant ("move my 1:1 to 14:00");
-    several different events: the model is asked for more words or the day, with the candidates.
+    Several occurrences of one repeating event: the next is meant ("move my 1:1 to 14:00"),
+    the first that is not over yet (on a Monday evening, "cancel the standup" is next week's,
+    not this morning's); several different events: the model is asked for more words or the
+    day, with the candidates.
     """
+    today = now.date()
     first, days = (on_day, 1) if on_day is not None else (today, MAX_DAYS)
     hits = await calendar.find(words, first, days)
     last = first + timedelta(days=days - 1)
@@ -192,10 +197,19 @@ async def find_one(calendar: CalendarClient, words: str, on_day: date | None, to
             f"several events match {words!r} {window}: {shown}. Call again with more words "
             "from the title, or with on_day."
         )
-    fresh = await calendar.get(hits[0].href, hits[0].recurrence_id)
+    chosen = next((e for e in hits if not _over(e, now)), hits[0])
+    fresh = await calendar.get(chosen.href, chosen.recurrence_id)
     if fresh is None:
-        raise ToolError(f"{hits[0].title!r} just disappeared from the calendar; look again")
+        raise ToolError(f"{chosen.title!r} just disappeared from the calendar; look again")
     return fresh
+
+
+def _over(event: Event, now: datetime) -> bool:
+    """The event has ended (one without an end: has begun); an all-day event on its last day."""
+    if not isinstance(event.start, datetime):
+        return last_day(event) < now.date()
+    end = event.end if isinstance(event.end, datetime) else event.start
+    return end.astimezone(UTC) <= now.astimezone(UTC)
 
 
 def _calendar_error(exc: CalendarError) -> ToolError:
@@ -290,12 +304,14 @@ def calendar_tools(calendar: CalendarClient) -> list[Tool]:
             raise ToolError(f"{new_day.isoformat()} must be between today and a year from now")
         near(args["on_day"], ctx.today, "on_day")
         try:
-            event = await find_one(calendar, str(args["event"]), args["on_day"], ctx.today)
+            event = await find_one(calendar, str(args["event"]), args["on_day"], ctx.now)
         except CalendarError as exc:
             raise _calendar_error(exc) from None
         start, end = moved_times(event, new_day, new_time, calendar)
         start_day = start.date() if isinstance(start, datetime) else start
-        if not ctx.today <= start_day:
+        if start_day < ctx.today or (
+            isinstance(start, datetime) and start.astimezone(UTC) < ctx.now.astimezone(UTC)
+        ):
             raise ToolError("the new time is in the past")
         if start_day > ctx.today + MAX_AHEAD:  # an event found far ahead, given a new time
             raise ToolError(f"{start_day.isoformat()} must be between today and a year from now")
@@ -308,7 +324,7 @@ def calendar_tools(calendar: CalendarClient) -> list[Tool]:
             return NOT_SET_UP
         near(args["on_day"], ctx.today, "on_day")
         try:
-            event = await find_one(calendar, str(args["event"]), args["on_day"], ctx.today)
+            event = await find_one(calendar, str(args["event"]), args["on_day"], ctx.now)
         except CalendarError as exc:
             raise _calendar_error(exc) from None
         return Propose("delete_event", pin(event))
