@@ -273,6 +273,8 @@ def find_task(tasks: list[Task], words: str, today: date) -> Task:
             f"no open task matches {words!r}. Call list_tasks to see the open tasks, then use "
             "words from the one the owner means."
         )
+    if len({(t.path, t.text, t.due) for t in hits}) == 1:
+        return hits[0]  # the same line twice in one note: no words could tell them apart
     if len(hits) > 1:
         shown = "; ".join(f'"{task_label(t, today)}"' for t in hits[:5])
         raise ToolError(
