@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import re
 from datetime import date, datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -99,11 +100,16 @@ async def test_move_happens_only_after_yes_and_exactly_as_asked(
     turn = await helper.respond("Move the dentist to Friday at 10")
     (question,) = turn.pending
     assert question.question == (
-        'Move "Dentist" from Thursday 29 October at 16:00 to Friday 30 October at 10:00?'
+        'Move "Dentist" (calendar "Personal") '
+        "from Thursday 29 October at 16:00 to Friday 30 October at 10:00?"
     )
     assert ("Dentist", at(29, 16)) in await titles_on(calendar, date(2026, 10, 29))
     outcome = await helper.answer(question.id, yes=True)
-    assert outcome.ran and outcome.message == 'Moved "Dentist" to Friday 30 October at 10:00.'
+    assert (
+        outcome.ran
+        and outcome.message
+        == 'Moved "Dentist" (calendar "Personal") to Friday 30 October at 10:00.'
+    )
     assert ("Dentist", at(29, 16)) not in await titles_on(calendar, date(2026, 10, 29))
     friday = [e for e in await calendar.events_on(date(2026, 10, 30)) if e.title == "Dentist"]
     assert [(e.start, e.end) for e in friday] == [(at(30, 10), at(30, 10, 40))]
@@ -115,7 +121,7 @@ async def test_no_changes_nothing(
     fake_ollama.enqueue_chat(call("delete_event", event="haircut"), "Asked.")
     turn = await helper.respond("Cancel my haircut")
     assert [p.question for p in turn.pending] == [
-        'Delete "Haircut" on Saturday 31 October at 10:00?'
+        'Delete "Haircut" (calendar "Personal") on Saturday 31 October at 10:00?'
     ]
     outcome = await helper.answer(turn.pending[0].id, yes=False)
     assert not outcome.ran
@@ -129,12 +135,14 @@ async def test_one_occurrence_of_a_weekly_event_is_moved(
     turn = await helper.respond("Move tomorrow's 1:1 with Marcus to 2pm")
     (question,) = turn.pending
     assert question.question == (
-        'Move "1:1 with Marcus" from Tuesday 27 October at 09:30 to Tuesday 27 October at 14:00 '
+        'Move "1:1 with Marcus" (calendar "Personal") '
+        "from Tuesday 27 October at 09:30 to Tuesday 27 October at 14:00 "
         "(this occurrence only)?"
     )
     outcome = await helper.answer(question.id, yes=True)
     assert outcome.message == (
-        'Moved "1:1 with Marcus" to Tuesday 27 October at 14:00 (this occurrence only).'
+        'Moved "1:1 with Marcus" (calendar "Personal") '
+        "to Tuesday 27 October at 14:00 (this occurrence only)."
     )
     marcus = [e.start for e in await calendar.find("marcus", date(2026, 10, 20), 21)]
     assert marcus == [at(20, 9, 30), at(27, 14), at(3, 9, 30, month=11)]
@@ -147,7 +155,8 @@ async def test_one_occurrence_is_deleted(
     turn = await helper.respond("Cancel chess this Wednesday")
     (question,) = turn.pending
     assert question.question == (
-        'Delete "Chess with Sam" on Wednesday 28 October at 20:00 (this occurrence only)?'
+        'Delete "Chess with Sam" (calendar "Personal") '
+        "on Wednesday 28 October at 20:00 (this occurrence only)?"
     )
     await helper.answer(question.id, yes=True)
     chess = [e.day for e in await calendar.find("chess", date(2026, 10, 21), 21)]
@@ -162,7 +171,8 @@ async def test_an_all_day_event_says_so(helper: Assistant, fake_ollama: FakeOlla
     )
     turn = await helper.respond("Move volunteering to Monday and add the bank holiday")
     assert [p.question for p in turn.pending] == [
-        'Move "Volunteering day" from Friday 30 October (all day) to Monday 2 November (all day)?',
+        'Move "Volunteering day" (calendar "Personal") '
+        "from Friday 30 October (all day) to Monday 2 November (all day)?",
         'Add "Bank holiday" on Monday 28 December (all day) to the calendar "Personal"?',
     ]
 
@@ -400,9 +410,11 @@ async def test_a_repeating_event_means_its_next_occurrence_not_one_already_over(
     )
     turn = await helper.respond("Move my 1:1 with Marcus to 2pm, or cancel it")
     assert [q.question for q in turn.pending] == [
-        'Move "1:1 with Marcus" from Tuesday 3 November at 09:30 to Tuesday 3 November at 14:00 '
+        'Move "1:1 with Marcus" (calendar "Personal") '
+        "from Tuesday 3 November at 09:30 to Tuesday 3 November at 14:00 "
         "(this occurrence only)?",
-        'Delete "1:1 with Marcus" on Tuesday 3 November at 09:30 (this occurrence only)?',
+        'Delete "1:1 with Marcus" (calendar "Personal") '
+        "on Tuesday 3 November at 09:30 (this occurrence only)?",
     ]
 
 
@@ -417,3 +429,32 @@ async def test_a_move_to_a_time_already_past_today_is_refused(
     turn = await helper.respond("Move the dentist to 10 this morning")
     assert turn.pending == []
     assert "the new time is in the past" in tool_results(fake_ollama)[0]
+
+
+async def test_an_invite_in_two_calendars_the_question_and_the_result_name_which(
+    helper: Assistant,
+    fake_ollama: FakeOllama,
+    calendar: CalendarClient,
+    radicale: Radicale,
+    account: str,
+) -> None:
+    """The same invite (one UID) in Work and in Personal: a Yes deletes one copy. "Deleted
+    "Dentist" on Thursday" while the dentist was still on the calendar was not what it did."""
+    (dentist,) = [e for e in await calendar.events_on(date(2026, 10, 29)) if e.title == "Dentist"]
+    raw = await calendar._call(lambda: calendar._load(dentist.href)[1].get_data())  # type: ignore[index]
+    put_raw(radicale.url, account, "Work", "dentist-copy.ics", raw)
+    fake_ollama.enqueue_chat(call("delete_event", event="dentist"), "Asked.")
+    (question,) = (await helper.respond("Cancel the dentist")).pending
+    (which,) = re.findall(r'\(calendar "(\w+)"\)', question.question)
+    assert question.question == (
+        f'Delete "Dentist" (calendar "{which}") on Thursday 29 October at 16:00?'
+    )
+    outcome = await helper.answer(question.id, yes=True)
+    assert (
+        outcome.message
+        == f'Deleted "Dentist" (calendar "{which}") on Thursday 29 October at 16:00.'
+    )
+    left = [
+        e.calendar for e in await calendar.events_on(date(2026, 10, 29)) if e.title == "Dentist"
+    ]
+    assert left == [{"Work": "Personal", "Personal": "Work"}[which]]

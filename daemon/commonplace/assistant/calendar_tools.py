@@ -160,6 +160,12 @@ def unconfirmed(exc: ChangeUnconfirmed, fact: str, on: datetime | date) -> Uncon
     )
 
 
+def in_calendar(event: Event) -> str:
+    """Which calendar: an invite is often in two (Work and Personal, one UID), and a Yes
+    changes only the copy the question was written from."""
+    return f' (calendar "{event.calendar}")'
+
+
 def occurrence_note(params: Mapping[str, Any]) -> str:
     return " (this occurrence only)" if params.get("recurring") else ""
 
@@ -460,8 +466,8 @@ class MoveEvent(_EventAction):
         start, _ = self._target(params)
         today = now.date()
         question = (
-            f'Move "{event.title}" from {when(event.start, today)} to {when(start, today)}'
-            f"{occurrence_note(params)}?"
+            f'Move "{event.title}"{in_calendar(event)} from {when(event.start, today)} to '
+            f"{when(start, today)}{occurrence_note(params)}?"
         )
         return Described(question, event)
 
@@ -478,7 +484,10 @@ class MoveEvent(_EventAction):
             ) from None
         except CalendarError as exc:
             raise ToolError(str(exc)) from None
-        return f'Moved "{event.title}" to {when(start, now.date())}{occurrence_note(params)}.'
+        return (
+            f'Moved "{event.title}"{in_calendar(event)} to {when(start, now.date())}'
+            f"{occurrence_note(params)}."
+        )
 
 
 @dataclass
@@ -488,7 +497,8 @@ class DeleteEvent(_EventAction):
     async def describe(self, params: Mapping[str, Any], now: datetime) -> Described:
         event = await self.current(params, now)
         question = (
-            f'Delete "{event.title}" on {when(event.start, now.date())}{occurrence_note(params)}?'
+            f'Delete "{event.title}"{in_calendar(event)} on {when(event.start, now.date())}'
+            f"{occurrence_note(params)}?"
         )
         return Described(question, event)
 
@@ -505,7 +515,8 @@ class DeleteEvent(_EventAction):
         except CalendarError as exc:
             raise ToolError(str(exc)) from None
         return (
-            f'Deleted "{event.title}" on {when(event.start, now.date())}{occurrence_note(params)}.'
+            f'Deleted "{event.title}"{in_calendar(event)} on {when(event.start, now.date())}'
+            f"{occurrence_note(params)}."
         )
 
 
