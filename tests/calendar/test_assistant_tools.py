@@ -458,3 +458,24 @@ async def test_an_invite_in_two_calendars_the_question_and_the_result_name_which
         e.calendar for e in await calendar.events_on(date(2026, 10, 29)) if e.title == "Dentist"
     ]
     assert left == [{"Work": "Personal", "Personal": "Work"}[which]]
+
+
+async def test_a_new_event_that_ends_after_midnight_says_when_it_ends(
+    helper: Assistant, fake_ollama: FakeOllama, calendar: CalendarClient
+) -> None:
+    """ "Add "Party" on Saturday 31 October at 23:00" hid three hours and a night."""
+    fake_ollama.enqueue_chat(
+        call("add_event", title="Party", day="saturday", start_time="23:00", minutes="180"),
+        "Asked.",
+    )
+    (question,) = (await helper.respond("Add the party on Saturday at 11pm, 3 hours")).pending
+    assert question.question == (
+        'Add "Party" on Saturday 31 October from 23:00 to Sunday 1 November at 02:00 '
+        'to the calendar "Personal"?'
+    )
+    outcome = await helper.answer(question.id, yes=True)
+    assert outcome.message == (
+        'Added "Party" on Saturday 31 October from 23:00 to Sunday 1 November at 02:00.'
+    )
+    (party,) = [e for e in await calendar.events_on(date(2026, 10, 31)) if e.title == "Party"]
+    assert party.end == at(1, 2, month=11)

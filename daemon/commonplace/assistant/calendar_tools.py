@@ -89,11 +89,13 @@ def when(start: datetime | date, today: date) -> str:
 
 
 def span_words(start: datetime | date, end: datetime | date | None, today: date) -> str:
-    """For a new event: 'Saturday 7 November from 10:00 to 11:00', '... (all day)'."""
-    if isinstance(start, datetime) and isinstance(end, datetime) and end.date() == start.date():
-        return (
-            f"{day_name_near(start.date(), today)} from {clock_exact(start)} to {clock_exact(end)}"
-        )
+    """For a new event: 'Saturday 7 November from 10:00 to 11:00', 'Saturday 7 November from
+    23:00 to Sunday 8 November at 02:00' (an end on another day says its day), '... (all day)'."""
+    if isinstance(start, datetime) and isinstance(end, datetime):
+        until = clock_exact(end)
+        if end.date() != start.date():
+            until = f"{day_name_near(end.date(), today)} at {until}"
+        return f"{day_name_near(start.date(), today)} from {clock_exact(start)} to {until}"
     return when(start, today)
 
 
