@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 import commonplace.assistant.calendar_tools as calendar_tools
-from commonplace.assistant import Assistant, Refused, build_assistant
+from commonplace.assistant import Assistant, Refused, ToolError, build_assistant
 from commonplace.assistant.calendar_tools import AddEvent
 from commonplace.assistant.gate import Described, Stale
 from commonplace.calendar import NOT_SET_UP, CalendarClient, Event
@@ -479,3 +479,22 @@ async def test_a_new_event_that_ends_after_midnight_says_when_it_ends(
     )
     (party,) = [e for e in await calendar.events_on(date(2026, 10, 31)) if e.title == "Party"]
     assert party.end == at(1, 2, month=11)
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("delete_event", {"event": "dentist"}),
+        ("move_event", {"event": "d", "new_day": "friday"}),
+        ("add_event", {"title": "Lunch", "day": "friday"}),
+    ],
+)
+async def test_an_outside_client_cannot_reach_the_calendar_through_a_question(
+    helper: Assistant, tool: str, arguments: dict[str, str]
+) -> None:
+    """An MCP client (any holder of the token) asked to "delete" the dentist: the question it
+    got back named the event and its time, and a few letters listed the owner's events."""
+    with pytest.raises(ToolError, match="is not a change the owner can be asked about") as err:
+        await helper.propose(tool, arguments, source="mcp")
+    assert "Dentist" not in str(err.value) and "October" not in str(err.value)
+    assert helper.today()[1].pending == []
