@@ -10,7 +10,13 @@ from pathlib import Path
 import pytest
 
 from commonplace.assistant.gate import Proposal, Refused, Stale, confirm
-from commonplace.assistant.memory import AddMemory, RemoveMemory, memory_for_instructions
+from commonplace.assistant.memory import (
+    AddMemory,
+    RemoveMemory,
+    find_line,
+    memory_for_instructions,
+    memory_lines,
+)
 from commonplace.assistant.registry import ToolError
 from commonplace.assistant.tasks import (
     AddTask,
@@ -336,3 +342,20 @@ async def test_the_same_task_twice_in_one_note_is_ticked_off_once_not_asked_abou
     write(s.vault, "Other.md", "- [ ] Water the plants\n")  # in two notes: the note decides
     with pytest.raises(ToolError, match="several open tasks match"):
         find_task(TaskReader(s).open_tasks(), "water the plants", TODAY)
+
+
+def test_a_memory_line_inside_a_longer_one_or_written_twice_can_be_forgotten(
+    s: Settings,
+) -> None:
+    """ "Zoë is vegan" next to "Zoë is vegan now", or a line written twice: "several lines
+    match, call again with more words" asked for what no words could give."""
+    write(s.vault, "Memory.md", "- Zoë is vegan now\n- Zoë is vegan\n- Sam\n- Sam\n")
+    lines = memory_lines(read_snapshot(s.vault, "Memory.md"))
+    assert (find_line(lines, "Zoë is vegan").line, find_line(lines, "Zoë is vegan").text) == (
+        1,
+        "Zoë is vegan",
+    )
+    assert find_line(lines, "vegan now").line == 0
+    assert find_line(lines, "Sam").line == 2
+    with pytest.raises(ToolError, match="several lines match 'zoë'"):
+        find_line(lines, "zoë")

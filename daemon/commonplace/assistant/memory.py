@@ -107,11 +107,15 @@ def find_line(lines: list[MemoryLine], words: str) -> MemoryLine:
     query = words_of(words)
     if not query:
         raise ToolError("say which line to forget, with words from it")
-    hits = [m for m in lines if matches(query, m.text)] or [
-        m for m in lines if matches(query, m.text, loose=True)
-    ]
+    hits = (
+        [m for m in lines if words_of(m.text) == query]  # "Zoë is vegan", not "... vegan now"
+        or [m for m in lines if matches(query, m.text)]
+        or [m for m in lines if matches(query, m.text, loose=True)]
+    )
     if not hits:
         raise ToolError(f"no line of the memory note matches {words!r}")
+    if len({m.text for m in hits}) == 1:
+        return hits[0]  # the same line twice: no words could tell them apart
     if len(hits) > 1:
         shown = "; ".join(f'"{m.text}"' for m in hits[:5])
         raise ToolError(f"several lines match {words!r}: {shown}. Call again with more words.")
