@@ -498,3 +498,29 @@ async def test_an_outside_client_cannot_reach_the_calendar_through_a_question(
         await helper.propose(tool, arguments, source="mcp")
     assert "Dentist" not in str(err.value) and "October" not in str(err.value)
     assert helper.today()[1].pending == []
+
+
+async def test_an_all_day_event_over_several_days_is_named_with_all_its_days(
+    helper: Assistant, fake_ollama: FakeOllama, calendar: CalendarClient
+) -> None:
+    """ "Move "Tobi visiting" from Saturday 31 October (all day) to Saturday 7 November (all
+    day)?" moved both days of the visit, and "Delete ... on Saturday 31 October" deleted two."""
+    fake_ollama.enqueue_chat(
+        call("move_event", event="tobi", new_day="2026-11-07"),
+        call("delete_event", event="tobi"),
+        "Asked.",
+    )
+    turn = await helper.respond("Move Tobi's visit a week later, or cancel it")
+    assert [q.question for q in turn.pending] == [
+        'Move "Tobi visiting" (calendar "Personal") from Saturday 31 October (all day, until '
+        "Sunday 1 November) to Saturday 7 November (all day, until Sunday 8 November)?",
+        'Delete "Tobi visiting" (calendar "Personal") on Saturday 31 October (all day, until '
+        "Sunday 1 November)?",
+    ]
+    outcome = await helper.answer(turn.pending[0].id, yes=True)
+    assert outcome.message == (
+        'Moved "Tobi visiting" (calendar "Personal") to Saturday 7 November (all day, until '
+        "Sunday 8 November)."
+    )
+    (tobi,) = [e for e in await calendar.events_on(date(2026, 11, 7)) if e.title[0] == "T"]
+    assert (tobi.start, tobi.end) == (date(2026, 11, 7), date(2026, 11, 9))

@@ -88,6 +88,18 @@ def when(start: datetime | date, today: date) -> str:
     return f"{day_name_near(start.date(), today)} at {clock_exact(start)}"
 
 
+def when_all(start: datetime | date, end: datetime | date | None, today: date) -> str:
+    """`when`, and for an all-day event over several days its last day too ('Saturday 31
+    October (all day, until Sunday 1 November)'): a question that named only the first day hid
+    what a Yes would move or delete."""
+    if isinstance(start, datetime) or not isinstance(end, date) or isinstance(end, datetime):
+        return when(start, today)
+    last = end - timedelta(days=1)
+    if last <= start:
+        return when(start, today)
+    return f"{day_name_near(start, today)} (all day, until {day_name_near(last, today)})"
+
+
 def span_words(start: datetime | date, end: datetime | date | None, today: date) -> str:
     """For a new event: 'Saturday 7 November from 10:00 to 11:00', 'Saturday 7 November from
     23:00 to Sunday 8 November at 02:00' (an end on another day says its day), '... (all day)'."""
@@ -465,11 +477,12 @@ class MoveEvent(_EventAction):
 
     async def describe(self, params: Mapping[str, Any], now: datetime) -> Described:
         event = await self.current(params, now)
-        start, _ = self._target(params)
+        start, end = self._target(params)
         today = now.date()
         question = (
-            f'Move "{event.title}"{in_calendar(event)} from {when(event.start, today)} to '
-            f"{when(start, today)}{occurrence_note(params)}?"
+            f'Move "{event.title}"{in_calendar(event)} from '
+            f"{when_all(event.start, event.end, today)} to {when_all(start, end, today)}"
+            f"{occurrence_note(params)}?"
         )
         return Described(question, event)
 
@@ -487,7 +500,7 @@ class MoveEvent(_EventAction):
         except CalendarError as exc:
             raise ToolError(str(exc)) from None
         return (
-            f'Moved "{event.title}"{in_calendar(event)} to {when(start, now.date())}'
+            f'Moved "{event.title}"{in_calendar(event)} to {when_all(start, end, now.date())}'
             f"{occurrence_note(params)}."
         )
 
@@ -499,7 +512,8 @@ class DeleteEvent(_EventAction):
     async def describe(self, params: Mapping[str, Any], now: datetime) -> Described:
         event = await self.current(params, now)
         question = (
-            f'Delete "{event.title}"{in_calendar(event)} on {when(event.start, now.date())}'
+            f'Delete "{event.title}"{in_calendar(event)} on '
+            f"{when_all(event.start, event.end, now.date())}"
             f"{occurrence_note(params)}?"
         )
         return Described(question, event)
@@ -517,7 +531,8 @@ class DeleteEvent(_EventAction):
         except CalendarError as exc:
             raise ToolError(str(exc)) from None
         return (
-            f'Deleted "{event.title}"{in_calendar(event)} on {when(event.start, now.date())}'
+            f'Deleted "{event.title}"{in_calendar(event)} on '
+            f"{when_all(event.start, event.end, now.date())}"
             f"{occurrence_note(params)}."
         )
 
