@@ -524,3 +524,33 @@ async def test_an_all_day_event_over_several_days_is_named_with_all_its_days(
     )
     (tobi,) = [e for e in await calendar.events_on(date(2026, 11, 7)) if e.title[0] == "T"]
     assert (tobi.start, tobi.end) == (date(2026, 11, 7), date(2026, 11, 9))
+
+
+async def test_another_occurrence_changed_meanwhile_is_not_called_a_change_to_this_one(
+    helper: Assistant,
+    fake_ollama: FakeOllama,
+    calendar: CalendarClient,
+    radicale: Radicale,
+    account: str,
+) -> None:
+    """The phone left out next week's 1:1 (an EXDATE in the series): the Yes for tomorrow's is
+    refused, as the series is one resource, but "tomorrow's 1:1 was changed" was untrue."""
+    fake_ollama.enqueue_chat(call("move_event", event="1:1 marcus", new_time="14:00"), "Asked.")
+    (question,) = (await helper.respond("Move tomorrow's 1:1 with Marcus to 2pm")).pending
+    (marcus,) = [e for e in await calendar.events_on(date(2026, 10, 27)) if "Marcus" in e.title]
+    raw = await calendar._call(lambda: calendar._load(marcus.href)[1].get_data())  # type: ignore[index]
+    rule = next(line for line in raw.splitlines() if line.startswith("RRULE"))
+    exdate = "EXDATE;TZID=Europe/London:20261103T093000"
+    put_raw(
+        radicale.url,
+        account,
+        "Personal",
+        marcus.href.rsplit("/", 1)[1],
+        raw.replace(rule, f"{rule}\r\n{exdate}"),
+    )
+    with pytest.raises(Refused) as refused:
+        await helper.answer(question.id, yes=True)
+    assert refused.value.message == (
+        'Nothing was changed: "1:1 with Marcus" repeats, and its series was changed on the '
+        "calendar meanwhile (this occurrence is still on Tuesday 27 October at 09:30)."
+    )

@@ -151,6 +151,11 @@ def what_changed(
         return f'"{title}" on {was} was renamed "{now_event.title}" on the calendar meanwhile.'
     if not _same_moment(now_event.start, start):
         return f'"{title}" was moved to {when(now_event.start, today)} on the calendar meanwhile.'
+    if params.get("recurring"):  # one ETag for the whole series: another occurrence, maybe
+        return (
+            f'"{title}" repeats, and its series was changed on the calendar meanwhile (this '
+            f"occurrence is still on {was})."
+        )
     return f'"{title}" on {was} was changed on the calendar meanwhile.'
 
 
