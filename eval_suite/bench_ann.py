@@ -35,13 +35,14 @@ from commonplace.llm.profiles import known_profile  # noqa: E402
 
 TIE = 1e-5  # cosines this close are the same rank
 SETTINGS: list[dict[str, int]] = [
-    {},  # as the store asks now: ef = 2 × limit
-    {"refine_factor": 1},
+    {},  # as the store asks now (vectors.EF_PER_RESULT)
+    {"ef": 120},  # 2 per result, the earlier setting
     {"ef": 240},
     {"ef": 480},
     {"ef": 960},
     {"ef": 1920},
-    {"ef": 960, "nprobes": 40},
+    {"refine_factor": 2},
+    {"nprobes": 40},
     {"bypass_vector_index": 1},  # LanceDB's exact scan, for comparison
 ]
 

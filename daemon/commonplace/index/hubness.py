@@ -25,8 +25,11 @@ passage written (`VectorStore.neighbour_means`, up to BATCH passages at a time, 
 slice: matrix products against every stored vector, read once per call from memory or, past
 the memory budget, streamed from LanceDB in blocks; nearest.py). Measured at 50,000 notes
 (91,690 passages, past the budget): a slice of 470 passages 0.64 s, 0.2 s of it reading the
-table, where a LanceDB vector query per passage took 6-7 ms and, as its distances are those of
-the index's 8-bit quantized vectors, made r 0.33 lower on average than the exact figure.
+table, where a LanceDB vector query per passage took 6-7 ms and, as the vector index misses
+many of the exact nearest (eval_suite/bench_ann.py), made r 0.33 lower on average. When
+more than one call is to come (a first run, or many stale notes) the calls share a pass
+(`share=True`): each pair of passages is compared once, not once from each side, which about
+halves a first run's cost (eval_suite/bench_neighbours.py).
 """
 
 from __future__ import annotations

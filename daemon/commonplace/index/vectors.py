@@ -79,9 +79,11 @@ STREAM_ROWS = 4096  # rows read from LanceDB at once when neighbour_means stream
 REBUILD_SHARE = 0.25  # new rows, as a share of the indexed ones, that make the index anew
 MAX_SEGMENTS = 16  # the index's segments (itself and its deltas) before it is made anew
 # Candidates the vector index's graph search keeps per result asked (HNSW's ef). Measured at
-# 50,000 notes (eval_suite/bench_ann.py, a pool of 60): ef 120 (2 per result) found 0.61 of the
-# exact ten nearest, 960 found 0.92 for +2.3 ms a query; the distances are exact either way.
-EF_PER_RESULT = 16
+# 50,000 notes (eval_suite/bench_ann.py, a pool of 60, interleaved): ef 120 (2 per result) found
+# 0.67 of the exact ten nearest in 10.9 ms, 240 found 0.76 in 11.3 ms, 480 0.86 in 13.3 ms, 960
+# 0.92; the distances returned are exact either way (LanceDB reads the rows' vectors again).
+# 4 a result: more would cost the search p50 its 20 ms goal at 50,000 notes on a loaded machine.
+EF_PER_RESULT = 4
 
 
 @dataclass(frozen=True)
