@@ -1,4 +1,4 @@
-"""Sixth round of search trials on the keyword side (eval_suite/README.md, rows K14-K18, S2).
+"""Sixth round of search trials on the keyword side (eval_suite/README.md, rows K14-K19, S2).
 
 Why does plain whole-note BM25 (`../shared/devsets/logseq-docs/bm25_baseline.py`: raw text, no
 stemming, no stop words, path and text as one field) rank first some third-vault paraphrases
@@ -18,6 +18,7 @@ the expected note's rank in keyword mode under each variant, for the questions w
 
 from __future__ import annotations
 
+import math
 import re
 import sys
 import tempfile
@@ -31,7 +32,14 @@ from fusion_trials import Data, by_score, fuse, load, paired, row, vector
 
 from commonplace.index import keywords
 from commonplace.index.chunking import index_note
-from commonplace.index.keywords import NOTE_BOOSTS, NOTE_FIELDS, STOP_WORDS, note_query
+from commonplace.index.keywords import (
+    NOTE_BOOSTS,
+    NOTE_FIELDS,
+    STOP_WORDS,
+    _query_terms,
+    keyword_query,
+    note_query,
+)
 from commonplace.vault.notes import parse_note
 
 _TOKEN = re.compile(r"[^\W_]+")  # what Tantivy's simple tokenizer calls a word
@@ -62,6 +70,7 @@ class Variant:
     exact: float = 0.0  # the text also searched unstemmed, as a field of this weight (0: not)
     one_field: bool = False  # title, path words and text as one field (the plain baseline's)
     stop_words: bool = True  # common English words left out of the question
+    typed_idf: bool = False  # each word weighted by idf(the form typed) / idf(its stem)
 
 
 VARIANTS: dict[str, Variant] = {
@@ -70,6 +79,7 @@ VARIANTS: dict[str, Variant] = {
     "no stemmer": Variant("default"),
     "en_stem + unstemmed text at 0.5": Variant(exact=0.5),
     "en_stem + unstemmed text at 1": Variant(exact=1.0),
+    "typed idf": Variant(typed_idf=True),
     "one field": Variant(one_field=True),
     "no stop words": Variant(stop_words=False),
     "plain: no stemmer, one field, no stop words": Variant(
@@ -109,7 +119,7 @@ def rankings(d: Data, vault: Path, flavor: str, variant: str) -> dict[str, list[
                 title=prep(note.title),
                 where=prep(note.where),
                 text=prep(note.text),
-                exact=note.text if exact else "",
+                exact=note.text,
                 path=path,
             )
         )
@@ -122,6 +132,8 @@ def rankings(d: Data, vault: Path, flavor: str, variant: str) -> dict[str, list[
             text = note_query(q["query"])
         if stem:
             text = cut(text, stem)
+        if v.typed_idf and text:
+            text = typed_idf(index, searcher, q["query"], text)
         if not text:
             out[q["id"]] = []
             continue
@@ -129,6 +141,27 @@ def rankings(d: Data, vault: Path, flavor: str, variant: str) -> dict[str, list[
         hits = searcher.search(query, 5000).hits
         out[q["id"]] = [(str(searcher.doc(at)["path"][0]), float(s)) for s, at in hits]
     return out
+
+
+def typed_idf(index: tantivy.Index, searcher: tantivy.Searcher, question: str, text: str) -> str:
+    """The question's words each boosted by idf(the form typed) / idf(its stem): a stem shared
+    by many forms ("present" for "presentation") keeps its matches but not its low idf. The
+    word pairs are left as they are."""
+    phrases, words = _query_terms(question)
+    n = searcher.num_docs
+
+    def idf(field: str, word: str) -> tuple[int, float]:
+        df = searcher.search(index.parse_query(word, [field]), 1).count
+        return df, math.log(1 + (n - df + 0.5) / (df + 0.5))
+
+    boosted = []
+    for w in words:
+        if not any(c.isalnum() for c in w):
+            continue
+        typed_df, typed = idf("exact", w)
+        boosted.append(f"{w}^{typed / idf('text', w)[1]:.4f}" if typed_df else w)
+    pairs = text[len(keyword_query(question)) :]
+    return " ".join([*phrases, *boosted]) + pairs
 
 
 def main_trials(specs: list[str]) -> None:
