@@ -126,7 +126,7 @@ def rankings(d: Data, vault: Path, flavor: str, variant: str) -> dict[str, list[
     writer.commit()
     index.reload()
     searcher = index.searcher()
-    out = {}
+    out: dict[str, list[tuple[str, float]]] = {}
     for q in d["q"]:
         with mock.patch.object(keywords, "STOP_WORDS", STOP_WORDS if v.stop_words else frozenset()):
             text = note_query(q["query"])
