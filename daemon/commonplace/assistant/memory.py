@@ -131,7 +131,7 @@ def memory_tools(settings: Settings) -> list[Tool]:
     async def forget(ctx: ToolContext, args: dict[str, Any]) -> Propose:
         snap = await asyncio.to_thread(read_snapshot, settings.vault, path)
         found = find_line(memory_lines(snap), args["words"])
-        return Propose("remove_memory", {"line": found.line})
+        return Propose("remove_memory", {"line": found.line, "text": found.text})
 
     return [
         Tool(
@@ -198,6 +198,15 @@ class RemoveMemory:
         if not snap.exists:
             raise Stale(f"{self.path} no longer exists")
         found = next((m for m in memory_lines(snap) if m.line == number), None)
+        asked = params.get("text")  # the line's words when the question was asked
+        if asked is not None and (found is None or found.text != asked):
+            moved = [m for m in memory_lines(snap) if m.text == asked]
+            if moved:  # the line moved (one added or removed above): not another line's question
+                raise Stale(
+                    f'"{asked}" is now on line {moved[0].line + 1} of {self.path}, not line '
+                    f"{number + 1} (the note was edited since the question). Ask again to "
+                    "remove it where it is now."
+                )
         if found is None:
             raise Stale(f"line {number + 1} of {self.path} is no longer a remembered fact")
         return Described(f'Remove from your memory note: "{found.text}"?', snap.hash)

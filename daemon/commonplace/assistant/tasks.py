@@ -375,7 +375,7 @@ def task_tools(settings: Settings, reader: TaskReader) -> list[Tool]:
     async def complete_task(ctx: ToolContext, args: dict[str, Any]) -> Propose:
         tasks = await open_tasks()
         task = find_task(tasks, args["task"], ctx.today)
-        return Propose("complete_task", {"path": task.path, "line": task.line})
+        return Propose("complete_task", {"path": task.path, "line": task.line, "text": task.text})
 
     return [
         Tool(
@@ -433,6 +433,15 @@ class CompleteTask:
             raise Stale(f"{path} no longer has a line {number + 1}")
         following = snap.line(number + 1)  # a Logseq DEADLINE sits on the next line
         todos = [t for t in parse_todos(line + "\n" + (following or "")) if t.line == 0]
+        asked = params.get("text")  # the task's words when the question was asked
+        if asked is not None and (not todos or todos[0].text != asked):
+            moved = [t for t in parse_todos("".join(snap.lines)) if t.text == asked and not t.done]
+            if moved:  # the line moved (one added or removed above): not another task's question
+                raise Stale(
+                    f'"{asked}" is now on line {moved[0].line + 1} of {path}, not line '
+                    f"{number + 1} (the note was edited since the question). Ask again to tick "
+                    "it off where it is now."
+                )
         if not todos:
             raise Stale(
                 f'line {number + 1} of {path} is no longer a task: it reads "{line.strip()}"'
