@@ -23,7 +23,7 @@ from aiohttp import BodyPartReader, web
 from commonplace.capture import CaptureError, not_saved_reason, write_capture
 from commonplace.config import Settings
 from commonplace.server.context import SENT, SERVICES, SETTINGS, Services
-from commonplace.server.errors import ApiError, read_body, read_json, text_field
+from commonplace.server.errors import ApiError, BodyPace, read_body, read_json, text_field
 from commonplace.server.limits import limited
 from commonplace.speech import (
     AudioError,
@@ -135,11 +135,13 @@ async def _audio_bytes(request: web.Request, max_bytes: int) -> bytes:
     if declared is not None and declared > max_bytes:
         raise ApiError(413, "too_large", f"the recording is over {max_bytes // (1024 * 1024)} MB")
     reader = await request.multipart()
-    async for part in reader:
+    pace = BodyPace()  # a recording that stops coming gets 408, as a raw body does
+    while (part := await pace.step(reader.next())) is not None:
         if isinstance(part, BodyPartReader) and part.filename is not None:
             chunks: list[bytes] = []
             size = 0
-            while chunk := await part.read_chunk(64 * 1024):
+            while chunk := await pace.step(part.read_chunk(64 * 1024)):
+                pace.received += len(chunk)
                 size += len(chunk)
                 if size > max_bytes:
                     raise ApiError(
