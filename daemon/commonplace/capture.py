@@ -37,6 +37,15 @@ class CaptureError(ValueError):
     """A capture cannot be written; the message says why."""
 
 
+class CaptureNotText(ValueError):
+    """A capture holding a NUL character: it decodes, but nothing reads such a file as text (the
+    index skips a note with one: filed, it would never be found), so it stays in the inbox."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(f"{path} holds a NUL character; it stays in the inbox")
+        self.path = path
+
+
 class CaptureTooLarge(Exception):
     """A capture file over the size limit: it is not read, and stays in the inbox untouched."""
 
@@ -155,8 +164,11 @@ def _logseq_properties(text: str) -> tuple[dict[str, Any], str]:
 
 def parse_capture(path: str, data: bytes, tz: ZoneInfo, mtime: float | None = None) -> Capture:
     """Read a capture's bytes. When `captured:` is missing or unreadable the time comes from the
-    file name (`YYYY-MM-DD HHMM`), then from the file's modified time."""
+    file name (`YYYY-MM-DD HHMM`), then from the file's modified time. Bytes that are not UTF-8
+    raise UnicodeDecodeError; a NUL character, CaptureNotText."""
     text = data.decode("utf-8")
+    if "\x00" in text:
+        raise CaptureNotText(path)
     meta, body = split_capture(text)
     when = captured_time(meta, path, tz)
     if when is None:
@@ -175,8 +187,8 @@ def parse_capture(path: str, data: bytes, tz: ZoneInfo, mtime: float | None = No
 
 def read_capture(vault: Path, path: str, tz: ZoneInfo, max_bytes: int | None = None) -> Capture:
     """Read a capture from disk by the vault's rule (an ordinary file, never through a link,
-    never blocking: vault/files.py). FileRefused, FileNotFoundError and UnicodeDecodeError pass
-    through.
+    never blocking: vault/files.py). FileRefused, FileNotFoundError, UnicodeDecodeError and
+    CaptureNotText pass through.
 
     With `max_bytes`, never more than that is read (a file that grows past it while being read
     too): a larger file raises CaptureTooLarge, so memory stays bounded whatever lands in the

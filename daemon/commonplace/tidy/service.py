@@ -26,7 +26,7 @@ from typing import Any
 
 from commonplace.attention import Attention
 from commonplace.backoff import backoff_s
-from commonplace.capture import CaptureTooLarge, capture_order_key
+from commonplace.capture import CaptureNotText, CaptureTooLarge, capture_order_key
 from commonplace.changes import Change
 from commonplace.config import Settings
 from commonplace.llm import (
@@ -68,6 +68,14 @@ EMPTY = "has no words (only frontmatter or blank lines); nothing to file"
 EMPTY_ACTION = "write something in it, or delete it"
 NOT_TEXT = "is not UTF-8 text (a binary file, or text saved in another encoding); not read"
 NOT_TEXT_ACTION = "save it again as UTF-8 text, or move it out of the inbox"
+HAS_NUL = (
+    "holds a NUL character (\\0, as binary files do): filed, it could never be found by a "
+    "search; not filed"
+)
+HAS_NUL_ACTION = (
+    "remove the NUL character (an editor may show it as ^@ or \\0) and save it, or move it "
+    "out of the inbox"
+)
 VET_BATCH = 200  # captures looked at per round while Ollama is down
 TOO_LARGE_ACTION = (
     "split it into smaller notes, or move it out of the inbox (or raise [tidy] max_capture_kb)"
@@ -302,6 +310,10 @@ class TidyService:
             log.warning("%s is not UTF-8 text; it is left in the inbox", path)
             self.state.clear(path)
             self._set_aside(path, "not_text", NOT_TEXT, NOT_TEXT_ACTION)
+        except CaptureNotText:  # the same, for a NUL character: the index would skip the note
+            log.warning("%s holds a NUL character; it is left in the inbox", path)
+            self.state.clear(path)
+            self._set_aside(path, "not_text", HAS_NUL, HAS_NUL_ACTION)
         except OSError as exc:  # a git operation holds the vault (VaultBusy), a full disk...
             trouble = write_trouble(exc)
             reason = f"not filed yet: {trouble.why}"

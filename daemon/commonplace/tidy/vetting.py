@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Literal
 from zoneinfo import ZoneInfo
 
-from commonplace.capture import CaptureTooLarge, read_capture
+from commonplace.capture import CaptureNotText, CaptureTooLarge, read_capture
 from commonplace.vault import FileRefused
 
 Problem = Literal["", "gone", "too_large", "unreadable", "empty", "not_a_file"]
@@ -40,7 +40,7 @@ def vet(vault: Path, path: str, tz: ZoneInfo, max_bytes: int) -> Verdict:
         return Verdict(path, "not_a_file", exc)
     except OSError as exc:
         return Verdict(path, "unreadable", exc)
-    except UnicodeDecodeError:
+    except (UnicodeDecodeError, CaptureNotText):
         return Verdict(path, "")  # tidying it says so, with a mark
     return Verdict(path, "" if capture.body.strip() else "empty")
 
