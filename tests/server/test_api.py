@@ -338,6 +338,7 @@ async def test_search_falls_back_to_keywords_when_embeddings_fail(
     ("params", "code"),
     [
         ({}, "bad_query"),
+        ({"q": "  \t"}, "bad_query"),
         ({"q": "x", "mode": "magic"}, "bad_mode"),
         ({"q": "x", "limit": "0"}, "bad_param"),
         ({"q": "x", "chunks": "yes"}, "bad_param"),
