@@ -9,6 +9,7 @@ after the frontmatter, byte for byte), because those words are copied into the f
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ from commonplace.vault import (
 _NAME_TIME = re.compile(r"^(\d{4}-\d{2}-\d{2})[ T_](\d{2})[:.]?(\d{2})")
 _VIA = re.compile(r"^[\w.-]{1,32}$")
 _MAX_SAME_MINUTE = 1000
+MAX_ORIGINAL = 100  # characters of an unused `captured` value kept as `captured_original`
 
 
 class CaptureError(ValueError):
@@ -70,6 +72,9 @@ class Capture:
     via: str
     content_hash: str  # of the file's bytes, for "unchanged since read"
     meta: dict[str, Any] = field(default_factory=dict, compare=False)  # its own frontmatter
+    # Its own `captured` value when that is no time ("yesterday"): `captured` then comes from the
+    # file name or modified time, and the filed note keeps this as `captured_original`.
+    captured_unread: str = ""
 
     @property
     def capture_id(self) -> str:
@@ -91,11 +96,14 @@ def capture_stamp(when: datetime) -> str:
     return when.strftime("%Y-%m-%dT%H:%M")
 
 
-def write_capture(settings: Settings, text: str, via: str, now: datetime) -> str:
+def write_capture(
+    settings: Settings, text: str, via: str, now: datetime, *, original: str = ""
+) -> str:
     """Save `text` word for word as a new capture; return its vault-relative path.
 
     `now` may be naive (taken as the user's zone) or aware (converted to it). The file is written
-    atomically and never replaces an existing one.
+    atomically and never replaces an existing one. `original` is a capture time that was sent
+    but not used (too old, no time at all): kept as `captured_original`, so it is not lost.
     """
     if not text.strip():
         raise CaptureError("the capture is empty; nothing was saved")
@@ -108,7 +116,8 @@ def write_capture(settings: Settings, text: str, via: str, now: datetime) -> str
         raise CaptureError(f"via = {via!r} must be one short word such as 'phone'")
     tz = settings.tz
     local = now.replace(tzinfo=tz) if now.tzinfo is None else now.astimezone(tz)
-    head = f"---\ncaptured: {capture_stamp(local)}\nvia: {via}\n---\n"
+    kept = f"captured_original: {json.dumps(original[:MAX_ORIGINAL])}\n" if original else ""
+    head = f"---\ncaptured: {capture_stamp(local)}\n{kept}via: {via}\n---\n"
     limit_kb = settings.tidy.max_capture_kb
     if len((head + text).encode("utf-8")) > limit_kb * 1024:  # tidy would leave it unread
         raise CaptureError(f"the capture is over {limit_kb} KB ([tidy] max_capture_kb); not saved")
@@ -170,6 +179,8 @@ def parse_capture(path: str, data: bytes, tz: ZoneInfo, mtime: float | None = No
     if "\x00" in text:
         raise CaptureNotText(path)
     meta, body = split_capture(text)
+    given = meta.get("captured")
+    unread = "" if given in (None, "") or _as_datetime(given, tz) else str(given)
     when = captured_time(meta, path, tz)
     if when is None:
         when = datetime.fromtimestamp(mtime or 0.0, tz)
@@ -182,6 +193,7 @@ def parse_capture(path: str, data: bytes, tz: ZoneInfo, mtime: float | None = No
         via=via if _VIA.match(via) else "file",
         content_hash=content_hash(data),
         meta=meta,
+        captured_unread=unread,
     )
 
 
