@@ -545,13 +545,22 @@ async def test_while_ollama_is_down_what_needs_the_owner_is_still_shown(
     waiting = put_capture(down, "2026-10-19 0700.md", head + "buy flour\n")  # first in line
     big = put_capture(down, "2026-10-19 0710.md", head + "word " * 300)
     empty = put_capture(down, "2026-10-19 0720.md", head + "\n")
+    nul = put_capture(down, "2026-10-19 0730.md", head + "half a\x00 file\n")
+    latin = put_capture(down, "2026-10-19 0740.md", "")
+    (down.vault / latin).write_bytes("café in Latin-1\n".encode("latin-1"))
     svc = TidyService(down, LLM(down.ollama))
     try:
         await svc.startup()
-        await eventually(lambda: len(svc.attention.entries()) == 2, "the two shown")
+        await eventually(lambda: len(svc.attention.entries()) == 4, "the four shown")
     finally:
         await svc.close()
-    assert {e.path: e.code for e in svc.attention.entries()} == {big: "too_large", empty: "empty"}
+    assert {e.path: e.code for e in svc.attention.entries()} == {
+        big: "too_large",
+        empty: "empty",
+        nul: "not_text",
+        latin: "not_text",
+    }
+    assert "NUL character" in str(svc.attention.get("tidy", nul))
     (still,) = svc.status()["waiting"]
     assert still["path"] == waiting and "not answering" in still["reason"]
 

@@ -18,7 +18,7 @@ from zoneinfo import ZoneInfo
 from commonplace.capture import CaptureNotText, CaptureTooLarge, read_capture
 from commonplace.vault import FileRefused
 
-Problem = Literal["", "gone", "too_large", "unreadable", "empty", "not_a_file"]
+Problem = Literal["", "gone", "too_large", "unreadable", "empty", "not_a_file", "not_text", "nul"]
 
 
 @dataclass(frozen=True)
@@ -40,8 +40,10 @@ def vet(vault: Path, path: str, tz: ZoneInfo, max_bytes: int) -> Verdict:
         return Verdict(path, "not_a_file", exc)
     except OSError as exc:
         return Verdict(path, "unreadable", exc)
-    except (UnicodeDecodeError, CaptureNotText):
-        return Verdict(path, "")  # tidying it says so, with a mark
+    except UnicodeDecodeError:
+        return Verdict(path, "not_text")
+    except CaptureNotText:
+        return Verdict(path, "nul")
     return Verdict(path, "" if capture.body.strip() else "empty")
 
 
