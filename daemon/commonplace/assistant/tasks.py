@@ -45,6 +45,7 @@ from commonplace.dates import day_name_near
 from commonplace.vault import NoteSkipped, iter_note_paths, read_note
 from commonplace.vault.markdown import logseq_deadline, strip_due_markers, todo_line
 from commonplace.vault.markdown import todos as parse_todos
+from commonplace.vault.notes import page_name
 
 log = logging.getLogger(__name__)
 
@@ -78,10 +79,11 @@ class Task:
     text: str  # without checkbox and due marker
     due: date | None
     in_tasks_note: bool
+    title: str = ""  # the note's title as the editor shows it (a Logseq journal's date)
 
     @property
     def note(self) -> str:
-        return PurePosixPath(self.path).stem
+        return self.title or PurePosixPath(self.path).stem
 
 
 def task_label(task: Task, today: date) -> str:
@@ -204,7 +206,7 @@ class TaskReader:
             else:
                 in_tasks = path == self.tasks_note
                 tasks = tuple(
-                    Task(path, t.line, t.text, t.due, in_tasks)
+                    Task(path, t.line, t.text, t.due, in_tasks, note.title)
                     for t in note.todos
                     if not t.done and t.text
                 )
@@ -435,7 +437,8 @@ class CompleteTask:
             )
         todo = todos[0]
         tasks_note = note_path(self.settings, self.settings.assistant.tasks_note)
-        task = Task(path, number, todo.text, todo.due, path == tasks_note)
+        title = page_name(self.settings.vault, path, self.settings.flavor)
+        task = Task(path, number, todo.text, todo.due, path == tasks_note, title)
         if todo.done:
             raise Stale(f'"{task_label(task, now.date())}" is already ticked off')
         question = f'Tick off "{task_label(task, now.date())}"'

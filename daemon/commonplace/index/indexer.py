@@ -34,7 +34,8 @@ from commonplace.index.store import Stores, open_stores
 from commonplace.index.vector_api import VectorsBusy
 from commonplace.llm import LLM, LLMError
 from commonplace.llm.profiles import EmbedProfile, known_profile, unknown_profile
-from commonplace.vault import exclusions
+from commonplace.vault import exclusions, journals
+from commonplace.vault.notes import title_from_path
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +44,7 @@ DOWN_RETRY_S = 30.0  # after an embedding failure, do not ask Ollama again for t
 PROBE_TEXT = "commonplace"  # embedded to ask whether notes waiting for vectors can have them
 PROGRESS_BAR_FILES = 200  # show a progress bar for runs at least this long
 NEIGHBOURS = "1"  # the manifest's neighbourhoods layout: an index without it reads every note once
+JOURNALS_META = "journal_names"  # the Logseq journal settings the stored titles were made with
 
 
 class Index:
@@ -273,6 +275,7 @@ class Index:
             st.manifest.set_meta("neighbours", NEIGHBOURS)
         if full:
             await asyncio.to_thread(self._forget_all)
+        names = ""  # the journal settings a reconciliation made the titles with
         if paths is None:
             self.vectors_dropped = False  # this reconciliation reads every note waiting
             rules = await asyncio.to_thread(
@@ -289,6 +292,10 @@ class Index:
                 retry_vectors=await self._can_embed_now(entries),
                 excludes=rules.excludes,
             )
+            names, renamed = await asyncio.to_thread(self._journal_titles, entries)
+            gone = set(plan.delete)
+            plan.again = {p for p in renamed if p not in gone}
+            plan.read += sorted(plan.again.difference(plan.read))
         elif paths:
             plan = plan_paths(
                 self.settings.vault, paths, st.manifest, st.stale, self.exclusions.excludes
@@ -298,6 +305,8 @@ class Index:
         stats.checked = plan.checked
         if not plan.empty:
             await self._apply(plan, stats, profile, big=paths is None or full)
+        if paths is None:
+            st.manifest.set_meta(JOURNALS_META, names)
         if paths is None and st.vectors.pending_rows and st.keywords.writable:
             # A reconciliation brings the vector index up to date (a long run was cut off).
             await asyncio.to_thread(self._maintain, True)
@@ -306,6 +315,39 @@ class Index:
         stats.seconds = time.perf_counter() - start
         self._last_refresh = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
         return stats
+
+    def _journal_titles(self, entries: dict[str, FileEntry]) -> tuple[str, list[str]]:
+        """The graph's Logseq journal settings now (vault/journals.py), as stored in the
+        manifest, and the indexed notes whose title they change: set another
+        `:journal/page-title-format` and the journals' stored titles and dates (what search
+        shows, Ask cites and tidy links to) are made again, without reading any other note."""
+        if self.settings.flavor != "logseq":
+            return "", []
+        now = journals.journal_names(self.settings.vault)
+        stored = self.stores.manifest.get_meta(JOURNALS_META)
+        if stored == now.signature:
+            return now.signature, []
+        before = journals.JournalNames.from_signature(stored) if stored else None
+
+        def renamed(path: str) -> bool:
+            """A journal's title or day (its passages' date) differs; with no settings stored
+            (an index made before journals were named) every journal is read again."""
+            name = title_from_path(path, "logseq")
+            day = now.day_of(name, path)
+            if before is None:
+                return day is not None
+            was = before.day_of(name, path)
+            return (day, now.page_name(name, path)) != (was, before.page_name(name, path))
+
+        changed = [p for p in entries if renamed(p)]
+        if changed:
+            log.info(
+                "Logseq's journal page names are %r (%s): %d journal notes are read again",
+                now.title_format,
+                exclusions.LOGSEQ_SETTINGS,
+                len(changed),
+            )
+        return now.signature, changed
 
     def _forget_all(self) -> None:
         st = self.stores

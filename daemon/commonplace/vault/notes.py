@@ -14,11 +14,14 @@ import threading
 import urllib.parse
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from commonplace.vault import markdown
 from commonplace.vault.files import FileRefused, read_file
+from commonplace.vault.journals import DEFAULT as DEFAULT_JOURNALS
+from commonplace.vault.journals import JournalNames, journal_names
 from commonplace.vault.markdown import Todo
 
 log = logging.getLogger(__name__)
@@ -53,6 +56,7 @@ class Note:
     content_hash: str = ""
     mtime: float = 0.0
     size: int = 0
+    day: date | None = None  # the day a Logseq journal page is for
 
     @property
     def folder(self) -> str:
@@ -73,8 +77,21 @@ def title_from_path(path: str, flavor: str = "obsidian") -> str:
     return stem
 
 
-def parse_note(path: str, text: str, flavor: str = "obsidian") -> Note:
-    """Parse a note's text. A broken frontmatter block is kept as body and reported, not fatal."""
+def page_name(vault: Path, path: str, flavor: str = "obsidian") -> str:
+    """The note's name as the editor shows it, without reading the note: its file name, in
+    Logseq the page's name (a journal's in the graph's title format, "Nov 30th, 2026"). A
+    Logseq `title::` property is not seen: read_note's title has it."""
+    name = title_from_path(path, flavor)
+    return journal_names(vault).page_name(name, path) if flavor == "logseq" else name
+
+
+def parse_note(
+    path: str, text: str, flavor: str = "obsidian", journals: JournalNames | None = None
+) -> Note:
+    """Parse a note's text. A broken frontmatter block is kept as body and reported, not fatal.
+
+    In Logseq a journal page's title is the one Logseq shows ("Nov 30th, 2026" for
+    journals/2026_11_30.md), by the graph's `journals` settings (Logseq's defaults if None)."""
     clean = text.removeprefix("\ufeff")
     fm_source, body, body_line = markdown.split_frontmatter(clean)
     meta: dict[str, Any] = {}
@@ -87,10 +104,14 @@ def parse_note(path: str, text: str, flavor: str = "obsidian") -> Note:
             body, body_line = clean, 0
             _warn_once(path, fm_source, error)
     title = title_from_path(path, flavor)
+    day = None
     if flavor == "logseq":
         props = markdown.parse_logseq_properties(body)
         if props.get("title"):
             title = props["title"]
+        journals = journals or DEFAULT_JOURNALS
+        day = journals.day_of(title, path)
+        title = title if day is None else journals.title(day)
         for key, value in props.items():
             meta.setdefault(key, value)
     tags = dict.fromkeys(markdown.frontmatter_tags(meta) + markdown.inline_tags(body))
@@ -106,6 +127,7 @@ def parse_note(path: str, text: str, flavor: str = "obsidian") -> Note:
         tags=tuple(tags),
         aliases=tuple(markdown.frontmatter_aliases(meta)),
         todos=tuple(markdown.todos(body, first_line=body_line)),
+        day=day,
     )
 
 
@@ -153,8 +175,9 @@ def read_note(
         raise NoteSkipped(path, f"is not UTF-8 text (bad byte at {exc.start})") from None
     if "\x00" in text:
         raise NoteSkipped(path, "contains NUL bytes (a binary file?)")
+    journals = journal_names(vault) if flavor == "logseq" else None
     return dataclasses.replace(
-        parse_note(path, text, flavor),
+        parse_note(path, text, flavor, journals),
         content_hash=content_hash(data),
         mtime=stat.st_mtime,
         size=len(data),
