@@ -133,6 +133,17 @@ async def test_search_finds_a_journal_by_its_name_and_follows_a_new_title_format
         found = await index.search("zephyrine kite lighthouse", limit=5, mode="keyword")
         assert {r.path: r.title for r in found.results}[JOURNAL] == "2026-11-30"
         assert (await index.refresh()).indexed == 0  # once, not at every scan
+
+        # Days filed as journals/20261201.md are journal pages once the file format says so.
+        (s.vault / "journals/20261201.md").write_text("- the zephyrine kite again\n")
+        await index.refresh()
+        with_files = ':hidden [] :journal/file-name-format "yyyyMMdd"'
+        config.write_text((CONFIG % "yyyy-MM-dd").replace(":hidden []", with_files))
+        assert (await index.refresh()).indexed == 1
+        found = await index.search("zephyrine kite", limit=5, mode="keyword")
+        titles = {r.path: r.title for r in found.results}
+        assert titles["journals/20261201.md"] == "2026-12-01"
+        assert titles[JOURNAL] == "2026-11-30"
     finally:
         index.close()
 
