@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import dataclasses
 import datetime as dt
+import functools
 import logging
 import threading
 import time
@@ -25,7 +26,7 @@ from commonplace.config import Settings
 from commonplace.index import hubness
 from commonplace.index.batch import Batch, Loaded, add_stats, merge, read_files, stack
 from commonplace.index.chunking import IndexedChunk
-from commonplace.index.manifest import FileEntry
+from commonplace.index.manifest import FileEntry, read_neighbours
 from commonplace.index.memory import VectorMemory
 from commonplace.index.models import RefreshStats, SearchResponse
 from commonplace.index.plan import Plan, normalize, plan_paths, plan_reconcile
@@ -50,7 +51,9 @@ JOURNALS_META = "journal_names"  # the Logseq journal settings the stored titles
 class Index:
     """The search index of one vault; all files live in settings.data_path / 'index'."""
 
-    def __init__(self, settings: Settings, llm: LLM, stores: Stores) -> None:
+    def __init__(
+        self, settings: Settings, llm: LLM, stores: Stores, *, load_later: bool = False
+    ) -> None:
         self.settings = settings
         self.llm = llm
         self.stores = stores
@@ -65,7 +68,11 @@ class Index:
         self._down_until = 0.0
         self.down_error = ""  # the last embedding failure, for the search notice
         self.memory = VectorMemory()
-        self.neighbourhoods = hubness.Neighbourhoods(stores.manifest.neighbours())
+        if load_later:  # the daemon: its start does not wait for them (hubness.py)
+            self.neighbourhoods = hubness.Neighbourhoods()
+            self.neighbourhoods.load_later(functools.partial(read_neighbours, stores.manifest.path))
+        else:
+            self.neighbourhoods = hubness.Neighbourhoods(stores.manifest.neighbours())
         self._neighbours_due = True  # a run cut off may have left notes without theirs
         self._counts = stores.manifest.counts()
         self._pending_vectors = stores.manifest.count_pending_vectors()
@@ -93,7 +100,7 @@ class Index:
             ann_rows=s.vector_index_rows,
             vectors_idle_s=idle_s or None,
         )
-        return cls(settings, llm, stores)
+        return cls(settings, llm, stores, load_later=daemon)
 
     def close(self) -> None:
         """Close the stores; waits for a write that is under way in a worker thread (a task
