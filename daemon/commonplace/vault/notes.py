@@ -10,7 +10,9 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import logging
+import threading
 import urllib.parse
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path, PurePosixPath
@@ -25,6 +27,7 @@ from commonplace.vault.markdown import Todo
 log = logging.getLogger(__name__)
 
 NOTE_SUFFIXES = (".md", ".markdown")
+WARNED_MAX = 2000  # broken frontmatter blocks remembered as already logged (oldest forgotten)
 
 
 class NoteSkipped(Exception):
@@ -99,7 +102,7 @@ def parse_note(
         except markdown.FrontmatterError as exc:
             error = str(exc)
             body, body_line = clean, 0
-            log.warning("%s: %s; reading it as plain text", path, error)
+            _warn_once(path, fm_source, error)
     title = title_from_path(path, flavor)
     day = None
     if flavor == "logseq":
@@ -126,6 +129,26 @@ def parse_note(
         todos=tuple(markdown.todos(body, first_line=body_line)),
         day=day,
     )
+
+
+_warned: OrderedDict[tuple[str, str], None] = OrderedDict()
+_warned_lock = threading.Lock()  # notes are parsed in worker threads too
+
+
+def _warn_once(path: str, source: str, error: str) -> None:
+    """Log a broken frontmatter block once per note and per block: the note is read again at
+    every reconciliation and by every question that reads it, and the same line each time
+    buried the log. Edited (still broken), it is logged again; Note.frontmatter_error still
+    says it at every read."""
+    key = (path, hashlib.sha256(source.encode("utf-8", "surrogatepass")).hexdigest())
+    with _warned_lock:
+        if key in _warned:
+            _warned.move_to_end(key)
+            return
+        _warned[key] = None
+        if len(_warned) > WARNED_MAX:
+            _warned.popitem(last=False)
+    log.warning("%s: %s; reading it as plain text", path, error)
 
 
 def read_note(
