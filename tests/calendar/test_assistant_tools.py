@@ -254,7 +254,10 @@ async def test_add_after_yes_and_a_retried_yes_never_makes_two(
     )
     assert await calendar.events_on(date(2026, 11, 7)) == []
     outcome = await helper.answer(question.id, yes=True)
-    assert outcome.message == 'Added "Haircut with Jo" on Saturday 7 November from 10:00 to 10:45.'
+    assert outcome.message == (
+        'Added "Haircut with Jo" on Saturday 7 November from 10:00 to 10:45 to the calendar '
+        '"Personal".'
+    )
     with pytest.raises(Refused) as again:
         await helper.answer(question.id, yes=True)
     assert again.value.code == "answered"
@@ -475,7 +478,8 @@ async def test_a_new_event_that_ends_after_midnight_says_when_it_ends(
     )
     outcome = await helper.answer(question.id, yes=True)
     assert outcome.message == (
-        'Added "Party" on Saturday 31 October from 23:00 to Sunday 1 November at 02:00.'
+        'Added "Party" on Saturday 31 October from 23:00 to Sunday 1 November at 02:00 to the '
+        'calendar "Personal".'
     )
     (party,) = [e for e in await calendar.events_on(date(2026, 10, 31)) if e.title == "Party"]
     assert party.end == at(1, 2, month=11)

@@ -583,7 +583,10 @@ class AddEvent:
             raise ToolError(str(exc)) from None
         if not created:
             raise Stale(f'"{title}" on {when(start, now.date())} is already on the calendar.')
-        return f'Added "{event.title}" on {span_words(start, end, now.date())}.'
+        return (
+            f'Added "{event.title}" on {span_words(start, end, now.date())} to the calendar '
+            f'"{event.calendar}".'
+        )
 
 
 def calendar_actions(calendar: CalendarClient) -> list[Any]:
