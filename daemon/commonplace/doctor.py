@@ -241,6 +241,16 @@ async def calendar_checks(settings: Settings) -> list[Check]:
                 f"exist; new events need one of: {listed}",
             )
         )
+    elif config.write and config.write.casefold() not in {n.casefold() for n in read}:
+        checks.append(
+            Check(
+                "warn",
+                "calendar",
+                f"[calendar] write = {config.write!r} is not a calendar read: the assistant "
+                "adds events there but cannot see them (to move them, or to check that one is "
+                "not added twice); add it to [calendar] read",
+            )
+        )
     elif not config.write and read:
         checks.append(
             Check(
