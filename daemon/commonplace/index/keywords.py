@@ -48,6 +48,7 @@ BOOSTS = {"title": 0.1, "heading": 0.1}  # measured: see the module docstring
 NOTE_FIELDS = ["title", "where", "text"]  # a note's searched fields
 NOTE_BOOSTS = {"title": 0.3, "where": 0.1}
 PAIR_BOOST, NEAR_BOOST, NEAR_WORDS = 0.10 / 0.85, 0.05 / 0.85, 8  # note_query's word pairs
+NOTE_CHUNKS = 4096  # a note's chunks chunks_at looks through (a longer note: the vector store)
 WRITER_HEAP = 15_000_000  # bytes per writer: Tantivy's minimum, plenty for a batch of notes
 _PHRASE = re.compile(r'"([^"]*)"')
 _WORD = re.compile(r"\w+")
@@ -356,6 +357,32 @@ class KeywordView:
         )
         hits = _top(searcher, both, len(paths))
         return {str(searcher.doc(at)["path"][0]): float(score) for score, at in hits}
+
+    def chunks_at(self, keys: Sequence[tuple[str, int]]) -> dict[tuple[str, int], SearchResult]:
+        """The chunks at these (path, ordinal) keys, those this snapshot holds (score 0): the
+        text of the meaning hits a search shows (searching.py). A note's chunks are written
+        together and in order, so its n-th chunk is its n-th document by address: that one is
+        read first, every one of the note's only if it is not the chunk asked for."""
+        searcher, schema = self._chunk_searcher, self._chunks.schema
+        wanted: dict[str, set[int]] = {}
+        for path, ordinal in keys:
+            wanted.setdefault(path, set()).add(ordinal)
+        found: dict[tuple[str, int], SearchResult] = {}
+        for path, ordinals in wanted.items():
+            every = tantivy.Query.term_query(schema, "path", path)
+            hits = _top(searcher, every, NOTE_CHUNKS)
+            addresses = sorted((at for _, at in hits), key=lambda at: (at.segment_ord, at.doc))
+            for ordinal in ordinals:
+                if ordinal < len(addresses):
+                    hit = _result(searcher, 0.0, addresses[ordinal])
+                    if hit.path == path and hit.ordinal == ordinal:
+                        found[(path, ordinal)] = hit
+            if any((path, o) not in found for o in ordinals):
+                for at in addresses:
+                    hit = _result(searcher, 0.0, at)
+                    if hit.ordinal in ordinals:
+                        found.setdefault(hit.key, hit)
+        return found
 
     def best_chunks(self, text: str, paths: Sequence[str]) -> dict[str, SearchResult]:
         """Each note's best chunk for this query (its first chunk when only its title, folder
