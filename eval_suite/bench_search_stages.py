@@ -9,9 +9,11 @@ The stages are those of `Searcher.run` in hybrid mode, in its order: the meaning
 whole-note BM25, `words`: chunk BM25), the meaning side's answer awaited (`wait`: the vector
 store's query, less what overlapped), its CSLS rescoring (`rescore`), the whole-note BM25 of the
 meaning notes past the keyword list (`beyond`), a chunk for the notes only the keyword list
-found (`best_chunks`), and the fusion (`fuse`). Each search is run once staged and checked to
-give what `Searcher.run` gives (so the stages cannot drift from the search); then the same
-query is run once through `Searcher.run` (`run`) and once as a meaning search alone (`vector`).
+found (`best_chunks`), the fusion (`fuse`), and the text of the meaning hits shown, which past
+the vector store's memory budget come as keys only (`read`). Each search is run once staged and
+checked to give what `Searcher.run` gives (so the stages cannot drift from the search); then the
+same query is run once through `Searcher.run` in hybrid mode (`run`) and in vector mode
+(`vector`).
 The query vectors come from the fake embedder, as in bench_index.py, and are cached first.
 """
 
@@ -38,7 +40,7 @@ from commonplace.index.hybrid import fuse  # noqa: E402
 from commonplace.index.searching import CHUNKS_PER_NOTE, VECTOR_POOL, _beyond_the_list  # noqa: E402
 from commonplace.llm import LLM  # noqa: E402
 
-STAGES = ["send", "notes", "words", "wait", "rescore", "beyond", "best_chunks", "fuse"]
+STAGES = ["send", "notes", "words", "wait", "rescore", "beyond", "best_chunks", "fuse", "read"]
 
 
 def main() -> None:
@@ -48,7 +50,8 @@ def main() -> None:
     p.add_argument("--limit", type=int, default=10)
     p.add_argument("--vector-process", action="store_true", help="as the daemon runs it")
     args = p.parse_args()
-    print(json.dumps(asyncio.run(stages(args)), indent=2))
+    out = asyncio.run(stages(args))
+    print("{\n" + ",\n".join(f"  {json.dumps(k)}: {json.dumps(v)}" for k, v in out.items()) + "\n}")
 
 
 async def stages(args: argparse.Namespace) -> dict[str, Any]:
@@ -70,7 +73,6 @@ async def stages(args: argparse.Namespace) -> dict[str, Any]:
             texts = [json.loads(r)["query"] for r in rows if r.strip()]
             vectors = [await index.searcher.query_vector(t) for t in texts]
             times: dict[str, list[float]] = {s: [] for s in [*STAGES, "staged", "run", "vector"]}
-            pool = max(args.limit * CHUNKS_PER_NOTE, VECTOR_POOL)
             for i in range(args.searches + 5):  # the first five warm the caches up
                 text, vector = texts[i % len(texts)], vectors[i % len(texts)]
                 spent = staged(index, text, vector, args.limit, times if i >= 5 else None)
@@ -80,7 +82,7 @@ async def stages(args: argparse.Namespace) -> dict[str, Any]:
                 t0 = time.perf_counter()
                 index.searcher.run(text, vector, "hybrid", args.limit, flt)
                 t1 = time.perf_counter()
-                index.stores.vectors.search(vector, pool, flt)
+                index.searcher.run(text, vector, "vector", args.limit, flt)
                 t2 = time.perf_counter()
                 if i >= 5:
                     times["run"].append(t1 - t0)
@@ -110,7 +112,7 @@ def staged(
     pool = max(limit * CHUNKS_PER_NOTE, VECTOR_POOL)
     depth = cfg.keyword_candidates
     marks = [time.perf_counter()]
-    later = st.vectors.search_later(vector, pool, flt)
+    later = st.vectors.search_later(vector, pool, flt, texts=False)
     marks.append(time.perf_counter())
     keywords = st.keywords.view()
     notes = keywords.search_notes(text, depth, flt)
@@ -138,11 +140,13 @@ def staged(
         limit=limit,
     )
     marks.append(time.perf_counter())
+    results = index.searcher._read(fused.chunks, keywords)
+    marks.append(time.perf_counter())
     expected = index.searcher.run(text, vector, "hybrid", limit, flt)
-    if fused.chunks != expected:
+    if results != expected:
         raise SystemExit(f"the staged search and Searcher.run differ for {text!r}: update STAGES")
     if times is not None:
-        for name, start, end in zip(STAGES, marks, marks[1:], strict=True):
+        for name, start, end in zip(STAGES, marks[:-1], marks[1:], strict=True):
             times[name].append(end - start)
     return marks[-1] - marks[0]
 
