@@ -133,6 +133,39 @@ def test_ollama_host_forms(raw: str, url: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("host", "why"),
+    [
+        ("ftp://x", "uses ftp://, and Ollama answers only http:// or https://"),
+        ("file:///tmp/ollama", "uses file://"),
+        ("localhost:abc", "has a port that is not a number from 1 to 65535"),
+        ("localhost:99999", "has a port that is not a number"),
+        ("http://", "names no computer"),
+        ("my box:11434", "has a space in it"),
+    ],
+)
+def test_an_ollama_host_that_is_no_address_is_refused_at_once(
+    tmp_path: Path, host: str, why: str
+) -> None:
+    """'ftp://x' was accepted, and every call then failed as "Ollama is not answering"."""
+    path = write(tmp_path, f'[ollama]\nhost = "{host}"\n')
+    with pytest.raises(ConfigError) as caught:
+        load_settings(path, env={})
+    message = str(caught.value)
+    assert message.startswith(f"{path}: ollama.host = {host!r} {why}"), message
+    assert "'localhost:11434'" in message and "\n" not in message
+    with pytest.raises(ConfigError, match=r"^OLLAMA_HOST = 'ftp://x' uses ftp://"):
+        load_settings(env={"OLLAMA_HOST": "ftp://x"})
+
+
+@pytest.mark.parametrize(
+    "host", ["localhost:11434", "box", ":11434", "HTTPS://box", "http://[::1]:8080/ollama/"]
+)
+def test_what_the_ollama_client_reads_as_a_host_is_accepted(tmp_path: Path, host: str) -> None:
+    path = write(tmp_path, f'[ollama]\nhost = "{host}"\n')
+    assert load_settings(path, env={}).ollama.host.startswith(("http://", "https://"))
+
+
+@pytest.mark.parametrize(
     ("text", "kept"),
     [
         ('keep_alive = "1h30m"', "1h30m"),

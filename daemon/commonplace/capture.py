@@ -9,6 +9,7 @@ after the frontmatter, byte for byte), because those words are copied into the f
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -31,10 +32,20 @@ from commonplace.vault import (
 _NAME_TIME = re.compile(r"^(\d{4}-\d{2}-\d{2})[ T_](\d{2})[:.]?(\d{2})")
 _VIA = re.compile(r"^[\w.-]{1,32}$")
 _MAX_SAME_MINUTE = 1000
+MAX_ORIGINAL = 100  # characters of an unused `captured` value kept as `captured_original`
 
 
 class CaptureError(ValueError):
     """A capture cannot be written; the message says why."""
+
+
+class CaptureNotText(ValueError):
+    """A capture holding a NUL character: it decodes, but nothing reads such a file as text (the
+    index skips a note with one: filed, it would never be found), so it stays in the inbox."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(f"{path} holds a NUL character; it stays in the inbox")
+        self.path = path
 
 
 class CaptureTooLarge(Exception):
@@ -61,6 +72,9 @@ class Capture:
     via: str
     content_hash: str  # of the file's bytes, for "unchanged since read"
     meta: dict[str, Any] = field(default_factory=dict, compare=False)  # its own frontmatter
+    # Its own `captured` value when that is no time ("yesterday"): `captured` then comes from the
+    # file name or modified time, and the filed note keeps this as `captured_original`.
+    captured_unread: str = ""
 
     @property
     def capture_id(self) -> str:
@@ -82,11 +96,14 @@ def capture_stamp(when: datetime) -> str:
     return when.strftime("%Y-%m-%dT%H:%M")
 
 
-def write_capture(settings: Settings, text: str, via: str, now: datetime) -> str:
+def write_capture(
+    settings: Settings, text: str, via: str, now: datetime, *, original: str = ""
+) -> str:
     """Save `text` word for word as a new capture; return its vault-relative path.
 
     `now` may be naive (taken as the user's zone) or aware (converted to it). The file is written
-    atomically and never replaces an existing one.
+    atomically and never replaces an existing one. `original` is a capture time that was sent
+    but not used (too old, no time at all): kept as `captured_original`, so it is not lost.
     """
     if not text.strip():
         raise CaptureError("the capture is empty; nothing was saved")
@@ -99,7 +116,8 @@ def write_capture(settings: Settings, text: str, via: str, now: datetime) -> str
         raise CaptureError(f"via = {via!r} must be one short word such as 'phone'")
     tz = settings.tz
     local = now.replace(tzinfo=tz) if now.tzinfo is None else now.astimezone(tz)
-    head = f"---\ncaptured: {capture_stamp(local)}\nvia: {via}\n---\n"
+    kept = f"captured_original: {json.dumps(original[:MAX_ORIGINAL])}\n" if original else ""
+    head = f"---\ncaptured: {capture_stamp(local)}\n{kept}via: {via}\n---\n"
     limit_kb = settings.tidy.max_capture_kb
     if len((head + text).encode("utf-8")) > limit_kb * 1024:  # tidy would leave it unread
         raise CaptureError(f"the capture is over {limit_kb} KB ([tidy] max_capture_kb); not saved")
@@ -155,9 +173,14 @@ def _logseq_properties(text: str) -> tuple[dict[str, Any], str]:
 
 def parse_capture(path: str, data: bytes, tz: ZoneInfo, mtime: float | None = None) -> Capture:
     """Read a capture's bytes. When `captured:` is missing or unreadable the time comes from the
-    file name (`YYYY-MM-DD HHMM`), then from the file's modified time."""
+    file name (`YYYY-MM-DD HHMM`), then from the file's modified time. Bytes that are not UTF-8
+    raise UnicodeDecodeError; a NUL character, CaptureNotText."""
     text = data.decode("utf-8")
+    if "\x00" in text:
+        raise CaptureNotText(path)
     meta, body = split_capture(text)
+    given = meta.get("captured")
+    unread = "" if given in (None, "") or _as_datetime(given, tz) else str(given)
     when = captured_time(meta, path, tz)
     if when is None:
         when = datetime.fromtimestamp(mtime or 0.0, tz)
@@ -170,13 +193,14 @@ def parse_capture(path: str, data: bytes, tz: ZoneInfo, mtime: float | None = No
         via=via if _VIA.match(via) else "file",
         content_hash=content_hash(data),
         meta=meta,
+        captured_unread=unread,
     )
 
 
 def read_capture(vault: Path, path: str, tz: ZoneInfo, max_bytes: int | None = None) -> Capture:
     """Read a capture from disk by the vault's rule (an ordinary file, never through a link,
-    never blocking: vault/files.py). FileRefused, FileNotFoundError and UnicodeDecodeError pass
-    through.
+    never blocking: vault/files.py). FileRefused, FileNotFoundError, UnicodeDecodeError and
+    CaptureNotText pass through.
 
     With `max_bytes`, never more than that is read (a file that grows past it while being read
     too): a larger file raises CaptureTooLarge, so memory stays bounded whatever lands in the

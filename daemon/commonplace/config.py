@@ -14,6 +14,7 @@ import os
 import re
 import tomllib
 import types
+import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -444,11 +445,33 @@ def normalize_ollama_host(value: str) -> str:
     if not sep:
         scheme, rest, default_port = "http", value, 11434
     else:
+        scheme = scheme.lower()
         default_port = 443 if scheme == "https" else 80
     host, slash, path = rest.partition("/")
     if ":" not in host.rsplit("]", 1)[-1]:
         host = f"{host}:{default_port}"
     return f"{scheme}://{host}{slash}{path}"
+
+
+def ollama_host_problem(value: str) -> str | None:
+    """Why `value` is no address of an Ollama, or None. What the ollama client reads passes
+    ('localhost:11434', 'box', ':11434', 'https://box/ollama'); another scheme, a port that is
+    no port or a space did too, and then every call failed as "Ollama is not answering"."""
+    text = value.strip()
+    scheme, sep, rest = text.partition("://")
+    if sep and scheme.lower() not in ("http", "https"):
+        return f"uses {scheme}://, and Ollama answers only http:// or https://"
+    if sep and not rest.strip("/"):
+        return "names no computer"
+    if any(c.isspace() for c in text):
+        return "has a space in it"
+    try:
+        port = urllib.parse.urlsplit(normalize_ollama_host(text)).port
+    except ValueError:
+        port = None
+    if not port:
+        return "has a port that is not a number from 1 to 65535"
+    return None
 
 
 def load_settings(path: Path | None = None, env: Mapping[str, str] | None = None) -> Settings:
@@ -474,6 +497,13 @@ def load_settings(path: Path | None = None, env: Mapping[str, str] | None = None
             table[keys[-1]] = env[var]
     source = str(config_path) if config_path.exists() else "settings"
     settings: Settings = _build(Settings, raw, source, prefix="")
+    problem = ollama_host_problem(settings.ollama.host)
+    if problem:
+        where = "OLLAMA_HOST" if env.get("OLLAMA_HOST") else f"{source}: ollama.host"
+        raise ConfigError(
+            f"{where} = {settings.ollama.host!r} {problem}; give Ollama's address, such as "
+            "'localhost:11434' or 'http://127.0.0.1:11434'"
+        )
     settings = dataclasses.replace(
         settings,
         vault=settings.vault.expanduser(),

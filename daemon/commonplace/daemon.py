@@ -49,7 +49,7 @@ from commonplace.scans import Scans
 from commonplace.scheduler import Job as ScheduledJob
 from commonplace.scheduler import Scheduler
 from commonplace.server import create_app
-from commonplace.server.app import MAX_LINE_BYTES
+from commonplace.server.app import IDLE_TIMEOUT_S, MAX_LINE_BYTES
 from commonplace.server.context import Services, StatusSource
 from commonplace.server.security import is_loopback
 from commonplace.speech import SpeechUnavailable, WhisperTranscriber, model_path
@@ -313,8 +313,16 @@ def start_notes(settings: Settings) -> list[str]:
     return notes
 
 
-async def start_server(settings: Settings, app: web.Application) -> web.AppRunner:
-    runner = web.AppRunner(app, access_log=None, shutdown_timeout=5.0, max_line_size=MAX_LINE_BYTES)
+async def start_server(
+    settings: Settings, app: web.Application, *, idle_timeout_s: float = IDLE_TIMEOUT_S
+) -> web.AppRunner:
+    runner = web.AppRunner(
+        app,
+        access_log=None,
+        shutdown_timeout=5.0,
+        max_line_size=MAX_LINE_BYTES,
+        keepalive_timeout=idle_timeout_s,  # also bounds a request whose headers never end
+    )
     await runner.setup()
     site = web.TCPSite(runner, settings.web.host, settings.web.port)
     try:

@@ -8,7 +8,7 @@ carries the ISO date. Pure functions of a date, so month, year and leap-day edge
 
 from __future__ import annotations
 
-from datetime import date, datetime, time
+from datetime import UTC, date, datetime, time
 
 WEEKDAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 MONTH_NAMES = (
@@ -71,7 +71,11 @@ def happens_twice(moment: datetime) -> bool:
     of October in London): its clock reading alone does not say which of the two it is."""
     if moment.tzinfo is None:
         return False
-    return moment.replace(fold=1 - moment.fold).utcoffset() != moment.utcoffset()
+    if moment.replace(fold=1 - moment.fold).utcoffset() == moment.utcoffset():
+        return False
+    # the two offsets differ in the hour the clocks skip too, where the time does not exist
+    real = moment.astimezone(UTC).astimezone(moment.tzinfo)
+    return real.replace(tzinfo=None) == moment.replace(tzinfo=None)
 
 
 def clock_exact(moment: time | datetime) -> str:

@@ -18,6 +18,7 @@ from commonplace.llm.support import Lookup, host_warning, system_lookup, version
 from commonplace.tidy.state import TidyState
 from commonplace.vault import iter_note_paths
 from commonplace.vault.exclusions import load_exclusions
+from commonplace.vault.journals import journal_names
 
 Level = Literal["ok", "warn", "fail"]
 
@@ -47,6 +48,7 @@ def config_checks(settings: Settings) -> list[Check]:
         notes = list(iter_note_paths(vault))
         checks.append(Check("ok", "vault", f"{vault} ({settings.flavor}, {len(notes)} notes)"))
         checks += exclusion_checks(settings, notes)
+        checks += journal_checks(settings)
     data = settings.data_path
     try:
         data.mkdir(parents=True, exist_ok=True)
@@ -73,6 +75,25 @@ def exclusion_checks(settings: Settings, notes: list[str]) -> list[Check]:
         checks.append(
             Check("ok", "excluded", f"{left_out} of {len(notes)} notes kept out of search by {by}")
         )
+    return checks
+
+
+def journal_checks(settings: Settings) -> list[Check]:
+    """How Logseq names the graph's journal pages (vault/journals.py), which every link the
+    daemon writes to one follows; a format that cannot be read is a warning."""
+    if settings.flavor != "logseq":
+        return []
+    names = journal_names(settings.vault)
+    checks = [Check("warn", "journals", problem) for problem in names.problems]
+    example = names.title(datetime.now(settings.tz).date())
+    checks.append(
+        Check(
+            "ok",
+            "journals",
+            f"pages named {names.title_format!r} (today: {example!r}), files "
+            f"{names.file_format!r} in {names.directory}/",
+        )
+    )
     return checks
 
 
@@ -218,6 +239,16 @@ async def calendar_checks(settings: Settings) -> list[Check]:
                 "calendar",
                 f"[calendar] write = {config.write!r} does not "
                 f"exist; new events need one of: {listed}",
+            )
+        )
+    elif config.write and config.write.casefold() not in {n.casefold() for n in read}:
+        checks.append(
+            Check(
+                "warn",
+                "calendar",
+                f"[calendar] write = {config.write!r} is not a calendar read: the assistant "
+                "adds events there but cannot see them (to move them, or to check that one is "
+                "not added twice); add it to [calendar] read",
             )
         )
     elif not config.write and read:

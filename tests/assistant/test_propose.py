@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from commonplace.assistant import Assistant, ToolError
+from commonplace.assistant import Assistant, Refused, ToolError
 from commonplace.assistant.engine import MAX_OUTSIDE_PENDING, client_name
-from tests.assistant.conftest import TASKS, call
+from commonplace.config import Settings
+from tests.assistant.conftest import MEMORY, TASKS, call, write
 from tests.fakes.ollama import FakeOllama
 
 
@@ -86,3 +87,30 @@ async def test_outside_questions_are_capped_but_the_chats_own_are_not_counted(
 def test_a_clients_name_is_one_short_printable_line() -> None:
     assert client_name("Claude\n\x1b[31mDesktop\t ") == "Claude [31mDesktop"
     assert len(client_name("x" * 500)) == 60
+
+
+async def test_a_yes_after_the_line_moved_names_the_task_not_the_line_now_there(
+    assistant: Assistant, assistant_settings: Settings
+) -> None:
+    """A line was added above the chimney sweep in Obsidian: "It would now be: Tick off
+    "Buy birthday card for Sam"? Ask again if that is what you want." offered the wrong task."""
+    vault = assistant_settings.vault
+    task = await assistant.propose("complete_task", {"task": "chimney sweep"}, source="mcp")
+    fact = await assistant.propose("forget", {"words": "meetings after 10"}, source="mcp")
+    write(vault, "Tasks.md", TASKS.replace("# Tasks\n", "# Tasks\n- [ ] Call the plumber\n"))
+    write(vault, "Memory.md", MEMORY.replace("# Memory\n", "# Memory\n- Zoë is vegetarian.\n"))
+    with pytest.raises(Refused) as refused:
+        await assistant.answer(task.proposal.id, yes=True)
+    assert refused.value.message == (
+        'Nothing was changed: "Book the chimney sweep" is now on line 7 of Tasks.md, not line 6 '
+        "(the note was edited since the question). Ask again to tick it off where it is now."
+    )
+    with pytest.raises(Refused) as refused:
+        await assistant.answer(fact.proposal.id, yes=True)
+    assert refused.value.message == (
+        'Nothing was changed: "I prefer meetings after 10:00." is now on line 8 of Memory.md, '
+        "not line 7 (the note was edited since the question). Ask again to remove it where it "
+        "is now."
+    )
+    assert "- [ ] Book the chimney sweep" in (vault / "Tasks.md").read_text()
+    assert "- I prefer meetings after 10:00." in (vault / "Memory.md").read_text()

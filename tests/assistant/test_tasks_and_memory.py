@@ -10,7 +10,13 @@ from pathlib import Path
 import pytest
 
 from commonplace.assistant.gate import Proposal, Refused, Stale, confirm
-from commonplace.assistant.memory import AddMemory, RemoveMemory, memory_for_instructions
+from commonplace.assistant.memory import (
+    AddMemory,
+    RemoveMemory,
+    find_line,
+    memory_for_instructions,
+    memory_lines,
+)
 from commonplace.assistant.registry import ToolError
 from commonplace.assistant.tasks import (
     AddTask,
@@ -315,3 +321,41 @@ def test_task_words_are_kept_and_cannot_carry_their_own_due_date(typed: str, kep
     from commonplace.assistant.tasks import clean_task_text
 
     assert clean_task_text(typed) == kept
+
+
+async def test_the_same_task_twice_in_one_note_is_ticked_off_once_not_asked_about_forever(
+    s: Settings,
+) -> None:
+    """ "Several tasks match: "Water the plants"; "Water the plants". Call again with more
+    words" asked for what no words can give: the owner could never tick either off."""
+    write(s.vault, "Tasks.md", TASKS + "- [ ] Water the plants\n- [ ] Water the plants\n")
+    first = len(TASKS.splitlines())
+    task = find_task(TaskReader(s).open_tasks(), "water the plants", TODAY)
+    assert (task.path, task.line) == ("Tasks.md", first)
+    action = CompleteTask(s)
+    params = {"path": task.path, "line": task.line}
+    seen = await action.describe(params, NOW)
+    proposal = Proposal("2026-10-26-ab", "complete_task", params, seen.question, "2026-10-26")
+    assert await confirm({action.kind: action}, proposal, NOW) == 'Ticked off "Water the plants".'
+    lines = (s.vault / "Tasks.md").read_text().splitlines()
+    assert lines[first:] == ["- [x] Water the plants", "- [ ] Water the plants"]
+    write(s.vault, "Other.md", "- [ ] Water the plants\n")  # in two notes: the note decides
+    with pytest.raises(ToolError, match="several open tasks match"):
+        find_task(TaskReader(s).open_tasks(), "water the plants", TODAY)
+
+
+def test_a_memory_line_inside_a_longer_one_or_written_twice_can_be_forgotten(
+    s: Settings,
+) -> None:
+    """ "Zoë is vegan" next to "Zoë is vegan now", or a line written twice: "several lines
+    match, call again with more words" asked for what no words could give."""
+    write(s.vault, "Memory.md", "- Zoë is vegan now\n- Zoë is vegan\n- Sam\n- Sam\n")
+    lines = memory_lines(read_snapshot(s.vault, "Memory.md"))
+    assert (find_line(lines, "Zoë is vegan").line, find_line(lines, "Zoë is vegan").text) == (
+        1,
+        "Zoë is vegan",
+    )
+    assert find_line(lines, "vegan now").line == 0
+    assert find_line(lines, "Sam").line == 2
+    with pytest.raises(ToolError, match="several lines match 'zoë'"):
+        find_line(lines, "zoë")

@@ -6,7 +6,8 @@ the client and Radicale to play those habits at the HTTP boundary while Radicale
 and compares: an answer held back after the request was forwarded (the server did the work, the
 client waits), weak ETags (`W/"..."`, as GMX sends), a `Schedule-Tag` header (RFC 6638, servers
 with scheduling), and a response body rewritten on its way back (data another server stored).
-A change can be answered with a gateway's 5xx after Radicale stored it. A request can also be
+A change can be answered with a gateway's 5xx after Radicale stored it, or refused (a 403
+for a calendar shared read-only) without reaching it. A request can also be
 swallowed (read, never forwarded, never answered) or cut off (read, never
 forwarded, the connection reset): a server that got the request and then said nothing.
 Every request is recorded with its headers, so a test can say what the client sent.
@@ -54,6 +55,7 @@ class Proxy:
     schedule_tag: str | None = None  # sent with every GET answer when set
     rewrite: Callable[[str, str], str] | None = None  # (method, body) -> body, answers only
     fail_once: dict[str, int] = field(default_factory=dict)  # method -> status, after forwarding
+    refuse: dict[str, int] = field(default_factory=dict)  # method -> status, never forwarded
     swallow: set[str] = field(default_factory=set)  # methods read and never answered
     cut_off: set[str] = field(default_factory=set)  # methods read, then the connection reset
     sent: list[Sent] = field(default_factory=list)
@@ -77,6 +79,11 @@ def _handler(proxy: Proxy, upstream: str) -> type[BaseHTTPRequestHandler]:
             proxy.sent.append(
                 Sent(self.command, self.path, {k.lower(): v for k, v in headers.items()})
             )
+            if self.command in proxy.refuse:  # a server that will not let this account do it
+                self.send_response(proxy.refuse[self.command])
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
             if self.command in proxy.swallow:
                 proxy.stopping.wait(30)  # never answered (until the proxy stops)
                 self.close_connection = True

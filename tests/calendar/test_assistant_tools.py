@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import re
 from datetime import date, datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -15,7 +16,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 import commonplace.assistant.calendar_tools as calendar_tools
-from commonplace.assistant import Assistant, Refused, build_assistant
+from commonplace.assistant import Assistant, Refused, ToolError, build_assistant
 from commonplace.assistant.calendar_tools import AddEvent
 from commonplace.assistant.gate import Described, Stale
 from commonplace.calendar import NOT_SET_UP, CalendarClient, Event
@@ -99,11 +100,16 @@ async def test_move_happens_only_after_yes_and_exactly_as_asked(
     turn = await helper.respond("Move the dentist to Friday at 10")
     (question,) = turn.pending
     assert question.question == (
-        'Move "Dentist" from Thursday 29 October at 16:00 to Friday 30 October at 10:00?'
+        'Move "Dentist" (calendar "Personal") '
+        "from Thursday 29 October at 16:00 to Friday 30 October at 10:00?"
     )
     assert ("Dentist", at(29, 16)) in await titles_on(calendar, date(2026, 10, 29))
     outcome = await helper.answer(question.id, yes=True)
-    assert outcome.ran and outcome.message == 'Moved "Dentist" to Friday 30 October at 10:00.'
+    assert (
+        outcome.ran
+        and outcome.message
+        == 'Moved "Dentist" (calendar "Personal") to Friday 30 October at 10:00.'
+    )
     assert ("Dentist", at(29, 16)) not in await titles_on(calendar, date(2026, 10, 29))
     friday = [e for e in await calendar.events_on(date(2026, 10, 30)) if e.title == "Dentist"]
     assert [(e.start, e.end) for e in friday] == [(at(30, 10), at(30, 10, 40))]
@@ -115,7 +121,7 @@ async def test_no_changes_nothing(
     fake_ollama.enqueue_chat(call("delete_event", event="haircut"), "Asked.")
     turn = await helper.respond("Cancel my haircut")
     assert [p.question for p in turn.pending] == [
-        'Delete "Haircut" on Saturday 31 October at 10:00?'
+        'Delete "Haircut" (calendar "Personal") on Saturday 31 October at 10:00?'
     ]
     outcome = await helper.answer(turn.pending[0].id, yes=False)
     assert not outcome.ran
@@ -129,12 +135,14 @@ async def test_one_occurrence_of_a_weekly_event_is_moved(
     turn = await helper.respond("Move tomorrow's 1:1 with Marcus to 2pm")
     (question,) = turn.pending
     assert question.question == (
-        'Move "1:1 with Marcus" from Tuesday 27 October at 09:30 to Tuesday 27 October at 14:00 '
+        'Move "1:1 with Marcus" (calendar "Personal") '
+        "from Tuesday 27 October at 09:30 to Tuesday 27 October at 14:00 "
         "(this occurrence only)?"
     )
     outcome = await helper.answer(question.id, yes=True)
     assert outcome.message == (
-        'Moved "1:1 with Marcus" to Tuesday 27 October at 14:00 (this occurrence only).'
+        'Moved "1:1 with Marcus" (calendar "Personal") '
+        "to Tuesday 27 October at 14:00 (this occurrence only)."
     )
     marcus = [e.start for e in await calendar.find("marcus", date(2026, 10, 20), 21)]
     assert marcus == [at(20, 9, 30), at(27, 14), at(3, 9, 30, month=11)]
@@ -147,7 +155,8 @@ async def test_one_occurrence_is_deleted(
     turn = await helper.respond("Cancel chess this Wednesday")
     (question,) = turn.pending
     assert question.question == (
-        'Delete "Chess with Sam" on Wednesday 28 October at 20:00 (this occurrence only)?'
+        'Delete "Chess with Sam" (calendar "Personal") '
+        "on Wednesday 28 October at 20:00 (this occurrence only)?"
     )
     await helper.answer(question.id, yes=True)
     chess = [e.day for e in await calendar.find("chess", date(2026, 10, 21), 21)]
@@ -162,7 +171,8 @@ async def test_an_all_day_event_says_so(helper: Assistant, fake_ollama: FakeOlla
     )
     turn = await helper.respond("Move volunteering to Monday and add the bank holiday")
     assert [p.question for p in turn.pending] == [
-        'Move "Volunteering day" from Friday 30 October (all day) to Monday 2 November (all day)?',
+        'Move "Volunteering day" (calendar "Personal") '
+        "from Friday 30 October (all day) to Monday 2 November (all day)?",
         'Add "Bank holiday" on Monday 28 December (all day) to the calendar "Personal"?',
     ]
 
@@ -244,7 +254,10 @@ async def test_add_after_yes_and_a_retried_yes_never_makes_two(
     )
     assert await calendar.events_on(date(2026, 11, 7)) == []
     outcome = await helper.answer(question.id, yes=True)
-    assert outcome.message == 'Added "Haircut with Jo" on Saturday 7 November from 10:00 to 10:45.'
+    assert outcome.message == (
+        'Added "Haircut with Jo" on Saturday 7 November from 10:00 to 10:45 to the calendar '
+        '"Personal".'
+    )
     with pytest.raises(Refused) as again:
         await helper.answer(question.id, yes=True)
     assert again.value.code == "answered"
@@ -385,3 +398,163 @@ def test_calendar_writes_happen_only_inside_an_actions_run() -> None:
 
     visit(tree, [])
     assert offenders == []
+
+
+async def test_a_repeating_event_means_its_next_occurrence_not_one_already_over(
+    s: Settings, calendar: CalendarClient, fake_ollama: FakeOllama
+) -> None:
+    """On Tuesday at noon this week's 09:30 1:1 is over: "move my 1:1" is next week's."""
+    noon = at(27, 12)
+    helper = build_assistant(s, LLM(s.ollama), clock=lambda: noon, calendar=calendar)
+    fake_ollama.enqueue_chat(
+        call("move_event", event="1:1 marcus", new_time="14:00"),
+        call("delete_event", event="1:1 marcus"),
+        "Asked.",
+    )
+    turn = await helper.respond("Move my 1:1 with Marcus to 2pm, or cancel it")
+    assert [q.question for q in turn.pending] == [
+        'Move "1:1 with Marcus" (calendar "Personal") '
+        "from Tuesday 3 November at 09:30 to Tuesday 3 November at 14:00 "
+        "(this occurrence only)?",
+        'Delete "1:1 with Marcus" (calendar "Personal") '
+        "on Tuesday 3 November at 09:30 (this occurrence only)?",
+    ]
+
+
+async def test_a_move_to_a_time_already_past_today_is_refused(
+    s: Settings, calendar: CalendarClient, fake_ollama: FakeOllama
+) -> None:
+    noon = at(27, 12)
+    helper = build_assistant(s, LLM(s.ollama), clock=lambda: noon, calendar=calendar)
+    fake_ollama.enqueue_chat(
+        call("move_event", event="dentist", new_day="today", new_time="10:00"), "Asked."
+    )
+    turn = await helper.respond("Move the dentist to 10 this morning")
+    assert turn.pending == []
+    assert "the new time is in the past" in tool_results(fake_ollama)[0]
+
+
+async def test_an_invite_in_two_calendars_the_question_and_the_result_name_which(
+    helper: Assistant,
+    fake_ollama: FakeOllama,
+    calendar: CalendarClient,
+    radicale: Radicale,
+    account: str,
+) -> None:
+    """The same invite (one UID) in Work and in Personal: a Yes deletes one copy. "Deleted
+    "Dentist" on Thursday" while the dentist was still on the calendar was not what it did."""
+    (dentist,) = [e for e in await calendar.events_on(date(2026, 10, 29)) if e.title == "Dentist"]
+    raw = await calendar._call(lambda: calendar._load(dentist.href)[1].get_data())  # type: ignore[index]
+    put_raw(radicale.url, account, "Work", "dentist-copy.ics", raw)
+    fake_ollama.enqueue_chat(call("delete_event", event="dentist"), "Asked.")
+    (question,) = (await helper.respond("Cancel the dentist")).pending
+    (which,) = re.findall(r'\(calendar "(\w+)"\)', question.question)
+    assert question.question == (
+        f'Delete "Dentist" (calendar "{which}") on Thursday 29 October at 16:00?'
+    )
+    outcome = await helper.answer(question.id, yes=True)
+    assert (
+        outcome.message
+        == f'Deleted "Dentist" (calendar "{which}") on Thursday 29 October at 16:00.'
+    )
+    left = [
+        e.calendar for e in await calendar.events_on(date(2026, 10, 29)) if e.title == "Dentist"
+    ]
+    assert left == [{"Work": "Personal", "Personal": "Work"}[which]]
+
+
+async def test_a_new_event_that_ends_after_midnight_says_when_it_ends(
+    helper: Assistant, fake_ollama: FakeOllama, calendar: CalendarClient
+) -> None:
+    """ "Add "Party" on Saturday 31 October at 23:00" hid three hours and a night."""
+    fake_ollama.enqueue_chat(
+        call("add_event", title="Party", day="saturday", start_time="23:00", minutes="180"),
+        "Asked.",
+    )
+    (question,) = (await helper.respond("Add the party on Saturday at 11pm, 3 hours")).pending
+    assert question.question == (
+        'Add "Party" on Saturday 31 October from 23:00 to Sunday 1 November at 02:00 '
+        'to the calendar "Personal"?'
+    )
+    outcome = await helper.answer(question.id, yes=True)
+    assert outcome.message == (
+        'Added "Party" on Saturday 31 October from 23:00 to Sunday 1 November at 02:00 to the '
+        'calendar "Personal".'
+    )
+    (party,) = [e for e in await calendar.events_on(date(2026, 10, 31)) if e.title == "Party"]
+    assert party.end == at(1, 2, month=11)
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("delete_event", {"event": "dentist"}),
+        ("move_event", {"event": "d", "new_day": "friday"}),
+        ("add_event", {"title": "Lunch", "day": "friday"}),
+    ],
+)
+async def test_an_outside_client_cannot_reach_the_calendar_through_a_question(
+    helper: Assistant, tool: str, arguments: dict[str, str]
+) -> None:
+    """An MCP client (any holder of the token) asked to "delete" the dentist: the question it
+    got back named the event and its time, and a few letters listed the owner's events."""
+    with pytest.raises(ToolError, match="is not a change the owner can be asked about") as err:
+        await helper.propose(tool, arguments, source="mcp")
+    assert "Dentist" not in str(err.value) and "October" not in str(err.value)
+    assert helper.today()[1].pending == []
+
+
+async def test_an_all_day_event_over_several_days_is_named_with_all_its_days(
+    helper: Assistant, fake_ollama: FakeOllama, calendar: CalendarClient
+) -> None:
+    """ "Move "Tobi visiting" from Saturday 31 October (all day) to Saturday 7 November (all
+    day)?" moved both days of the visit, and "Delete ... on Saturday 31 October" deleted two."""
+    fake_ollama.enqueue_chat(
+        call("move_event", event="tobi", new_day="2026-11-07"),
+        call("delete_event", event="tobi"),
+        "Asked.",
+    )
+    turn = await helper.respond("Move Tobi's visit a week later, or cancel it")
+    assert [q.question for q in turn.pending] == [
+        'Move "Tobi visiting" (calendar "Personal") from Saturday 31 October (all day, until '
+        "Sunday 1 November) to Saturday 7 November (all day, until Sunday 8 November)?",
+        'Delete "Tobi visiting" (calendar "Personal") on Saturday 31 October (all day, until '
+        "Sunday 1 November)?",
+    ]
+    outcome = await helper.answer(turn.pending[0].id, yes=True)
+    assert outcome.message == (
+        'Moved "Tobi visiting" (calendar "Personal") to Saturday 7 November (all day, until '
+        "Sunday 8 November)."
+    )
+    (tobi,) = [e for e in await calendar.events_on(date(2026, 11, 7)) if e.title[0] == "T"]
+    assert (tobi.start, tobi.end) == (date(2026, 11, 7), date(2026, 11, 9))
+
+
+async def test_another_occurrence_changed_meanwhile_is_not_called_a_change_to_this_one(
+    helper: Assistant,
+    fake_ollama: FakeOllama,
+    calendar: CalendarClient,
+    radicale: Radicale,
+    account: str,
+) -> None:
+    """The phone left out next week's 1:1 (an EXDATE in the series): the Yes for tomorrow's is
+    refused, as the series is one resource, but "tomorrow's 1:1 was changed" was untrue."""
+    fake_ollama.enqueue_chat(call("move_event", event="1:1 marcus", new_time="14:00"), "Asked.")
+    (question,) = (await helper.respond("Move tomorrow's 1:1 with Marcus to 2pm")).pending
+    (marcus,) = [e for e in await calendar.events_on(date(2026, 10, 27)) if "Marcus" in e.title]
+    raw = await calendar._call(lambda: calendar._load(marcus.href)[1].get_data())  # type: ignore[index]
+    rule = next(line for line in raw.splitlines() if line.startswith("RRULE"))
+    exdate = "EXDATE;TZID=Europe/London:20261103T093000"
+    put_raw(
+        radicale.url,
+        account,
+        "Personal",
+        marcus.href.rsplit("/", 1)[1],
+        raw.replace(rule, f"{rule}\r\n{exdate}"),
+    )
+    with pytest.raises(Refused) as refused:
+        await helper.answer(question.id, yes=True)
+    assert refused.value.message == (
+        'Nothing was changed: "1:1 with Marcus" repeats, and its series was changed on the '
+        "calendar meanwhile (this occurrence is still on Tuesday 27 October at 09:30)."
+    )

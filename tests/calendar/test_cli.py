@@ -87,6 +87,12 @@ async def test_doctor_lists_the_calendars_and_the_write_calendar(cal_settings: S
     levels = [(c.level, c.message) for c in await calendar_checks(wrong)]
     assert levels[1][0] == "warn" and "[calendar] read names 'Home'" in levels[1][1]
     assert levels[2][0] == "fail" and "[calendar] write = 'Family' does not exist" in levels[2][1]
+    unseen = dataclasses.replace(
+        cal_settings,
+        calendar=dataclasses.replace(cal_settings.calendar, write="Work", read=("Personal",)),
+    )
+    levels = [(c.level, c.message) for c in await calendar_checks(unseen)]
+    assert levels[1][0] == "warn" and "write = 'Work' is not a calendar read" in levels[1][1]
 
 
 async def test_doctor_says_what_to_do_when_the_calendar_fails(settings: Settings) -> None:

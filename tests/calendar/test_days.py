@@ -149,7 +149,8 @@ async def test_a_moved_event_keeps_its_real_length_across_the_clock_change(
     )
     (question,) = (await helper.respond("Move the ferry a week earlier")).pending
     assert question.question == (
-        'Move "Overnight ferry" from Saturday 27 March 2027 at 22:00 to Saturday 20 March 2027 '
+        'Move "Overnight ferry" (calendar "Personal") '
+        "from Saturday 27 March 2027 at 22:00 to Saturday 20 March 2027 "
         "at 22:00?"
     )
     assert (await helper.answer(question.id, yes=True)).ran
@@ -228,11 +229,12 @@ async def test_an_event_in_the_second_pass_of_the_repeated_hour_stays_in_it_when
         "- 01:15 (the second, GMT) to 01:45 (the second, GMT)",
     ]
     assert question.question == (
-        'Move "Night feed" from Sunday 25 October at 01:15 (the second, GMT) to Sunday 25 '
+        'Move "Night feed" (calendar "Personal") '
+        "from Sunday 25 October at 01:15 (the second, GMT) to Sunday 25 "
         "October at 01:45 (the second, GMT)?"
     )
     assert (await before_the_change.answer(question.id, yes=True)).message == (
-        'Moved "Night feed" to Sunday 25 October at 01:45 (the second, GMT).'
+        'Moved "Night feed" (calendar "Personal") to Sunday 25 October at 01:45 (the second, GMT).'
     )
     (feed,) = [e for e in await calendar.events_on(date(2026, 10, 25)) if e.title == "Night feed"]
     assert isinstance(feed.start, datetime) and isinstance(feed.end, datetime)
@@ -266,7 +268,8 @@ async def test_a_pass_the_owner_names_wins_over_the_one_the_event_is_in(
         await before_the_change.respond("Move the night feed to the first 01:45")
     ).pending
     assert question.question == (
-        'Move "Night feed" from Sunday 25 October at 01:15 (the second, GMT) to Sunday 25 '
+        'Move "Night feed" (calendar "Personal") '
+        "from Sunday 25 October at 01:15 (the second, GMT) to Sunday 25 "
         "October at 01:45 (the first, BST)?"
     )
     assert (await before_the_change.answer(question.id, yes=True)).ran
@@ -295,7 +298,8 @@ async def test_a_time_in_the_repeated_hour_is_the_first_unless_the_second_is_ask
     fake_ollama.enqueue_chat(call("move_event", event="watch", new_day="2026-10-25"), "Asked.")
     (first,) = (await before_the_change.respond("Move the night watch to Sunday")).pending
     assert first.question == (
-        'Move "Night watch" from Saturday 24 October at 01:30 to Sunday 25 October at 01:30 '
+        'Move "Night watch" (calendar "Personal") '
+        "from Saturday 24 October at 01:30 to Sunday 25 October at 01:30 "
         "(the first, BST)?"
     )
     assert not (await before_the_change.answer(first.id, yes=False)).ran
@@ -381,7 +385,10 @@ async def test_a_title_is_one_line_of_printable_text_and_capped(
     title = line.split('"')[1]
     assert len(title) == 200
     (question,) = turn.pending
-    assert question.question == f'Delete "{title}" on Wednesday 28 October at 12:30?'
+    assert (
+        question.question
+        == f'Delete "{title}" (calendar "Personal") on Wednesday 28 October at 12:30?'
+    )
     assert "\n" not in question.question
 
 
@@ -430,3 +437,9 @@ def test_a_day_is_named_with_its_year_only_when_that_is_not_this_year() -> None:
     assert day_name_near(date(2026, 12, 3), today) == "Thursday 3 December"
     assert day_name_near(date(2027, 1, 7), today) == "Thursday 7 January 2027"
     assert day_name_near(date(2025, 12, 31), today) == "Wednesday 31 December 2025"
+
+
+def test_a_time_the_clocks_skip_is_not_called_one_of_two() -> None:
+    """Its two offsets differ as in the hour that happens twice, but it happens not at all."""
+    skipped = datetime(2027, 3, 28, 1, 30, tzinfo=LONDON)
+    assert clock_exact(skipped) == "01:30"

@@ -180,3 +180,22 @@ def test_an_end_in_the_second_pass_before_the_start_on_the_clock_is_kept() -> No
     )
     assert isinstance(event.end, datetime)
     assert event.end.astimezone(UTC) == datetime(2026, 10, 25, 1, 15, tzinfo=UTC)
+
+
+def test_a_time_the_clocks_skip_reads_as_the_instant_it_is_not_as_the_first_of_two() -> None:
+    """Another app stored 02:30 on the night the clocks go forward in Berlin: RFC 5545 reads it
+    with the offset before the gap, 01:30 UTC, which is 03:30 CEST. It was listed as "02:30
+    (the first, CET)", a time that does not exist that night and is not one of two."""
+    berlin = ZoneInfo("Europe/Berlin")
+    component = icalendar.Event()
+    component.add("UID", "skip")
+    component.add("SUMMARY", "Early ferry")
+    component.add("DTSTART", datetime(2027, 3, 28, 2, 30, tzinfo=berlin))
+    component.add("DTEND", datetime(2027, 3, 28, 4, 30, tzinfo=berlin))
+    event = ical.to_event(
+        component, tz=berlin, calendar="Personal", href="/s.ics", etag=None, recurring=False
+    )
+    assert event.start == datetime(2027, 3, 28, 1, 30, tzinfo=UTC)
+    assert (event.start.hour, event.start.minute) == (3, 30)  # type: ignore[union-attr]
+    text = events_text([event], date(2027, 3, 28), 1)
+    assert '- 03:30 to 04:30: "Early ferry".' in text

@@ -329,3 +329,28 @@ async def test_one_malformed_event_is_left_out_and_said_and_the_rest_is_read(
     assert briefing.text.startswith(
         "Tuesday 27 October: 3 events, first at 09:30 (1:1 with Marcus). 1 event could not be read."
     )
+
+
+async def test_a_change_refused_with_403_is_not_called_a_wrong_password(
+    via_proxy: tuple[Assistant, CalendarClient],
+    fake_ollama: FakeOllama,
+    proxy: Proxy,
+    direct: CalendarClient,
+) -> None:
+    """A calendar shared read-only answers a PUT with 403 after the read at Yes worked with the
+    same login: the owner was told the login was refused and to check the app password."""
+    helper, _ = via_proxy
+    fake_ollama.enqueue_chat(
+        call("move_event", event="dentist", new_day="friday", new_time="10:00"), "Asked."
+    )
+    (question,) = (await helper.respond("Move the dentist to Friday at 10")).pending
+    proxy.refuse["PUT"] = 403
+    with pytest.raises(Refused) as refused:
+        await helper.answer(question.id, yes=True)
+    assert refused.value.code == "failed"
+    assert refused.value.message.startswith("Nothing was changed: ")
+    assert "refused the change (HTTP 403 Forbidden)" in refused.value.message
+    assert "password" not in refused.value.message
+    assert named(await direct.events_on(date(2026, 10, 29)), "Dentist") == [
+        (at(29, 16), at(29, 16, 40))
+    ]

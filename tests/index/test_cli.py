@@ -72,6 +72,15 @@ def test_search_text_output_and_modes(env: dict[str, str]) -> None:
     assert bad.exit_code != 0 and "fuzzy" in bad.output
 
 
+@pytest.mark.parametrize("words", [[""], ["  ", "\t"]])
+def test_an_empty_search_says_so_and_fails(env: dict[str, str], words: list[str]) -> None:
+    """It printed "No matches." and succeeded, where the API answers 400 with this sentence."""
+    result = CliRunner().invoke(cli, ["search", *words], env=env)
+    assert result.exit_code == 2, result.output
+    assert "the search is empty: give some words to search for" in result.output
+    assert "No matches" not in result.output
+
+
 def test_search_without_ollama_falls_back_with_a_note(
     vault: Path, tmp_path: Path, dead_ollama_url: str
 ) -> None:

@@ -6,13 +6,17 @@ from __future__ import annotations
 
 import dataclasses
 import sqlite3
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
 from commonplace.config import Settings
-from commonplace.index import SearchFilter, SearchResult, hubness
+from commonplace.index import Index, SearchFilter, SearchResult, hubness, indexer
+from commonplace.index.manifest import ManifestError
 from commonplace.index.store import MANIFEST
+from commonplace.llm import LLM
 from tests.fakes.ollama import FakeError, FakeOllama
 from tests.index.conftest import OpenIndex, write
 
@@ -184,3 +188,64 @@ async def test_a_search_after_an_edit_does_not_wait_for_neighbourhoods(
     assert stored(hub_settings)["Kayak.md"] == (None, None)  # ... its neighbourhood comes later
     await index.refresh(paths=[])
     assert stored(hub_settings)["Kayak.md"][0]
+
+
+async def test_the_daemon_searches_before_the_stored_neighbourhoods_are_read(
+    open_index: OpenIndex, hub_settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The daemon's index reads them in a thread: it opens at once, a search meanwhile ranks by
+    the cosines alone, and once read the correction applies; a value computed meanwhile wins."""
+    index = open_index(hub_settings)
+    await index.refresh()
+    stored_r = index.neighbourhoods.r("Tutorial.md", 0)
+    index.close()
+    gate = threading.Event()
+    real = indexer.read_neighbours
+
+    def slow(path: Path) -> dict[str, dict[int, float]]:
+        assert gate.wait(30)
+        return real(path)
+
+    monkeypatch.setattr(indexer, "read_neighbours", slow)
+    settings = dataclasses.replace(
+        hub_settings, index=dataclasses.replace(hub_settings.index, vector_process_idle_minutes=0)
+    )
+    started = time.monotonic()
+    reopened = Index.open(settings, LLM(settings.ollama), daemon=True)
+    try:
+        assert time.monotonic() - started < 10 and not reopened.neighbourhoods.loaded.is_set()
+        resp = await reopened.search("kayak paddle river", limit=3, mode="vector")
+        assert [r.path for r in resp.results][:2] == ["Tutorial.md", "Kayak.md"]  # cosines
+        reopened.neighbourhoods.set({"Guide falcon.md": {0: 0.123}})  # computed meanwhile
+        gate.set()
+        assert reopened.neighbourhoods.loaded.wait(30)
+        resp = await reopened.search("kayak paddle river", limit=3, mode="vector")
+        assert [r.path for r in resp.results][:2] == ["Kayak.md", "Tutorial.md"]
+        assert reopened.neighbourhoods.r("Tutorial.md", 0) == stored_r
+        assert reopened.neighbourhoods.r("Guide falcon.md", 0) == 0.123
+    finally:
+        gate.set()
+        reopened.close()
+
+
+def test_neighbourhoods_read_after_a_clear_are_dropped_and_a_failed_read_is_logged(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    table = hubness.Neighbourhoods()
+    gate = threading.Event()
+
+    def read() -> dict[str, dict[int, float]]:
+        assert gate.wait(30)
+        return {"Old.md": {0: 0.5}}
+
+    table.load_later(read)
+    table.clear()  # the index was rebuilt meanwhile: what was stored is of no use
+    gate.set()
+    assert table.loaded.wait(30) and len(table) == 0
+
+    def broken() -> dict[str, dict[int, float]]:
+        raise ManifestError("index/manifest.sqlite: file is not a database")
+
+    table.load_later(broken)
+    assert table.loaded.wait(30) and len(table) == 0
+    assert "neighbourhoods not read" in caplog.text

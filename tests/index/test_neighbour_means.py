@@ -115,9 +115,11 @@ def test_streaming_holds_a_block_at_a_time_not_the_table(
         blocks: list[int] = []
         read = store._stored
 
-        def counted(read: Any = read, blocks: list[int] = blocks) -> Iterator[Any]:
-            for block in read():
-                blocks.append(len(block[1]))
+        def counted(
+            skip: Any = None, read: Any = read, blocks: list[int] = blocks
+        ) -> Iterator[Any]:
+            for block in read(skip):
+                blocks.append(len(block[-1]))
                 yield block
 
         monkeypatch.setattr(store, "_stored", counted)
@@ -150,3 +152,111 @@ def test_a_vault_of_one_note_has_no_neighbourhood_and_bad_calls_are_refused(
     assert store.neighbour_means([], matrix[:0], K) == []
     with pytest.raises(ValueError, match="differ in length"):
         store.neighbour_means(["A.md"], matrix, K)
+
+
+def slices(rows: list[IndexedChunk], order: list[int], size: int) -> Iterator[list[int]]:
+    """Passage indexes, whole notes at a time, about `size` passages a call (as hubness asks)."""
+    by_note: dict[str, list[int]] = {}
+    for i, row in enumerate(rows):
+        by_note.setdefault(row.path, []).append(i)
+    notes = list(by_note)
+    group: list[int] = []
+    for n in order:
+        group += by_note[notes[n]]
+        if len(group) >= size:
+            yield group
+            group = []
+    if group:
+        yield group
+
+
+def ask(store: VectorStore, rows: list[IndexedChunk], matrix: np.ndarray, at: list[int]) -> Any:
+    paths = [rows[i].path for i in at]
+    return store.neighbour_means(paths, matrix[at], K, [rows[i].ordinal for i in at], share=True)
+
+
+@pytest.mark.parametrize("memory_bytes", [None, 0], ids=["in memory", "from LanceDB"])
+@pytest.mark.parametrize("shuffled", [False, True], ids=["table order", "any order"])
+@pytest.mark.usefixtures("small_blocks")
+def test_a_pass_over_every_passage_compares_each_pair_once_with_the_same_results(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, memory_bytes: int | None, shuffled: bool
+) -> None:
+    sizes = [1, 2, 3, 2, 1, 5] * 12
+    rows, matrix = notes_of(sizes)
+    matrix[40] = matrix[3]  # the same passage in two notes: tied neighbours
+    matrix[41] = matrix[3]
+    matrix[100] = matrix[7]
+    store = VectorStore(tmp_path / "vectors", memory_bytes=memory_bytes)
+    store.replace([], rows, matrix)
+    paths = [row.path for row in rows]
+    expected = straightforward(paths, matrix, paths, matrix)
+    compared = [0]
+    scores = nearest.NearestOthers._scores
+
+    def counted(self: Any, *args: Any) -> np.ndarray:
+        found = scores(self, *args)
+        compared[0] += found.size
+        return found
+
+    monkeypatch.setattr(nearest.NearestOthers, "_scores", counted)
+    order = list(range(len(sizes)))
+    if shuffled:
+        np.random.default_rng(3).shuffle(order)
+    alone: dict[int, float | None] = {}
+    for at in slices(rows, order, 20):  # each call on its own, as before
+        alone.update(
+            zip(at, store.neighbour_means([paths[i] for i in at], matrix[at], K), strict=True)
+        )
+    compared_alone, compared[0] = compared[0], 0
+    shared: dict[int, float | None] = {}
+    for at in slices(rows, order, 20):
+        shared.update(zip(at, ask(store, rows, matrix, at), strict=True))
+    assert store._pass is None  # every passage asked: the pass is over
+    assert [shared[i] for i in range(len(rows))] == pytest.approx(expected, abs=1e-6)
+    assert [alone[i] for i in range(len(rows))] == pytest.approx(expected, abs=1e-6)
+    # own notes left out on both sides: a note's twin passages are not each other's neighbours
+    assert shared[40] == pytest.approx(alone[40], abs=1e-6)
+    assert compared[0] < 0.6 * compared_alone  # about half: each pair once
+
+
+@pytest.mark.usefixtures("small_blocks")
+def test_a_pass_skips_blocks_asked_already_and_ends_with_a_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rows, matrix = notes_of([2, 3, 1] * 20)
+    store = VectorStore(tmp_path / "vectors", memory_bytes=0)
+    store.replace([], rows[:100], matrix[:100])
+    reads: list[int] = []
+    read = store._stored
+
+    def counted(skip: Any = None) -> Iterator[Any]:
+        for block in read(skip):
+            reads.append(block[0])
+            yield block
+
+    monkeypatch.setattr(store, "_stored", counted)
+    calls = list(slices(rows[:100], list(range(50)), 10))
+    paths = [row.path for row in rows]
+    for at in calls[:6]:
+        ask(store, rows, matrix, at)
+    assert store._pass is not None and 0 not in reads[-3:]  # the first blocks: asked already
+    # a note written meanwhile: the pass is dropped, the next calls are exact for the new table
+    store.replace([], rows[100:], matrix[100:])
+    for at in calls[6:7]:
+        got = ask(store, rows, matrix, at)
+        want = straightforward([paths[i] for i in at], matrix[at], paths, matrix)
+        assert got == pytest.approx(want, abs=1e-6)
+    # a passage asked twice within a pass, or one not stored: exact all the same
+    again = ask(store, rows, matrix, calls[0] + calls[7])
+    want = straightforward(
+        [paths[i] for i in calls[0] + calls[7]], matrix[calls[0] + calls[7]], paths, matrix
+    )
+    assert again == pytest.approx(want, abs=1e-6)
+    again = ask(store, rows, matrix, calls[0])
+    assert again == pytest.approx(want[: len(calls[0])], abs=1e-6)
+    moved = matrix[calls[8]] + 0.5  # not the stored rows
+    got = store.neighbour_means(
+        [paths[i] for i in calls[8]], moved, K, [rows[i].ordinal for i in calls[8]], share=True
+    )
+    want = straightforward([paths[i] for i in calls[8]], moved, paths, matrix)
+    assert got == pytest.approx(want, abs=1e-6)

@@ -211,6 +211,42 @@ async def test_offline_capture_keeps_the_time_it_was_written(
 
 
 @pytest.mark.parametrize(
+    ("sent", "why"),
+    [
+        ("2026-01-01T10:00:00+01:00", "more than 30 days old"),
+        ("next Tuesday", "not an ISO time"),
+        ("2026-10-20T08:05", "a time without a zone"),
+        ("2999-01-01T00:00:00Z", "in the future"),
+        (1700000000, "not a time"),
+    ],
+)
+async def test_a_capture_time_that_is_not_used_is_logged_and_kept(
+    make_client: ClientFactory,
+    web_settings: Settings,
+    caplog: pytest.LogCaptureFixture,
+    sent: Any,
+    why: str,
+) -> None:
+    """It was replaced by the time it arrived without a word, and the value sent was lost."""
+    client = await make_client()
+    before = datetime.now(web_settings.tz).replace(second=0, microsecond=0)
+    with caplog.at_level(logging.WARNING, logger="commonplace.server.api_capture"):
+        response = await client.post(
+            "/api/capture",
+            data=json.dumps({"text": "on the train", "captured": sent}),
+            headers=write_headers(client),
+        )
+    assert response.status == 201
+    path = (await response.json())["path"]
+    capture = read_capture(web_settings.vault, path, web_settings.tz)
+    assert capture.captured >= before and capture.body == "on the train"
+    expected = sent if isinstance(sent, str) else json.dumps(sent)
+    assert capture.meta["captured_original"] == expected  # the filed note carries it on
+    [warning] = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert warning.startswith(f"{path}: the 'captured' time sent is {why}; "), warning
+
+
+@pytest.mark.parametrize(
     ("body", "status", "code"),
     [
         ({"text": "   "}, 400, "bad_capture"),
@@ -338,6 +374,7 @@ async def test_search_falls_back_to_keywords_when_embeddings_fail(
     ("params", "code"),
     [
         ({}, "bad_query"),
+        ({"q": "  \t"}, "bad_query"),
         ({"q": "x", "mode": "magic"}, "bad_mode"),
         ({"q": "x", "limit": "0"}, "bad_param"),
         ({"q": "x", "chunks": "yes"}, "bad_param"),

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import logging
 import re
 import shutil
 import threading
@@ -685,6 +686,34 @@ async def test_empty_capture_is_left_alone(
     outcome = await tidy_capture(context(tidy_settings), rel)
     assert outcome.status == "empty"
     assert (tidy_settings.vault / rel).exists() and fake_ollama.chat_requests() == []
+
+
+@pytest.mark.parametrize("flavor", ["obsidian", "logseq"])
+async def test_a_captured_value_that_is_no_time_is_kept_in_the_filed_note_and_logged(
+    settings: Settings, fake_ollama: FakeOllama, caplog: pytest.LogCaptureFixture, flavor: str
+) -> None:
+    """It was dropped without a word: the note took its file name's time and the owner's own
+    value was lost (`captured` is one of the keys the filed note writes itself)."""
+    quick = fast(dataclasses.replace(settings, flavor=flavor), fake_ollama.url)
+    if flavor == "logseq":
+        text = "captured:: yesterday after the match\n\nthe shed roof leaks again\n"
+    else:
+        text = "---\ncaptured: yesterday after the match\n---\nthe shed roof leaks again\n"
+    rel = put_capture(quick, "2026-10-20 0900.md", text)
+    fake_ollama.enqueue_chat(answer("Shed roof"))
+    with caplog.at_level(logging.WARNING, logger="commonplace.tidy.pipeline"):
+        outcome = await tidy_capture(context(quick), rel)
+    assert outcome.status == "filed" and outcome.filed is not None
+    note = parse_note(outcome.filed, (quick.vault / outcome.filed).read_text(), flavor=flavor)
+    assert note.frontmatter["captured"] == "2026-10-20T09:00"  # from its file name
+    key = "captured_original" if flavor == "obsidian" else "captured-original"
+    assert note.frontmatter[key] == "yesterday after the match"
+    assert "the shed roof leaks again" in note.body
+    [warning] = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert warning.startswith(
+        f"{rel}: its 'captured' value is no time; filed with 2026-10-20T09:00"
+    )
+    assert outcome.filed in warning and "after the match" not in warning  # no words in the log
 
 
 async def test_todo_format_setting_reaches_the_filed_note(

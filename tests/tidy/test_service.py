@@ -17,6 +17,7 @@ from commonplace.changes import Change
 from commonplace.config import Settings
 from commonplace.llm import LLM
 from commonplace.tidy.service import StabilityTracker, TidyService
+from commonplace.vault.notes import read_note
 from tests.fakes.ollama import FakeError, FakeOllama, Stall
 from tests.faults import disk_full
 from tests.tidy.conftest import answer, body_of, fast, filed_notes, put_capture
@@ -406,6 +407,34 @@ async def test_a_capture_that_is_not_utf8_is_shown_as_such_until_it_is_fixed(
     assert len(filed_notes(tidy_settings)) == 1
 
 
+async def test_a_capture_holding_a_nul_character_stays_in_the_inbox_until_it_is_fixed(
+    tidy_settings: Settings, fake_ollama: FakeOllama
+) -> None:
+    """It was filed, and the filed note was then never indexed (the index skips a note with a
+    NUL): words the owner could never find. Now it waits in the inbox, shown with why."""
+    rel = put_capture(tidy_settings, "2026-10-19 0700.md", "call the vet\x00 about Tuesday\n")
+    before = (tidy_settings.vault / rel).read_bytes()
+    fake_ollama.chat_handler = lambda body: answer("Vet")
+    svc = TidyService(tidy_settings, LLM(tidy_settings.ollama))
+    try:
+        await svc.startup()
+        await run_until_idle(svc)
+        entry = svc.attention.get("tidy", rel)
+        assert entry is not None and entry.code == "not_text", entry
+        assert "NUL character" in entry.reason and "remove the NUL" in entry.action
+        assert (tidy_settings.vault / rel).read_bytes() == before
+        assert not fake_ollama.chat_requests() and filed_notes(tidy_settings) == []
+        (tidy_settings.vault / rel).write_text("call the vet about Tuesday\n", encoding="utf-8")
+        await svc.on_changes([Change(rel, "modified")])
+        await run_until_idle(svc)
+        assert svc.attention.get("tidy", rel) is None
+    finally:
+        await svc.close()
+    [filed] = filed_notes(tidy_settings)
+    note = read_note(tidy_settings.vault, filed.relative_to(tidy_settings.vault).as_posix())
+    assert "call the vet about Tuesday" in note.body  # what the index reads: found by search
+
+
 async def eventually(check: Any, what: str, seconds: float = 20) -> None:
     for _ in range(int(seconds / 0.05)):
         if check():
@@ -516,13 +545,22 @@ async def test_while_ollama_is_down_what_needs_the_owner_is_still_shown(
     waiting = put_capture(down, "2026-10-19 0700.md", head + "buy flour\n")  # first in line
     big = put_capture(down, "2026-10-19 0710.md", head + "word " * 300)
     empty = put_capture(down, "2026-10-19 0720.md", head + "\n")
+    nul = put_capture(down, "2026-10-19 0730.md", head + "half a\x00 file\n")
+    latin = put_capture(down, "2026-10-19 0740.md", "")
+    (down.vault / latin).write_bytes("café in Latin-1\n".encode("latin-1"))
     svc = TidyService(down, LLM(down.ollama))
     try:
         await svc.startup()
-        await eventually(lambda: len(svc.attention.entries()) == 2, "the two shown")
+        await eventually(lambda: len(svc.attention.entries()) == 4, "the four shown")
     finally:
         await svc.close()
-    assert {e.path: e.code for e in svc.attention.entries()} == {big: "too_large", empty: "empty"}
+    assert {e.path: e.code for e in svc.attention.entries()} == {
+        big: "too_large",
+        empty: "empty",
+        nul: "not_text",
+        latin: "not_text",
+    }
+    assert "NUL character" in str(svc.attention.get("tidy", nul))
     (still,) = svc.status()["waiting"]
     assert still["path"] == waiting and "not answering" in still["reason"]
 

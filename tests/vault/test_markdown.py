@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from datetime import date
 from pathlib import Path
 
@@ -44,6 +45,24 @@ def test_broken_frontmatter_is_kept_as_text_and_reported(text: str) -> None:
     assert note.frontmatter_error
     assert note.frontmatter == {}
     assert note.body == text  # nothing is lost: the block is read as plain text
+
+
+def test_broken_frontmatter_is_logged_once_per_note_and_per_block(
+    vault: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """It was logged again at every read: every reconciliation, every question reading it."""
+    (vault / "Broken.md").write_text("---\ntitle: [never closed\n---\nwords\n")
+    with caplog.at_level(logging.WARNING, logger="commonplace.vault.notes"):
+        for _ in range(3):
+            assert read_note(vault, "Broken.md").frontmatter_error  # still reported each time
+        assert parse_note("Other.md", "---\ntitle: [never closed\n---\nx\n").frontmatter_error
+        (vault / "Broken.md").write_text("---\ntitle: [still: never closed\n---\nwords\n")
+        read_note(vault, "Broken.md")
+        (vault / "Broken.md").write_text("---\ntitle: [still: never closed\n---\nmore words\n")
+        read_note(vault, "Broken.md")  # the same broken block: not again
+    warned = [r.getMessage() for r in caplog.records]
+    warned = [w for w in warned if "reading it as plain text" in w]
+    assert [w.split(":")[0] for w in warned] == ["Broken.md", "Other.md", "Broken.md"], warned
 
 
 def test_tags_from_frontmatter_string_and_inline() -> None:

@@ -32,7 +32,7 @@ from commonplace.calendar import (
     unreadable_note,
 )
 from commonplace.calendar.ical import clean_title
-from commonplace.calendar.text import event_line, listing
+from commonplace.calendar.text import event_line, last_day, listing
 from commonplace.dates import (
     clock,
     clock_exact,
@@ -88,12 +88,26 @@ def when(start: datetime | date, today: date) -> str:
     return f"{day_name_near(start.date(), today)} at {clock_exact(start)}"
 
 
+def when_all(start: datetime | date, end: datetime | date | None, today: date) -> str:
+    """`when`, and for an all-day event over several days its last day too ('Saturday 31
+    October (all day, until Sunday 1 November)'): a question that named only the first day hid
+    what a Yes would move or delete."""
+    if isinstance(start, datetime) or not isinstance(end, date) or isinstance(end, datetime):
+        return when(start, today)
+    last = end - timedelta(days=1)
+    if last <= start:
+        return when(start, today)
+    return f"{day_name_near(start, today)} (all day, until {day_name_near(last, today)})"
+
+
 def span_words(start: datetime | date, end: datetime | date | None, today: date) -> str:
-    """For a new event: 'Saturday 7 November from 10:00 to 11:00', '... (all day)'."""
-    if isinstance(start, datetime) and isinstance(end, datetime) and end.date() == start.date():
-        return (
-            f"{day_name_near(start.date(), today)} from {clock_exact(start)} to {clock_exact(end)}"
-        )
+    """For a new event: 'Saturday 7 November from 10:00 to 11:00', 'Saturday 7 November from
+    23:00 to Sunday 8 November at 02:00' (an end on another day says its day), '... (all day)'."""
+    if isinstance(start, datetime) and isinstance(end, datetime):
+        until = clock_exact(end)
+        if end.date() != start.date():
+            until = f"{day_name_near(end.date(), today)} at {until}"
+        return f"{day_name_near(start.date(), today)} from {clock_exact(start)} to {until}"
     return when(start, today)
 
 
@@ -137,6 +151,11 @@ def what_changed(
         return f'"{title}" on {was} was renamed "{now_event.title}" on the calendar meanwhile.'
     if not _same_moment(now_event.start, start):
         return f'"{title}" was moved to {when(now_event.start, today)} on the calendar meanwhile.'
+    if params.get("recurring"):  # one ETag for the whole series: another occurrence, maybe
+        return (
+            f'"{title}" repeats, and its series was changed on the calendar meanwhile (this '
+            f"occurrence is still on {was})."
+        )
     return f'"{title}" on {was} was changed on the calendar meanwhile.'
 
 
@@ -160,6 +179,12 @@ def unconfirmed(exc: ChangeUnconfirmed, fact: str, on: datetime | date) -> Uncon
     )
 
 
+def in_calendar(event: Event) -> str:
+    """Which calendar: an invite is often in two (Work and Personal, one UID), and a Yes
+    changes only the copy the question was written from."""
+    return f' (calendar "{event.calendar}")'
+
+
 def occurrence_note(params: Mapping[str, Any]) -> str:
     return " (this occurrence only)" if params.get("recurring") else ""
 
@@ -167,12 +192,17 @@ def occurrence_note(params: Mapping[str, Any]) -> str:
 # -- finding the one event the owner means ------------------------------------------------------
 
 
-async def find_one(calendar: CalendarClient, words: str, on_day: date | None, today: date) -> Event:
+async def find_one(
+    calendar: CalendarClient, words: str, on_day: date | None, now: datetime
+) -> Event:
     """The event the words name (on `on_day`, else in the coming two weeks), read again now.
 
-    Several occurrences of one repeating event: the first is meant ("move my 1:1 to 14:00");
-    several different events: the model is asked for more words or the day, with the candidates.
+    Several occurrences of one repeating event: the next is meant ("move my 1:1 to 14:00"),
+    the first that is not over yet (on a Monday evening, "cancel the standup" is next week's,
+    not this morning's); several different events: the model is asked for more words or the
+    day, with the candidates.
     """
+    today = now.date()
     first, days = (on_day, 1) if on_day is not None else (today, MAX_DAYS)
     hits = await calendar.find(words, first, days)
     last = first + timedelta(days=days - 1)
@@ -192,10 +222,19 @@ async def find_one(calendar: CalendarClient, words: str, on_day: date | None, to
             f"several events match {words!r} {window}: {shown}. Call again with more words "
             "from the title, or with on_day."
         )
-    fresh = await calendar.get(hits[0].href, hits[0].recurrence_id)
+    chosen = next((e for e in hits if not _over(e, now)), hits[0])
+    fresh = await calendar.get(chosen.href, chosen.recurrence_id)
     if fresh is None:
-        raise ToolError(f"{hits[0].title!r} just disappeared from the calendar; look again")
+        raise ToolError(f"{chosen.title!r} just disappeared from the calendar; look again")
     return fresh
+
+
+def _over(event: Event, now: datetime) -> bool:
+    """The event has ended (one without an end: has begun); an all-day event on its last day."""
+    if not isinstance(event.start, datetime):
+        return last_day(event) < now.date()
+    end = event.end if isinstance(event.end, datetime) else event.start
+    return end.astimezone(UTC) <= now.astimezone(UTC)
 
 
 def _calendar_error(exc: CalendarError) -> ToolError:
@@ -290,12 +329,14 @@ def calendar_tools(calendar: CalendarClient) -> list[Tool]:
             raise ToolError(f"{new_day.isoformat()} must be between today and a year from now")
         near(args["on_day"], ctx.today, "on_day")
         try:
-            event = await find_one(calendar, str(args["event"]), args["on_day"], ctx.today)
+            event = await find_one(calendar, str(args["event"]), args["on_day"], ctx.now)
         except CalendarError as exc:
             raise _calendar_error(exc) from None
         start, end = moved_times(event, new_day, new_time, calendar)
         start_day = start.date() if isinstance(start, datetime) else start
-        if not ctx.today <= start_day:
+        if start_day < ctx.today or (
+            isinstance(start, datetime) and start.astimezone(UTC) < ctx.now.astimezone(UTC)
+        ):
             raise ToolError("the new time is in the past")
         if start_day > ctx.today + MAX_AHEAD:  # an event found far ahead, given a new time
             raise ToolError(f"{start_day.isoformat()} must be between today and a year from now")
@@ -308,7 +349,7 @@ def calendar_tools(calendar: CalendarClient) -> list[Tool]:
             return NOT_SET_UP
         near(args["on_day"], ctx.today, "on_day")
         try:
-            event = await find_one(calendar, str(args["event"]), args["on_day"], ctx.today)
+            event = await find_one(calendar, str(args["event"]), args["on_day"], ctx.now)
         except CalendarError as exc:
             raise _calendar_error(exc) from None
         return Propose("delete_event", pin(event))
@@ -441,10 +482,11 @@ class MoveEvent(_EventAction):
 
     async def describe(self, params: Mapping[str, Any], now: datetime) -> Described:
         event = await self.current(params, now)
-        start, _ = self._target(params)
+        start, end = self._target(params)
         today = now.date()
         question = (
-            f'Move "{event.title}" from {when(event.start, today)} to {when(start, today)}'
+            f'Move "{event.title}"{in_calendar(event)} from '
+            f"{when_all(event.start, event.end, today)} to {when_all(start, end, today)}"
             f"{occurrence_note(params)}?"
         )
         return Described(question, event)
@@ -462,7 +504,10 @@ class MoveEvent(_EventAction):
             ) from None
         except CalendarError as exc:
             raise ToolError(str(exc)) from None
-        return f'Moved "{event.title}" to {when(start, now.date())}{occurrence_note(params)}.'
+        return (
+            f'Moved "{event.title}"{in_calendar(event)} to {when_all(start, end, now.date())}'
+            f"{occurrence_note(params)}."
+        )
 
 
 @dataclass
@@ -472,7 +517,9 @@ class DeleteEvent(_EventAction):
     async def describe(self, params: Mapping[str, Any], now: datetime) -> Described:
         event = await self.current(params, now)
         question = (
-            f'Delete "{event.title}" on {when(event.start, now.date())}{occurrence_note(params)}?'
+            f'Delete "{event.title}"{in_calendar(event)} on '
+            f"{when_all(event.start, event.end, now.date())}"
+            f"{occurrence_note(params)}?"
         )
         return Described(question, event)
 
@@ -489,7 +536,9 @@ class DeleteEvent(_EventAction):
         except CalendarError as exc:
             raise ToolError(str(exc)) from None
         return (
-            f'Deleted "{event.title}" on {when(event.start, now.date())}{occurrence_note(params)}.'
+            f'Deleted "{event.title}"{in_calendar(event)} on '
+            f"{when_all(event.start, event.end, now.date())}"
+            f"{occurrence_note(params)}."
         )
 
 
@@ -534,7 +583,10 @@ class AddEvent:
             raise ToolError(str(exc)) from None
         if not created:
             raise Stale(f'"{title}" on {when(start, now.date())} is already on the calendar.')
-        return f'Added "{event.title}" on {span_words(start, end, now.date())}.'
+        return (
+            f'Added "{event.title}" on {span_words(start, end, now.date())} to the calendar '
+            f'"{event.calendar}".'
+        )
 
 
 def calendar_actions(calendar: CalendarClient) -> list[Any]:

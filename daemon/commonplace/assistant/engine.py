@@ -53,6 +53,10 @@ log = logging.getLogger(__name__)
 MAX_ROUNDS = 8  # model calls for one owner message: tool rounds and reminders together
 MAX_PROPOSALS = 5  # questions one owner message may raise
 MAX_OUTSIDE_PENDING = 5  # questions from one outside source (MCP) waiting at once
+# What an outside client may ask the owner about: tasks and the memory note, never the calendar
+# (the README promises MCP clients cannot reach it; a move or delete would read it for them, and
+# its question and errors would hand them the titles and times of the owner's events).
+OUTSIDE_CHANGES = ("add_task", "complete_task", "remember", "forget")
 MAX_CLIENT_NAME = 60  # characters of an outside client's name shown to the owner
 TOOL_TIMEOUT_S = 30.0
 GAVE_UP_REPLY = "Sorry, I couldn't finish that. Please ask again, perhaps more simply."
@@ -383,8 +387,8 @@ class Assistant:
         now = now or self.now()
         client = client_name(client)
         tool = self.registry.tools.get(tool_name)
-        if tool is None or not tool.changes:
-            known = ", ".join(n for n, t in self.registry.tools.items() if t.changes)
+        if tool is None or not tool.changes or tool_name not in OUTSIDE_CHANGES:
+            known = ", ".join(n for n in OUTSIDE_CHANGES if n in self.registry.tools)
             raise ToolError(f"{tool_name!r} is not a change the owner can be asked about ({known})")
         ctx = ToolContext(self.settings, now)
         args = coerce_arguments(tool, arguments, ctx.today)

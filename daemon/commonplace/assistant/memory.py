@@ -107,11 +107,15 @@ def find_line(lines: list[MemoryLine], words: str) -> MemoryLine:
     query = words_of(words)
     if not query:
         raise ToolError("say which line to forget, with words from it")
-    hits = [m for m in lines if matches(query, m.text)] or [
-        m for m in lines if matches(query, m.text, loose=True)
-    ]
+    hits = (
+        [m for m in lines if words_of(m.text) == query]  # "Zoë is vegan", not "... vegan now"
+        or [m for m in lines if matches(query, m.text)]
+        or [m for m in lines if matches(query, m.text, loose=True)]
+    )
     if not hits:
         raise ToolError(f"no line of the memory note matches {words!r}")
+    if len({m.text for m in hits}) == 1:
+        return hits[0]  # the same line twice: no words could tell them apart
     if len(hits) > 1:
         shown = "; ".join(f'"{m.text}"' for m in hits[:5])
         raise ToolError(f"several lines match {words!r}: {shown}. Call again with more words.")
@@ -127,7 +131,7 @@ def memory_tools(settings: Settings) -> list[Tool]:
     async def forget(ctx: ToolContext, args: dict[str, Any]) -> Propose:
         snap = await asyncio.to_thread(read_snapshot, settings.vault, path)
         found = find_line(memory_lines(snap), args["words"])
-        return Propose("remove_memory", {"line": found.line})
+        return Propose("remove_memory", {"line": found.line, "text": found.text})
 
     return [
         Tool(
@@ -194,6 +198,15 @@ class RemoveMemory:
         if not snap.exists:
             raise Stale(f"{self.path} no longer exists")
         found = next((m for m in memory_lines(snap) if m.line == number), None)
+        asked = params.get("text")  # the line's words when the question was asked
+        if asked is not None and (found is None or found.text != asked):
+            moved = [m for m in memory_lines(snap) if m.text == asked]
+            if moved:  # the line moved (one added or removed above): not another line's question
+                raise Stale(
+                    f'"{asked}" is now on line {moved[0].line + 1} of {self.path}, not line '
+                    f"{number + 1} (the note was edited since the question). Ask again to "
+                    "remove it where it is now."
+                )
         if found is None:
             raise Stale(f"line {number + 1} of {self.path} is no longer a remembered fact")
         return Described(f'Remove from your memory note: "{found.text}"?', snap.hash)

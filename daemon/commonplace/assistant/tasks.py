@@ -45,6 +45,7 @@ from commonplace.dates import day_name_near
 from commonplace.vault import NoteSkipped, iter_note_paths, read_note
 from commonplace.vault.markdown import logseq_deadline, strip_due_markers, todo_line
 from commonplace.vault.markdown import todos as parse_todos
+from commonplace.vault.notes import page_name
 
 log = logging.getLogger(__name__)
 
@@ -78,10 +79,11 @@ class Task:
     text: str  # without checkbox and due marker
     due: date | None
     in_tasks_note: bool
+    title: str = ""  # the note's title as the editor shows it (a Logseq journal's date)
 
     @property
     def note(self) -> str:
-        return PurePosixPath(self.path).stem
+        return self.title or PurePosixPath(self.path).stem
 
 
 def task_label(task: Task, today: date) -> str:
@@ -204,7 +206,7 @@ class TaskReader:
             else:
                 in_tasks = path == self.tasks_note
                 tasks = tuple(
-                    Task(path, t.line, t.text, t.due, in_tasks)
+                    Task(path, t.line, t.text, t.due, in_tasks, note.title)
                     for t in note.todos
                     if not t.done and t.text
                 )
@@ -273,6 +275,8 @@ def find_task(tasks: list[Task], words: str, today: date) -> Task:
             f"no open task matches {words!r}. Call list_tasks to see the open tasks, then use "
             "words from the one the owner means."
         )
+    if len({(t.path, t.text, t.due) for t in hits}) == 1:
+        return hits[0]  # the same line twice in one note: no words could tell them apart
     if len(hits) > 1:
         shown = "; ".join(f'"{task_label(t, today)}"' for t in hits[:5])
         raise ToolError(
@@ -371,7 +375,7 @@ def task_tools(settings: Settings, reader: TaskReader) -> list[Tool]:
     async def complete_task(ctx: ToolContext, args: dict[str, Any]) -> Propose:
         tasks = await open_tasks()
         task = find_task(tasks, args["task"], ctx.today)
-        return Propose("complete_task", {"path": task.path, "line": task.line})
+        return Propose("complete_task", {"path": task.path, "line": task.line, "text": task.text})
 
     return [
         Tool(
@@ -429,13 +433,23 @@ class CompleteTask:
             raise Stale(f"{path} no longer has a line {number + 1}")
         following = snap.line(number + 1)  # a Logseq DEADLINE sits on the next line
         todos = [t for t in parse_todos(line + "\n" + (following or "")) if t.line == 0]
+        asked = params.get("text")  # the task's words when the question was asked
+        if asked is not None and (not todos or todos[0].text != asked):
+            moved = [t for t in parse_todos("".join(snap.lines)) if t.text == asked and not t.done]
+            if moved:  # the line moved (one added or removed above): not another task's question
+                raise Stale(
+                    f'"{asked}" is now on line {moved[0].line + 1} of {path}, not line '
+                    f"{number + 1} (the note was edited since the question). Ask again to tick "
+                    "it off where it is now."
+                )
         if not todos:
             raise Stale(
                 f'line {number + 1} of {path} is no longer a task: it reads "{line.strip()}"'
             )
         todo = todos[0]
         tasks_note = note_path(self.settings, self.settings.assistant.tasks_note)
-        task = Task(path, number, todo.text, todo.due, path == tasks_note)
+        title = page_name(self.settings.vault, path, self.settings.flavor)
+        task = Task(path, number, todo.text, todo.due, path == tasks_note, title)
         if todo.done:
             raise Stale(f'"{task_label(task, now.date())}" is already ticked off')
         question = f'Tick off "{task_label(task, now.date())}"'

@@ -356,6 +356,8 @@ class CalendarClient:
                 )
                 raise ChangeUnconfirmed(self._unconfirmed(exc)) from None
             self._attempt.answered(made=False)  # the server refused it
+            if _forbidden(exc):  # the login worked for the read just before: not the password
+                raise CalendarUnavailable(self._forbidden()) from None
             raise
         except Exception as exc:
             connect = isinstance(exc, niquests.exceptions.ConnectTimeout)
@@ -394,6 +396,14 @@ class CalendarClient:
         else:
             what = f"broke off the connection before answering the change ({_reason(exc)})"
         return f"The calendar at {self._where} {what}, so it may have been made, or not."
+
+    def _forbidden(self) -> str:
+        return (
+            f"The calendar at {self._where} refused the change (HTTP 403 Forbidden): this "
+            "account may read that calendar but not change it (shared with you read-only, or "
+            "a subscription). Make the change in your calendar app; new events go to the "
+            "calendar [calendar] write names."
+        )
 
     def _refused(self) -> str:
         return (
@@ -681,6 +691,18 @@ def _if_match(obj: Any, seen: Event) -> str | bool:
     if seen.etag and not seen.etag.startswith("W/"):
         return seen.etag
     return obj.schedule_tag is not None
+
+
+def _forbidden(exc: Exception) -> bool:
+    """A 403 to a change: the server knows the account and will not let it write there (a UID
+    taken, which some servers also answer with 403, is not this)."""
+    from caldav.lib import error as dav_error
+
+    return (
+        isinstance(exc, dav_error.AuthorizationError)
+        and not isinstance(exc, dav_error.UidConflictError)
+        and getattr(exc, "status", None) == 403
+    )
 
 
 def _overlaps(event: Event, start: datetime, end: datetime) -> bool:

@@ -30,12 +30,17 @@ _TIMES = ("DTSTART", "DTEND", "DURATION", "RECURRENCE-ID")
 
 
 def local(value: datetime | date, tz: ZoneInfo) -> datetime | date:
-    """A DTSTART/DTEND value in the user's zone; a floating time is taken as the user's."""
+    """A DTSTART/DTEND value in the user's zone; a floating time is taken as the user's.
+
+    Through UTC, also when the value is already in that zone (`astimezone` then changes
+    nothing): a time the clocks skip, which another app may store (02:30 on the night they go
+    forward), is the instant RFC 5545 makes of it (with the offset before the gap: 03:30), not
+    a clock reading that does not exist that night."""
     if not isinstance(value, datetime):
         return value
     if value.tzinfo is None:
-        return value.replace(tzinfo=tz)
-    return value.astimezone(tz)
+        value = value.replace(tzinfo=tz)
+    return value.astimezone(UTC).astimezone(tz)
 
 
 def occurrence_key(value: datetime | date, tz: ZoneInfo) -> str:

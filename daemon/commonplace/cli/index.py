@@ -76,9 +76,11 @@ def search_command(
 
     One result per note, best first, with its best passage; --chunks lists the passages.
     """
+    text = " ".join(query)
+    if not text.strip():  # it found nothing and said "No matches.": the API answers 400
+        raise click.UsageError("the search is empty: give some words to search for", ctx)
     settings = settings_from(ctx)
     require_vault(settings)
-    text = " ".join(query)
 
     async def go() -> tuple[list[dict[str, Any]], str, str | None]:
         from commonplace.index.highlight import query_terms, result_json

@@ -83,6 +83,7 @@ def read_files(
             and not old.skipped
             and (old.vectors_ok or unchanged_ok)
             and path not in stale
+            and path not in plan.again
         ):
             manifest.touch(path, note.size, note.mtime)
             stats.unchanged += 1

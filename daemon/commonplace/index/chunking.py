@@ -125,8 +125,11 @@ def fingerprint(model: str, text: str) -> str:
     return hashlib.sha256(f"{model}\x00{text}".encode()).hexdigest()
 
 
-def note_date(frontmatter: dict[str, Any], mtime: float, tz: ZoneInfo) -> str:
-    """The date a note is 'from', so a newer note can win: captured, date, created, else mtime."""
+def note_date(
+    frontmatter: dict[str, Any], mtime: float, tz: ZoneInfo, day: dt.date | None = None
+) -> str:
+    """The date a note is 'from', so a newer note can win: captured, date, created, else the
+    day of a Logseq journal page, else mtime."""
     for key in DATE_KEYS:
         value = frontmatter.get(key)
         if isinstance(value, dt.datetime):
@@ -138,6 +141,8 @@ def note_date(frontmatter: dict[str, Any], mtime: float, tz: ZoneInfo) -> str:
                 return dt.date.fromisoformat(value.strip()[:10]).isoformat()
             except ValueError:
                 continue
+    if day is not None:
+        return day.isoformat()
     return dt.datetime.fromtimestamp(mtime, tz).date().isoformat()
 
 
@@ -156,7 +161,7 @@ def index_chunks(
     with_context: bool = True,
 ) -> list[IndexedChunk]:
     """Every chunk of the note, ready to store; the frontmatter is never a chunk."""
-    date = note_date(note.frontmatter, note.mtime, tz)
+    date = note_date(note.frontmatter, note.mtime, tz, note.day)
     out: list[IndexedChunk] = []
     chunks: list[Chunk] = split_into_chunks(note, chunk_budget(profile, chunk_tokens))
     for chunk in chunks:

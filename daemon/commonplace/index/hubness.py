@@ -25,13 +25,17 @@ passage written (`VectorStore.neighbour_means`, up to BATCH passages at a time, 
 slice: matrix products against every stored vector, read once per call from memory or, past
 the memory budget, streamed from LanceDB in blocks; nearest.py). Measured at 50,000 notes
 (91,690 passages, past the budget): a slice of 470 passages 0.64 s, 0.2 s of it reading the
-table, where a LanceDB vector query per passage took 6-7 ms and, as its distances are those of
-the index's 8-bit quantized vectors, made r 0.33 lower on average than the exact figure.
+table, where a LanceDB vector query per passage took 6-7 ms and, as the vector index misses
+many of the exact nearest (eval_suite/bench_ann.py), made r 0.33 lower on average. When
+more than one call is to come (a first run, or many stale notes) the calls share a pass
+(`share=True`): each pair of passages is compared once, not once from each side, which about
+halves a first run's cost (eval_suite/bench_neighbours.py).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import logging
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -45,6 +49,8 @@ from commonplace.index.models import SearchResult
 if TYPE_CHECKING:
     from commonplace.index.store import Stores
 
+log = logging.getLogger(__name__)
+
 K = 10  # neighbours whose mean cosine is a passage's r (CSLS's own K)
 SHARE = 0.5  # r's share in the score: CSLS's 2·cos − r, halved
 SLICE = 256  # notes computed between two looks for edits waiting ...
@@ -53,7 +59,11 @@ BATCH = 512  # passages asked of the vector store at once at most (past memory: 
 
 
 class Neighbourhoods:
-    """Each passage's r, by note and chunk ordinal, as the meaning side's searches read it."""
+    """Each passage's r, by note and chunk ordinal, as the meaning side's searches read it.
+
+    The daemon reads the stored values in a thread (`load_later`: 0.5 s at 50,000 notes that
+    would hold up its start); until they are in, `rescore` leaves the cosines as they are, as
+    for an index that has none yet, and values set or forgotten meanwhile win over those read."""
 
     def __init__(self, values: Mapping[str, Mapping[int, float]] | None = None) -> None:
         self._values: dict[str, dict[int, float]] = {}
@@ -61,7 +71,41 @@ class Neighbourhoods:
         self._sum = 0.0  # of every passage's r, and how many: the mean without a pass over all
         self._count = 0
         self._mean = 0.0
+        self.loaded = threading.Event()  # set once the stored values are in
+        self._touched: set[str] | None = None  # while loading: notes set or forgotten since
+        self._cleared = False  # ... or all of them
         self.set(values or {})
+        self.loaded.set()
+
+    def load_later(self, read: Callable[[], Mapping[str, Mapping[int, float]]]) -> None:
+        """Read the stored values (`read`) in a thread of their own."""
+        with self._lock:
+            self.loaded.clear()
+            self._touched, self._cleared = set(), False
+        threading.Thread(
+            target=self._load, args=(read,), name="neighbourhoods", daemon=True
+        ).start()
+
+    def _load(self, read: Callable[[], Mapping[str, Mapping[int, float]]]) -> None:
+        started = time.monotonic()
+        try:
+            values = read()
+        except Exception as exc:  # searches go on uncorrected; notes written get theirs again
+            log.warning("passages' neighbourhoods not read: %s", exc)
+            values = {}
+        with self._lock:
+            touched, cleared = self._touched or set(), self._cleared
+            for path, rs in values.items():
+                if not cleared and path not in touched:
+                    self._put(path, rs)
+            self._touched, self._cleared = None, False
+            self._update_mean()
+            self.loaded.set()
+        log.info(
+            "passages' neighbourhoods read: %d notes in %.2f s",
+            len(values),
+            time.monotonic() - started,
+        )
 
     def _drop(self, path: str) -> None:
         old = self._values.pop(path, None)
@@ -80,28 +124,37 @@ class Neighbourhoods:
         value = self._values.get(path, {}).get(ordinal)
         return self._mean if value is None else value
 
+    def _put(self, path: str, rs: Mapping[int, float]) -> None:
+        self._drop(path)
+        self._values[path] = dict(rs)
+        self._sum += sum(rs.values())
+        self._count += len(rs)
+
     def set(self, values: Mapping[str, Mapping[int, float]]) -> None:
         with self._lock:
             for path, rs in values.items():
-                self._drop(path)
-                self._values[path] = dict(rs)
-                self._sum += sum(rs.values())
-                self._count += len(rs)
+                self._put(path, rs)
+            if self._touched is not None:
+                self._touched.update(values)
             self._update_mean()
 
     def forget(self, paths: Sequence[str]) -> None:
         with self._lock:
             for path in paths:
                 self._drop(path)
+            if self._touched is not None:
+                self._touched.update(paths)
             self._update_mean()
 
     def clear(self) -> None:
         with self._lock:
             self._values, self._sum, self._count, self._mean = {}, 0.0, 0, 0.0
+            self._cleared = True
 
     def rescore(self, hits: Sequence[SearchResult]) -> list[SearchResult]:
-        """The meaning side's candidates by cos − r / 2, best first (ties keep their order)."""
-        if not self._values:
+        """The meaning side's candidates by cos − r / 2, best first (ties keep their order);
+        as they are while the stored values are being read."""
+        if not self._values or not self.loaded.is_set():
             return list(hits)
         scored = [
             dataclasses.replace(h, score=h.score - SHARE * self.r(h.path, h.ordinal)) for h in hits
@@ -127,6 +180,8 @@ def update(
         return False
     more = len(todo) > limit
     todo = todo[:limit]
+    # more than one call to come (a first run): the calls share a pass, each pair once
+    share = more or sum(len(chunks) for _, chunks in todo) > BATCH
     changes = manifest.neighbour_changes()
     stored: dict[str, np.ndarray] = {}
     for _, chunks in todo:
@@ -144,7 +199,11 @@ def update(
         asked = [(path, o, fp) for path, chunks in group for o, fp in chunks]
         means = (
             vectors.neighbour_means(
-                [path for path, _, _ in asked], np.stack([stored[fp] for _, _, fp in asked]), K
+                [path for path, _, _ in asked],
+                np.stack([stored[fp] for _, _, fp in asked]),
+                K,
+                [ordinal for _, ordinal, _ in asked],
+                share=share,
             )
             if asked
             else []

@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import dataclasses
 import datetime as dt
+import functools
 import logging
 import threading
 import time
@@ -25,7 +26,7 @@ from commonplace.config import Settings
 from commonplace.index import hubness
 from commonplace.index.batch import Batch, Loaded, add_stats, merge, read_files, stack
 from commonplace.index.chunking import IndexedChunk
-from commonplace.index.manifest import FileEntry
+from commonplace.index.manifest import FileEntry, read_neighbours
 from commonplace.index.memory import VectorMemory
 from commonplace.index.models import RefreshStats, SearchResponse
 from commonplace.index.plan import Plan, normalize, plan_paths, plan_reconcile
@@ -34,7 +35,8 @@ from commonplace.index.store import Stores, open_stores
 from commonplace.index.vector_api import VectorsBusy
 from commonplace.llm import LLM, LLMError
 from commonplace.llm.profiles import EmbedProfile, known_profile, unknown_profile
-from commonplace.vault import exclusions
+from commonplace.vault import exclusions, journals
+from commonplace.vault.notes import title_from_path
 
 log = logging.getLogger(__name__)
 
@@ -43,12 +45,15 @@ DOWN_RETRY_S = 30.0  # after an embedding failure, do not ask Ollama again for t
 PROBE_TEXT = "commonplace"  # embedded to ask whether notes waiting for vectors can have them
 PROGRESS_BAR_FILES = 200  # show a progress bar for runs at least this long
 NEIGHBOURS = "1"  # the manifest's neighbourhoods layout: an index without it reads every note once
+JOURNALS_META = "journal_names"  # the Logseq journal settings the stored titles were made with
 
 
 class Index:
     """The search index of one vault; all files live in settings.data_path / 'index'."""
 
-    def __init__(self, settings: Settings, llm: LLM, stores: Stores) -> None:
+    def __init__(
+        self, settings: Settings, llm: LLM, stores: Stores, *, load_later: bool = False
+    ) -> None:
         self.settings = settings
         self.llm = llm
         self.stores = stores
@@ -63,7 +68,11 @@ class Index:
         self._down_until = 0.0
         self.down_error = ""  # the last embedding failure, for the search notice
         self.memory = VectorMemory()
-        self.neighbourhoods = hubness.Neighbourhoods(stores.manifest.neighbours())
+        if load_later:  # the daemon: its start does not wait for them (hubness.py)
+            self.neighbourhoods = hubness.Neighbourhoods()
+            self.neighbourhoods.load_later(functools.partial(read_neighbours, stores.manifest.path))
+        else:
+            self.neighbourhoods = hubness.Neighbourhoods(stores.manifest.neighbours())
         self._neighbours_due = True  # a run cut off may have left notes without theirs
         self._counts = stores.manifest.counts()
         self._pending_vectors = stores.manifest.count_pending_vectors()
@@ -91,7 +100,7 @@ class Index:
             ann_rows=s.vector_index_rows,
             vectors_idle_s=idle_s or None,
         )
-        return cls(settings, llm, stores)
+        return cls(settings, llm, stores, load_later=daemon)
 
     def close(self) -> None:
         """Close the stores; waits for a write that is under way in a worker thread (a task
@@ -273,6 +282,7 @@ class Index:
             st.manifest.set_meta("neighbours", NEIGHBOURS)
         if full:
             await asyncio.to_thread(self._forget_all)
+        names = ""  # the journal settings a reconciliation made the titles with
         if paths is None:
             self.vectors_dropped = False  # this reconciliation reads every note waiting
             rules = await asyncio.to_thread(
@@ -289,6 +299,10 @@ class Index:
                 retry_vectors=await self._can_embed_now(entries),
                 excludes=rules.excludes,
             )
+            names, renamed = await asyncio.to_thread(self._journal_titles, entries)
+            gone = set(plan.delete)
+            plan.again = {p for p in renamed if p not in gone}
+            plan.read += sorted(plan.again.difference(plan.read))
         elif paths:
             plan = plan_paths(
                 self.settings.vault, paths, st.manifest, st.stale, self.exclusions.excludes
@@ -298,6 +312,8 @@ class Index:
         stats.checked = plan.checked
         if not plan.empty:
             await self._apply(plan, stats, profile, big=paths is None or full)
+        if paths is None:
+            st.manifest.set_meta(JOURNALS_META, names)
         if paths is None and st.vectors.pending_rows and st.keywords.writable:
             # A reconciliation brings the vector index up to date (a long run was cut off).
             await asyncio.to_thread(self._maintain, True)
@@ -306,6 +322,39 @@ class Index:
         stats.seconds = time.perf_counter() - start
         self._last_refresh = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
         return stats
+
+    def _journal_titles(self, entries: dict[str, FileEntry]) -> tuple[str, list[str]]:
+        """The graph's Logseq journal settings now (vault/journals.py), as stored in the
+        manifest, and the indexed notes whose title they change: set another
+        `:journal/page-title-format` and the journals' stored titles and dates (what search
+        shows, Ask cites and tidy links to) are made again, without reading any other note."""
+        if self.settings.flavor != "logseq":
+            return "", []
+        now = journals.journal_names(self.settings.vault)
+        stored = self.stores.manifest.get_meta(JOURNALS_META)
+        if stored == now.signature:
+            return now.signature, []
+        before = journals.JournalNames.from_signature(stored) if stored else None
+
+        def renamed(path: str) -> bool:
+            """A journal's title or day (its passages' date) differs; with no settings stored
+            (an index made before journals were named) every journal is read again."""
+            name = title_from_path(path, "logseq")
+            day = now.day_of(name, path)
+            if before is None:
+                return day is not None
+            was = before.day_of(name, path)
+            return (day, now.page_name(name, path)) != (was, before.page_name(name, path))
+
+        changed = [p for p in entries if renamed(p)]
+        if changed:
+            log.info(
+                "Logseq's journal page names are %r (%s): %d journal notes are read again",
+                now.title_format,
+                exclusions.LOGSEQ_SETTINGS,
+                len(changed),
+            )
+        return now.signature, changed
 
     def _forget_all(self) -> None:
         st = self.stores

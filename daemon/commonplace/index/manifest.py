@@ -162,8 +162,7 @@ class Manifest:
         )
 
     def neighbours(self) -> dict[str, dict[int, float]]:
-        rows = self._db.execute("SELECT path, rs FROM neighbours WHERE rs IS NOT NULL")
-        return {path: {int(o): float(r) for o, r in json.loads(rs).items()} for path, rs in rows}
+        return _neighbours(self._db)
 
     def touch(self, path: str, size: int, mtime: float) -> None:
         """The file's mtime moved but its bytes did not: remember that, so it is not re-read."""
@@ -181,6 +180,23 @@ class Manifest:
             "SELECT count(*), coalesce(sum(chunks), 0) FROM files WHERE skipped = ''"
         ).fetchone()
         return int(row[0]), int(row[1])
+
+
+def read_neighbours(path: Path) -> dict[str, dict[int, float]]:
+    """Every note's r per chunk ordinal, read through a connection of its own (a thread that
+    loads them while the manifest's connection serves the indexer; hubness.Neighbourhoods)."""
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None)
+    try:
+        return _neighbours(db)
+    except sqlite3.DatabaseError as exc:
+        raise ManifestError(f"{path}: {exc}") from exc
+    finally:
+        db.close()
+
+
+def _neighbours(db: sqlite3.Connection) -> dict[str, dict[int, float]]:
+    rows = db.execute("SELECT path, rs FROM neighbours WHERE rs IS NOT NULL")
+    return {path: {int(o): float(r) for o, r in json.loads(rs).items()} for path, rs in rows}
 
 
 def _entry(row: Any) -> FileEntry:

@@ -27,6 +27,7 @@ class Plan:
     delete: list[str] = field(default_factory=list)  # gone from the vault
     checked: int = 0
     entries: dict[str, FileEntry] = field(default_factory=dict)  # the manifest's rows for them
+    again: set[str] = field(default_factory=set)  # indexed again even if their bytes are the same
 
     @property
     def empty(self) -> bool:

@@ -71,7 +71,13 @@ class Vectors(Protocol):
     ) -> Callable[[], list[SearchResult]]: ...
 
     def neighbour_means(
-        self, paths: Sequence[str], vectors: np.ndarray, k: int
+        self,
+        paths: Sequence[str],
+        vectors: np.ndarray,
+        k: int,
+        ordinals: Sequence[int] | None = None,
+        *,
+        share: bool = False,
     ) -> list[float | None]: ...
 
     def maintain(self, *, force: bool = False) -> None: ...

@@ -424,9 +424,18 @@ class VectorProcess:
         return answer
 
     def neighbour_means(
-        self, paths: Sequence[str], vectors: np.ndarray, k: int
+        self,
+        paths: Sequence[str],
+        vectors: np.ndarray,
+        k: int,
+        ordinals: Sequence[int] | None = None,
+        *,
+        share: bool = False,
     ) -> list[float | None]:
-        means: list[float | None] = self._call("neighbour_means", list(paths), vectors, k)
+        asked = None if ordinals is None else list(ordinals)
+        means: list[float | None] = self._call(
+            "neighbour_means", list(paths), vectors, k, asked, share=share
+        )
         return means
 
     def maintain(self, *, force: bool = False) -> None:

@@ -61,7 +61,7 @@ from commonplace.index.chunking import IndexedChunk
 from commonplace.index.filters import SearchFilter, page_pattern
 from commonplace.index.lance import IvfHnswSq, lancedb
 from commonplace.index.models import SearchResult
-from commonplace.index.nearest import nearest_other_means
+from commonplace.index.nearest import Block, PassBroken, Shared, nearest_other_means
 from commonplace.index.vector_api import VectorsBusy, VectorStoreError
 
 __all__ = ["VectorStore", "VectorStoreError", "VectorsBusy"]
@@ -78,6 +78,12 @@ MEMORY_BYTES = 64 * 2**20  # vectors searched in memory up to this size (float32
 STREAM_ROWS = 4096  # rows read from LanceDB at once when neighbour_means streams the table
 REBUILD_SHARE = 0.25  # new rows, as a share of the indexed ones, that make the index anew
 MAX_SEGMENTS = 16  # the index's segments (itself and its deltas) before it is made anew
+# Candidates the vector index's graph search keeps per result asked (HNSW's ef). Measured at
+# 50,000 notes (eval_suite/bench_ann.py, a pool of 60, interleaved): ef 120 (2 per result) found
+# 0.67 of the exact ten nearest in 10.9 ms, 240 found 0.76 in 11.3 ms, 480 0.86 in 13.3 ms, 960
+# 0.92; the distances returned are exact either way (LanceDB reads the rows' vectors again).
+# 4 a result: more would cost the search p50 its 20 ms goal at 50,000 notes on a loaded machine.
+EF_PER_RESULT = 4
 
 
 @dataclass(frozen=True)
@@ -127,6 +133,8 @@ class VectorStore:
         self._segments = 0  # the vector index and its deltas (see the module's docstring)
         self._compacting = False  # set by the writer thread while optimize() runs
         self._rows = 0
+        self._changes = 0  # writes, compactions and index builds: rows may have moved
+        self._pass: Shared | None = None  # neighbour_means's pass over every row (nearest.py)
         try:
             self._connect()
             if self._table is not None:
@@ -140,6 +148,7 @@ class VectorStore:
 
     def _connect(self) -> None:
         """(Re)open the table with a cache of its own (see the module's docstring)."""
+        self._changes += 1  # a compaction or a new index comes with a new handle
         self._session = lancedb.Session(
             index_cache_size_bytes=INDEX_CACHE_BYTES, metadata_cache_size_bytes=METADATA_CACHE_BYTES
         )
@@ -216,6 +225,7 @@ class VectorStore:
             self._rows = 0
             self._has_ann = False
             self._memory = None
+            self._changes += 1
 
     def close(self) -> None:
         """Nothing to release: LanceDB's files are closed with the table (same interface as
@@ -249,6 +259,7 @@ class VectorStore:
     ) -> None:
         """Drop every row of `delete_paths`, then add `chunks` with their `vectors`."""
         with self._memory_lock:
+            self._changes += 1
             if delete_paths and self._table is not None and self._rows:
                 for start in range(0, len(delete_paths), 500):
                     part = delete_paths[start : start + 500]
@@ -316,7 +327,7 @@ class VectorStore:
         )
         query = query.distance_type("cosine").limit(limit)
         if self._has_ann:
-            query = query.ef(max(64, limit * 2))
+            query = query.ef(max(64, limit * EF_PER_RESULT))
         if self._skips_unindexed():
             query = query.fast_search()
         return query
@@ -330,7 +341,13 @@ class VectorStore:
         return [_result(r, 1.0 - float(r["_distance"])) for r in data.to_pylist()]
 
     def neighbour_means(
-        self, paths: Sequence[str], vectors: np.ndarray, k: int
+        self,
+        paths: Sequence[str],
+        vectors: np.ndarray,
+        k: int,
+        ordinals: Sequence[int] | None = None,
+        *,
+        share: bool = False,
     ) -> list[float | None]:
         """For each passage (its note's path, its vector): the mean cosine of its k nearest
         passages in other notes (CSLS's r, hubness.py), None when no other note has one.
@@ -339,36 +356,80 @@ class VectorStore:
         LanceDB (STREAM_ROWS at a time), so a call reads the table once whatever it asks.
         Why not a `search` each: a LanceDB query costs its planning per passage (6 ms) and
         answers from the approximate vector index; and no row's text is read or, through the
-        store's process, sent."""
+        store's process, sent.
+
+        share=True (more calls for other stored passages follow, as in a first run; each
+        passage's chunk `ordinals` given): the calls until the next write share one pass over
+        the rows, so each pair of passages is compared once, not once from each side."""
         if len(paths) != len(vectors):
             raise ValueError("neighbour_means: paths and vectors differ in length")
         if self._table is None or not self._rows or not len(paths):
             return [None] * len(paths)
         queries = _unit(np.asarray(vectors, dtype=np.float32).reshape(len(paths), -1))
         memory = self._in_memory()
-        if memory is not None:
-            return nearest_other_means(
-                queries, paths, [(memory.rows.column("path"), memory.matrix)], k
-            )
-        if self._compacting:
+        if memory is None and self._compacting:
             raise VectorsBusy("the vector index is being compacted")
+        shared = self._shared(memory, k, share) if ordinals is not None else None
+        self._pass = None  # until this call is through: a failure leaves it half fed
         try:
-            return nearest_other_means(queries, paths, self._stored(), k)
+            means = self._means(queries, paths, memory, k, ordinals, shared)
+        except PassBroken as exc:
+            log.debug("neighbour means without their pass: %s", exc)
+            return self._means(queries, paths, memory, k, None, None)
+        if shared is not None and not shared.finished:
+            self._pass = shared
+        return means
+
+    def _shared(self, memory: _InMemory | None, k: int, start: bool) -> Shared | None:
+        """The pass going on, if it still holds; else a new one if asked to start one."""
+        current = self._pass
+        if current is not None:
+            rows = current.rows if memory is None else len(memory.matrix)
+            if current.fits(rows, k, self._changes):
+                return current
+        if not start:
+            return None
+        rows = len(memory.matrix) if memory is not None else int(self._table.count_rows())
+        return Shared(rows, k, self._changes)
+
+    def _means(
+        self,
+        queries: np.ndarray,
+        paths: Sequence[str],
+        memory: _InMemory | None,
+        k: int,
+        ordinals: Sequence[int] | None,
+        shared: Shared | None,
+    ) -> list[float | None]:
+        if memory is not None:
+            block = (0, memory.rows.column("path"), memory.rows.column("ordinal"), memory.matrix)
+            return nearest_other_means(queries, paths, [block], k, ordinals=ordinals, shared=shared)
+        skip = shared.skips if shared is not None else None
+        try:
+            blocks = self._stored(skip)
+            return nearest_other_means(queries, paths, blocks, k, ordinals=ordinals, shared=shared)
         except (OSError, RuntimeError) as exc:  # as in `search`
+            if shared is not None:
+                raise PassBroken(f"a read failed midway ({exc})") from exc
             log.debug("neighbour means retried after: %s", exc)
             return nearest_other_means(queries, paths, self._stored(), k)
 
-    def _stored(self) -> Iterator[tuple[pa.ChunkedArray, np.ndarray]]:
-        """Every row's path and unit vector, read from LanceDB STREAM_ROWS at a time. One
-        query per block, not one streamed scan: a scan reads ahead (measured at 50,000 notes:
-        +226 MB at its peak against +93 MB for the blocks, in the same 0.27 s). No write comes
-        between two blocks: the only writer is the indexer, which is waiting for this."""
+    def _stored(self, skip: Callable[[int, int], bool] | None = None) -> Iterator[Block]:
+        """Every row's position, path, ordinal and unit vector, read from LanceDB STREAM_ROWS
+        at a time (leaving out blocks `skip` says are not needed). One query per block, not one
+        streamed scan: a scan reads ahead (measured at 50,000 notes: +226 MB at its peak
+        against +93 MB for the blocks, in the same 0.27 s). No write comes between two blocks:
+        the only writer is the indexer, which is waiting for this."""
         start = 0
         while True:
-            query = self._table.search().select(["path", "vector"])
+            if skip is not None and skip(start, start + STREAM_ROWS):
+                start += STREAM_ROWS
+                continue
+            query = self._table.search().select(["path", "ordinal", "vector"])
             block = query.offset(start).limit(STREAM_ROWS).to_arrow()
             if block.num_rows:
-                yield block.column("path"), _unit(_matrix(block.column("vector")))
+                matrix = _unit(_matrix(block.column("vector")))
+                yield start, block.column("path"), block.column("ordinal"), matrix
             if block.num_rows < STREAM_ROWS:
                 return
             start += STREAM_ROWS
@@ -391,6 +452,7 @@ class VectorStore:
                 self._table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
             finally:
                 self._compacting = False
+                self._changes += 1  # a compaction may move rows
         self._writes = 0
         if self._has_ann:
             if self._unindexed:

@@ -4,7 +4,8 @@ A capture is saved word for word by `write_capture`; the watcher then sees the n
 queues tidy, exactly as for a file dropped into Inbox/ by hand. The page sends an `id` with
 every capture and may send it again after a lost connection, so an id already saved returns
 the same file instead of a second copy (see sent.py). A capture kept on the phone while offline
-carries the time it was written (`captured`), which is used if it is plausible (30 days).
+carries the time it was written (`captured`), which is used if it is plausible (30 days); one
+that is not is logged and kept in the capture as `captured_original`.
 
 Transcription only returns text: the user edits it and sends it as a capture (`via: dictation`).
 """
@@ -12,6 +13,7 @@ Transcription only returns text: the user edits it and sends it as a capture (`v
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import re
 import time
@@ -23,7 +25,7 @@ from aiohttp import BodyPartReader, web
 from commonplace.capture import CaptureError, not_saved_reason, write_capture
 from commonplace.config import Settings
 from commonplace.server.context import SENT, SERVICES, SETTINGS, Services
-from commonplace.server.errors import ApiError, read_body, read_json, text_field
+from commonplace.server.errors import ApiError, BodyPace, read_body, read_json, text_field
 from commonplace.server.limits import limited
 from commonplace.speech import (
     AudioError,
@@ -63,14 +65,25 @@ async def capture(request: web.Request) -> web.Response:
     sent = request.app[SENT]
     if capture_id and (earlier := await asyncio.to_thread(sent.get, capture_id)):
         return web.json_response({"path": earlier, "repeat": True})
-    when = _captured_time(body.get("captured"), settings)
+    sent_time = body.get("captured")
+    when, not_used = _captured_time(sent_time, settings)
+    original = (
+        (sent_time if isinstance(sent_time, str) else json.dumps(sent_time)) if not_used else ""
+    )
     try:
-        path = await asyncio.to_thread(write_capture, settings, text, via, when)
+        path = await asyncio.to_thread(write_capture, settings, text, via, when, original=original)
     except CaptureError as exc:
         raise ApiError(400, "bad_capture", str(exc)) from None
     except OSError as exc:  # nothing was saved: a 5xx, so the page keeps it and sends it again
         raise not_saved(exc) from None
     log.info("capture saved: %s (via %s, %d characters)", path, via, len(text))
+    if not_used:
+        log.warning(
+            "%s: the 'captured' time sent is %s; the capture has the time it arrived, and the "
+            "value sent is kept in it as captured_original",
+            path,
+            not_used,
+        )
     if capture_id:
         await asyncio.to_thread(sent.add, capture_id, path)
     return web.json_response({"path": path}, status=201)
@@ -88,19 +101,26 @@ def not_saved(exc: OSError) -> ApiError:
     return ApiError(503, code, message, headers={"Retry-After": "10"})
 
 
-def _captured_time(value: Any, settings: Settings) -> datetime:
-    """The phone's time for an offline capture, if given and plausible; otherwise now."""
+def _captured_time(value: Any, settings: Settings) -> tuple[datetime, str]:
+    """The phone's time for an offline capture, if given and plausible; otherwise now, with
+    why the value sent was not used ("" when none was sent)."""
     now = datetime.now(settings.tz)
-    if not isinstance(value, str) or not value:
-        return now
+    if value is None or value == "":
+        return now, ""
+    if not isinstance(value, str):
+        return now, "not a time"
     try:
         when = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
-        return now
-    if when.tzinfo is None:
-        return now  # the phone always sends a zone; without one the time is ambiguous
+        return now, "not an ISO time"
+    if when.tzinfo is None:  # the phone always sends a zone; without one the time is ambiguous
+        return now, "a time without a zone"
     when = when.astimezone(settings.tz)
-    return when if now - MAX_BACKDATE <= when <= now + timedelta(minutes=5) else now
+    if when < now - MAX_BACKDATE:
+        return now, f"more than {MAX_BACKDATE.days} days old"
+    if when > now + timedelta(minutes=5):
+        return now, "in the future"
+    return when, ""
 
 
 @limited("transcriptions")
@@ -135,11 +155,13 @@ async def _audio_bytes(request: web.Request, max_bytes: int) -> bytes:
     if declared is not None and declared > max_bytes:
         raise ApiError(413, "too_large", f"the recording is over {max_bytes // (1024 * 1024)} MB")
     reader = await request.multipart()
-    async for part in reader:
+    pace = BodyPace()  # a recording that stops coming gets 408, as a raw body does
+    while (part := await pace.step(reader.next())) is not None:
         if isinstance(part, BodyPartReader) and part.filename is not None:
             chunks: list[bytes] = []
             size = 0
-            while chunk := await part.read_chunk(64 * 1024):
+            while chunk := await pace.step(part.read_chunk(64 * 1024)):
+                pace.received += len(chunk)
                 size += len(chunk)
                 if size > max_bytes:
                     raise ApiError(

@@ -34,7 +34,7 @@ async def search(request: web.Request) -> web.StreamResponse:
     query = request.query.get("q", "").strip()
     mode = request.query.get("mode", "hybrid")
     if not query:
-        raise ApiError(400, "bad_query", "give a search with ?q=...")
+        raise ApiError(400, "bad_query", "the search is empty: give some words to search for")
     if len(query) > MAX_QUERY_CHARS:
         raise ApiError(400, "bad_query", f"a search is limited to {MAX_QUERY_CHARS} characters")
     if mode not in SEARCH_MODES:

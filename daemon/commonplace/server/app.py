@@ -38,7 +38,7 @@ from commonplace.server.sent import SentCaptures
 
 log = logging.getLogger(__name__)
 
-__all__ = ["LLM_KEY", "MAX_LINE_BYTES", "SERVICES", "SETTINGS", "create_app"]
+__all__ = ["IDLE_TIMEOUT_S", "LLM_KEY", "MAX_LINE_BYTES", "SERVICES", "SETTINGS", "create_app"]
 
 # The longest request line (method, address, version) the HTTP parser reads before the app sees
 # the request; aiohttp's default is 8,190 bytes. Past it the client got aiohttp's own plain-text
@@ -47,6 +47,15 @@ __all__ = ["LLM_KEY", "MAX_LINE_BYTES", "SERVICES", "SETTINGS", "create_app"]
 # could accept reaches it, and its own checks answer (`bad_query`, `not_found`) in JSON. The
 # daemon's runner is given it (daemon.start_server).
 MAX_LINE_BYTES = 64 * 1024
+
+# How long a connection may stay open without a request being answered on it: from the moment it
+# opens (or its last answer) until its request's headers are complete. aiohttp's default is an
+# hour, so connections that send their headers slowly or never each held a socket that long
+# (800 of them were still open after a minute). A request's headers are a few KB: a phone on a
+# slow link sends them within a second or two; a browser or `tailscale serve` opens a new
+# connection when an idle one was closed. The body is bounded in errors.read_body. The daemon's
+# runner is given it (daemon.start_server).
+IDLE_TIMEOUT_S = 30.0
 
 
 @web.middleware

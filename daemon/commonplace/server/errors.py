@@ -8,11 +8,13 @@ an attacker more than it tells the user.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import re
+import time
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 from aiohttp import web
 
@@ -21,6 +23,14 @@ from commonplace.llm import LLMError, LLMTimeout, ModelBusy, ModelMissing, Ollam
 log = logging.getLogger(__name__)
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+T = TypeVar("T")
+
+# A request body that stops coming, or comes a byte at a time, held its connection (and a
+# handler) for ever. A body may pause up to BODY_IDLE_S without a byte, and must arrive at an
+# average of BODY_MIN_RATE bytes a second after its first BODY_IDLE_S: a phone on a slow link
+# (a 20 MB recording at 2G's 20 KB/s) stays far inside both. Past either: 408 `too_slow`.
+BODY_IDLE_S = 30.0
+BODY_MIN_RATE = 1024
 
 
 class ApiError(Exception):
@@ -92,17 +102,43 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
         )
 
 
+class BodyPace:
+    """The time a request body is given: each read waits at most BODY_IDLE_S, and no longer
+    than the body's own pace allows (BODY_IDLE_S, plus a second for every BODY_MIN_RATE bytes
+    received). A body too slow for it gets 408: nothing was done with it."""
+
+    def __init__(self) -> None:
+        self.started = time.monotonic()
+        self.received = 0
+
+    async def step(self, awaitable: Awaitable[T]) -> T:
+        budget = self.started + BODY_IDLE_S + self.received / BODY_MIN_RATE - time.monotonic()
+        try:
+            async with asyncio.timeout(max(0.0, min(BODY_IDLE_S, budget))):
+                return await awaitable
+        except TimeoutError:
+            raise ApiError(
+                408,
+                "too_slow",
+                f"the request's body came too slowly (nothing for {BODY_IDLE_S:.0f} s, or under "
+                f"{BODY_MIN_RATE // 1024} KB a second); nothing was done with it: send it again",
+            ) from None
+
+
 async def read_body(request: web.Request, max_bytes: int) -> bytes:
-    """The body, refused with 413 as soon as it passes `max_bytes` (declared or actually sent)."""
+    """The body, refused with 413 as soon as it passes `max_bytes` (declared or actually sent),
+    and with 408 when it comes too slowly (BodyPace)."""
     declared = request.content_length
     if declared is not None and declared > max_bytes:
         raise ApiError(413, "too_large", _too_large(declared, max_bytes))
     chunks: list[bytes] = []
     size = 0
+    pace = BodyPace()
     while True:
-        chunk = await request.content.read(64 * 1024)
+        chunk = await pace.step(request.content.read(64 * 1024))
         if not chunk:
             break
+        pace.received += len(chunk)
         size += len(chunk)
         if size > max_bytes:
             raise ApiError(413, "too_large", _too_large(size, max_bytes))

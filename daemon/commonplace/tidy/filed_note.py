@@ -60,6 +60,7 @@ def all_tags(capture: Capture, decision: Decision) -> list[str]:
 def render_obsidian(capture: Capture, decision: Decision, todo_format: str = "plain") -> str:
     meta: dict[str, object] = {
         "captured": capture_stamp(capture.captured),
+        **({"captured_original": capture.captured_unread} if capture.captured_unread else {}),
         "via": capture.via,
         "tags": all_tags(capture, decision),
         "related": [f"[[{t}]]" for t in decision.links],
@@ -83,6 +84,8 @@ def render_logseq(capture: Capture, decision: Decision) -> str:
         f"captured:: {capture_stamp(capture.captured)}",
         f"via:: {capture.via}",
     ]
+    if capture.captured_unread and "\n" not in capture.captured_unread:
+        props.insert(1, f"captured-original:: {capture.captured_unread}")
     tags = all_tags(capture, decision)
     if tags:
         props.append("tags:: " + ", ".join(tags))

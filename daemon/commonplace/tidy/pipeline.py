@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 
-from commonplace.capture import Capture, read_capture
+from commonplace.capture import Capture, capture_stamp, read_capture
 from commonplace.config import Settings
 from commonplace.daemon_notes import ask_pages, is_daemon_note
 from commonplace.llm import LLM
@@ -139,6 +139,14 @@ async def tidy_capture(ctx: TidyContext, path: str, *, dry_run: bool = False) ->
     filed = await asyncio.to_thread(file_capture, ctx, capture, decision, text, earlier)
     _tell_index(ctx, [filed, path, *earlier])
     log.info("%s: filed as %s", path, filed)
+    if capture.captured_unread:
+        log.warning(
+            "%s: its 'captured' value is no time; filed with %s (from its file name or modified "
+            "time), the value kept in %s as captured_original",
+            path,
+            capture_stamp(capture.captured),
+            filed,
+        )
     return Outcome(path, "filed", filed, proposal, decision, tuple(candidates))
 
 

@@ -26,7 +26,7 @@ from typing import Any
 
 from commonplace.attention import Attention
 from commonplace.backoff import backoff_s
-from commonplace.capture import CaptureTooLarge, capture_order_key
+from commonplace.capture import CaptureNotText, CaptureTooLarge, capture_order_key
 from commonplace.changes import Change
 from commonplace.config import Settings
 from commonplace.llm import (
@@ -68,6 +68,14 @@ EMPTY = "has no words (only frontmatter or blank lines); nothing to file"
 EMPTY_ACTION = "write something in it, or delete it"
 NOT_TEXT = "is not UTF-8 text (a binary file, or text saved in another encoding); not read"
 NOT_TEXT_ACTION = "save it again as UTF-8 text, or move it out of the inbox"
+HAS_NUL = (
+    "holds a NUL character (\\0, as binary files do): filed, it could never be found by a "
+    "search; not filed"
+)
+HAS_NUL_ACTION = (
+    "remove the NUL character (an editor may show it as ^@ or \\0) and save it, or move it "
+    "out of the inbox"
+)
 VET_BATCH = 200  # captures looked at per round while Ollama is down
 TOO_LARGE_ACTION = (
     "split it into smaller notes, or move it out of the inbox (or raise [tidy] max_capture_kb)"
@@ -239,6 +247,8 @@ class TidyService:
                 self._unreadable(verdict.path, item, verdict.error)
             elif verdict.problem == "empty":
                 self._set_aside(verdict.path, "empty", EMPTY, EMPTY_ACTION)
+            elif verdict.problem in ("not_text", "nul"):
+                self._not_text(verdict.path, nul=verdict.problem == "nul")
 
     async def _process(self, path: str) -> None:
         item = self.tracker.waiting[path]
@@ -299,9 +309,9 @@ class TidyService:
         except UnicodeDecodeError:
             # The file's fault, not the model's: set aside and shown until it changes (it was
             # marked as if the model had answered garbage, and shown as that after a restart).
-            log.warning("%s is not UTF-8 text; it is left in the inbox", path)
-            self.state.clear(path)
-            self._set_aside(path, "not_text", NOT_TEXT, NOT_TEXT_ACTION)
+            self._not_text(path, nul=False)
+        except CaptureNotText:  # the same, for a NUL character: the index would skip the note
+            self._not_text(path, nul=True)
         except OSError as exc:  # a git operation holds the vault (VaultBusy), a full disk...
             trouble = write_trouble(exc)
             reason = f"not filed yet: {trouble.why}"
@@ -323,6 +333,17 @@ class TidyService:
         if old is None or old.reason != reason:
             log.warning("%s is skipped: %s; it is left where it is", path, reason)
         self._set_aside(path, "not_a_file", reason, NOT_A_FILE_ACTION)
+
+    def _not_text(self, path: str, *, nul: bool) -> None:
+        """Not UTF-8, or holding a NUL: left in the inbox as it is and shown until it changes
+        (found by tidying it, or by the checks made while Ollama is down)."""
+        reason, action = (HAS_NUL, HAS_NUL_ACTION) if nul else (NOT_TEXT, NOT_TEXT_ACTION)
+        old = self.attention.get(SOURCE, path)
+        if old is None or old.reason != reason:
+            what = "holds a NUL character" if nul else "is not UTF-8 text"
+            log.warning("%s %s; it is left in the inbox", path, what)
+        self.state.clear(path)
+        self._set_aside(path, "not_text", reason, action)
 
     def _too_large(self, exc: CaptureTooLarge) -> None:
         kb, limit = exc.size // 1024, exc.limit // 1024

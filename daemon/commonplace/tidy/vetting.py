@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Literal
 from zoneinfo import ZoneInfo
 
-from commonplace.capture import CaptureTooLarge, read_capture
+from commonplace.capture import CaptureNotText, CaptureTooLarge, read_capture
 from commonplace.vault import FileRefused
 
-Problem = Literal["", "gone", "too_large", "unreadable", "empty", "not_a_file"]
+Problem = Literal["", "gone", "too_large", "unreadable", "empty", "not_a_file", "not_text", "nul"]
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,9 @@ def vet(vault: Path, path: str, tz: ZoneInfo, max_bytes: int) -> Verdict:
     except OSError as exc:
         return Verdict(path, "unreadable", exc)
     except UnicodeDecodeError:
-        return Verdict(path, "")  # tidying it says so, with a mark
+        return Verdict(path, "not_text")
+    except CaptureNotText:
+        return Verdict(path, "nul")
     return Verdict(path, "" if capture.body.strip() else "empty")
 
 

@@ -108,15 +108,24 @@ def load_exclusions(vault: Path, configured: Iterable[str]) -> Exclusions:
 
 
 def _read(vault: Path, rel: str) -> tuple[str | None, str | None]:
+    text, problem = read_settings(vault, rel)
+    if problem is not None:
+        problem += "; its exclusions are not used"
+    return text, problem
+
+
+def read_settings(vault: Path, rel: str) -> tuple[str | None, str | None]:
+    """An editor's settings file: (text, None), (None, what is wrong with it: "logseq/config.edn
+    could not be read (...)"), or (None, None) when there is none (a link is not followed)."""
     path = vault / rel
     try:
         if path.is_symlink() or not path.is_file():
             return None, None
         if path.stat().st_size > _MAX_SETTINGS_BYTES:
-            return None, f"{rel} is over 1 MB; its exclusions are not read"
+            return None, f"{rel} is over 1 MB"
         return path.read_text(encoding="utf-8", errors="replace"), None
     except OSError as exc:
-        return None, f"{rel} could not be read ({exc.strerror or exc}); its exclusions are not used"
+        return None, f"{rel} could not be read ({exc.strerror or exc})"
 
 
 def _obsidian_rules(vault: Path) -> tuple[list[str], str | None]:
@@ -141,13 +150,24 @@ def _logseq_rules(vault: Path) -> tuple[list[str], str | None]:
     text, problem = _read(vault, LOGSEQ_SETTINGS)
     if text is None:
         return [], problem
-    match = _HIDDEN.search(_without_edn_comments(text))
+    match = _HIDDEN.search(without_edn_comments(text))
     if match is None:
         return [], None
     return [_unescape(m.group(1)) for m in _EDN_STRING.finditer(match.group("items"))], None
 
 
-def _without_edn_comments(text: str) -> str:
+def edn_string(text: str, key: str) -> str | None:
+    """The string value of the keyword `key` (":journal/page-title-format") in EDN text whose
+    comments are already blanked (without_edn_comments), or None when it is absent or not a
+    string."""
+    edge = r"(?![\w*+!?<>=/.:#'-])"  # the keyword ends here (not ":journal/page-title-formats")
+    match = re.search(
+        rf"(?<![\w*+!?<>=/.:#'-]){re.escape(key)}{edge}[\s,]*{_EDN_STRING.pattern}", text
+    )
+    return None if match is None else _unescape(match.group(1))
+
+
+def without_edn_comments(text: str) -> str:
     """The EDN text with `;` comments blanked (Logseq's default config.edn shows a commented
     `:hidden [...]` example before the real one), strings left intact."""
     out: list[str] = []

@@ -10,18 +10,24 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import logging
+import threading
 import urllib.parse
+from collections import OrderedDict
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from commonplace.vault import markdown
 from commonplace.vault.files import FileRefused, read_file
+from commonplace.vault.journals import DEFAULT as DEFAULT_JOURNALS
+from commonplace.vault.journals import JournalNames, journal_names
 from commonplace.vault.markdown import Todo
 
 log = logging.getLogger(__name__)
 
 NOTE_SUFFIXES = (".md", ".markdown")
+WARNED_MAX = 2000  # broken frontmatter blocks remembered as already logged (oldest forgotten)
 
 
 class NoteSkipped(Exception):
@@ -50,6 +56,7 @@ class Note:
     content_hash: str = ""
     mtime: float = 0.0
     size: int = 0
+    day: date | None = None  # the day a Logseq journal page is for
 
     @property
     def folder(self) -> str:
@@ -70,8 +77,21 @@ def title_from_path(path: str, flavor: str = "obsidian") -> str:
     return stem
 
 
-def parse_note(path: str, text: str, flavor: str = "obsidian") -> Note:
-    """Parse a note's text. A broken frontmatter block is kept as body and reported, not fatal."""
+def page_name(vault: Path, path: str, flavor: str = "obsidian") -> str:
+    """The note's name as the editor shows it, without reading the note: its file name, in
+    Logseq the page's name (a journal's in the graph's title format, "Nov 30th, 2026"). A
+    Logseq `title::` property is not seen: read_note's title has it."""
+    name = title_from_path(path, flavor)
+    return journal_names(vault).page_name(name, path) if flavor == "logseq" else name
+
+
+def parse_note(
+    path: str, text: str, flavor: str = "obsidian", journals: JournalNames | None = None
+) -> Note:
+    """Parse a note's text. A broken frontmatter block is kept as body and reported, not fatal.
+
+    In Logseq a journal page's title is the one Logseq shows ("Nov 30th, 2026" for
+    journals/2026_11_30.md), by the graph's `journals` settings (Logseq's defaults if None)."""
     clean = text.removeprefix("\ufeff")
     fm_source, body, body_line = markdown.split_frontmatter(clean)
     meta: dict[str, Any] = {}
@@ -82,12 +102,16 @@ def parse_note(path: str, text: str, flavor: str = "obsidian") -> Note:
         except markdown.FrontmatterError as exc:
             error = str(exc)
             body, body_line = clean, 0
-            log.warning("%s: %s; reading it as plain text", path, error)
+            _warn_once(path, fm_source, error)
     title = title_from_path(path, flavor)
+    day = None
     if flavor == "logseq":
         props = markdown.parse_logseq_properties(body)
         if props.get("title"):
             title = props["title"]
+        journals = journals or DEFAULT_JOURNALS
+        day = journals.day_of(title, path)
+        title = title if day is None else journals.title(day)
         for key, value in props.items():
             meta.setdefault(key, value)
     tags = dict.fromkeys(markdown.frontmatter_tags(meta) + markdown.inline_tags(body))
@@ -103,7 +127,28 @@ def parse_note(path: str, text: str, flavor: str = "obsidian") -> Note:
         tags=tuple(tags),
         aliases=tuple(markdown.frontmatter_aliases(meta)),
         todos=tuple(markdown.todos(body, first_line=body_line)),
+        day=day,
     )
+
+
+_warned: OrderedDict[tuple[str, str], None] = OrderedDict()
+_warned_lock = threading.Lock()  # notes are parsed in worker threads too
+
+
+def _warn_once(path: str, source: str, error: str) -> None:
+    """Log a broken frontmatter block once per note and per block: the note is read again at
+    every reconciliation and by every question that reads it, and the same line each time
+    buried the log. Edited (still broken), it is logged again; Note.frontmatter_error still
+    says it at every read."""
+    key = (path, hashlib.sha256(source.encode("utf-8", "surrogatepass")).hexdigest())
+    with _warned_lock:
+        if key in _warned:
+            _warned.move_to_end(key)
+            return
+        _warned[key] = None
+        if len(_warned) > WARNED_MAX:
+            _warned.popitem(last=False)
+    log.warning("%s: %s; reading it as plain text", path, error)
 
 
 def read_note(
@@ -130,8 +175,9 @@ def read_note(
         raise NoteSkipped(path, f"is not UTF-8 text (bad byte at {exc.start})") from None
     if "\x00" in text:
         raise NoteSkipped(path, "contains NUL bytes (a binary file?)")
+    journals = journal_names(vault) if flavor == "logseq" else None
     return dataclasses.replace(
-        parse_note(path, text, flavor),
+        parse_note(path, text, flavor, journals),
         content_hash=content_hash(data),
         mtime=stat.st_mtime,
         size=len(data),

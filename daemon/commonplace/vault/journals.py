@@ -1,0 +1,167 @@
+"""What Logseq calls a journal page: `journals/2026_11_30.md` is the page "Nov 30th, 2026".
+
+A link the daemon writes must name the page Logseq shows, or clicking it opens a new, empty
+page. Logseq (file graphs, graph-parser's extract.cljc and block.cljs convert-page-if-journal)
+takes a page's name from its `title::` property or its file name, and when that name reads as a
+day in `:journal/page-title-format` or one of "MMM do, yyyy", "yyyy-MM-dd", "yyyy_MM_dd"
+(date-time-util/safe-journal-title-formatters), the page is that day's journal and is named by
+`:journal/page-title-format` (default "MMM do, yyyy"; the old key `:date-formatter` too). New
+journal files are named by `:journal/file-name-format` (default "yyyy_MM_dd") in
+`:journals-directory` (default "journals"), so a file there is also read in that format.
+
+The settings come from `logseq/config.edn`, read again whenever that file changes (one stat
+per call). A format this module cannot read (vault/datepattern.py says which fields it knows)
+is logged once and Logseq's default is used instead.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path, PurePosixPath
+
+from commonplace.vault.datepattern import PatternError, compile_pattern, format_day, parse_day
+from commonplace.vault.exclusions import (
+    LOGSEQ_SETTINGS,
+    edn_string,
+    read_settings,
+    without_edn_comments,
+)
+
+log = logging.getLogger(__name__)
+
+DEFAULT_TITLE_FORMAT = "MMM do, yyyy"
+DEFAULT_FILE_FORMAT = "yyyy_MM_dd"
+DEFAULT_DIRECTORY = "journals"
+# Every name in one of these is a journal day, whatever the settings (Logseq's safe formatters).
+ALWAYS_READ = ("MMM do, yyyy", "yyyy-MM-dd", "yyyy_MM_dd")
+
+
+@dataclass(frozen=True)
+class JournalNames:
+    """How this graph names its journal pages and files."""
+
+    title_format: str = DEFAULT_TITLE_FORMAT
+    file_format: str = DEFAULT_FILE_FORMAT
+    directory: str = DEFAULT_DIRECTORY
+    problems: tuple[str, ...] = field(default=(), compare=False)
+
+    def day_of(self, name: str, path: str = "") -> date | None:
+        """The day a page named `name` (stored at `path`, if given) is the journal of."""
+        formats = [self.title_format, *ALWAYS_READ]
+        if path and PurePosixPath(path).parent.as_posix() == self.directory:
+            formats.insert(0, self.file_format)
+        for pattern in dict.fromkeys(formats):
+            day = parse_day(pattern, name)
+            if day is not None:
+                return day
+        return None
+
+    def title(self, day: date) -> str:
+        """The name of the day's journal page ("Nov 30th, 2026")."""
+        return format_day(self.title_format, day)
+
+    def page_name(self, name: str, path: str = "") -> str:
+        """The name Logseq shows for a page named `name`: a journal's in the title format, any
+        other page's unchanged."""
+        day = self.day_of(name, path)
+        return name if day is None else self.title(day)
+
+    @property
+    def signature(self) -> str:
+        """The settings in one string: a stored one tells when titles must be made again."""
+        return "\n".join((self.title_format, self.file_format, self.directory))
+
+    @classmethod
+    def from_signature(cls, signature: str) -> JournalNames | None:
+        parts = signature.split("\n")
+        if len(parts) != 3:
+            return None
+        names = cls(parts[0], parts[1], parts[2])
+        try:
+            compile_pattern(names.title_format)
+            compile_pattern(names.file_format)
+        except PatternError:
+            return None
+        return names
+
+
+DEFAULT = JournalNames()
+
+
+def journal_names_from(text: str) -> JournalNames:
+    """The journal settings in config.edn's text; a format that cannot be read is replaced
+    by Logseq's default and named in `problems`."""
+    clean = without_edn_comments(text)
+    problems: list[str] = []
+
+    def setting(keys: tuple[str, ...], default: str) -> str:
+        for key in keys:
+            value = edn_string(clean, key)
+            if value is None:
+                continue
+            try:
+                compile_pattern(value)
+            except PatternError as exc:
+                problems.append(
+                    f"{LOGSEQ_SETTINGS}: {key} {value!r} cannot be read ({exc}); journal pages "
+                    f"are named as Logseq's default {default!r} names them"
+                )
+                return default
+            return value
+        return default
+
+    title_format = setting((":journal/page-title-format", ":date-formatter"), DEFAULT_TITLE_FORMAT)
+    file_format = setting((":journal/file-name-format",), DEFAULT_FILE_FORMAT)
+    directory = (edn_string(clean, ":journals-directory") or DEFAULT_DIRECTORY).strip("/")
+    return JournalNames(title_format, file_format, directory or DEFAULT_DIRECTORY, tuple(problems))
+
+
+_lock = threading.Lock()
+_cache: dict[str, tuple[tuple[int, int], JournalNames]] = {}
+
+
+def journal_names(vault: Path) -> JournalNames:
+    """The graph's journal settings now (read again when logseq/config.edn changes); the
+    defaults when there is no config.edn or it cannot be read (said once in the log)."""
+    path = vault / LOGSEQ_SETTINGS
+    try:
+        st = path.stat()
+        key = (st.st_mtime_ns, st.st_size)
+    except OSError:
+        key = (-1, -1)
+    where = str(vault)
+    with _lock:
+        hit = _cache.get(where)
+    if hit is not None and hit[0] == key:
+        return hit[1]
+    text, problem = read_settings(vault, LOGSEQ_SETTINGS) if key[0] >= 0 else (None, None)
+    if text is not None:
+        names = journal_names_from(text)
+    elif problem is not None:
+        names = JournalNames(problems=(f"{problem}; journal pages are named as by default",))
+    else:
+        names = DEFAULT
+    with _lock:
+        before = _cache.get(where)
+        _cache[where] = (key, names)
+    _log_change(before[1] if before else None, names)
+    return names
+
+
+def _log_change(before: JournalNames | None, after: JournalNames) -> None:
+    if before is not None and before == after and before.problems == after.problems:
+        return
+    if after != DEFAULT or (before is not None and before != DEFAULT):
+        log.info(
+            "Logseq journal pages are named %r, their files %r in %s/ (%s)",
+            after.title_format,
+            after.file_format,
+            after.directory,
+            LOGSEQ_SETTINGS,
+        )
+    for problem in after.problems:
+        if before is None or problem not in before.problems:
+            log.warning("%s", problem)
