@@ -182,6 +182,7 @@ async def test_list_tasks_gives_open_todos_by_due_date(
         "due_day": "Friday 23 October",
         "overdue": True,
         "path": "Tasks.md",
+        "note": "Tasks",
     }
     assert "Buy birthday card for Sam" in texts
     assert "Renew the car tax" not in texts  # ticked

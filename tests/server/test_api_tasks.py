@@ -44,6 +44,7 @@ async def test_the_open_todos_by_due_date_from_the_daemons_reader(
         "due_day": "Friday 23 October",
         "overdue": True,
         "path": "Tasks.md",
+        "note": "Tasks",
     }
     assert all(t["due"] and t["due"] <= "2026-11-02" for t in week_body["tasks"])
     assert len(all_body["tasks"]) > len(week_body["tasks"]) and all_body["more"] == 0

@@ -41,4 +41,5 @@ def _item(task: Task, today: date) -> dict[str, Any]:
         "due_day": day_name_near(due, today) if due is not None else None,
         "overdue": due is not None and due < today,
         "path": task.path,
+        "note": task.note,  # the title the editor shows (a Logseq journal's date)
     }
