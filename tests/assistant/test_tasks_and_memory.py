@@ -292,6 +292,37 @@ async def test_a_repeating_logseq_task_is_not_ended_by_a_tick(settings: Settings
     assert (s.vault / "journals/2026_10_26.md").read_text() == LOGSEQ_JOURNAL
 
 
+async def test_a_running_logseq_clock_is_stopped_as_logseq_stops_it(settings: Settings) -> None:
+    """A DOING task carries the clock Logseq started (time tracking is on by default). Ticked
+    in Logseq it becomes DONE and the clock is closed with its span; the assistant left it
+    running, so Logseq showed no time for the finished task."""
+    s = dataclasses.replace(settings, flavor="logseq")
+    text = (
+        "- DOING Sand the shed door\n  :LOGBOOK:\n"
+        "  CLOCK: [2026-10-25 Sun 07:00:00]--[2026-10-25 Sun 07:10:00] =>  00:10:00\n"
+        "  CLOCK: [2026-10-26 Mon 08:15:30]\n  :END:\n\t- a child with its own\n"
+        "- NOW Oil the hinges\n  :LOGBOOK:\n  CLOCK: [2026-10-26 Mon 08:00]\n  :END:\n"
+    )
+    write(s.vault, "pages/Shed.md", text)
+    action = CompleteTask(s)
+    for line in (0, 6):
+        params = {"path": "pages/Shed.md", "line": line}
+        await action.run(params, await action.describe(params, NOW), NOW)
+    assert (s.vault / "pages/Shed.md").read_text() == text.replace(
+        "- DOING Sand", "- DONE Sand"
+    ).replace(
+        "  CLOCK: [2026-10-26 Mon 08:15:30]\n",
+        "  CLOCK: [2026-10-26 Mon 08:15:30]--[2026-10-26 Mon 09:00:00] =>  00:44:30\n",
+    ).replace("- NOW Oil", "- DONE Oil")  # a clock without seconds is not Logseq's: left
+
+    # With time tracking off in config.edn, only the marker changes.
+    write(s.vault, "logseq/config.edn", "{:feature/enable-timetracking? false}\n")
+    write(s.vault, "pages/Shed.md", text)
+    params = {"path": "pages/Shed.md", "line": 0}
+    await action.run(params, await action.describe(params, NOW), NOW)
+    assert (s.vault / "pages/Shed.md").read_text() == text.replace("- DOING Sand", "- DONE Sand")
+
+
 async def test_a_run_refuses_a_file_changed_after_the_recheck(s: Settings) -> None:
     action = CompleteTask(s)
     params = {"path": "Tasks.md", "line": 2}
