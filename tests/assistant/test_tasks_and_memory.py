@@ -378,7 +378,7 @@ def test_close_matches_win_over_loose_ones(s: Settings) -> None:
     [
         ("obsidian", "tasks", "Tasks.md", "- [ ] Buy nails 📅 2026-10-30\n"),
         ("obsidian", "dataview", "Tasks.md", "- [ ] Buy nails [due:: 2026-10-30]\n"),
-        ("logseq", "plain", "pages/Tasks.md", "- TODO Buy nails\n  DEADLINE: <2026-10-30 Fri>\n"),
+        ("logseq", "plain", "pages/Tasks.md", "- LATER Buy nails\n  DEADLINE: <2026-10-30 Fri>\n"),
     ],
 )
 async def test_an_added_task_is_written_as_the_vault_writes_to_dos(
@@ -393,6 +393,18 @@ async def test_an_added_task_is_written_as_the_vault_writes_to_dos(
     assert (s.vault / path).read_text() == written
     [task] = [t for t in TaskReader(s).open_tasks() if t.path == path]
     assert (task.text, task.due) == ("Buy nails", date(2026, 10, 30))  # read back the same
+
+
+async def test_an_added_logseq_task_follows_the_graphs_workflow(settings: Settings) -> None:
+    """Logseq gives a new task the marker of its workflow: LATER by default
+    (`:preferred-workflow :now`), TODO with `:preferred-workflow :todo`. Every added task read
+    TODO in a graph whose own tasks read LATER."""
+    s = dataclasses.replace(settings, flavor="logseq")
+    write(s.vault, "logseq/config.edn", "{:preferred-workflow :todo}\n")
+    action = AddTask(s)
+    params = {"text": "Buy nails"}
+    await action.run(params, await action.describe(params, NOW), NOW)
+    assert (s.vault / "pages/Tasks.md").read_text() == "- TODO Buy nails\n"
 
 
 @pytest.mark.parametrize(

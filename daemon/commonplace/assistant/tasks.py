@@ -43,6 +43,7 @@ from commonplace.config import Settings
 from commonplace.daemon_notes import classifier
 from commonplace.dates import day_name_near
 from commonplace.vault import NoteSkipped, iter_note_paths, read_note
+from commonplace.vault.journals import journal_names
 from commonplace.vault.logseq_clock import CLOCKED, clock_out, tracking
 from commonplace.vault.markdown import (
     LOGSEQ_OPEN,
@@ -337,7 +338,8 @@ def todo_block(text: str, due: date | None, settings: Settings) -> list[str]:
     """A new to-do as the vault writes them: a Logseq TODO block, or a Markdown checkbox in the
     configured due-date format (the same one tidy uses)."""
     if settings.flavor == "logseq":
-        return [f"- TODO {text}"] + ([f"  {logseq_deadline(due)}"] if due else [])
+        marker = journal_names(settings.vault).task_marker  # LATER or TODO, as Logseq would
+        return [f"- {marker} {text}"] + ([f"  {logseq_deadline(due)}"] if due else [])
     return [todo_line(text, due, settings.tidy.todo_format)]
 
 
