@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import logging
+import os
 import subprocess
 import sys
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import click
@@ -182,26 +185,31 @@ def test_without_a_vault_the_commands_point_at_the_sample_that_make_run_uses(
     )
 
 
-def sample_run(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, started: list[Path]
-) -> tuple[Path, dict[str, str]]:
+SampleRun = tuple[Path, dict[str, str], list[Path]]
+
+
+@pytest.fixture
+def sample_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[SampleRun]:
     """`make run`'s command on a scratch folder of its own, with the daemon itself replaced by
-    one that records the vault it was given."""
+    one that records the vault it was given. `run` sets the commonplace logger to INFO for the
+    process; put back afterwards, or the tests after these would see no DEBUG lines."""
     import commonplace.cli.run as run_cli
 
     scratch = tmp_path / "commonplace-sample"
+    started: list[Path] = []
     monkeypatch.setattr(run_cli, "sample_scratch", lambda: scratch)
 
     async def fake_daemon(settings: object) -> None:
         started.append(settings.vault)  # type: ignore[attr-defined]
 
     monkeypatch.setattr(run_cli, "run_daemon", fake_daemon)
-    return scratch, {"HOME": str(tmp_path / "home")}
+    logger = logging.getLogger("commonplace")
+    level = logger.level
+    yield scratch, {"HOME": str(tmp_path / "home")}, started
+    logger.setLevel(level)
 
 
-def test_a_second_make_run_leaves_the_running_samples_vault_alone(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_second_make_run_leaves_the_running_samples_vault_alone(sample_run: SampleRun) -> None:
     """A second `make run` replaced the sample vault under the daemon already running on it,
     deleting a capture sent a moment before; now it stops with what to do."""
     import json
@@ -211,8 +219,7 @@ def test_a_second_make_run_leaves_the_running_samples_vault_alone(
 
     from commonplace.config import load_settings
 
-    started: list[Path] = []
-    scratch, env = sample_run(tmp_path, monkeypatch, started)
+    scratch, env, started = sample_run
     first = CliRunner().invoke(cli, ["run", "--sample-if-unset"], env=env)
     assert first.exit_code == 0, first.output
     capture = scratch / "vault" / "Inbox" / "2026-12-01 0246.md"
@@ -233,14 +240,11 @@ def test_a_second_make_run_leaves_the_running_samples_vault_alone(
     assert started == [scratch / "vault"]  # the second never started a daemon
 
 
-def test_make_run_starts_the_sample_with_a_fresh_data_folder_too(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_make_run_starts_the_sample_with_a_fresh_data_folder_too(sample_run: SampleRun) -> None:
     """The vault is copied afresh each time; the data folder of the last run described the old
     copy (the Ask record counted a question answered in each run as an answer removed, and
     stopped answering it after three runs)."""
-    started: list[Path] = []
-    scratch, env = sample_run(tmp_path, monkeypatch, started)
+    scratch, env, started = sample_run
     stale = scratch / "data" / "vault-0123abcd" / "ask" / "answers.json"
     stale.parent.mkdir(parents=True)
     stale.write_text('{"notes": {}}')
@@ -292,3 +296,27 @@ def test_doctor_warns_when_the_vault_does_not_look_like_its_flavor(
         (fine / folder).mkdir(parents=True)
     env["COMMONPLACE_VAULT"] = str(fine)
     assert "warn vault" not in CliRunner().invoke(cli, ["doctor"], env=env).output
+
+
+def test_doctor_makes_no_data_folder(
+    fake_ollama_thread: FakeOllama, vault: Path, tmp_path: Path
+) -> None:
+    """Each doctor run with another (or a mistyped) vault left an empty folder behind in
+    ~/.local/share/commonplace."""
+    data = tmp_path / "data"
+    env = {"COMMONPLACE_VAULT": str(tmp_path / "NoSuchNotes"), "COMMONPLACE_DATA": str(data)}
+    result = CliRunner().invoke(cli, ["doctor"], env=env)
+    assert "FAIL vault: " in result.output and not data.exists()
+    env["COMMONPLACE_VAULT"] = str(vault)
+    result = CliRunner().invoke(cli, ["doctor"], env=env)
+    assert "(not made yet: the daemon makes it at its first start)" in result.output
+    assert not data.exists()
+    (data / "x").mkdir(parents=True)
+    (data / "x").chmod(0o500)
+    env["COMMONPLACE_DATA"] = str(data / "x")
+    try:
+        result = CliRunner().invoke(cli, ["doctor"], env=env)
+    finally:
+        (data / "x").chmod(0o700)
+    if os.geteuid() != 0:  # root writes anywhere
+        assert "FAIL data folder: " in result.output

@@ -55,13 +55,13 @@ def config_checks(settings: Settings) -> list[Check]:
         checks += exclusion_checks(settings, notes)
         checks += journal_checks(settings)
     data = settings.data_path
-    try:
-        data.mkdir(parents=True, exist_ok=True)
-        writable = os.access(data, os.W_OK)
-    except OSError:
-        writable = False
+    # A check makes nothing: doctor used to create the data folder, one for every vault named
+    # (a mistyped one too). The nearest folder that exists must let the daemon make the rest.
+    existing = next((p for p in (data, *data.parents) if p.exists()), None)
+    writable = existing is not None and existing.is_dir() and os.access(existing, os.W_OK)
+    made = "" if data.is_dir() else " (not made yet: the daemon makes it at its first start)"
     checks.append(
-        Check("ok", "data folder", str(data))
+        Check("ok", "data folder", f"{data}{made}")
         if writable
         else Check("fail", "data folder", f"{data} cannot be created or written; set data_dir")
     )
