@@ -52,7 +52,7 @@ def test_doctor_says_what_the_editors_exclusions_keep_out_of_search(
     assert recipes > 0
     assert (
         f"ok   excluded: {recipes} of 24 notes kept out of search by Obsidian's excluded files "
-        "(.obsidian/app.json) (1)" in result.output
+        "(.obsidian/app.json): 1 rule" in result.output
     )
 
 
