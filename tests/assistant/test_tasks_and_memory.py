@@ -233,6 +233,96 @@ async def test_logseq_tasks_become_done(settings: Settings) -> None:
     assert (s.vault / "pages/Tasks.md").read_text().startswith("- DONE Order timber\n")
 
 
+# A journal page as Logseq writes one: every marker Logseq has (frontend/util/marker.cljs, and
+# the docs graph's Tasks page: "CANCELED/CANCELLED, IN-PROGRESS, and WAIT/WAITING markers which
+# can be typed directly"), a heading task, dates under properties, a repeater, a LOGBOOK.
+LOGSEQ_JOURNAL = """\
+- IN-PROGRESS the fun thing
+- WAIT the slow thing
+  id:: 6750a1b2-0000-4000-8000-000000000001
+- ## TODO Plan the trip
+  SCHEDULED: <2026-10-27 Tue>
+  DEADLINE: <2026-10-29 Thu>
+  collapsed:: true
+	- child block
+- NOW Water the plants
+  SCHEDULED: <2026-10-26 Mon 07:00 .+1d>
+  :LOGBOOK:
+  CLOCK: [2026-10-25 Sun 07:00:00]
+  :END:
+- CANCELLED the boring thing
+"""
+
+
+async def test_every_logseq_marker_is_a_task_and_only_its_marker_changes(
+    settings: Settings,
+) -> None:
+    """IN-PROGRESS and WAIT tasks were not listed at all, a heading task (`- ## TODO`) neither,
+    and a DEADLINE under a SCHEDULED line was not its due date."""
+    s = dataclasses.replace(settings, flavor="logseq")
+    write(s.vault, "journals/2026_10_26.md", LOGSEQ_JOURNAL)
+    tasks = {t.text: t for t in TaskReader(s).open_tasks() if t.path.startswith("journals/")}
+    assert sorted(tasks) == ["Plan the trip", "Water the plants", "the fun thing", "the slow thing"]
+    assert tasks["Plan the trip"].due == date(2026, 10, 29)  # the DEADLINE, not SCHEDULED
+    assert tasks["Plan the trip"].title == "Oct 26th, 2026"
+    action = CompleteTask(s)
+    for words in ("the fun thing", "the slow thing", "Plan the trip"):
+        task = tasks[words]
+        params = {"path": task.path, "line": task.line, "text": task.text}
+        seen = await action.describe(params, NOW)
+        await action.run(params, seen, NOW)
+    after = (s.vault / "journals/2026_10_26.md").read_text()
+    assert after == (
+        LOGSEQ_JOURNAL.replace("IN-PROGRESS the fun", "DONE the fun")
+        .replace("WAIT the slow", "DONE the slow")
+        .replace("## TODO Plan", "## DONE Plan")
+    )
+
+
+async def test_a_repeating_logseq_task_is_not_ended_by_a_tick(settings: Settings) -> None:
+    """Ticked in Logseq, a task with a repeater (`.+1d`) moves to its next date and stays open;
+    marked DONE here, the daily task would have stopped repeating. It is left as it is, and
+    the owner is told why."""
+    s = dataclasses.replace(settings, flavor="logseq")
+    write(s.vault, "journals/2026_10_26.md", LOGSEQ_JOURNAL)
+    task = next(t for t in TaskReader(s).open_tasks() if t.text == "Water the plants")
+    params = {"path": task.path, "line": task.line, "text": task.text}
+    with pytest.raises(Stale, match=r"repeats \(\.\+1d\): tick it off in Logseq"):
+        await CompleteTask(s).describe(params, NOW)
+    assert (s.vault / "journals/2026_10_26.md").read_text() == LOGSEQ_JOURNAL
+
+
+async def test_a_running_logseq_clock_is_stopped_as_logseq_stops_it(settings: Settings) -> None:
+    """A DOING task carries the clock Logseq started (time tracking is on by default). Ticked
+    in Logseq it becomes DONE and the clock is closed with its span; the assistant left it
+    running, so Logseq showed no time for the finished task."""
+    s = dataclasses.replace(settings, flavor="logseq")
+    text = (
+        "- DOING Sand the shed door\n  :LOGBOOK:\n"
+        "  CLOCK: [2026-10-25 Sun 07:00:00]--[2026-10-25 Sun 07:10:00] =>  00:10:00\n"
+        "  CLOCK: [2026-10-26 Mon 08:15:30]\n  :END:\n\t- a child with its own\n"
+        "- NOW Oil the hinges\n  :LOGBOOK:\n  CLOCK: [2026-10-26 Mon 08:00]\n  :END:\n"
+    )
+    write(s.vault, "pages/Shed.md", text)
+    action = CompleteTask(s)
+    for line in (0, 6):
+        params = {"path": "pages/Shed.md", "line": line}
+        await action.run(params, await action.describe(params, NOW), NOW)
+    assert (s.vault / "pages/Shed.md").read_text() == text.replace(
+        "- DOING Sand", "- DONE Sand"
+    ).replace(
+        "  CLOCK: [2026-10-26 Mon 08:15:30]\n",
+        "  CLOCK: [2026-10-26 Mon 08:15:30]--[2026-10-26 Mon 09:00:00] =>  00:44:30\n",
+    ).replace("- NOW Oil", "- DONE Oil")  # a clock without seconds is not Logseq's: left
+
+    # With time tracking off in config.edn, only the marker changes.
+    write(s.vault, "logseq/config.edn", "{:feature/enable-timetracking? false}\n")
+    write(s.vault, "pages/Shed.md", text)
+    params = {"path": "pages/Shed.md", "line": 0}
+    await action.run(params, await action.describe(params, NOW), NOW)
+    assert (s.vault / "pages/Shed.md").read_text() == text.replace("- DOING Sand", "- DONE Sand")
+
+
 async def test_a_run_refuses_a_file_changed_after_the_recheck(s: Settings) -> None:
     action = CompleteTask(s)
     params = {"path": "Tasks.md", "line": 2}
@@ -288,7 +378,7 @@ def test_close_matches_win_over_loose_ones(s: Settings) -> None:
     [
         ("obsidian", "tasks", "Tasks.md", "- [ ] Buy nails 📅 2026-10-30\n"),
         ("obsidian", "dataview", "Tasks.md", "- [ ] Buy nails [due:: 2026-10-30]\n"),
-        ("logseq", "plain", "pages/Tasks.md", "- TODO Buy nails\n  DEADLINE: <2026-10-30 Fri>\n"),
+        ("logseq", "plain", "pages/Tasks.md", "- LATER Buy nails\n  DEADLINE: <2026-10-30 Fri>\n"),
     ],
 )
 async def test_an_added_task_is_written_as_the_vault_writes_to_dos(
@@ -303,6 +393,18 @@ async def test_an_added_task_is_written_as_the_vault_writes_to_dos(
     assert (s.vault / path).read_text() == written
     [task] = [t for t in TaskReader(s).open_tasks() if t.path == path]
     assert (task.text, task.due) == ("Buy nails", date(2026, 10, 30))  # read back the same
+
+
+async def test_an_added_logseq_task_follows_the_graphs_workflow(settings: Settings) -> None:
+    """Logseq gives a new task the marker of its workflow: LATER by default
+    (`:preferred-workflow :now`), TODO with `:preferred-workflow :todo`. Every added task read
+    TODO in a graph whose own tasks read LATER."""
+    s = dataclasses.replace(settings, flavor="logseq")
+    write(s.vault, "logseq/config.edn", "{:preferred-workflow :todo}\n")
+    action = AddTask(s)
+    params = {"text": "Buy nails"}
+    await action.run(params, await action.describe(params, NOW), NOW)
+    assert (s.vault / "pages/Tasks.md").read_text() == "- TODO Buy nails\n"
 
 
 @pytest.mark.parametrize(

@@ -43,7 +43,15 @@ from commonplace.config import Settings
 from commonplace.daemon_notes import classifier
 from commonplace.dates import day_name_near
 from commonplace.vault import NoteSkipped, iter_note_paths, read_note
-from commonplace.vault.markdown import logseq_deadline, strip_due_markers, todo_line
+from commonplace.vault.journals import journal_names
+from commonplace.vault.logseq_clock import CLOCKED, clock_out, tracking
+from commonplace.vault.markdown import (
+    LOGSEQ_OPEN,
+    logseq_block_end,
+    logseq_deadline,
+    strip_due_markers,
+    todo_line,
+)
 from commonplace.vault.markdown import todos as parse_todos
 from commonplace.vault.notes import page_name
 
@@ -57,7 +65,8 @@ _STOP = {"a", "an", "the", "to", "my", "for", "of", "on", "in", "at", "and", "or
 _STOP |= {"tasks", "todo", "to-do", "item", "off", "tick", "mark", "done", "complete", "please"}
 _WORD = re.compile(r"\w+")
 _OPEN_MD = re.compile(r"^(\s*[-*+] \[)[ /](\] )")
-_OPEN_LOGSEQ = re.compile(r"^(\s*- )(?:TODO|DOING|LATER|NOW|WAITING)( )")
+_OPEN_LOGSEQ = re.compile(rf"^(\s*- (?:#{{1,6}} )?)({'|'.join(LOGSEQ_OPEN)})( )")
+BLOCK_LINES = 12  # lines after a Logseq task's first that may hold its SCHEDULED/DEADLINE
 # A list marker or checkbox the model typed itself ("- [ ] Buy nails"), only with a space
 # after it: "-5 kg by June" and "*Urgent*: call the bank" keep their words.
 _BOX_PREFIX = re.compile(r"^\s*(?:[-*+]\s+)?(?:\[[ xX/-]?\]\s+)?")
@@ -113,8 +122,8 @@ class TaskReader:
         """`open_tasks`, but nobody waits past `seconds` (LIST_WAIT_S): the read runs in a
         thread of its own and, if it has not finished by then, TasksNotReady says how far it
         got while it carries on (the next call waits for the same read). At 50,000 notes a
-        first read takes 15-25 s on a loaded 2-core machine; `commonplace chat` and
-        `commonplace mcp` read the vault themselves (a running daemon or not), and their first
+        first read takes 15-25 s on a loaded 2-core machine; `commonplace chat` (and
+        `commonplace mcp` with no daemon running) read the vault themselves, and their first
         list_tasks would otherwise pass the tool's timeout with nothing to tell the owner."""
         with self._reading_lock:
             reading = self._reading
@@ -163,8 +172,8 @@ class TaskReader:
         """Read every note's tasks ahead of the first list_tasks: on a big vault that first read
         is long (15-25 s at 50,000 notes on a loaded 2-core machine; the tool's timeout is 30 s).
         The daemon calls this once, in a thread of its own, after the start-up index run
-        (`commonplace chat` and `commonplace mcp` as they start). It is work nobody waits for,
-        so it takes its turn: a batch of notes, then a rest as long as
+        (`commonplace chat` as it starts; `commonplace mcp` too when no daemon runs). It is work
+        nobody waits for, so it takes its turn: a batch of notes, then a rest as long as
         the batch took (searches and the event loop get the interpreter at least half the
         time), and a list_tasks meanwhile waits for one batch at most and reads the rest itself.
         `rest` is the rest as a share of the batch's time (0: none, for `commonplace chat`,
@@ -329,7 +338,8 @@ def todo_block(text: str, due: date | None, settings: Settings) -> list[str]:
     """A new to-do as the vault writes them: a Logseq TODO block, or a Markdown checkbox in the
     configured due-date format (the same one tidy uses)."""
     if settings.flavor == "logseq":
-        return [f"- TODO {text}"] + ([f"  {logseq_deadline(due)}"] if due else [])
+        marker = journal_names(settings.vault).task_marker  # LATER or TODO, as Logseq would
+        return [f"- {marker} {text}"] + ([f"  {logseq_deadline(due)}"] if due else [])
     return [todo_line(text, due, settings.tidy.todo_format)]
 
 
@@ -431,8 +441,9 @@ class CompleteTask:
         line = snap.line(number)
         if line is None:
             raise Stale(f"{path} no longer has a line {number + 1}")
-        following = snap.line(number + 1)  # a Logseq DEADLINE sits on the next line
-        todos = [t for t in parse_todos(line + "\n" + (following or "")) if t.line == 0]
+        # A Logseq task's SCHEDULED and DEADLINE sit on the lines after it, in its block.
+        block = [line + "\n", *snap.lines[number + 1 : number + 1 + BLOCK_LINES]]
+        todos = [t for t in parse_todos("".join(block)) if t.line == 0]
         asked = params.get("text")  # the task's words when the question was asked
         if asked is not None and (not todos or todos[0].text != asked):
             moved = [t for t in parse_todos("".join(snap.lines)) if t.text == asked and not t.done]
@@ -452,6 +463,12 @@ class CompleteTask:
         task = Task(path, number, todo.text, todo.due, path == tasks_note, title)
         if todo.done:
             raise Stale(f'"{task_label(task, now.date())}" is already ticked off')
+        if todo.repeats:
+            raise Stale(
+                f'"{task_label(task, now.date())}" repeats ({todo.repeats}): tick it off in '
+                "Logseq, which moves it to its next date. Marked DONE here, it would stop "
+                "repeating, so it is left as it is"
+            )
         question = f'Tick off "{task_label(task, now.date())}"'
         if not task.in_tasks_note:
             question += f' in the note "{task.note}"'
@@ -467,17 +484,31 @@ class CompleteTask:
             snap = check_unchanged(self.settings.vault, seen.token, path)
             old = snap.lines[number]
             new = _OPEN_MD.sub(r"\1x\2", old, count=1)
-            if new == old:
-                new = _OPEN_LOGSEQ.sub(r"\1DONE\2", old, count=1)
+            logseq = _OPEN_LOGSEQ.match(old) if new == old else None
+            if logseq is not None:
+                new = _OPEN_LOGSEQ.sub(r"\1DONE\3", old, count=1)
             if new == old:
                 raise Stale(f"line {number + 1} of {path} is not a box that can be ticked")
             lines = list(snap.lines)
             lines[number] = new
+            if logseq is not None and logseq.group(2) in CLOCKED:
+                self._stop_clock(lines, number, now)
             write_lines(self.settings.vault, snap, lines)
             return seen.question.removeprefix("Tick off ").removesuffix("?")
 
         what = await asyncio.to_thread(tick)
         return f"Ticked off {what}."
+
+    def _stop_clock(self, lines: list[str], number: int, now: datetime) -> None:
+        """A NOW or DOING task's running clock, closed as Logseq closes it when the task is
+        done (vault/logseq_clock.py), when the graph tracks time."""
+        settings = tracking(self.settings.vault)
+        if not settings.enabled:
+            return
+        end = logseq_block_end([ln.rstrip("\r\n") for ln in lines], number)
+        closed = clock_out(lines[number:end], now.astimezone(self.settings.tz), settings.seconds)
+        if closed is not None:
+            lines[number + closed[0]] = closed[1]
 
 
 @dataclass

@@ -47,6 +47,7 @@ from commonplace.vault import (
     read_file,
     remove_file,
 )
+from commonplace.vault.journals import journal_names
 
 log = logging.getLogger(__name__)
 MAX_SAME_NAME = 100
@@ -119,7 +120,13 @@ async def tidy_capture(ctx: TidyContext, path: str, *, dry_run: bool = False) ->
         ours=lambda path: is_daemon_note(path, settings),
     )
     proposal = await ask_model(ctx.llm, capture, candidates, facts.top_tags(), ctx.today())
-    decision = decide(proposal, capture, facts, flavor=ctx.settings.flavor)
+    decision = decide(
+        proposal,
+        capture,
+        facts,
+        flavor=settings.flavor,
+        name_format=journal_names(settings.vault).name_format,  # read in the Logseq flavour
+    )
     if decision.dropped:
         # The values are the model's reading of the capture's words: DEBUG only.
         fields = ", ".join(d.field for d in decision.dropped)
@@ -134,7 +141,10 @@ async def tidy_capture(ctx: TidyContext, path: str, *, dry_run: bool = False) ->
             await asyncio.to_thread(finish, ctx, capture, filed)
             _tell_index(ctx, [filed, path])
             return Outcome(path, "finished", filed=filed)
-    text = filed_note.render(capture, decision, ctx.settings.flavor, ctx.settings.tidy.todo_format)
+    marker = journal_names(ctx.settings.vault).task_marker  # read in the Logseq flavour
+    text = filed_note.render(
+        capture, decision, ctx.settings.flavor, ctx.settings.tidy.todo_format, marker
+    )
     # In a thread: the writes fsync, and wait (bounded) while a git operation holds the vault.
     filed = await asyncio.to_thread(file_capture, ctx, capture, decision, text, earlier)
     _tell_index(ctx, [filed, path, *earlier])

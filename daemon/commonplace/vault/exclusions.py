@@ -93,7 +93,7 @@ def load_exclusions(vault: Path, configured: Iterable[str]) -> Exclusions:
                 patterns.append(pattern)
                 count += 1
         if count:
-            sources.append(f"{source} ({count})")
+            sources.append(f"{source}: {count} rule{'' if count == 1 else 's'}")
 
     add(configured, obsidian_pattern, "[index] exclude")
     rules, problem = _obsidian_rules(vault)
@@ -165,6 +165,16 @@ def edn_string(text: str, key: str) -> str | None:
         rf"(?<![\w*+!?<>=/.:#'-]){re.escape(key)}{edge}[\s,]*{_EDN_STRING.pattern}", text
     )
     return None if match is None else _unescape(match.group(1))
+
+
+def edn_keyword(text: str, key: str) -> str | None:
+    """The keyword value of `key` (":file/name-format :legacy" gives "legacy") in EDN text
+    whose comments are already blanked, or None when it is absent or not a keyword."""
+    edge = r"(?![\w*+!?<>=/.:#'-])"
+    match = re.search(
+        rf"(?<![\w*+!?<>=/.:#'-]){re.escape(key)}{edge}[\s,]*:([\w*+!?<>=/.#'-]+)", text
+    )
+    return None if match is None else match.group(1)
 
 
 def without_edn_comments(text: str) -> str:
