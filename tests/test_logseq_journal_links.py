@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from commonplace.ask.service import AskService
+from commonplace.assistant.task_list import task_list
 from commonplace.assistant.tasks import CompleteTask, TaskReader, describe_for_model
 from commonplace.changes import Change
 from commonplace.config import Settings
@@ -159,6 +160,9 @@ async def test_tasks_and_the_digest_name_the_journal_as_logseq_does(
         {"path": JOURNAL, "line": task.line}, datetime(2026, 12, 1, 9, 0)
     )
     assert seen.question.endswith(' in the note "Monday, 30.11.2026"?')
+    listed = task_list(TaskReader(s).open_tasks(), today, None)["tasks"]
+    [item] = [t for t in listed if t["path"] == JOURNAL]
+    assert item["note"] == "Monday, 30.11.2026"  # MCP list_tasks and GET /api/tasks
 
     data = collect(s, Week(2026, 49))
     todos = data.todos

@@ -123,6 +123,7 @@ async def _run_locked(
         attention=attention,
         transcriber=WhisperTranscriber(settings.speech),
         assistant=build_assistant(settings, llm, calendar=parts.calendar, tasks=reader),
+        tasks=reader,
         stages=dict(parts.status),
         notes=start_notes(settings),
     )

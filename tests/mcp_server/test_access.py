@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import socket
+import threading
+from datetime import date
 
+import pytest
+
+from commonplace.assistant import tasks as tasks_module
 from commonplace.config import Settings
 from commonplace.lock import LOCK_NAME
 from commonplace.mcp.access import VaultAccess, running_daemon
@@ -49,5 +55,28 @@ async def test_the_daemon_while_it_runs_and_the_local_way_otherwise(
         hold_lock(mcp_settings, os.getpid(), host="another-computer")  # a shared data folder
         assert running_daemon(mcp_settings) is None
         assert isinstance(await access.backend(), LocalBackend)
+    finally:
+        await access.close()
+
+
+async def test_with_no_daemon_the_todos_are_read_ahead_as_soon_as_the_way_in_is_chosen(
+    mcp_settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`commonplace mcp` chooses its way in as it starts: with no daemon keeping the to-dos
+    read, it reads them ahead itself, so a first list_tasks on a big vault finds them read."""
+    access = VaultAccess(mcp_settings, lambda: "token")
+    try:
+        local = await access.backend()
+        assert isinstance(local, LocalBackend)
+        [ahead] = [t for t in threading.enumerate() if t.name == "task list read-ahead"]
+        await asyncio.to_thread(ahead.join, 20)  # it runs in a thread of its own
+        assert not ahead.is_alive()
+
+        def no_more_reading(*args: object) -> object:
+            raise AssertionError("read when asked, not ahead")
+
+        monkeypatch.setattr(tasks_module, "read_note", no_more_reading)
+        found = await local.tasks(date(2026, 10, 26), None)
+        assert "Order timber for the shed roof" in [t["text"] for t in found["tasks"]]
     finally:
         await access.close()

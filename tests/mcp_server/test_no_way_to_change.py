@@ -54,6 +54,7 @@ def test_nothing_can_answer_a_question_or_run_a_change() -> None:
     assert daemon_paths == {
         "/api/search",
         "/api/ask",
+        "/api/tasks",  # a read of the daemon's kept list
         "/api/capture",
         "/api/assistant/propose",
     }

@@ -13,6 +13,7 @@ from aiohttp.test_utils import TestServer
 
 from commonplace.apitoken import get_or_create_token, token_path
 from commonplace.assistant import build_assistant
+from commonplace.assistant.tasks import Task, TaskReader
 from commonplace.config import Settings
 from commonplace.index import Index
 from commonplace.llm import LLM
@@ -25,14 +26,27 @@ from tests.fakes.ollama import FakeOllama
 from tests.mcp_server.conftest import connected, error_text, structured, vault_hashes
 
 
+class KeptReader(TaskReader):
+    """The daemon's reader of the to-dos, counting the lists asked of it."""
+
+    lists = 0
+
+    def open_tasks_within(self, seconds: float | None = None) -> list[Task]:
+        self.lists += 1
+        return super().open_tasks_within(seconds)
+
+
 @contextlib.asynccontextmanager
-async def daemon(settings: Settings) -> AsyncIterator[str]:
-    """The daemon's app with its index and assistant on a loopback port; yields its URL."""
+async def daemon(settings: Settings, tasks: TaskReader | None = None) -> AsyncIterator[str]:
+    """The daemon's app with its index, assistant and to-do reader on a loopback port; yields
+    its URL."""
     llm = LLM(settings.ollama)
     index = Index.open(settings, llm)
     await index.refresh()
-    assistant = build_assistant(settings, llm, clock=lambda: NOW)
-    server = TestServer(create_app(settings, llm, Services(index=index, assistant=assistant)))
+    reader = tasks or TaskReader(settings)
+    assistant = build_assistant(settings, llm, clock=lambda: NOW, tasks=reader)
+    services = Services(index=index, assistant=assistant, tasks=reader)
+    server = TestServer(create_app(settings, llm, services))
     await server.start_server()
     try:
         yield f"http://127.0.0.1:{server.port}"
@@ -42,8 +56,10 @@ async def daemon(settings: Settings) -> AsyncIterator[str]:
 
 
 @contextlib.asynccontextmanager
-async def through_daemon(settings: Settings, token: str) -> AsyncIterator[Any]:
-    async with daemon(settings) as url:
+async def through_daemon(
+    settings: Settings, token: str, tasks: TaskReader | None = None
+) -> AsyncIterator[Any]:
+    async with daemon(settings, tasks) as url:
         backend = DaemonBackend(settings, lambda: token, base_url=url)
         try:
             async with connected(settings, backend, client_name="Claude Desktop") as client:
@@ -64,7 +80,8 @@ async def test_every_tool_works_through_the_daemon(
         "Expires: 9 February 2027", "Your passport expires on 9 February 2027"
     )
     before = vault_hashes(mcp_settings.vault)
-    async with through_daemon(mcp_settings, token) as client:
+    kept = KeptReader(mcp_settings)
+    async with through_daemon(mcp_settings, token, kept) as client:
         found = structured(await client.call_tool("search_notes", {"query": "passport"}))
         people = structured(
             await client.call_tool("search_notes", {"query": "birthday", "folder": "People"})
@@ -74,6 +91,7 @@ async def test_every_tool_works_through_the_daemon(
         )
         note = structured(await client.call_tool("read_note", {"path": "Travel/Passport.md"}))
         tasks = structured(await client.call_tool("list_tasks", {"due_within_days": 7}))
+        listed = kept.lists
         saved = structured(await client.call_tool("capture", {"text": "through the daemon"}))
         asked = structured(await client.call_tool("propose_complete_task", {"task": "timber"}))
     assert found["results"][0]["path"] == "Travel/Passport.md"
@@ -81,6 +99,8 @@ async def test_every_tool_works_through_the_daemon(
     assert answer["refused"] is False and answer["sources"][0]["path"] == "Travel/Passport.md"
     assert "Expires: 9 February 2027" in note["text"]
     assert tasks["tasks"][0]["text"] == "Order timber for the shed roof"
+    assert tasks["today"] == "2026-10-26"  # the client's today, as with no daemon
+    assert listed == 1  # the daemon's kept list: the MCP process read no note for it
     assert asked["changed"] is False and asked["question"].startswith('Tick off "Order timber')
 
     after = vault_hashes(mcp_settings.vault)

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from commonplace.assistant.tasks import TaskReader
 from commonplace.config import Settings
 from commonplace.index import Index
 from commonplace.llm import LLM
@@ -183,6 +182,7 @@ async def test_list_tasks_gives_open_todos_by_due_date(
         "due_day": "Friday 23 October",
         "overdue": True,
         "path": "Tasks.md",
+        "note": "Tasks",
     }
     assert "Buy birthday card for Sam" in texts
     assert "Renew the car tax" not in texts  # ticked
@@ -210,7 +210,7 @@ async def test_list_tasks_with_a_huge_number_is_a_clear_error_not_an_overflow(
 async def test_a_slow_first_task_read_is_a_clear_answer_in_time(
     mcp_settings: Settings, bare_backend: LocalBackend, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`commonplace mcp` reads the vault's to-dos itself, daemon or not: a first read of a big
+    """With no daemon, `commonplace mcp` reads the vault's to-dos itself: a first read of a big
     vault that outlasts the wait is a sentence for the client, and the read carries on."""
     from commonplace.assistant import tasks as tasks_module
 
@@ -225,8 +225,7 @@ async def test_a_slow_first_task_read_is_a_clear_answer_in_time(
 
     monkeypatch.setattr(tasks_module, "read_note", slowly)
     monkeypatch.setattr(tasks_module, "LIST_WAIT_S", 0.3)
-    reader = TaskReader(mcp_settings)
-    async with connected(mcp_settings, bare_backend, tasks=reader) as client:
+    async with connected(mcp_settings, bare_backend) as client:
         started = time.perf_counter()
         first = await client.call_tool("list_tasks", {})
         waited = time.perf_counter() - started

@@ -113,8 +113,8 @@ class TaskReader:
         """`open_tasks`, but nobody waits past `seconds` (LIST_WAIT_S): the read runs in a
         thread of its own and, if it has not finished by then, TasksNotReady says how far it
         got while it carries on (the next call waits for the same read). At 50,000 notes a
-        first read takes 15-25 s on a loaded 2-core machine; `commonplace chat` and
-        `commonplace mcp` read the vault themselves (a running daemon or not), and their first
+        first read takes 15-25 s on a loaded 2-core machine; `commonplace chat` (and
+        `commonplace mcp` with no daemon running) read the vault themselves, and their first
         list_tasks would otherwise pass the tool's timeout with nothing to tell the owner."""
         with self._reading_lock:
             reading = self._reading
@@ -163,8 +163,8 @@ class TaskReader:
         """Read every note's tasks ahead of the first list_tasks: on a big vault that first read
         is long (15-25 s at 50,000 notes on a loaded 2-core machine; the tool's timeout is 30 s).
         The daemon calls this once, in a thread of its own, after the start-up index run
-        (`commonplace chat` and `commonplace mcp` as they start). It is work nobody waits for,
-        so it takes its turn: a batch of notes, then a rest as long as
+        (`commonplace chat` as it starts; `commonplace mcp` too when no daemon runs). It is work
+        nobody waits for, so it takes its turn: a batch of notes, then a rest as long as
         the batch took (searches and the event loop get the interpreter at least half the
         time), and a list_tasks meanwhile waits for one batch at most and reads the rest itself.
         `rest` is the rest as a share of the batch's time (0: none, for `commonplace chat`,

@@ -57,25 +57,19 @@ def _token_for(settings: Settings) -> str:
 
 
 async def _serve_stdio(settings: Settings) -> None:
-    from commonplace.assistant.tasks import TaskReader, warm_in_background
     from commonplace.mcp.access import VaultAccess  # the SDK is slow to import: only here
     from commonplace.mcp.server import build_server
 
     access = VaultAccess(settings, lambda: _token_for(settings))
-    tasks = TaskReader(settings)
-    server = build_server(
-        settings, access.backend, max_read_chars=settings.mcp.max_read_chars, tasks=tasks
-    )
-    stop = warm_in_background(tasks)
+    server = build_server(settings, access.backend, max_read_chars=settings.mcp.max_read_chars)
+    await access.backend()  # with no daemon running, the to-dos start being read ahead now
     try:
         await server.run_stdio_async()
     finally:
-        stop.set()
         await access.close()
 
 
 def _serve_http(settings: Settings, port: int) -> None:
-    from commonplace.assistant.tasks import TaskReader, warm_in_background
     from commonplace.mcp.access import VaultAccess
     from commonplace.mcp.http import http_auth, port_is_free, serve
     from commonplace.mcp.server import build_server
@@ -91,13 +85,11 @@ def _serve_http(settings: Settings, port: int) -> None:
     except OSError as exc:
         raise click.ClickException(f"the token file {path} cannot be written: {exc}") from None
     access = VaultAccess(settings, lambda: _token_for(settings))
-    tasks = TaskReader(settings)
     server = build_server(
         settings,
         access.backend,
         max_read_chars=settings.mcp.max_read_chars,
         auth=http_auth(port, lambda: read_token(path)),
-        tasks=tasks,
     )
     click.echo(
         f"MCP over HTTP at http://127.0.0.1:{port}/mcp (this computer only). Clients send "
@@ -106,11 +98,10 @@ def _serve_http(settings: Settings, port: int) -> None:
     )
 
     async def run() -> None:
-        stop = warm_in_background(tasks)
+        await access.backend()  # with no daemon running, the to-dos start being read ahead now
         try:
             await serve(server, port)
         finally:
-            stop.set()
             await access.close()
 
     asyncio.run(run())

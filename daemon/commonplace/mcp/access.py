@@ -46,6 +46,7 @@ class VaultAccess:
             return self._daemon
         if self._local is None:
             self._local = LocalBackend(self.settings, clock=self.clock)
+        self._local.read_tasks_ahead()  # no daemon keeps the to-dos read (once; again after close)
         return self._local
 
     async def close(self) -> None:

@@ -10,6 +10,7 @@ either into the same answer.
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any, Protocol
 
 
@@ -25,6 +26,10 @@ class Backend(Protocol):
     async def ask(self, question: str) -> dict[str, Any]:
         """`{"question", "answer", "refused", "sources", "findings", "passages"}`, as POST
         /api/ask answers."""
+        ...
+
+    async def tasks(self, today: date, due_within_days: int | None) -> dict[str, Any]:
+        """`{"today", "tasks": [...], "more"}`, as GET /api/tasks answers (task_list.py)."""
         ...
 
     async def capture(self, text: str) -> str:

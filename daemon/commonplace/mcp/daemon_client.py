@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from datetime import date
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -61,6 +62,14 @@ class DaemonBackend:
     async def ask(self, question: str) -> dict[str, Any]:
         body = {"question": question}
         return await self._call("POST", "/api/ask", json=body, seconds=self.ask_timeout_s)
+
+    async def tasks(self, today: date, due_within_days: int | None) -> dict[str, Any]:
+        # The daemon keeps the list read: no read of the vault here (a big vault's first read
+        # is about 14 s of CPU, for each client that starts an MCP server).
+        params = {"today": today.isoformat()}
+        if due_within_days is not None:
+            params["due_within_days"] = str(due_within_days)
+        return await self._call("GET", "/api/tasks", params=params)
 
     async def capture(self, text: str) -> str:
         answer = await self._call("POST", "/api/capture", json={"text": text, "via": "mcp"})

@@ -2,20 +2,24 @@
 
 The MCP process never opens the index for writing (a daemon started later must be able to
 take it), so with no daemon the index is as fresh as the daemon or `commonplace index` last
-left it. It is opened on the first search and opened again when its manifest changed.
+left it. It is opened on the first search and opened again when its manifest changed. The
+to-dos are read from the vault (a read changes nothing), ahead once `read_tasks_ahead` is called.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from datetime import datetime
+import threading
+from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from commonplace.ask import AskError, answer_question
 from commonplace.assistant import Assistant, ToolError, build_assistant
 from commonplace.assistant.engine import Clock
+from commonplace.assistant.task_list import task_list
+from commonplace.assistant.tasks import TaskReader, TasksNotReady, warm_in_background
 from commonplace.capture import CaptureError, not_saved_reason, write_capture
 from commonplace.config import Settings
 from commonplace.llm import LLM, LLMError
@@ -40,6 +44,14 @@ class LocalBackend:
         self._index: Index | None = None
         self._index_stamp: tuple[int | None, ...] = ()
         self._assistant: Assistant | None = None
+        self.task_reader = TaskReader(settings)
+        self._reading: threading.Event | None = None  # set it to stop the read-ahead
+
+    def read_tasks_ahead(self) -> None:
+        """Start reading the vault's to-dos in the background (once), so that a first
+        list_tasks on a big vault finds them read (tasks.py `warm`)."""
+        if self._reading is None:
+            self._reading = warm_in_background(self.task_reader)
 
     async def search(self, query: str, limit: int, mode: str, folder: str) -> dict[str, Any]:
         index = await self._open_index()
@@ -83,7 +95,20 @@ class LocalBackend:
             raise BackendError(str(exc)) from None
         return done.to_json()
 
+    async def tasks(self, today: date, due_within_days: int | None) -> dict[str, Any]:
+        try:
+            found = await asyncio.to_thread(self.task_reader.open_tasks_within)
+        except TasksNotReady as exc:
+            raise BackendError(str(exc)) from None
+        return task_list(found, today, due_within_days)
+
     async def close(self) -> None:
+        if self._reading is not None:
+            reading, self._reading = self._reading, None
+            reading.set()
+        await self._close_index()
+
+    async def _close_index(self) -> None:
         if self._index is not None:
             index, self._index = self._index, None
             await asyncio.to_thread(index.close)
@@ -92,7 +117,7 @@ class LocalBackend:
         stamp = _stamp(self.settings.data_path / "index")
         if self._index is not None and stamp == self._index_stamp:
             return self._index
-        await self.close()
+        await self._close_index()
         self._index = await asyncio.to_thread(self._open_read_only)
         self._index_stamp = _stamp(self.settings.data_path / "index")  # opening may touch it
         return self._index

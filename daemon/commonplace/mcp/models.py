@@ -49,6 +49,7 @@ class TaskItem(BaseModel):
     due_day: str | None = Field(description="the due date with its weekday, e.g. Friday 23 October")
     overdue: bool
     path: str = Field(description="the note the to-do is in")
+    note: str = Field(description="that note's title as the owner's editor shows it")
 
 
 class TaskList(BaseModel):

@@ -25,7 +25,7 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from commonplace import __version__
-from commonplace.assistant.tasks import MAX_DAYS_AHEAD, TaskReader
+from commonplace.assistant.tasks import MAX_DAYS_AHEAD
 from commonplace.config import Settings
 from commonplace.mcp.backend import Backend, BackendError
 from commonplace.mcp.models import (
@@ -38,7 +38,7 @@ from commonplace.mcp.models import (
     Source,
     TaskList,
 )
-from commonplace.mcp.reading import note_text, task_list
+from commonplace.mcp.reading import note_text
 from commonplace.vault.paths import PathRefused, folder_in_vault
 
 BackendSource = Callable[[], Awaitable[Backend]]
@@ -79,12 +79,9 @@ def build_server(
     max_read_chars: int = 60_000,
     clock: Callable[[], datetime] | None = None,
     auth: tuple[TokenVerifier, AuthSettings] | None = None,
-    tasks: TaskReader | None = None,
 ) -> MCPServer:
     """The server with its nine tools; `backend()` gives the way in at each call. `auth` is the
-    bearer-token check for HTTP (http.http_auth); stdio needs none: the client started it.
-    `tasks`: the reader of the vault's to-dos (`commonplace mcp` reads it ahead as it starts;
-    list_tasks reads the vault itself, daemon or not)."""
+    bearer-token check for HTTP (http.http_auth); stdio needs none: the client started it."""
     now = clock or (lambda: datetime.now(settings.tz))
     verifier, auth_settings = auth if auth is not None else (None, None)
     server: MCPServer = MCPServer(
@@ -95,7 +92,6 @@ def build_server(
         token_verifier=verifier,
         auth=auth_settings,
     )
-    reader = tasks or TaskReader(settings)
 
     @server.tool(title="Search the notes", annotations=READS)
     async def search_notes(
@@ -172,8 +168,8 @@ def build_server(
         """List the owner's open to-dos (unticked checkboxes in their notes) with their due
         dates, overdue and soonest first, then those with no due date."""
         today = now().astimezone(settings.tz).date()
-        found: TaskList = await _call(asyncio.to_thread(task_list, reader, today, due_within_days))
-        return found
+        found = await _call((await backend()).tasks(today, due_within_days))
+        return TaskList(**found)
 
     @server.tool(title="Save a capture to the inbox", annotations=NEW_FILE)
     async def capture(

@@ -19,7 +19,14 @@ from commonplace.config import Settings
 from commonplace.foreground import foreground
 from commonplace.llm import LLM
 from commonplace.resources import resource_dir
-from commonplace.server import api_ask, api_capture, api_related, api_search, api_state
+from commonplace.server import (
+    api_ask,
+    api_capture,
+    api_related,
+    api_search,
+    api_state,
+    api_tasks,
+)
 from commonplace.server.api_assistant import add_assistant_routes
 from commonplace.server.context import LLM_KEY, SENT, SERVICES, SETTINGS, Services
 from commonplace.server.errors import Handler, error_middleware
@@ -85,6 +92,7 @@ def create_app(
     app.router.add_get("/api/note", api_search.note)
     app.router.add_get("/api/related", api_related.related)
     app.router.add_post("/api/ask", api_ask.ask)
+    app.router.add_get("/api/tasks", api_tasks.tasks)
     add_assistant_routes(app)  # /api/assistant/message, /answer, /today
     add_push_routes(app)  # GET /api/push/key, POST /api/push/subscribe, /unsubscribe
     add_page_routes(app, web_root or resource_dir("web"))

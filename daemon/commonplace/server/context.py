@@ -15,6 +15,7 @@ from typing import Any, Protocol
 from aiohttp import web
 
 from commonplace.assistant import Assistant
+from commonplace.assistant.tasks import TaskReader
 from commonplace.attention import Attention
 from commonplace.config import Settings
 from commonplace.index import Index
@@ -36,6 +37,7 @@ class Services:
     jobs: JobQueue | None = None
     transcriber: Transcriber | None = None
     assistant: Assistant | None = None
+    tasks: TaskReader | None = None  # the daemon's reader of the to-dos, kept read (GET /api/tasks)
     stages: Mapping[str, StatusSource] = field(default_factory=dict)  # name -> status()
     attention: Attention = field(default_factory=Attention)  # skipped / failing, with why
     started: float = field(default_factory=time.time)
