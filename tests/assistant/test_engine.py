@@ -367,3 +367,19 @@ async def test_a_memory_note_that_cannot_be_read_does_not_stop_the_assistant(
     assert turn.reply == "Hello!"
     system = fake_ollama.chat_requests()[0]["messages"][0]["content"]
     assert "(the memory note cannot be read: Memory.md is not UTF-8 text" in system
+
+
+async def test_a_refused_tool_then_a_claimed_question_is_corrected(
+    assistant: Assistant, fake_ollama: FakeOllama, task_vault: Path
+) -> None:
+    """Two notes hold the same to-do, the tool answers "several open tasks match", and the
+    model says "I have asked you to confirm": no card was on the page, and nothing said so."""
+    write(task_vault, "Areas/Garden.md", "- [ ] Book the chimney sweep\n")
+    fake_ollama.enqueue_chat(
+        call("complete_task", task="chimney sweep"), "I have asked you to confirm."
+    )
+    turn = await assistant.respond("Tick off the chimney sweep")
+    assert "in the note" in turn.tool_calls[0]["result"]  # which notes: it can ask the owner
+    assert turn.pending == []
+    assert turn.reply == "I have asked you to confirm.\n\n" + checks.NO_QUESTION
+    assert turn.corrections == [checks.NO_QUESTION]

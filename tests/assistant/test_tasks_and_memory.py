@@ -371,6 +371,15 @@ async def test_the_same_task_in_two_notes_is_told_apart_by_its_note_and_the_ques
     which box a Yes ticks."""
     write(s.vault, "Tasks.md", TASKS + "- [ ] Water the plants\n")
     write(s.vault, "Areas/Garden.md", "# Garden\n\n- [ ] Water the plants\n")
+    write(s.vault, "Journal/2026-11-30.md", "- [ ] Water the plants (due 2026-12-03)\n")
+    tasks = TaskReader(s).open_tasks()
+    with pytest.raises(ToolError) as three:  # a due date is no words to tell them apart by
+        find_task(tasks, "water the plants", TODAY)
+    assert '"Water the plants (due Thursday 3 December)" in the note "2026-11-30"' in str(
+        three.value
+    )
+    assert "with the same words in different notes" in str(three.value)
+    (s.vault / "Journal/2026-11-30.md").unlink()
     tasks = TaskReader(s).open_tasks()
     with pytest.raises(ToolError) as several:
         find_task(tasks, "water the plants", TODAY)

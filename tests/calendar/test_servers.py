@@ -404,6 +404,7 @@ async def test_an_answer_that_is_not_caldav_is_one_clear_line_not_a_traceback(
     assert [r.levelname for r in loud] == ["WARNING"]
     assert "could not be read as CalDAV" in loud[0].getMessage()
     assert all(r.exc_info is None for r in ours if r.levelno >= logging.INFO)
+    assert [r.levelname for r in ours if r.levelno >= logging.INFO] == ["WARNING"]  # one line
 
 
 async def test_no_calendar_to_read_is_said_not_called_a_free_day(

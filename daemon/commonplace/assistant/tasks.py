@@ -304,16 +304,16 @@ def find_task(tasks: list[Task], words: str, today: date, note: str = "") -> Tas
     if len({(t.path, t.text, t.due) for t in hits}) == 1:
         return hits[0]  # the same line twice in one note: no words could tell them apart
     if len(hits) > 1:
-        if len({(t.text, t.due) for t in hits}) == 1:  # only their notes differ
-            shown = "; ".join(where_label(t, today) for t in hits[:5])
+        shown = "; ".join(where_label(t, today) for t in hits[:5])
+        if len({t.text for t in hits}) == 1 and len({t.path for t in hits}) > 1:
+            # the same words (due dates aside) in several notes: only the note tells them apart
             raise ToolError(
                 f"several open tasks match {words!r}, with the same words in different notes: "
                 f"{shown}. Ask the owner which note, then call again with 'note'."
             )
-        shown = "; ".join(f'"{task_label(t, today)}"' for t in hits[:5])
         raise ToolError(
             f"several open tasks match {words!r}: {shown}. Call again with more words from "
-            "the one the owner means."
+            "the one the owner means, or with 'note' naming its note."
         )
     return hits[0]
 

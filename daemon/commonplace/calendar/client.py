@@ -314,7 +314,9 @@ class CalendarClient:
             return CalendarUnavailable(self._refused())
         if isinstance(exc, niquests.exceptions.Timeout):
             return CalendarUnavailable(self._slow())
-        log.info("calendar at %s: %s", self._where, _name(exc))
+        wire = (niquests.exceptions.RequestException, OSError, dav_error.DAVError)
+        if isinstance(exc, wire):
+            log.info("calendar at %s: %s", self._where, _name(exc))
         if isinstance(exc, niquests.exceptions.RequestException | OSError):
             return CalendarUnavailable(
                 f"The calendar at {self._where} is not answering ({_reason(exc)}). Check "
