@@ -233,6 +233,65 @@ async def test_logseq_tasks_become_done(settings: Settings) -> None:
     assert (s.vault / "pages/Tasks.md").read_text().startswith("- DONE Order timber\n")
 
 
+# A journal page as Logseq writes one: every marker Logseq has (frontend/util/marker.cljs, and
+# the docs graph's Tasks page: "CANCELED/CANCELLED, IN-PROGRESS, and WAIT/WAITING markers which
+# can be typed directly"), a heading task, dates under properties, a repeater, a LOGBOOK.
+LOGSEQ_JOURNAL = """\
+- IN-PROGRESS the fun thing
+- WAIT the slow thing
+  id:: 6750a1b2-0000-4000-8000-000000000001
+- ## TODO Plan the trip
+  SCHEDULED: <2026-10-27 Tue>
+  DEADLINE: <2026-10-29 Thu>
+  collapsed:: true
+	- child block
+- NOW Water the plants
+  SCHEDULED: <2026-10-26 Mon 07:00 .+1d>
+  :LOGBOOK:
+  CLOCK: [2026-10-25 Sun 07:00:00]
+  :END:
+- CANCELLED the boring thing
+"""
+
+
+async def test_every_logseq_marker_is_a_task_and_only_its_marker_changes(
+    settings: Settings,
+) -> None:
+    """IN-PROGRESS and WAIT tasks were not listed at all, a heading task (`- ## TODO`) neither,
+    and a DEADLINE under a SCHEDULED line was not its due date."""
+    s = dataclasses.replace(settings, flavor="logseq")
+    write(s.vault, "journals/2026_10_26.md", LOGSEQ_JOURNAL)
+    tasks = {t.text: t for t in TaskReader(s).open_tasks() if t.path.startswith("journals/")}
+    assert sorted(tasks) == ["Plan the trip", "Water the plants", "the fun thing", "the slow thing"]
+    assert tasks["Plan the trip"].due == date(2026, 10, 29)  # the DEADLINE, not SCHEDULED
+    assert tasks["Plan the trip"].title == "Oct 26th, 2026"
+    action = CompleteTask(s)
+    for words in ("the fun thing", "the slow thing", "Plan the trip"):
+        task = tasks[words]
+        params = {"path": task.path, "line": task.line, "text": task.text}
+        seen = await action.describe(params, NOW)
+        await action.run(params, seen, NOW)
+    after = (s.vault / "journals/2026_10_26.md").read_text()
+    assert after == (
+        LOGSEQ_JOURNAL.replace("IN-PROGRESS the fun", "DONE the fun")
+        .replace("WAIT the slow", "DONE the slow")
+        .replace("## TODO Plan", "## DONE Plan")
+    )
+
+
+async def test_a_repeating_logseq_task_is_not_ended_by_a_tick(settings: Settings) -> None:
+    """Ticked in Logseq, a task with a repeater (`.+1d`) moves to its next date and stays open;
+    marked DONE here, the daily task would have stopped repeating. It is left as it is, and
+    the owner is told why."""
+    s = dataclasses.replace(settings, flavor="logseq")
+    write(s.vault, "journals/2026_10_26.md", LOGSEQ_JOURNAL)
+    task = next(t for t in TaskReader(s).open_tasks() if t.text == "Water the plants")
+    params = {"path": task.path, "line": task.line, "text": task.text}
+    with pytest.raises(Stale, match=r"repeats \(\.\+1d\): tick it off in Logseq"):
+        await CompleteTask(s).describe(params, NOW)
+    assert (s.vault / "journals/2026_10_26.md").read_text() == LOGSEQ_JOURNAL
+
+
 async def test_a_run_refuses_a_file_changed_after_the_recheck(s: Settings) -> None:
     action = CompleteTask(s)
     params = {"path": "Tasks.md", "line": 2}

@@ -12,6 +12,7 @@ from commonplace.capture import Capture, parse_capture
 from commonplace.tidy.catalog import VaultFacts
 from commonplace.tidy.models import Proposal
 from commonplace.tidy.validate import clean_title, decide, fallback_title, link_target
+from commonplace.vault.logseq_names import LEGACY, TRIPLE_LOWBAR
 from tests.tidy.conftest import CAPTURES
 
 LONDON = ZoneInfo("Europe/London")
@@ -225,17 +226,42 @@ def test_due_markers_in_a_todo_text_leave_nothing_behind(raw: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("title", "obsidian", "logseq"),
+    ("title", "obsidian", "legacy", "triple_lowbar"),
     [
-        ("Plan v2.1 for the shed", "Plan v2.1 for the shed", "Plan v2 1 for the shed"),
-        ("Shed timber", "Shed timber", "Shed timber"),
-        ("...", "Order the timber for the shed", "Order the timber for the shed"),
+        ("Plan v2.1 for the shed", "Plan v2.1 for the shed", "Plan v2 1 for the shed", None),
+        ("Shed timber", "Shed timber", "Shed timber", "Shed timber"),
+        ("...", "Order the timber for the shed", "Order the timber for the shed", None),
+        ("Shed___roof", "Shed___roof", "Shed___roof", "Shed roof"),
     ],
 )
-def test_logseq_titles_have_no_dots(title: str, obsidian: str, logseq: str) -> None:
-    """Logseq's legacy file-name format reads '.' as a namespace separator."""
+def test_logseq_titles_read_back_as_the_same_page(
+    title: str, obsidian: str, legacy: str, triple_lowbar: str | None
+) -> None:
+    """Logseq's legacy file-name format reads '.' as a namespace separator, and its
+    triple-lowbar format '___'; a dot is kept where it stays a dot (the docs graph, and every
+    graph made since Logseq 0.8.9): there "v2.1" was written as "v2 1" for nothing."""
     proposal = Proposal(title=title)
     assert decide(proposal, capture(), FACTS).title == obsidian
-    d = decide(proposal, capture(), FACTS, flavor="logseq")
-    assert d.title == logseq
+    d = decide(proposal, capture(), FACTS, flavor="logseq", name_format=LEGACY)
+    assert d.title == legacy
     assert "." not in d.title
+    d = decide(proposal, capture(), FACTS, flavor="logseq", name_format=TRIPLE_LOWBAR)
+    assert d.title == (triple_lowbar or obsidian)
+
+
+def test_links_to_logseq_namespace_pages_are_kept() -> None:
+    """A Logseq page in the namespace Whiteboard/Tool (pages/Whiteboard___Tool___Portal.md) is
+    titled 'Whiteboard/Tool/Portal'; the link was cut to 'Portal' and dropped as no note."""
+    facts = VaultFacts(
+        titles={"whiteboard/tool/portal": "Whiteboard/Tool/Portal", "shed rebuild": "Shed Rebuild"}
+    )
+    d = decide(
+        Proposal(
+            links=["Whiteboard/Tool/Portal", "[[whiteboard/tool/portal]]", "Old/Shed Rebuild"]
+        ),
+        capture(),
+        facts,
+        flavor="logseq",
+    )
+    assert d.links == ("Whiteboard/Tool/Portal", "Shed Rebuild")
+    assert d.dropped == ()

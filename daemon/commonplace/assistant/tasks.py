@@ -43,7 +43,12 @@ from commonplace.config import Settings
 from commonplace.daemon_notes import classifier
 from commonplace.dates import day_name_near
 from commonplace.vault import NoteSkipped, iter_note_paths, read_note
-from commonplace.vault.markdown import logseq_deadline, strip_due_markers, todo_line
+from commonplace.vault.markdown import (
+    LOGSEQ_OPEN,
+    logseq_deadline,
+    strip_due_markers,
+    todo_line,
+)
 from commonplace.vault.markdown import todos as parse_todos
 from commonplace.vault.notes import page_name
 
@@ -57,7 +62,8 @@ _STOP = {"a", "an", "the", "to", "my", "for", "of", "on", "in", "at", "and", "or
 _STOP |= {"tasks", "todo", "to-do", "item", "off", "tick", "mark", "done", "complete", "please"}
 _WORD = re.compile(r"\w+")
 _OPEN_MD = re.compile(r"^(\s*[-*+] \[)[ /](\] )")
-_OPEN_LOGSEQ = re.compile(r"^(\s*- )(?:TODO|DOING|LATER|NOW|WAITING)( )")
+_OPEN_LOGSEQ = re.compile(rf"^(\s*- (?:#{{1,6}} )?)(?:{'|'.join(LOGSEQ_OPEN)})( )")
+BLOCK_LINES = 12  # lines after a Logseq task's first that may hold its SCHEDULED/DEADLINE
 # A list marker or checkbox the model typed itself ("- [ ] Buy nails"), only with a space
 # after it: "-5 kg by June" and "*Urgent*: call the bank" keep their words.
 _BOX_PREFIX = re.compile(r"^\s*(?:[-*+]\s+)?(?:\[[ xX/-]?\]\s+)?")
@@ -469,8 +475,9 @@ class CompleteTask:
         line = snap.line(number)
         if line is None:
             raise Stale(f"{path} no longer has a line {number + 1}")
-        following = snap.line(number + 1)  # a Logseq DEADLINE sits on the next line
-        todos = [t for t in parse_todos(line + "\n" + (following or "")) if t.line == 0]
+        # A Logseq task's SCHEDULED and DEADLINE sit on the lines after it, in its block.
+        block = [line + "\n", *snap.lines[number + 1 : number + 1 + BLOCK_LINES]]
+        todos = [t for t in parse_todos("".join(block)) if t.line == 0]
         asked = params.get("text")  # the task's words when the question was asked
         if asked is not None and (not todos or todos[0].text != asked):
             moved = [t for t in parse_todos("".join(snap.lines)) if t.text == asked and not t.done]
@@ -490,6 +497,12 @@ class CompleteTask:
         task = Task(path, number, todo.text, todo.due, path == tasks_note, title)
         if todo.done:
             raise Stale(f'"{task_label(task, now.date())}" is already ticked off')
+        if todo.repeats:
+            raise Stale(
+                f'"{task_label(task, now.date())}" repeats ({todo.repeats}): tick it off in '
+                "Logseq, which moves it to its next date. Marked DONE here, it would stop "
+                "repeating, so it is left as it is"
+            )
         question = f'Tick off "{task_label(task, now.date())}"'
         if not task.in_tasks_note or params.get("name_note"):
             question += f' in the note "{task.note}"'

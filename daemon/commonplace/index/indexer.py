@@ -326,8 +326,9 @@ class Index:
     def _journal_titles(self, entries: dict[str, FileEntry]) -> tuple[str, list[str]]:
         """The graph's Logseq journal settings now (vault/journals.py), as stored in the
         manifest, and the indexed notes whose title they change: set another
-        `:journal/page-title-format` and the journals' stored titles and dates (what search
-        shows, Ask cites and tidy links to) are made again, without reading any other note."""
+        `:journal/page-title-format` (or `:file/name-format`) and the stored titles and dates
+        of the notes it renames (what search shows, Ask cites and tidy links to) are made
+        again, without reading any other note."""
         if self.settings.flavor != "logseq":
             return "", []
         now = journals.journal_names(self.settings.vault)
@@ -336,21 +337,21 @@ class Index:
             return now.signature, []
         before = journals.JournalNames.from_signature(stored) if stored else None
 
-        def renamed(path: str) -> bool:
-            """A journal's title or day (its passages' date) differs; with no settings stored
-            (an index made before journals were named) every journal is read again."""
-            name = title_from_path(path, "logseq")
-            day = now.day_of(name, path)
-            if before is None:
-                return day is not None
-            was = before.day_of(name, path)
-            return (day, now.page_name(name, path)) != (was, before.page_name(name, path))
+        def named(names: journals.JournalNames | None, path: str) -> tuple[str, dt.date | None]:
+            """The page name and journal day a note's file name gives; with no settings stored
+            (an index made before journals were named) its file name and no day."""
+            if names is None:
+                return title_from_path(path, "logseq"), None
+            name = title_from_path(path, "logseq", names.name_format)
+            return names.page_name(name, path), names.day_of(name, path)
 
-        changed = [p for p in entries if renamed(p)]
+        changed = [p for p in entries if named(now, p) != named(before, p)]
         if changed:
             log.info(
-                "Logseq's journal page names are %r (%s): %d journal notes are read again",
+                "Logseq's page names are read anew (journal pages %r, :%s file names; %s): "
+                "%d notes whose name changed are read again",
                 now.title_format,
+                now.name_format,
                 exclusions.LOGSEQ_SETTINGS,
                 len(changed),
             )

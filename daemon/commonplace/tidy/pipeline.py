@@ -47,6 +47,7 @@ from commonplace.vault import (
     read_file,
     remove_file,
 )
+from commonplace.vault.journals import journal_names
 
 log = logging.getLogger(__name__)
 MAX_SAME_NAME = 100
@@ -119,7 +120,13 @@ async def tidy_capture(ctx: TidyContext, path: str, *, dry_run: bool = False) ->
         ours=lambda path: is_daemon_note(path, settings),
     )
     proposal = await ask_model(ctx.llm, capture, candidates, facts.top_tags(), ctx.today())
-    decision = decide(proposal, capture, facts, flavor=ctx.settings.flavor)
+    decision = decide(
+        proposal,
+        capture,
+        facts,
+        flavor=settings.flavor,
+        name_format=journal_names(settings.vault).name_format,  # read in the Logseq flavour
+    )
     if decision.dropped:
         # The values are the model's reading of the capture's words: DEBUG only.
         fields = ", ".join(d.field for d in decision.dropped)

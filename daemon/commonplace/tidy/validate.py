@@ -17,7 +17,7 @@ from commonplace.tidy import support
 from commonplace.tidy.catalog import VaultFacts
 from commonplace.tidy.models import Decision, Dropped, Proposal, Todo, TodoProposal
 from commonplace.tidy.proposal import MAX_TAGS, MAX_TODOS, TITLE_MAX
-from commonplace.vault import markdown
+from commonplace.vault import logseq_names, markdown
 
 MAX_LINKS = 8
 TITLE_MAX_BYTES = 180  # + the date prefix and ' 99.md' stays under 255 bytes
@@ -35,13 +35,19 @@ _HASHTAG = re.compile(r"#(?=\w)")
 
 
 def decide(
-    proposal: Proposal, capture: Capture, facts: VaultFacts, *, flavor: str = "obsidian"
+    proposal: Proposal,
+    capture: Capture,
+    facts: VaultFacts,
+    *,
+    flavor: str = "obsidian",
+    name_format: str = logseq_names.TRIPLE_LOWBAR,
 ) -> Decision:
+    """`name_format` is the Logseq graph's `:file/name-format` (the flavour "logseq" only)."""
     dropped: list[Dropped] = []
     own = support.own_words(capture.body)
     title = check_title(proposal.title, own, dropped)
     if flavor == "logseq":
-        title = logseq_title(title, own, dropped)
+        title = logseq_title(title, own, dropped, name_format)
     tags = check_tags(proposal.tags, own, facts, dropped)
     links = check_links(proposal.links, facts, dropped)
     todos = check_todos(proposal.todos, capture, own, dropped)
@@ -89,15 +95,22 @@ def check_title(raw: str, own: str, dropped: list[Dropped]) -> str:
     return title
 
 
-def logseq_title(title: str, own: str, dropped: list[Dropped]) -> str:
-    """Logseq reads a '.' in a file name as a namespace separator under its legacy file-name
-    format ("v2.1 plan" would become the page "v2/1 plan"), so a Logseq title has none."""
-    if "." not in title:
+def logseq_title(
+    title: str, own: str, dropped: list[Dropped], name_format: str = logseq_names.TRIPLE_LOWBAR
+) -> str:
+    """A title Logseq reads back from the file name unchanged. Under the `:legacy` file name
+    format a '.' is a namespace separator ("v2.1 plan" would become the page "v2/1 plan"), and
+    under `:triple-lowbar` '___' is; so those go (vault/logseq_names.py)."""
+    if logseq_names.page_name_of_file(title, name_format) == title:
         return title
-    cleaned = clean_title(title.replace(".", " "))
-    if not cleaned:
+    spaced = title.replace("___", " ")
+    if name_format == logseq_names.LEGACY:
+        spaced = spaced.replace(".", " ")
+    cleaned = clean_title(spaced)
+    if not cleaned or logseq_names.page_name_of_file(cleaned, name_format) != cleaned:
         return fallback_title(own).replace(".", "")
-    dropped.append(Dropped("title", title, f"Logseq reads '.' as a namespace; used {cleaned!r}"))
+    what = "'.' as a namespace" if name_format == logseq_names.LEGACY else "'___' as a namespace"
+    dropped.append(Dropped("title", title, f"Logseq reads {what}; used {cleaned!r}"))
     return cleaned
 
 
@@ -168,16 +181,28 @@ def check_tags(
 
 def link_target(raw: str) -> str:
     """'[[Projects/Shed Rebuild#Plan|shed]]' -> 'Shed Rebuild'."""
+    return _link_text(raw).rsplit("/", 1)[-1].strip().removesuffix(".md").strip()
+
+
+def _link_text(raw: str) -> str:
+    """'[[Projects/Shed Rebuild#Plan|shed]]' -> 'Projects/Shed Rebuild'."""
     text = raw.strip().removeprefix("[[").removesuffix("]]")
-    text = text.split("|", 1)[0].split("#", 1)[0].strip()
-    text = text.rsplit("/", 1)[-1].strip()
-    return text.removesuffix(".md").strip()
+    return text.split("|", 1)[0].split("#", 1)[0].strip()
+
+
+def _title_key(raw: str, facts: VaultFacts) -> str:
+    """The casefolded title a proposed link names: the whole name when a note has it (a
+    Logseq namespace page is titled 'Projects/Shed'), else the last part of a path."""
+    whole = _link_text(raw).removesuffix(".md").strip().casefold()
+    if "/" in whole and (whole in facts.titles or whole in facts.daemon_titles):
+        return whole
+    return link_target(raw).casefold()
 
 
 def check_links(raws: Iterable[str], facts: VaultFacts, dropped: list[Dropped]) -> tuple[str, ...]:
     kept: list[str] = []
     for raw in raws:
-        key = link_target(raw).casefold()
+        key = _title_key(raw, facts)
         real = facts.titles.get(key)
         if real is None:
             why = (

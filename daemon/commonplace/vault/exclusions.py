@@ -173,6 +173,16 @@ def edn_string(text: str, key: str) -> str | None:
     return None if match is None else _unescape(match.group(1))
 
 
+def edn_keyword(text: str, key: str) -> str | None:
+    """The keyword value of `key` (":file/name-format :legacy" gives "legacy") in EDN text
+    whose comments are already blanked, or None when it is absent or not a keyword."""
+    edge = r"(?![\w*+!?<>=/.:#'-])"
+    match = re.search(
+        rf"(?<![\w*+!?<>=/.:#'-]){re.escape(key)}{edge}[\s,]*:([\w*+!?<>=/.#'-]+)", text
+    )
+    return None if match is None else match.group(1)
+
+
 def without_edn_comments(text: str) -> str:
     """The EDN text with `;` comments blanked (Logseq's default config.edn shows a commented
     `:hidden [...]` example before the real one), strings left intact."""

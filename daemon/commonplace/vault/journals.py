@@ -9,6 +9,9 @@ day in `:journal/page-title-format` or one of "MMM do, yyyy", "yyyy-MM-dd", "yyy
 journal files are named by `:journal/file-name-format` (default "yyyy_MM_dd") in
 `:journals-directory` (default "journals"), so a file there is also read in that format.
 
+The same file says how the graph's files are named (`:file/name-format`: vault/logseq_names.py),
+which a page's name and so its journal day depend on; JournalNames carries it too.
+
 The settings come from `logseq/config.edn`, read again whenever that file changes (one stat
 per call). A format this module cannot read (vault/datepattern.py says which fields it knows)
 is logged once and Logseq's default is used instead.
@@ -22,9 +25,11 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path, PurePosixPath
 
+from commonplace.vault import logseq_names
 from commonplace.vault.datepattern import PatternError, compile_pattern, format_day, parse_day
 from commonplace.vault.exclusions import (
     LOGSEQ_SETTINGS,
+    edn_keyword,
     edn_string,
     read_settings,
     without_edn_comments,
@@ -41,11 +46,12 @@ ALWAYS_READ = ("MMM do, yyyy", "yyyy-MM-dd", "yyyy_MM_dd")
 
 @dataclass(frozen=True)
 class JournalNames:
-    """How this graph names its journal pages and files."""
+    """How this graph names its journal pages and files, and its pages after their files."""
 
     title_format: str = DEFAULT_TITLE_FORMAT
     file_format: str = DEFAULT_FILE_FORMAT
     directory: str = DEFAULT_DIRECTORY
+    name_format: str = logseq_names.TRIPLE_LOWBAR  # :file/name-format
     problems: tuple[str, ...] = field(default=(), compare=False)
 
     def day_of(self, name: str, path: str = "") -> date | None:
@@ -69,17 +75,27 @@ class JournalNames:
         day = self.day_of(name, path)
         return name if day is None else self.title(day)
 
+    def file_page_name(self, path: str) -> str:
+        """The name Logseq gives the page in the file `path` (no `title::`), a journal's in
+        the title format: `pages/a___b.md` is "a/b", `journals/2026_11_30.md` "Nov 30th, 2026"."""
+        name = logseq_names.page_name_of_file(PurePosixPath(path).stem, self.name_format)
+        return self.page_name(name, path)
+
     @property
     def signature(self) -> str:
         """The settings in one string: a stored one tells when titles must be made again."""
-        return "\n".join((self.title_format, self.file_format, self.directory))
+        return "\n".join((self.title_format, self.file_format, self.directory, self.name_format))
 
     @classmethod
     def from_signature(cls, signature: str) -> JournalNames | None:
+        """The settings a signature was made from; one from before file name formats were
+        read (three lines) stands for `:triple-lowbar`, which is how names were read then."""
         parts = signature.split("\n")
-        if len(parts) != 3:
+        if len(parts) == 3:
+            parts.append(logseq_names.TRIPLE_LOWBAR)
+        if len(parts) != 4 or parts[3] not in logseq_names.FORMATS:
             return None
-        names = cls(parts[0], parts[1], parts[2])
+        names = cls(parts[0], parts[1], parts[2], parts[3])
         try:
             compile_pattern(names.title_format)
             compile_pattern(names.file_format)
@@ -116,7 +132,10 @@ def journal_names_from(text: str) -> JournalNames:
     title_format = setting((":journal/page-title-format", ":date-formatter"), DEFAULT_TITLE_FORMAT)
     file_format = setting((":journal/file-name-format",), DEFAULT_FILE_FORMAT)
     directory = (edn_string(clean, ":journals-directory") or DEFAULT_DIRECTORY).strip("/")
-    return JournalNames(title_format, file_format, directory or DEFAULT_DIRECTORY, tuple(problems))
+    name_format = logseq_names.read_format(edn_keyword(clean, ":file/name-format"))
+    return JournalNames(
+        title_format, file_format, directory or DEFAULT_DIRECTORY, name_format, tuple(problems)
+    )
 
 
 _lock = threading.Lock()
@@ -156,10 +175,12 @@ def _log_change(before: JournalNames | None, after: JournalNames) -> None:
         return
     if after != DEFAULT or (before is not None and before != DEFAULT):
         log.info(
-            "Logseq journal pages are named %r, their files %r in %s/ (%s)",
+            "Logseq journal pages are named %r, their files %r in %s/; page files are read "
+            "in the :%s file name format (%s)",
             after.title_format,
             after.file_format,
             after.directory,
+            after.name_format,
             LOGSEQ_SETTINGS,
         )
     for problem in after.problems:

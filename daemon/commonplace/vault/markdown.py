@@ -30,7 +30,14 @@ _URL_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _INLINE_CODE = re.compile(r"`[^`\n]*`")
 _TAG = re.compile(r"(?<![\w/&#])#(\w[\w/-]*)")
 _TODO_MD = re.compile(r"^(\s*)[-*+] \[([ xX\-/])\] (.*)$")
-_TODO_LOGSEQ = re.compile(r"^(\s*)- (TODO|DOING|LATER|NOW|WAITING|DONE|CANCELED|CANCELLED) (.*)$")
+# Logseq's task markers (frontend/util/marker.cljs), after the bullet and an optional heading.
+LOGSEQ_OPEN = ("TODO", "DOING", "LATER", "NOW", "WAITING", "WAIT", "IN-PROGRESS")
+LOGSEQ_CLOSED = ("DONE", "CANCELED", "CANCELLED")
+_TODO_LOGSEQ = re.compile(rf"^(\s*)- (?:#{{1,6}} )?({'|'.join(LOGSEQ_OPEN + LOGSEQ_CLOSED)}) (.*)$")
+# A Logseq block's date line: `DEADLINE: <2026-12-03 Thu 10:00 .+1w>` (time and repeater optional).
+_LOGSEQ_DATE = re.compile(
+    r"^\s+(DEADLINE|SCHEDULED): *<(\d{4}-\d{2}-\d{2})[^>]*?((?:\.\+|\+\+|\+)\d+[hdwmy])?>"
+)
 _DUE_PATTERNS = (
     re.compile(r"\s*\(due (\d{4}-\d{2}-\d{2})\)"),
     re.compile(r"\s*📅\s*(\d{4}-\d{2}-\d{2})"),
@@ -81,6 +88,7 @@ class Todo:
     due: date | None
     done: bool
     line: int  # 0-based line number in the note's full text
+    repeats: str = ""  # a Logseq repeater on its date (".+1w"): ticked in Logseq, it moves on
 
 
 class FrontmatterError(ValueError):
@@ -132,6 +140,16 @@ def parse_logseq_properties(body: str) -> dict[str, str]:
             break
         props[match.group(1).lower()] = match.group(2).strip()
     return props
+
+
+_LOGSEQ_REF = re.compile(r"\s*#?\[\[([^\[\]\n]+)\]\]|\s*#?([^\s,#\[\]][^,\[\]\n]*)")
+
+
+def logseq_page_refs(value: str) -> list[str]:
+    """The pages a Logseq `alias::` or `tags::` value names: `[[Devon Zuegel]], #tag, plain`
+    gives "Devon Zuegel", "tag", "plain" (a comma inside `[[...]]` belongs to the name)."""
+    names = (m.group(1) or m.group(2) or "" for m in _LOGSEQ_REF.finditer(value))
+    return list(dict.fromkeys(n.strip() for n in names if n.strip()))
 
 
 def code_mask(lines: list[str]) -> list[bool]:
@@ -257,15 +275,34 @@ def todos(text: str, first_line: int = 0) -> list[Todo]:
         if md:
             done, rest = md.group(2) in "xX-", md.group(3)
         elif lq:
-            done, rest = lq.group(2) in ("DONE", "CANCELED", "CANCELLED"), lq.group(3)
-            # Logseq puts DEADLINE/SCHEDULED on the next line of the block.
-            if i + 1 < len(lines) and re.match(r"^\s+(DEADLINE|SCHEDULED):", lines[i + 1]):
-                rest = f"{rest} {lines[i + 1].strip()}"
+            done, rest = lq.group(2) in LOGSEQ_CLOSED, lq.group(3)
+            text_part, due = _extract_due(rest)
+            dated, repeats = logseq_block_date(lines, i)
+            found.append(Todo(text_part, dated or due, done, first_line + i, repeats))
+            continue
         else:
             continue
         text_part, due = _extract_due(rest)
         found.append(Todo(text=text_part, due=due, done=done, line=first_line + i))
     return found
+
+
+def logseq_block_date(lines: list[str], first: int) -> tuple[date | None, str]:
+    """The due date of the Logseq block starting at line `first`, and its repeater if any:
+    its DEADLINE, else its SCHEDULED, on the block's own lines (the lines after its first
+    that are indented and start no other block), as Logseq writes them."""
+    found: dict[str, tuple[date | None, str]] = {}
+    for line in lines[first + 1 :]:
+        if not line.strip() or not line[:1].isspace() or line.lstrip().startswith("- "):
+            break
+        match = _LOGSEQ_DATE.match(line)
+        if match and match.group(1) not in found:
+            try:
+                day: date | None = date.fromisoformat(match.group(2))
+            except ValueError:
+                day = None
+            found[match.group(1)] = (day, match.group(3) or "")
+    return found.get("DEADLINE") or found.get("SCHEDULED") or (None, "")
 
 
 def strip_due_markers(text: str) -> str:

@@ -11,14 +11,13 @@ import dataclasses
 import hashlib
 import logging
 import threading
-import urllib.parse
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from commonplace.vault import markdown
+from commonplace.vault import logseq_names, markdown
 from commonplace.vault.files import FileRefused, read_file
 from commonplace.vault.journals import DEFAULT as DEFAULT_JOURNALS
 from commonplace.vault.journals import JournalNames, journal_names
@@ -69,11 +68,14 @@ def content_hash(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def title_from_path(path: str, flavor: str = "obsidian") -> str:
+def title_from_path(
+    path: str, flavor: str = "obsidian", name_format: str = logseq_names.TRIPLE_LOWBAR
+) -> str:
+    """The note's name from its file name; in Logseq as the graph's `:file/name-format` reads
+    it (`a___b.md` is "a/b", or under `:legacy` `a.b.md` is: vault/logseq_names.py)."""
     stem = PurePosixPath(path).stem
     if flavor == "logseq":
-        # Logseq writes namespaces as '___' (new format) or '%2F' (old format) in file names.
-        stem = urllib.parse.unquote(stem.replace("___", "/"))
+        return logseq_names.page_name_of_file(stem, name_format)
     return stem
 
 
@@ -81,8 +83,9 @@ def page_name(vault: Path, path: str, flavor: str = "obsidian") -> str:
     """The note's name as the editor shows it, without reading the note: its file name, in
     Logseq the page's name (a journal's in the graph's title format, "Nov 30th, 2026"). A
     Logseq `title::` property is not seen: read_note's title has it."""
-    name = title_from_path(path, flavor)
-    return journal_names(vault).page_name(name, path) if flavor == "logseq" else name
+    if flavor == "logseq":
+        return journal_names(vault).file_page_name(path)
+    return title_from_path(path, flavor)
 
 
 def parse_note(
@@ -103,18 +106,19 @@ def parse_note(
             error = str(exc)
             body, body_line = clean, 0
             _warn_once(path, fm_source, error)
-    title = title_from_path(path, flavor)
+    journals = journals or DEFAULT_JOURNALS
+    title = title_from_path(path, flavor, journals.name_format)
     day = None
     if flavor == "logseq":
         props = markdown.parse_logseq_properties(body)
         if props.get("title"):
             title = props["title"]
-        journals = journals or DEFAULT_JOURNALS
         day = journals.day_of(title, path)
         title = title if day is None else journals.title(day)
         for key, value in props.items():
             meta.setdefault(key, value)
-    tags = dict.fromkeys(markdown.frontmatter_tags(meta) + markdown.inline_tags(body))
+    named = _page_refs(meta, props) if flavor == "logseq" else meta
+    tags = dict.fromkeys(markdown.frontmatter_tags(named) + markdown.inline_tags(body))
     return Note(
         path=path,
         title=title,
@@ -125,10 +129,21 @@ def parse_note(
         frontmatter_error=error,
         links=tuple(markdown.links(body)),
         tags=tuple(tags),
-        aliases=tuple(markdown.frontmatter_aliases(meta)),
+        aliases=tuple(markdown.frontmatter_aliases(named)),
         todos=tuple(markdown.todos(body, first_line=body_line)),
         day=day,
     )
+
+
+def _page_refs(meta: dict[str, Any], props: dict[str, str]) -> dict[str, Any]:
+    """`meta` with the Logseq page properties that name pages (`alias::`, `tags::`) as the
+    lists of names they are: `[[Devon Zuegel]], #tag` is "Devon Zuegel" and "tag"."""
+    refs = {
+        key: markdown.logseq_page_refs(value)
+        for key, value in props.items()
+        if key in ("alias", "aliases", "tags", "tag") and meta.get(key) == value
+    }
+    return meta | refs if refs else meta
 
 
 _warned: OrderedDict[tuple[str, str], None] = OrderedDict()
