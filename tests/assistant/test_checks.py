@@ -189,6 +189,8 @@ def test_a_question_claimed_when_none_was_made_is_corrected(reply: str) -> None:
     assert text == f"{reply}\n\n{checks.NO_QUESTION}" and notes == [checks.NO_QUESTION]
     assert checks.correct(reply, TurnFacts(proposed=1, pending=1)) == (reply, [])
     assert checks.correct(reply, TurnFacts(pending=1)) == (reply, [])  # asked earlier
+    answered = TurnFacts(answered_since_last_message=True)  # and answered while it was written
+    assert checks.correct(reply, answered) == (reply, [])
 
 
 @pytest.mark.parametrize(

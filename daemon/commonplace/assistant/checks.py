@@ -237,7 +237,9 @@ def correct(reply: str, facts: TurnFacts) -> tuple[str, list[str]]:
             note = NOTHING_PROPOSED
         notes.append(note)
         text = f"{text}\n\n{note}" if text else note
-    elif claims_question(text) and not facts.proposed and not facts.pending:
+    elif claims_question(text) and not (
+        facts.proposed or facts.pending or facts.answered_since_last_message
+    ):
         # The tool was refused ("several tasks match", "no such event") or never called, and
         # the reply tells the owner to answer a question that is nowhere to be seen.
         notes.append(NO_QUESTION)
