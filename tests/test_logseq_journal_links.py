@@ -149,6 +149,30 @@ async def test_search_finds_a_journal_by_its_name_and_follows_a_new_title_format
         index.close()
 
 
+async def test_a_page_made_a_day_by_its_title_property_follows_a_new_title_format(
+    settings: Settings, fake_ollama: FakeOllama
+) -> None:
+    """`title:: 2026-11-30` makes pages/Trip.md the journal of that day, named by the title
+    format. Another format in config.edn renamed journals/ files at the next scan, but this
+    page kept its old name in search, Ask and tidy until it was edited."""
+    s = graph(settings, fake_ollama, "EEEE, dd.MM.yyyy")
+    trip = "pages/Trip.md"
+    (s.vault / trip).write_text("title:: 2026-11-30\n\n- the quillwort ferry crossing\n")
+    index = Index.open(s, LLM(s.ollama))
+    try:
+        await index.refresh()
+        found = await index.search("quillwort ferry", limit=5, mode="keyword")
+        assert {r.path: r.title for r in found.results}[trip] == "Monday, 30.11.2026"
+
+        (s.vault / "logseq/config.edn").write_text(CONFIG % "yyyy/MM/dd", encoding="utf-8")
+        assert (await index.refresh()).indexed == 2  # the journal and the page, no other
+        found = await index.search("quillwort ferry", limit=5, mode="keyword")
+        assert {r.path: r.title for r in found.results}[trip] == "2026/11/30"
+        assert (await index.refresh()).indexed == 0
+    finally:
+        index.close()
+
+
 async def test_tasks_and_the_digest_name_the_journal_as_logseq_does(
     settings: Settings, fake_ollama: FakeOllama
 ) -> None:
@@ -190,5 +214,7 @@ def test_doctor_says_how_journal_pages_are_named(
     lines = [c.line() for c in config_checks(s) if c.name == "journals"]
     assert lines[0].startswith("warn journals: logseq/config.edn: :journal/page-title-format")
     assert lines[1].startswith("ok   journals: pages named 'MMM do, yyyy' (today: '")
+    # The graph's config.edn has no :file/name-format: Logseq reads its file names as :legacy.
+    assert lines[1].endswith("page files named by :legacy (a.b.md is the page a/b)")
     obsidian = dataclasses.replace(s, flavor="obsidian")
     assert not [c for c in config_checks(obsidian) if c.name == "journals"]

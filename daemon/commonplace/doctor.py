@@ -78,6 +78,12 @@ def exclusion_checks(settings: Settings, notes: list[str]) -> list[Check]:
     return checks
 
 
+_NAME_FORMAT_EXAMPLE = {
+    "triple-lowbar": "a___b.md is the page a/b",
+    "legacy": "a.b.md is the page a/b",
+}
+
+
 def journal_checks(settings: Settings) -> list[Check]:
     """How Logseq names the graph's journal pages (vault/journals.py), which every link the
     daemon writes to one follows; a format that cannot be read is a warning."""
@@ -91,7 +97,8 @@ def journal_checks(settings: Settings) -> list[Check]:
             "ok",
             "journals",
             f"pages named {names.title_format!r} (today: {example!r}), files "
-            f"{names.file_format!r} in {names.directory}/",
+            f"{names.file_format!r} in {names.directory}/; page files named by "
+            f":{names.name_format} ({_NAME_FORMAT_EXAMPLE[names.name_format]})",
         )
     )
     return checks

@@ -62,6 +62,10 @@ def test_logseq_block_properties_it_never_shows_are_left_out_of_the_snippet() ->
     )
     assert [shown[a:b] for a, b in found][:2] == ["block", "embed"]
     assert snippet("collapsed:: true", frozenset())[0] == "collapsed:: true"  # all
+    # All of Logseq's hidden properties: the docs graph's journals/2021_02_26.md showed
+    # "NOW Write changelog for v0.0.10 now:: 1614348097567" as a search result.
+    journal = "- NOW Write changelog for v0.0.10\n  now:: 1614348097567\n  heading:: true\n"
+    assert snippet(journal, query_terms("changelog"))[0] == "- NOW Write changelog for v0.0.10"
 
 
 def test_result_json_keeps_every_field_and_adds_the_snippet() -> None:

@@ -91,6 +91,9 @@ def test_reading_takes_the_whole_name_and_real_days_only() -> None:
     assert parse_day("MMM do, yyyy", "November 30th, 2026") == NOV_30  # cljs-time: full too
     assert parse_day("MMM do, yyyy", "Shed roof") is None
     assert parse_day("MMMM yyyy", "November 2026") is None  # names no day
+    # Logseq 0.10 names days in English whatever its language (cljs-time knows no other).
+    assert parse_day("EEEE, dd.MM.yyyy", "Montag, 30.11.2026") is None
+    assert parse_day("do MMMM yyyy", "30th Novembre 2026") is None
 
 
 @pytest.mark.parametrize("pattern", ["HH:mm yyyy-MM-dd", "yyyy-MM-dd a", "Q yyyy", "o yyyy", ""])

@@ -19,9 +19,45 @@ from commonplace.index.models import SearchResult
 
 SNIPPET_CHARS = 240  # about three lines on a phone
 _WORD = re.compile(r"\w+")
-# Block properties Logseq keeps in the file but never shows (a block's id, its folded state):
-# a snippet shows the block as Logseq does, without them.
-_HIDDEN = re.compile(r"^[ \t]*(?:id|collapsed)::[ \t].*$\n?", re.MULTILINE | re.IGNORECASE)
+# Block properties Logseq keeps in the file but never shows (graph-parser property.cljs
+# hidden-built-in-properties: a block's id, its folded state, the time it became NOW...): a
+# snippet shows the block as Logseq does, without them.
+LOGSEQ_HIDDEN = [
+    "id",
+    "custom-id",
+    "background-color",
+    "background_color",
+    "heading",
+    "collapsed",
+    "created-at",
+    "updated-at",
+    "last-modified-at",
+    "created_at",
+    "last_modified_at",
+    "query-table",
+    "query-properties",
+    "query-sort-by",
+    "query-sort-desc",
+    "ls-type",
+    "hl-type",
+    "hl-page",
+    "hl-stamp",
+    "hl-color",
+    "logseq.macro-name",
+    "logseq.macro-arguments",
+    "logseq.order-list-type",
+    "logseq.tldraw.page",
+    "logseq.tldraw.shape",
+    "todo",
+    "doing",
+    "now",
+    "later",
+    "done",
+]
+_HIDDEN = re.compile(
+    rf"^[ \t]*(?:{'|'.join(map(re.escape, LOGSEQ_HIDDEN))})::[ \t].*$\n?",
+    re.MULTILINE | re.IGNORECASE,
+)
 
 
 @lru_cache(maxsize=1)

@@ -36,7 +36,7 @@ from commonplace.index.vector_api import VectorsBusy
 from commonplace.llm import LLM, LLMError
 from commonplace.llm.profiles import EmbedProfile, known_profile, unknown_profile
 from commonplace.vault import exclusions, journals
-from commonplace.vault.notes import title_from_path
+from commonplace.vault.notes import title_from_path, title_property
 
 log = logging.getLogger(__name__)
 
@@ -337,12 +337,23 @@ class Index:
             return now.signature, []
         before = journals.JournalNames.from_signature(stored) if stored else None
 
+        # A page's `title::` names it instead of its file name (`title:: 2026-11-30` makes any
+        # page that day's journal), so the files are looked at for one: only when the settings
+        # changed, which an owner does about once.
+        limit = self.settings.index.max_note_kb * 1024
+        titled = {
+            path: title
+            for path, entry in entries.items()
+            if not entry.skipped
+            and (title := title_property(self.settings.vault, path, limit)) is not None
+        }
+
         def named(names: journals.JournalNames | None, path: str) -> tuple[str, dt.date | None]:
-            """The page name and journal day a note's file name gives; with no settings stored
-            (an index made before journals were named) its file name and no day."""
+            """The page name and journal day a note's title or file name gives; with no
+            settings stored (an index made before journals were named) that name, no day."""
             if names is None:
-                return title_from_path(path, "logseq"), None
-            name = title_from_path(path, "logseq", names.name_format)
+                return titled.get(path) or title_from_path(path, "logseq"), None
+            name = titled.get(path) or title_from_path(path, "logseq", names.name_format)
             return names.page_name(name, path), names.day_of(name, path)
 
         changed = [p for p in entries if named(now, p) != named(before, p)]

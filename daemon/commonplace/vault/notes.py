@@ -88,6 +88,18 @@ def page_name(vault: Path, path: str, flavor: str = "obsidian") -> str:
     return title_from_path(path, flavor)
 
 
+def title_property(vault: Path, path: str, max_bytes: int) -> str | None:
+    """A Logseq page's `title::` property, read from the file by the vault's rule, or None
+    (none, or the file cannot be read): what names the page instead of its file name."""
+    try:
+        data, _ = read_file(vault, path, max_bytes)
+    except (OSError, FileRefused):
+        return None
+    text = data.decode("utf-8", errors="replace").removeprefix("\ufeff")
+    body = markdown.split_frontmatter(text)[1]
+    return markdown.parse_logseq_properties(body).get("title") or None
+
+
 def parse_note(
     path: str, text: str, flavor: str = "obsidian", journals: JournalNames | None = None
 ) -> Note:
