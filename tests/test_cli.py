@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import logging
+import os
 import subprocess
 import sys
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import click
@@ -49,7 +52,7 @@ def test_doctor_says_what_the_editors_exclusions_keep_out_of_search(
     assert recipes > 0
     assert (
         f"ok   excluded: {recipes} of 24 notes kept out of search by Obsidian's excluded files "
-        "(.obsidian/app.json) (1)" in result.output
+        "(.obsidian/app.json): 1 rule" in result.output
     )
 
 
@@ -180,3 +183,140 @@ def test_without_a_vault_the_commands_point_at_the_sample_that_make_run_uses(
     assert f"export COMMONPLACE_VAULT={scratch / 'vault'} COMMONPLACE_DATA={scratch / 'data'}" in (
         after.output
     )
+
+
+SampleRun = tuple[Path, dict[str, str], list[Path]]
+
+
+@pytest.fixture
+def sample_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[SampleRun]:
+    """`make run`'s command on a scratch folder of its own, with the daemon itself replaced by
+    one that records the vault it was given. `run` sets the commonplace logger to INFO for the
+    process; put back afterwards, or the tests after these would see no DEBUG lines."""
+    import commonplace.cli.run as run_cli
+
+    scratch = tmp_path / "commonplace-sample"
+    started: list[Path] = []
+    monkeypatch.setattr(run_cli, "sample_scratch", lambda: scratch)
+
+    async def fake_daemon(settings: object) -> None:
+        started.append(settings.vault)  # type: ignore[attr-defined]
+
+    monkeypatch.setattr(run_cli, "run_daemon", fake_daemon)
+    logger = logging.getLogger("commonplace")
+    level = logger.level
+    yield scratch, {"HOME": str(tmp_path / "home")}, started
+    logger.setLevel(level)
+
+
+def test_a_second_make_run_leaves_the_running_samples_vault_alone(sample_run: SampleRun) -> None:
+    """A second `make run` replaced the sample vault under the daemon already running on it,
+    deleting a capture sent a moment before; now it stops with what to do."""
+    import json
+    import os
+    import socket
+    import time
+
+    from commonplace.config import load_settings
+
+    scratch, env, started = sample_run
+    first = CliRunner().invoke(cli, ["run", "--sample-if-unset"], env=env)
+    assert first.exit_code == 0, first.output
+    capture = scratch / "vault" / "Inbox" / "2026-12-01 0246.md"
+    capture.parent.mkdir()
+    capture.write_text("ring the garage about the MOT\n")
+    data = load_settings(
+        env={"COMMONPLACE_VAULT": str(scratch / "vault"), "COMMONPLACE_DATA": str(scratch / "data")}
+    ).data_path
+    data.mkdir(parents=True, exist_ok=True)
+    lock = {"host": socket.gethostname(), "pid": os.getpid(), "started": time.time(), "port": 8765}
+    (data / "daemon.lock").write_text(json.dumps(lock))
+
+    second = CliRunner().invoke(cli, ["run", "--sample-if-unset"], env=env)
+    assert second.exit_code == 1
+    assert f"already running on the sample vault (pid {os.getpid()}" in second.output
+    assert "http://127.0.0.1:8765/" in second.output
+    assert capture.read_text() == "ring the garage about the MOT\n"
+    assert started == [scratch / "vault"]  # the second never started a daemon
+
+
+def test_make_run_starts_the_sample_with_a_fresh_data_folder_too(sample_run: SampleRun) -> None:
+    """The vault is copied afresh each time; the data folder of the last run described the old
+    copy (the Ask record counted a question answered in each run as an answer removed, and
+    stopped answering it after three runs)."""
+    scratch, env, started = sample_run
+    stale = scratch / "data" / "vault-0123abcd" / "ask" / "answers.json"
+    stale.parent.mkdir(parents=True)
+    stale.write_text('{"notes": {}}')
+    (scratch / "vault" / "Inbox").mkdir(parents=True)
+    (scratch / "vault" / "Inbox" / "left from last time.md").write_text("x\n")
+    result = CliRunner().invoke(cli, ["run", "--sample-if-unset"], env=env)
+    assert result.exit_code == 0, result.output
+    assert not stale.exists() and (scratch / "data").is_dir()
+    assert not (scratch / "vault" / "Inbox" / "left from last time.md").exists()
+    assert (scratch / "vault" / "Home.md").is_file()
+    assert started == [scratch / "vault"]
+
+
+def test_doctor_says_where_it_looked_for_the_config(
+    fake_ollama_thread: FakeOllama, vault: Path, tmp_path: Path
+) -> None:
+    """A new user whose settings seemed ignored read only "no config file, defaults used"."""
+    env = {"COMMONPLACE_VAULT": str(vault), "XDG_CONFIG_HOME": str(tmp_path / "cfg")}
+    result = CliRunner().invoke(cli, ["doctor"], env=env)
+    where = tmp_path / "cfg" / "commonplace" / "commonplace.toml"
+    assert f"ok   config: no config file at {where}; defaults used\n" in result.output
+
+
+@pytest.mark.parametrize(
+    ("flavor", "make", "said"),
+    [
+        ("logseq", "docs/pages/A.md", "holds no pages/, journals/ or logseq/ folder"),
+        ("obsidian", "logseq/config.edn", "is a Logseq graph (it holds logseq/config.edn)"),
+    ],
+)
+def test_doctor_warns_when_the_vault_does_not_look_like_its_flavor(
+    fake_ollama_thread: FakeOllama, tmp_path: Path, flavor: str, make: str, said: str
+) -> None:
+    """Pointed at the folder above a Logseq graph (the dev set's copy has one), doctor said ok
+    and the daemon would have made pages/Inbox/ beside the graph."""
+    vault = tmp_path / "v"
+    (vault / make).parent.mkdir(parents=True)
+    (vault / make).write_text("x\n")
+    env = {
+        "COMMONPLACE_VAULT": str(vault),
+        "COMMONPLACE_FLAVOR": flavor,
+        "COMMONPLACE_DATA": str(tmp_path / "data"),
+    }
+    result = CliRunner().invoke(cli, ["doctor"], env=env)
+    (line,) = [line for line in result.output.splitlines() if said in line]
+    assert line.startswith("warn vault: ")
+    fine = tmp_path / "graph"
+    for folder in ("pages", "journals", "logseq", ".obsidian"):
+        (fine / folder).mkdir(parents=True)
+    env["COMMONPLACE_VAULT"] = str(fine)
+    assert "warn vault" not in CliRunner().invoke(cli, ["doctor"], env=env).output
+
+
+def test_doctor_makes_no_data_folder(
+    fake_ollama_thread: FakeOllama, vault: Path, tmp_path: Path
+) -> None:
+    """Each doctor run with another (or a mistyped) vault left an empty folder behind in
+    ~/.local/share/commonplace."""
+    data = tmp_path / "data"
+    env = {"COMMONPLACE_VAULT": str(tmp_path / "NoSuchNotes"), "COMMONPLACE_DATA": str(data)}
+    result = CliRunner().invoke(cli, ["doctor"], env=env)
+    assert "FAIL vault: " in result.output and not data.exists()
+    env["COMMONPLACE_VAULT"] = str(vault)
+    result = CliRunner().invoke(cli, ["doctor"], env=env)
+    assert "(not made yet: the daemon makes it at its first start)" in result.output
+    assert not data.exists()
+    (data / "x").mkdir(parents=True)
+    (data / "x").chmod(0o500)
+    env["COMMONPLACE_DATA"] = str(data / "x")
+    try:
+        result = CliRunner().invoke(cli, ["doctor"], env=env)
+    finally:
+        (data / "x").chmod(0o700)
+    if os.geteuid() != 0:  # root writes anywhere
+        assert "FAIL data folder: " in result.output

@@ -55,3 +55,26 @@ def test_readme_config_shows_the_defaults(tmp_path: Path) -> None:
 def test_readme_mentions_every_command() -> None:
     for name in COMMANDS:
         assert f"commonplace {name}" in README, f"README never shows `commonplace {name}`"
+
+
+def readme_env_vars() -> dict[str, tuple[str, ...]]:
+    """The environment variable named in each line's comment of the README's config block, and
+    the setting on that line."""
+    named: dict[str, tuple[str, ...]] = {}
+    table: tuple[str, ...] = ()
+    for line in readme_config().splitlines():
+        if header := re.match(r"\[(\w+)\]", line):
+            table = (header.group(1),)
+        elif key := re.match(r"(\w+) = [^#]*#(.*)", line):
+            for var in re.findall(r"\b(?:COMMONPLACE_[A-Z_]+|OLLAMA_HOST)\b", key.group(2)):
+                named[var] = (*table, key.group(1))
+    return named
+
+
+def test_readme_config_names_each_environment_variable_on_its_setting() -> None:
+    """`COMMONPLACE_TIMEZONE` worked but the README never said so; a variable named on the wrong
+    line, or one the program no longer reads, would mislead the same way."""
+    from commonplace.config import ENV_OVERRIDES
+
+    secrets = {"COMMONPLACE_CALDAV_PASSWORD": ("calendar", "password_file")}  # read, not mapped
+    assert readme_env_vars() == {**ENV_OVERRIDES, **secrets}

@@ -300,11 +300,17 @@ async def warn_about_ollama(settings: Settings, llm: LLM, services: Services) ->
 
 
 def start_notes(settings: Settings) -> list[str]:
+    """What the owner should hear about at start-up (logged as warnings, shown in /api/state).
+    Dictation left unset is a choice, not a problem: one INFO line, and the page's Dictation row
+    and its Dictate button say what to download; a model that is set but missing is a warning."""
     notes = []
-    try:
-        model_path(settings.speech)
-    except SpeechUnavailable as exc:
-        notes.append(f"Dictation is off: {exc}")
+    if not settings.speech.whisper_model.strip():
+        log.info("dictation: off (no [speech] whisper_model set; see the README's Dictation)")
+    else:
+        try:
+            model_path(settings.speech)
+        except SpeechUnavailable as exc:
+            notes.append(f"Dictation is off: {exc}")
     if not is_loopback(settings.web.host):
         notes.append(
             f"The server listens on {settings.web.host}, reachable from other computers; they are "

@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import Literal
 
 from commonplace.attention import Entry, read_running
-from commonplace.config import Settings
+from commonplace.config import Settings, default_config_path
 from commonplace.conflicts import find_conflict_copies
 from commonplace.lease import describe_lease
 from commonplace.llm import LLM, OllamaStatus
@@ -35,7 +35,11 @@ class Check:
 
 
 def config_checks(settings: Settings) -> list[Check]:
-    where = str(settings.config_path) if settings.config_path else "no config file, defaults used"
+    where = (
+        str(settings.config_path)
+        if settings.config_path
+        else f"no config file at {default_config_path(os.environ)}; defaults used"
+    )
     checks = [Check("ok", "config", where)]
     vault = settings.vault
     if not vault.is_dir():
@@ -47,21 +51,53 @@ def config_checks(settings: Settings) -> list[Check]:
     else:
         notes = list(iter_note_paths(vault))
         checks.append(Check("ok", "vault", f"{vault} ({settings.flavor}, {len(notes)} notes)"))
+        checks += flavor_checks(settings)
         checks += exclusion_checks(settings, notes)
         checks += journal_checks(settings)
     data = settings.data_path
-    try:
-        data.mkdir(parents=True, exist_ok=True)
-        writable = os.access(data, os.W_OK)
-    except OSError:
-        writable = False
+    # A check makes nothing: doctor used to create the data folder, one for every vault named
+    # (a mistyped one too). The nearest folder that exists must let the daemon make the rest.
+    existing = next((p for p in (data, *data.parents) if p.exists()), None)
+    writable = existing is not None and existing.is_dir() and os.access(existing, os.W_OK)
+    made = "" if data.is_dir() else " (not made yet: the daemon makes it at its first start)"
     checks.append(
-        Check("ok", "data folder", str(data))
+        Check("ok", "data folder", f"{data}{made}")
         if writable
         else Check("fail", "data folder", f"{data} cannot be created or written; set data_dir")
     )
     checks.append(Check("ok", "timezone", settings.tz.key))
     return checks
+
+
+def flavor_checks(settings: Settings) -> list[Check]:
+    """A vault that does not look like its flavour: Logseq pointed one folder too high (the
+    daemon would make a pages/ of its own there) or a Logseq graph read as an Obsidian vault."""
+    vault = settings.vault
+    if settings.flavor == "logseq" and not any(
+        (vault / name).is_dir() for name in ("pages", "journals", "logseq")
+    ):
+        return [
+            Check(
+                "warn",
+                "vault",
+                f"flavor is logseq, but {vault} holds no pages/, journals/ or logseq/ folder; "
+                "set 'vault' to the graph's folder (the one holding pages/ and journals/)",
+            )
+        ]
+    if (
+        settings.flavor == "obsidian"
+        and (vault / "logseq" / "config.edn").is_file()
+        and not (vault / ".obsidian").is_dir()
+    ):
+        return [
+            Check(
+                "warn",
+                "vault",
+                f"{vault} is a Logseq graph (it holds logseq/config.edn); "
+                'set flavor = "logseq" in commonplace.toml (or COMMONPLACE_FLAVOR=logseq)',
+            )
+        ]
+    return []
 
 
 def exclusion_checks(settings: Settings, notes: list[str]) -> list[Check]:

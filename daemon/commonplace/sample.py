@@ -35,6 +35,17 @@ def make_sample_vault(dest: Path) -> Path:
     return dest
 
 
+def make_sample_data(dest: Path) -> Path:
+    """Empty the sample's data folder: the vault is a fresh copy each time, so its index, the
+    answers it kept count of, the assistant's day and the scheduler's record start afresh too
+    (kept, they described a vault that no longer exists: the same Ask question, answered in
+    three runs, counted as an answer removed three times and was not answered in the fourth)."""
+    if dest.exists():
+        shutil.rmtree(dest)
+    dest.mkdir(parents=True)
+    return dest
+
+
 def sample_captures() -> list[Path]:
     """The fixture week's captures, in the order they arrived."""
     folder = resource_dir("vault_fixture") / "captures"

@@ -321,6 +321,18 @@ async def test_cross_origin_post(make_client: ClientFactory, web_settings: Setti
     assert not (web_settings.vault / "Inbox").exists()
 
 
+async def test_a_script_without_origin_is_told_what_to_send(make_client: ClientFactory) -> None:
+    """curl's POST with no Origin got "a change needs an Origin or Referer header", which says
+    what is missing but not that a script sends the token instead."""
+    client = await make_client()
+    response = await client.post(
+        "/api/capture", data=json.dumps({"text": "x"}), headers={"Content-Type": JSON}
+    )
+    message = (await _refused(response))["error"]["message"]
+    assert "Origin" in message and "Authorization: Bearer" in message
+    assert "commonplace token" in message
+
+
 async def test_cross_origin_post_on_tailnet(make_client: ClientFactory) -> None:
     client = await make_client()
     response = await client.post(

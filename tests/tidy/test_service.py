@@ -7,6 +7,7 @@ import asyncio
 import dataclasses
 import errno
 import json
+import logging
 import os
 from typing import Any
 
@@ -152,6 +153,24 @@ async def test_repeated_garbage_marks_the_capture_until_it_changes(
     (note,) = filed_notes(tidy_settings)
     assert "also ask about the gum thing" in note.read_text()
     assert svc.status()["failing"] == []
+
+
+async def test_a_retry_after_an_unusable_answer_names_the_capture(
+    tidy_settings: Settings, fake_ollama: FakeOllama, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The log said "tidy will try again in 30 s: The model's answer could not be used: it was
+    not JSON", without saying which capture."""
+    rel = put_capture(tidy_settings, WEEK[0])
+    fake_ollama.chat_handler = lambda body: "this is not json"
+    svc = TidyService(tidy_settings, LLM(tidy_settings.ollama))
+    try:
+        with caplog.at_level(logging.WARNING, logger="commonplace.tidy"):
+            await svc.startup()
+            await run_until_idle(svc)
+    finally:
+        await svc.close()
+    retries = [r.getMessage() for r in caplog.records if "will try again" in r.getMessage()]
+    assert retries and all(f": {rel}: " in line for line in retries), retries
 
 
 async def test_close_cancels_a_slow_answer_and_leaves_the_capture(

@@ -31,7 +31,7 @@ def test_obsidian_prefixes_are_case_blind_and_slashed_rules_are_regular_expressi
     assert rules.excludes("Drawings/Plan.excalidraw.md")
     assert not rules.excludes("Notes/Templates/x.md")  # a prefix of the whole path
     assert not rules.excludes("Notes/Plan.md")
-    assert rules.sources == ("Obsidian's excluded files (.obsidian/app.json) (2)",)
+    assert rules.sources == ("Obsidian's excluded files (.obsidian/app.json): 2 rules",)
 
 
 def test_logseq_hidden_follows_logseqs_prefix_rule_and_skips_commented_examples(
@@ -58,7 +58,7 @@ def test_configured_rules_use_obsidians_syntax(tmp_path: Path) -> None:
     assert rules.excludes("Archive/Old.md") and rules.excludes("Archive 2019.md")
     assert rules.excludes("Journal/2019-05-01.md")
     assert not rules.excludes("Journal/2024-05-01.md")
-    assert rules.sources == ("[index] exclude (2)",)
+    assert rules.sources == ("[index] exclude: 2 rules",)
 
 
 def test_unreadable_settings_add_nothing_and_say_why(
@@ -74,7 +74,7 @@ def test_unreadable_settings_add_nothing_and_say_why(
         log_change(NONE, rules)
         log_change(rules, rules)  # nothing changed: nothing said again
     messages = [r.getMessage() for r in caplog.records]
-    assert messages[0] == "the index leaves out notes matching [index] exclude (1)"
+    assert messages[0] == "the index leaves out notes matching [index] exclude: 1 rule"
     assert len(messages) == 3
 
 

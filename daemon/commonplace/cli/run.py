@@ -10,7 +10,8 @@ import click
 from commonplace.cli.common import run_async, settings_from
 from commonplace.daemon import DaemonError, run_daemon
 from commonplace.heap import limit_arenas
-from commonplace.sample import make_sample_vault, sample_env, sample_scratch
+from commonplace.lock import running_daemon
+from commonplace.sample import make_sample_data, make_sample_vault, sample_env, sample_scratch
 
 
 @click.command()
@@ -26,8 +27,19 @@ def run(ctx: click.Context, sample_if_unset: bool) -> None:
     settings = settings_from(ctx)
     if sample_if_unset and not settings.vault_configured:
         scratch = sample_scratch()
-        vault = make_sample_vault(scratch / "vault")
-        settings = dataclasses.replace(settings, vault=vault, data_dir=scratch / "data")
+        settings = dataclasses.replace(settings, vault=scratch / "vault", data_dir=scratch / "data")
+        # Before the copy is made again: a second `make run` used to replace the vault under
+        # the daemon already running on it, deleting what had been captured there.
+        running = running_daemon(settings.data_path)
+        if running is not None:
+            raise click.ClickException(
+                f"commonplace is already running on the sample vault ({running.describe()}); "
+                f"its copy at {settings.vault} is left as it is. Use that one "
+                f"(http://127.0.0.1:{running.port or settings.web.port}/), or stop it first "
+                f"(Ctrl-C in its terminal, or kill {running.pid})"
+            )
+        vault = make_sample_vault(settings.vault)
+        make_sample_data(settings.data_dir)
         click.echo(f"No vault configured: using a fresh copy of the sample vault at {vault}")
         click.echo("(set 'vault' in commonplace.toml or COMMONPLACE_VAULT to use your own)")
         click.echo(f"To use the other commands on it from another terminal: {sample_env()}")

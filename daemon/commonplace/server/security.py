@@ -274,7 +274,11 @@ def _check_owner(facts: RequestFacts, policy: Policy) -> Refusal | None:
 def _check_write(facts: RequestFacts) -> Refusal | None:
     source = facts.origin if facts.origin and facts.origin != "null" else facts.referer
     if not source:
-        return Refusal("cross_origin", "a change needs an Origin or Referer header")
+        return Refusal(
+            "cross_origin",
+            "a change needs an Origin header naming this page (from a browser) or, from a "
+            "script, Authorization: Bearer <the output of 'commonplace token'>",
+        )
     parts = urlsplit(source)
     if parts.scheme not in ("http", "https") or not _same_host(parts.netloc, parts.scheme, facts):
         return Refusal("cross_origin", f"Origin {source[:80]!r} is not this page")

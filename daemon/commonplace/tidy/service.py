@@ -393,7 +393,7 @@ class TidyService:
             )
             self._park_marked(path, item, mark)
         else:
-            self._back_off(item, str(exc))
+            self._back_off(item, str(exc), path)
 
     def _mark_due(self, mark: Mark, digest: str) -> bool:
         """A marked capture is tried when its text or the model changed, or its wait is over."""

@@ -93,7 +93,7 @@ def load_exclusions(vault: Path, configured: Iterable[str]) -> Exclusions:
                 patterns.append(pattern)
                 count += 1
         if count:
-            sources.append(f"{source} ({count})")
+            sources.append(f"{source}: {count} rule{'' if count == 1 else 's'}")
 
     add(configured, obsidian_pattern, "[index] exclude")
     rules, problem = _obsidian_rules(vault)
