@@ -292,6 +292,37 @@ async def test_a_repeating_logseq_task_is_not_ended_by_a_tick(settings: Settings
     assert (s.vault / "journals/2026_10_26.md").read_text() == LOGSEQ_JOURNAL
 
 
+async def test_a_running_logseq_clock_is_stopped_as_logseq_stops_it(settings: Settings) -> None:
+    """A DOING task carries the clock Logseq started (time tracking is on by default). Ticked
+    in Logseq it becomes DONE and the clock is closed with its span; the assistant left it
+    running, so Logseq showed no time for the finished task."""
+    s = dataclasses.replace(settings, flavor="logseq")
+    text = (
+        "- DOING Sand the shed door\n  :LOGBOOK:\n"
+        "  CLOCK: [2026-10-25 Sun 07:00:00]--[2026-10-25 Sun 07:10:00] =>  00:10:00\n"
+        "  CLOCK: [2026-10-26 Mon 08:15:30]\n  :END:\n\t- a child with its own\n"
+        "- NOW Oil the hinges\n  :LOGBOOK:\n  CLOCK: [2026-10-26 Mon 08:00]\n  :END:\n"
+    )
+    write(s.vault, "pages/Shed.md", text)
+    action = CompleteTask(s)
+    for line in (0, 6):
+        params = {"path": "pages/Shed.md", "line": line}
+        await action.run(params, await action.describe(params, NOW), NOW)
+    assert (s.vault / "pages/Shed.md").read_text() == text.replace(
+        "- DOING Sand", "- DONE Sand"
+    ).replace(
+        "  CLOCK: [2026-10-26 Mon 08:15:30]\n",
+        "  CLOCK: [2026-10-26 Mon 08:15:30]--[2026-10-26 Mon 09:00:00] =>  00:44:30\n",
+    ).replace("- NOW Oil", "- DONE Oil")  # a clock without seconds is not Logseq's: left
+
+    # With time tracking off in config.edn, only the marker changes.
+    write(s.vault, "logseq/config.edn", "{:feature/enable-timetracking? false}\n")
+    write(s.vault, "pages/Shed.md", text)
+    params = {"path": "pages/Shed.md", "line": 0}
+    await action.run(params, await action.describe(params, NOW), NOW)
+    assert (s.vault / "pages/Shed.md").read_text() == text.replace("- DOING Sand", "- DONE Sand")
+
+
 async def test_a_run_refuses_a_file_changed_after_the_recheck(s: Settings) -> None:
     action = CompleteTask(s)
     params = {"path": "Tasks.md", "line": 2}
@@ -347,7 +378,7 @@ def test_close_matches_win_over_loose_ones(s: Settings) -> None:
     [
         ("obsidian", "tasks", "Tasks.md", "- [ ] Buy nails 📅 2026-10-30\n"),
         ("obsidian", "dataview", "Tasks.md", "- [ ] Buy nails [due:: 2026-10-30]\n"),
-        ("logseq", "plain", "pages/Tasks.md", "- TODO Buy nails\n  DEADLINE: <2026-10-30 Fri>\n"),
+        ("logseq", "plain", "pages/Tasks.md", "- LATER Buy nails\n  DEADLINE: <2026-10-30 Fri>\n"),
     ],
 )
 async def test_an_added_task_is_written_as_the_vault_writes_to_dos(
@@ -362,6 +393,18 @@ async def test_an_added_task_is_written_as_the_vault_writes_to_dos(
     assert (s.vault / path).read_text() == written
     [task] = [t for t in TaskReader(s).open_tasks() if t.path == path]
     assert (task.text, task.due) == ("Buy nails", date(2026, 10, 30))  # read back the same
+
+
+async def test_an_added_logseq_task_follows_the_graphs_workflow(settings: Settings) -> None:
+    """Logseq gives a new task the marker of its workflow: LATER by default
+    (`:preferred-workflow :now`), TODO with `:preferred-workflow :todo`. Every added task read
+    TODO in a graph whose own tasks read LATER."""
+    s = dataclasses.replace(settings, flavor="logseq")
+    write(s.vault, "logseq/config.edn", "{:preferred-workflow :todo}\n")
+    action = AddTask(s)
+    params = {"text": "Buy nails"}
+    await action.run(params, await action.describe(params, NOW), NOW)
+    assert (s.vault / "pages/Tasks.md").read_text() == "- TODO Buy nails\n"
 
 
 @pytest.mark.parametrize(

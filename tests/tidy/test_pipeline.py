@@ -759,6 +759,8 @@ async def test_logseq_flavour_end_to_end(settings: Settings, fake_ollama: FakeOl
     text = (logseq.vault / outcome.filed).read_text()
     note = parse_note(outcome.filed, text, flavor="logseq")
     assert note.todos[0].due == date(2026, 10, 23)
+    # A new task is LATER, as Logseq's default workflow (`:preferred-workflow :now`) writes it.
+    assert "- LATER Order the timber from Jewson\n  DEADLINE: <2026-10-23 Fri>\n" in text
     assert note.frontmatter["tags"] == "garden"
     assert "- Related: [[Shed Rebuild]]" in text
     # A restart recognises the Logseq note by its capture-id property.

@@ -43,8 +43,11 @@ from commonplace.config import Settings
 from commonplace.daemon_notes import classifier
 from commonplace.dates import day_name_near
 from commonplace.vault import NoteSkipped, iter_note_paths, read_note
+from commonplace.vault.journals import journal_names
+from commonplace.vault.logseq_clock import CLOCKED, clock_out, tracking
 from commonplace.vault.markdown import (
     LOGSEQ_OPEN,
+    logseq_block_end,
     logseq_deadline,
     strip_due_markers,
     todo_line,
@@ -62,7 +65,7 @@ _STOP = {"a", "an", "the", "to", "my", "for", "of", "on", "in", "at", "and", "or
 _STOP |= {"tasks", "todo", "to-do", "item", "off", "tick", "mark", "done", "complete", "please"}
 _WORD = re.compile(r"\w+")
 _OPEN_MD = re.compile(r"^(\s*[-*+] \[)[ /](\] )")
-_OPEN_LOGSEQ = re.compile(rf"^(\s*- (?:#{{1,6}} )?)(?:{'|'.join(LOGSEQ_OPEN)})( )")
+_OPEN_LOGSEQ = re.compile(rf"^(\s*- (?:#{{1,6}} )?)({'|'.join(LOGSEQ_OPEN)})( )")
 BLOCK_LINES = 12  # lines after a Logseq task's first that may hold its SCHEDULED/DEADLINE
 # A list marker or checkbox the model typed itself ("- [ ] Buy nails"), only with a space
 # after it: "-5 kg by June" and "*Urgent*: call the bank" keep their words.
@@ -367,7 +370,8 @@ def todo_block(text: str, due: date | None, settings: Settings) -> list[str]:
     """A new to-do as the vault writes them: a Logseq TODO block, or a Markdown checkbox in the
     configured due-date format (the same one tidy uses)."""
     if settings.flavor == "logseq":
-        return [f"- TODO {text}"] + ([f"  {logseq_deadline(due)}"] if due else [])
+        marker = journal_names(settings.vault).task_marker  # LATER or TODO, as Logseq would
+        return [f"- {marker} {text}"] + ([f"  {logseq_deadline(due)}"] if due else [])
     return [todo_line(text, due, settings.tidy.todo_format)]
 
 
@@ -518,17 +522,31 @@ class CompleteTask:
             snap = check_unchanged(self.settings.vault, seen.token, path)
             old = snap.lines[number]
             new = _OPEN_MD.sub(r"\1x\2", old, count=1)
-            if new == old:
-                new = _OPEN_LOGSEQ.sub(r"\1DONE\2", old, count=1)
+            logseq = _OPEN_LOGSEQ.match(old) if new == old else None
+            if logseq is not None:
+                new = _OPEN_LOGSEQ.sub(r"\1DONE\3", old, count=1)
             if new == old:
                 raise Stale(f"line {number + 1} of {path} is not a box that can be ticked")
             lines = list(snap.lines)
             lines[number] = new
+            if logseq is not None and logseq.group(2) in CLOCKED:
+                self._stop_clock(lines, number, now)
             write_lines(self.settings.vault, snap, lines)
             return seen.question.removeprefix("Tick off ").removesuffix("?")
 
         what = await asyncio.to_thread(tick)
         return f"Ticked off {what}."
+
+    def _stop_clock(self, lines: list[str], number: int, now: datetime) -> None:
+        """A NOW or DOING task's running clock, closed as Logseq closes it when the task is
+        done (vault/logseq_clock.py), when the graph tracks time."""
+        settings = tracking(self.settings.vault)
+        if not settings.enabled:
+            return
+        end = logseq_block_end([ln.rstrip("\r\n") for ln in lines], number)
+        closed = clock_out(lines[number:end], now.astimezone(self.settings.tz), settings.seconds)
+        if closed is not None:
+            lines[number + closed[0]] = closed[1]
 
 
 @dataclass

@@ -29,9 +29,16 @@ def filed_name(capture: Capture, title: str, n: int = 1) -> str:
     return f"{base}.md" if n == 1 else f"{base} {n}.md"
 
 
-def render(capture: Capture, decision: Decision, flavor: str, todo_format: str = "plain") -> str:
+def render(
+    capture: Capture,
+    decision: Decision,
+    flavor: str,
+    todo_format: str = "plain",
+    task_marker: str = "TODO",
+) -> str:
+    """`task_marker` is the marker a Logseq graph gives new tasks (LATER or TODO)."""
     if flavor == "logseq":
-        return render_logseq(capture, decision)
+        return render_logseq(capture, decision, task_marker)
     return render_obsidian(capture, decision, todo_format)
 
 
@@ -78,8 +85,9 @@ def render_obsidian(capture: Capture, decision: Decision, todo_format: str = "pl
     return f"---\n{head}---\n{_words_then(capture.body)}{end}"
 
 
-def render_logseq(capture: Capture, decision: Decision) -> str:
-    """Page properties as `key:: value`, the words as they are, then Logseq blocks."""
+def render_logseq(capture: Capture, decision: Decision, task_marker: str = "TODO") -> str:
+    """Page properties as `key:: value`, the words as they are, then Logseq blocks; to-dos
+    carry the marker the graph's workflow gives new tasks."""
     props = [
         f"captured:: {capture_stamp(capture.captured)}",
         f"via:: {capture.via}",
@@ -100,7 +108,7 @@ def render_logseq(capture: Capture, decision: Decision) -> str:
     if decision.links:
         blocks.append("- Related: " + ", ".join(f"[[{t}]]" for t in decision.links))
     for todo in decision.todos:
-        block = f"- TODO {todo.text}"
+        block = f"- {task_marker} {todo.text}"
         if todo.due:
             block += f"\n  {logseq_deadline(todo.due)}"
         blocks.append(block)
@@ -113,7 +121,7 @@ _OBSIDIAN_TAIL = re.compile(
     r"(?:\nRelated: [^\n]*\n(?:\n(?:- \[ \] [^\n]*\n)+)?|\n(?:- \[ \] [^\n]*\n)+)?"
 )
 _LOGSEQ_TAIL = re.compile(
-    r"(?:\n(?:- Related: [^\n]*\n)?(?:- TODO [^\n]*\n(?:  DEADLINE: <[^\n>]*>\n)?)*)?"
+    r"(?:\n(?:- Related: [^\n]*\n)?(?:- (?:TODO|LATER) [^\n]*\n(?:  DEADLINE: <[^\n>]*>\n)?)*)?"
 )
 
 

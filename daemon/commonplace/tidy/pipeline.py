@@ -141,7 +141,10 @@ async def tidy_capture(ctx: TidyContext, path: str, *, dry_run: bool = False) ->
             await asyncio.to_thread(finish, ctx, capture, filed)
             _tell_index(ctx, [filed, path])
             return Outcome(path, "finished", filed=filed)
-    text = filed_note.render(capture, decision, ctx.settings.flavor, ctx.settings.tidy.todo_format)
+    marker = journal_names(ctx.settings.vault).task_marker  # read in the Logseq flavour
+    text = filed_note.render(
+        capture, decision, ctx.settings.flavor, ctx.settings.tidy.todo_format, marker
+    )
     # In a thread: the writes fsync, and wait (bounded) while a git operation holds the vault.
     filed = await asyncio.to_thread(file_capture, ctx, capture, decision, text, earlier)
     _tell_index(ctx, [filed, path, *earlier])

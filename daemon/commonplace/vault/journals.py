@@ -52,6 +52,9 @@ class JournalNames:
     file_format: str = DEFAULT_FILE_FORMAT
     directory: str = DEFAULT_DIRECTORY
     name_format: str = logseq_names.TRIPLE_LOWBAR  # :file/name-format
+    # The marker a new task gets (state.cljs get-preferred-todo): LATER in Logseq's default
+    # workflow (`:preferred-workflow :now`), TODO with `:preferred-workflow :todo`.
+    task_marker: str = "LATER"
     problems: tuple[str, ...] = field(default=(), compare=False)
 
     def day_of(self, name: str, path: str = "") -> date | None:
@@ -133,8 +136,15 @@ def journal_names_from(text: str) -> JournalNames:
     file_format = setting((":journal/file-name-format",), DEFAULT_FILE_FORMAT)
     directory = (edn_string(clean, ":journals-directory") or DEFAULT_DIRECTORY).strip("/")
     name_format = logseq_names.read_format(edn_keyword(clean, ":file/name-format"))
+    workflow = edn_keyword(clean, ":preferred-workflow") or edn_string(clean, ":preferred-workflow")
+    marker = "TODO" if workflow and "now" not in workflow.lower() else "LATER"
     return JournalNames(
-        title_format, file_format, directory or DEFAULT_DIRECTORY, name_format, tuple(problems)
+        title_format,
+        file_format,
+        directory or DEFAULT_DIRECTORY,
+        name_format,
+        marker,
+        tuple(problems),
     )
 
 

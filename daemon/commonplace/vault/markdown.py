@@ -287,14 +287,24 @@ def todos(text: str, first_line: int = 0) -> list[Todo]:
     return found
 
 
+def logseq_block_end(lines: list[str], first: int) -> int:
+    """The index after the last line of the Logseq block starting at line `first`: its own
+    lines are those after the first that are indented and start no other block."""
+    end = first + 1
+    while end < len(lines):
+        line = lines[end]
+        if not line.strip() or not line[:1].isspace() or line.lstrip().startswith("- "):
+            break
+        end += 1
+    return end
+
+
 def logseq_block_date(lines: list[str], first: int) -> tuple[date | None, str]:
     """The due date of the Logseq block starting at line `first`, and its repeater if any:
     its DEADLINE, else its SCHEDULED, on the block's own lines (the lines after its first
     that are indented and start no other block), as Logseq writes them."""
     found: dict[str, tuple[date | None, str]] = {}
-    for line in lines[first + 1 :]:
-        if not line.strip() or not line[:1].isspace() or line.lstrip().startswith("- "):
-            break
+    for line in lines[first + 1 : logseq_block_end(lines, first)]:
         match = _LOGSEQ_DATE.match(line)
         if match and match.group(1) not in found:
             try:
