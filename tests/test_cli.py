@@ -198,6 +198,7 @@ def sample_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Samp
     scratch = tmp_path / "commonplace-sample"
     started: list[Path] = []
     monkeypatch.setattr(run_cli, "sample_scratch", lambda: scratch)
+    monkeypatch.setattr("commonplace.sample.sample_scratch", lambda: scratch)
 
     async def fake_daemon(settings: object) -> None:
         started.append(settings.vault)  # type: ignore[attr-defined]
@@ -250,9 +251,14 @@ def test_make_run_starts_the_sample_with_a_fresh_data_folder_too(sample_run: Sam
     stale.write_text('{"notes": {}}')
     (scratch / "vault" / "Inbox").mkdir(parents=True)
     (scratch / "vault" / "Inbox" / "left from last time.md").write_text("x\n")
+    env["OLLAMA_HOST"] = "http://127.0.0.1:11435"
     result = CliRunner().invoke(cli, ["run", "--sample-if-unset"], env=env)
     assert result.exit_code == 0, result.output
     assert not stale.exists() and (scratch / "data").is_dir()
+    # The line for the other terminal carries the Ollama this run uses.
+    assert f"COMMONPLACE_DATA={scratch / 'data'} OLLAMA_HOST=http://127.0.0.1:11435\n" in (
+        result.output
+    )
     assert not (scratch / "vault" / "Inbox" / "left from last time.md").exists()
     assert (scratch / "vault" / "Home.md").is_file()
     assert started == [scratch / "vault"]

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import sys
 import tomllib
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from commonplace.cli.main import COMMANDS
 from commonplace.config import Settings, load_settings
@@ -78,3 +81,16 @@ def test_readme_config_names_each_environment_variable_on_its_setting() -> None:
 
     secrets = {"COMMONPLACE_CALDAV_PASSWORD": ("calendar", "password_file")}  # read, not mapped
     assert readme_env_vars() == {**ENV_OVERRIDES, **secrets}
+
+
+def test_readme_config_shows_the_top_level_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tables' defaults were checked, the four keys above them were not."""
+    from commonplace.config import default_data_dir
+
+    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+    raw = tomllib.loads(readme_config())
+    defaults = Settings()
+    assert Path(raw["vault"]) == defaults.vault
+    assert (raw["flavor"], raw["timezone"]) == (defaults.flavor, defaults.timezone)
+    if sys.platform.startswith("linux"):  # the README shows Linux's; the others are in the text
+        assert Path(raw["data_dir"]).expanduser() == default_data_dir()

@@ -91,7 +91,10 @@ def render(answer: Answer) -> str:
     if answer.sources:
         lines += ["", "Sources:"]
         for s in answer.sources:
-            where = s.title + (f" › {s.heading}" if s.heading else "")
+            # As `search` and the Ask note show it: the heading itself, not its whole path,
+            # which began with the title again ("Passport › Passport > Key dates").
+            heading = s.last_heading
+            where = s.title + (f" › {heading}" if heading and heading != s.title else "")
             meta = ", ".join(x for x in (s.path, s.note_date) if x)
             lines.append(f"  [{s.n}] {where} ({meta})")
             lines.append(f"      {s.text}")

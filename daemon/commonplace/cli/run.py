@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import os
+import shlex
 
 import click
 
@@ -42,7 +44,11 @@ def run(ctx: click.Context, sample_if_unset: bool) -> None:
         make_sample_data(settings.data_dir)
         click.echo(f"No vault configured: using a fresh copy of the sample vault at {vault}")
         click.echo("(set 'vault' in commonplace.toml or COMMONPLACE_VAULT to use your own)")
-        click.echo(f"To use the other commands on it from another terminal: {sample_env()}")
+        # The Ollama this run was given goes with it, or `commonplace search` in the other
+        # terminal would look for Ollama at the default address and fall back to keywords.
+        host = os.environ.get("OLLAMA_HOST", "")
+        line = sample_env() + (f" OLLAMA_HOST={shlex.quote(host)}" if host else "")
+        click.echo(f"To use the other commands on it from another terminal: {line}")
     if logging.getLogger().level > logging.INFO:
         logging.getLogger("commonplace").setLevel(logging.INFO)
     web = settings.web
