@@ -285,3 +285,17 @@ def test_a_hidden_page_does_not_poll_the_daemon(page: Any, server: ServerThread)
     with page.expect_request(lambda r: "/api/state" in r.url):
         page.evaluate(SHOW)
     page.wait_for_selector("#status-text:has-text('Ready')")
+
+
+def test_the_header_says_how_many_captures_wait_in_full_on_a_phone(
+    page: Any, server: ServerThread
+) -> None:
+    """At 390 px the header read "Ready · 4 captures wai…": the number was what got cut."""
+    folder = server.settings.vault / server.settings.folder("inbox")
+    folder.mkdir(parents=True, exist_ok=True)
+    for n in range(12):
+        (folder / f"2026-10-20 08{n:02d}.md").write_text(f"capture {n}\n", encoding="utf-8")
+    page.wait_for_selector("#status-text:has-text('Ready')")
+    page.click("#refresh")
+    page.wait_for_selector("#status-text:has-text('Ready · 12 waiting')")
+    assert page.eval_on_selector("#status-text", "e => e.scrollWidth <= e.clientWidth")

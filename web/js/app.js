@@ -44,7 +44,8 @@ function setStatus(kind, text) {
 
 function describe(state) {
   const waiting = state.captures_waiting || 0;
-  const waitingText = waiting ? ` · ${waiting} capture${waiting === 1 ? "" : "s"} waiting` : "";
+  // Short enough to fit a phone's header beside the title ("captures waiting" was cut off).
+  const waitingText = waiting ? ` · ${waiting} waiting` : "";
   if (!state.ollama.reachable) {
     return ["warn", `Ollama not reachable${waitingText}`];
   }
