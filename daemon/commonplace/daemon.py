@@ -50,6 +50,7 @@ from commonplace.scheduler import Job as ScheduledJob
 from commonplace.scheduler import Scheduler
 from commonplace.server import create_app
 from commonplace.server.app import IDLE_TIMEOUT_S, MAX_LINE_BYTES
+from commonplace.server.badrequests import quiet_malformed_requests
 from commonplace.server.context import Services, StatusSource
 from commonplace.server.security import is_loopback
 from commonplace.speech import SpeechUnavailable, WhisperTranscriber, model_path
@@ -322,6 +323,7 @@ def start_notes(settings: Settings) -> list[str]:
 async def start_server(
     settings: Settings, app: web.Application, *, idle_timeout_s: float = IDLE_TIMEOUT_S
 ) -> web.AppRunner:
+    quiet_malformed_requests()  # a refused request is one WARNING line, not a traceback
     runner = web.AppRunner(
         app,
         access_log=None,

@@ -170,3 +170,37 @@ def test_each_kind_fires_at_most_once_even_when_every_kind_applies() -> None:
         facts.reminders.add(kind)
     assert len(seen) == len(set(seen)) and seen[0] == checks.ANNOUNCED
     assert set(seen) <= set(checks.REMINDER_KINDS)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "I have asked you to confirm.",
+        "I've proposed ticking off the passport task.",
+        "Please confirm the question below.",
+        "It's waiting for your Yes.",
+        "Once you confirm, the haircut moves to 16:00.",
+    ],
+)
+def test_a_question_claimed_when_none_was_made_is_corrected(reply: str) -> None:
+    """The tool was refused ("several open tasks match") and the model said it had asked: the
+    owner was told to answer a question that did not exist."""
+    text, notes = checks.correct(reply, TurnFacts())
+    assert text == f"{reply}\n\n{checks.NO_QUESTION}" and notes == [checks.NO_QUESTION]
+    assert checks.correct(reply, TurnFacts(proposed=1, pending=1)) == (reply, [])
+    assert checks.correct(reply, TurnFacts(pending=1)) == (reply, [])  # asked earlier
+    answered = TurnFacts(answered_since_last_message=True)  # and answered while it was written
+    assert checks.correct(reply, answered) == (reply, [])
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "I suggest taking an umbrella on Thursday.",
+        "You asked me about the dentist: it is on Thursday at 16:00.",
+        "I haven't proposed anything yet: which passport task do you mean?",
+        "Which one do you mean, the renewal or the easyJet update?",
+    ],
+)
+def test_replies_that_claim_no_question_pass(reply: str) -> None:
+    assert checks.correct(reply, TurnFacts()) == (reply, [])

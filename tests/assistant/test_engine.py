@@ -6,6 +6,7 @@ The real `ollama` client and the real files run; the "model" is a script of repl
 from __future__ import annotations
 
 import hashlib
+import logging
 from datetime import timedelta
 from pathlib import Path
 
@@ -367,3 +368,46 @@ async def test_a_memory_note_that_cannot_be_read_does_not_stop_the_assistant(
     assert turn.reply == "Hello!"
     system = fake_ollama.chat_requests()[0]["messages"][0]["content"]
     assert "(the memory note cannot be read: Memory.md is not UTF-8 text" in system
+
+
+async def test_a_refused_tool_then_a_claimed_question_is_corrected(
+    assistant: Assistant, fake_ollama: FakeOllama, task_vault: Path
+) -> None:
+    """Two notes hold the same to-do, the tool answers "several open tasks match", and the
+    model says "I have asked you to confirm": no card was on the page, and nothing said so."""
+    write(task_vault, "Areas/Garden.md", "- [ ] Book the chimney sweep\n")
+    fake_ollama.enqueue_chat(
+        call("complete_task", task="chimney sweep"), "I have asked you to confirm."
+    )
+    turn = await assistant.respond("Tick off the chimney sweep")
+    assert "in the note" in turn.tool_calls[0]["result"]  # which notes: it can ask the owner
+    assert turn.pending == []
+    assert turn.reply == "I have asked you to confirm.\n\n" + checks.NO_QUESTION
+    assert turn.corrections == [checks.NO_QUESTION]
+
+
+async def test_a_yes_on_a_full_disk_says_nothing_changed_and_why(
+    assistant: Assistant,
+    fake_ollama: FakeOllama,
+    task_vault: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The disk filled up between the question and the Yes: the owner read "The change could
+    not be made or confirmed: OSError. Check, then ask again if needed." (and the log had a
+    traceback at ERROR), though the note was certainly as it was and the reason was known."""
+    from tests.faults import disk_full
+
+    fake_ollama.enqueue_chat(call("complete_task", task="chimney sweep"), "Proposed.")
+    [proposal] = (await assistant.respond("Tick off the chimney sweep")).pending
+    before = vault_hashes(task_vault)
+    disk_full(monkeypatch, writes=1)
+    with pytest.raises(Refused) as refused:
+        await assistant.answer(proposal.id, yes=True)
+    assert refused.value.code == "failed"
+    assert refused.value.message == (
+        "Nothing was changed: Tasks.md could not be written (the disk is full), so it is as it "
+        "was. Free some space on it, then ask again."
+    )
+    assert vault_hashes(task_vault) == before
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]

@@ -461,3 +461,56 @@ def test_a_memory_line_inside_a_longer_one_or_written_twice_can_be_forgotten(
     assert find_line(lines, "Sam").line == 2
     with pytest.raises(ToolError, match="several lines match 'zoë'"):
         find_line(lines, "zoë")
+
+
+async def test_the_same_task_in_two_notes_is_told_apart_by_its_note_and_the_question_names_it(
+    s: Settings,
+) -> None:
+    """The same open to-do in the tasks note and in another note: "several open tasks match:
+    "Water the plants"; "Water the plants". Call again with more words" asked for what no words
+    could give, so neither could be ticked off. The model is now told which notes, names one
+    with 'note', and the question names that note (also the tasks note) so the owner knows
+    which box a Yes ticks."""
+    write(s.vault, "Tasks.md", TASKS + "- [ ] Water the plants\n")
+    write(s.vault, "Areas/Garden.md", "# Garden\n\n- [ ] Water the plants\n")
+    write(s.vault, "Journal/2026-11-30.md", "- [ ] Water the plants (due 2026-12-03)\n")
+    tasks = TaskReader(s).open_tasks()
+    with pytest.raises(ToolError) as three:  # a due date is no words to tell them apart by
+        find_task(tasks, "water the plants", TODAY)
+    assert '"Water the plants (due Thursday 3 December)" in the note "2026-11-30"' in str(
+        three.value
+    )
+    assert "with the same words in different notes" in str(three.value)
+    (s.vault / "Journal/2026-11-30.md").unlink()
+    tasks = TaskReader(s).open_tasks()
+    with pytest.raises(ToolError) as several:
+        find_task(tasks, "water the plants", TODAY)
+    assert '"Water the plants" in the note "Tasks"' in str(several.value)
+    assert '"Water the plants" in the note "Garden"' in str(several.value)
+    assert "call again with 'note'" in str(several.value)
+    assert find_task(tasks, "water the plants", TODAY, note="Garden").path == "Areas/Garden.md"
+    assert find_task(tasks, "water the plants", TODAY, note="Areas/Garden.md").line == 2
+    assert find_task(tasks, "water the plants", TODAY, note="tasks.md").path == "Tasks.md"
+    with pytest.raises(ToolError, match="no note 'Kitchen' has open tasks"):
+        find_task(tasks, "water the plants", TODAY, note="Kitchen")
+
+    from commonplace.assistant.registry import ToolContext
+    from commonplace.assistant.tasks import task_tools
+
+    complete = next(t for t in task_tools(s, TaskReader(s)) if t.name == "complete_task")
+    ctx = ToolContext(s, NOW)
+    proposed = await complete.run(ctx, {"task": "water the plants", "note": "Tasks"})
+    assert not isinstance(proposed, str)
+    action = CompleteTask(s)
+    seen = await action.describe(proposed.params, NOW)
+    assert seen.question == 'Tick off "Water the plants" in the note "Tasks"?'
+    proposal = Proposal("2026-10-26-ab", "complete_task", proposed.params, seen.question, "x")
+    assert await confirm({action.kind: action}, proposal, NOW) == (
+        'Ticked off "Water the plants" in the note "Tasks".'
+    )
+    assert (s.vault / "Tasks.md").read_text().endswith("- [x] Water the plants\n")
+    assert (s.vault / "Areas/Garden.md").read_text().endswith("- [ ] Water the plants\n")
+    only = await complete.run(ctx, {"task": "order timber", "note": ""})
+    assert not isinstance(only, str)
+    plain = await action.describe(only.params, NOW)
+    assert plain.question == 'Tick off "Order timber for the shed roof (due Friday 23 October)"?'

@@ -558,3 +558,39 @@ async def test_another_occurrence_changed_meanwhile_is_not_called_a_change_to_th
         'Nothing was changed: "1:1 with Marcus" repeats, and its series was changed on the '
         "calendar meanwhile (this occurrence is still on Tuesday 27 October at 09:30)."
     )
+
+
+async def test_an_event_set_in_another_zone_names_both_zones_in_the_question(
+    helper: Assistant, fake_ollama: FakeOllama, calendar: CalendarClient
+) -> None:
+    """The certification call is set in New York time (10:00 there, 14:00 in London). The
+    question said only "from Wednesday 28 October at 14:00 to Thursday 29 October at 15:00":
+    the owner, whose calendar app showed it at 10:00 in the event's zone, could not tell which
+    clock the times were on, nor that the call would be at 11:00 for the people in New York."""
+    fake_ollama.enqueue_chat(
+        call("move_event", event="certification call", new_day="thursday", new_time="15:00"),
+        "Asked.",
+    )
+    (question,) = (await helper.respond("Move the certification call to Thursday at 3")).pending
+    assert question.question == (
+        'Move "Nettle Pay certification call" (calendar "Personal") from Wednesday 28 October '
+        "at 14:00 to Thursday 29 October at 15:00 (times in Europe/London; in "
+        "America/New_York, the event's own zone: Wednesday 28 October at 10:00 and Thursday "
+        "29 October at 11:00)?"
+    )
+    outcome = await helper.answer(question.id, yes=True)
+    assert outcome.message == (
+        'Moved "Nettle Pay certification call" (calendar "Personal") to Thursday 29 October at '
+        "15:00 (times in Europe/London; in America/New_York, the event's own zone: Thursday "
+        "29 October at 11:00)."
+    )
+    fake_ollama.enqueue_chat(call("delete_event", event="certification call"), "Asked.")
+    (delete,) = (await helper.respond("Cancel the certification call")).pending
+    assert delete.question.endswith(
+        "on Thursday 29 October at 15:00 (times in Europe/London; in America/New_York, the "
+        "event's own zone: Thursday 29 October at 11:00)?"
+    )
+    fake_ollama.enqueue_chat(call("delete_event", event="dentist"), "Asked.")
+    pending = (await helper.respond("Cancel the dentist")).pending
+    (dentist,) = [p for p in pending if '"Dentist"' in p.question]
+    assert dentist.question.endswith("on Thursday 29 October at 16:00?")  # the owner's zone

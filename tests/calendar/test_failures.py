@@ -110,7 +110,9 @@ async def test_a_wrong_password_is_refused_with_what_to_do(
             calendar_settings(settings, server.url, "owner", password_file=str(secret_file)),
             env={},
         )
-        assert await right.events_on(MONDAY) == []  # logged in; no calendars yet
+        with pytest.raises(CalendarUnavailable) as empty:  # logged in; no calendars yet
+            await right.events_on(MONDAY)
+        assert "shows no calendars for owner, so none was read" in str(empty.value)
     assert SECRET not in caplog.text and "right" not in str(caught.value)
 
 

@@ -17,7 +17,7 @@ import pytest
 
 from commonplace.assistant import Assistant, Refused, build_assistant
 from commonplace.briefing import make_briefing
-from commonplace.calendar import CalendarClient, Event
+from commonplace.calendar import CalendarClient, CalendarUnavailable, Event
 from commonplace.config import Settings
 from commonplace.llm import LLM
 from tests.assistant.conftest import NOW, call, tool_results
@@ -354,3 +354,72 @@ async def test_a_change_refused_with_403_is_not_called_a_wrong_password(
     assert named(await direct.events_on(date(2026, 10, 29)), "Dentist") == [
         (at(29, 16), at(29, 16, 40))
     ]
+
+
+# -- reads refused, or answered with something that is not CalDAV (blackbox7) ------------------
+
+
+@pytest.mark.parametrize("method", ["PROPFIND", "REPORT"])
+async def test_a_read_refused_with_403_is_not_called_a_wrong_password(
+    settings: Settings, proxy: Proxy, account: str, method: str
+) -> None:
+    """A 401 and a 403 to a read both said "refused the login ... check the app password": a
+    403 means the login may be right and this account may not read there (a URL for another
+    account's calendars, a calendar no longer shared), so the owner was sent the wrong way."""
+    client = CalendarClient(calendar_settings(settings, proxy.url, account), env=PASSWORD_ENV)
+    proxy.refuse[method] = 403
+    with pytest.raises(CalendarUnavailable) as forbidden:
+        await client.events_on(TUESDAY)
+    assert f"would not let {account} read it (HTTP 403 Forbidden)" in str(forbidden.value)
+    assert "app password" not in str(forbidden.value)
+    proxy.refuse[method] = 401
+    with pytest.raises(CalendarUnavailable, match=f"refused the login for {account}"):
+        await client.events_on(TUESDAY)
+
+
+@pytest.mark.parametrize(
+    ("method", "body"),
+    [("PROPFIND", "Service temporarily unavailable \x01"), ("REPORT", "")],
+)
+async def test_an_answer_that_is_not_caldav_is_one_clear_line_not_a_traceback(
+    settings: Settings,
+    proxy: Proxy,
+    account: str,
+    method: str,
+    body: str,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A server (or a proxy in front of it) answering garbage logged a traceback at ERROR
+    ("cannot read what the server sent"); now one warning line says what happened and what
+    to do, and the owner's sentence says the same."""
+    caplog.set_level(logging.INFO)
+    client = CalendarClient(calendar_settings(settings, proxy.url, account), env=PASSWORD_ENV)
+    proxy.rewrite = lambda m, b: body if m == method else b
+    with pytest.raises(CalendarUnavailable) as unreadable:
+        await client.events_on(TUESDAY)
+    assert "cannot be read as a calendar" in str(unreadable.value)
+    assert "Check [calendar] url" in str(unreadable.value)
+    ours = [r for r in caplog.records if r.name.startswith("commonplace")]
+    loud = [r for r in ours if r.levelno >= logging.WARNING]
+    assert [r.levelname for r in loud] == ["WARNING"]
+    assert "could not be read as CalDAV" in loud[0].getMessage()
+    assert all(r.exc_info is None for r in ours if r.levelno >= logging.INFO)
+    assert [r.levelname for r in ours if r.levelno >= logging.INFO] == ["WARNING"]  # one line
+
+
+async def test_no_calendar_to_read_is_said_not_called_a_free_day(
+    settings: Settings, proxy: Proxy, account: str
+) -> None:
+    """An answer to the calendar listing with no calendars in it (an HTML page that parses as
+    XML, a URL for the wrong account) or a [calendar] read naming none that exist: every day
+    was "no events", from nothing read."""
+    client = CalendarClient(calendar_settings(settings, proxy.url, account), env=PASSWORD_ENV)
+    proxy.rewrite = lambda m, b: (
+        "<html><body>Sign in to the Wi-Fi</body></html>" if m == "PROPFIND" else b
+    )
+    with pytest.raises(CalendarUnavailable, match="shows no calendars for"):
+        await client.events_on(TUESDAY)
+    misnamed = calendar_settings(settings, proxy.url, account, read=("Persnal",))
+    proxy.rewrite = None
+    with pytest.raises(CalendarUnavailable, match=r"None of the calendars \[calendar\] read names"):
+        await CalendarClient(misnamed, env=PASSWORD_ENV).events_on(TUESDAY)

@@ -95,3 +95,24 @@ async def test_a_client_cannot_flood_the_owner_with_questions(
             structured(await client.call_tool("propose_remember", {"fact": f"Fact number {n}"}))
         sixth = await client.call_tool("propose_remember", {"fact": "Fact number 6"})
     assert "already waiting" in error_text(sixth)
+
+
+async def test_a_todo_in_two_notes_is_named_by_its_note_and_the_question_says_which(
+    mcp_settings: Settings, bare_backend: LocalBackend
+) -> None:
+    """The same to-do in two notes: the client was told "several match" and had no way to
+    say which; now it names the note (as list_tasks gives its path), and the owner's question
+    names it too."""
+    from tests.assistant.conftest import TASKS, write
+
+    write(mcp_settings.vault, "Tasks.md", TASKS + "- [ ] Water the plants\n")
+    write(mcp_settings.vault, "Areas/Garden.md", "- [ ] Water the plants\n")
+    async with connected(mcp_settings, bare_backend) as client:
+        several = error_text(await client.call_tool("propose_complete_task", {"task": "water"}))
+        asked = structured(
+            await client.call_tool(
+                "propose_complete_task", {"task": "water", "note": "Areas/Garden.md"}
+            )
+        )
+    assert 'in the note "Garden"' in several and "'note'" in several
+    assert asked["question"] == 'Tick off "Water the plants" in the note "Garden"?'

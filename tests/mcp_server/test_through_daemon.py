@@ -153,3 +153,31 @@ def test_the_daemon_url_comes_from_the_config(mcp_settings: Settings) -> None:
     assert at("127.0.0.1") == "http://127.0.0.1:8765"
     assert at("0.0.0.0") == "http://127.0.0.1:8765"
     assert at("::1") == "http://[::1]:8765"
+
+
+async def test_an_older_daemon_without_an_address_says_to_restart_it(
+    mcp_settings: Settings,
+) -> None:
+    """After an upgrade the daemon runs its old version until restarted, and a new
+    `commonplace mcp` asked it for GET /api/tasks: list_tasks answered only "Not Found"."""
+    from aiohttp import web
+
+    async def older(request: web.Request) -> web.Response:  # the router's 404, as it says it
+        return web.json_response(
+            {"error": {"code": "not_found", "message": "Not Found"}}, status=404
+        )
+
+    app = web.Application()
+    app.router.add_route("*", "/{tail:.*}", older)
+    server = TestServer(app)
+    await server.start_server()
+    backend = DaemonBackend(mcp_settings, lambda: "t", base_url=f"http://127.0.0.1:{server.port}")
+    try:
+        async with connected(mcp_settings, backend) as client:
+            result = await client.call_tool("list_tasks", {})
+    finally:
+        await backend.close()
+        await server.close()
+    said = error_text(result)
+    assert "does not know /api/tasks: it is an older version than this MCP server" in said
+    assert "Restart the daemon" in said

@@ -71,6 +71,9 @@ async def test_an_edit_is_in_the_next_list(
         ({"due_within_days": str(10**30)}, "3660"),
         ({"due_within_days": "soon"}, "whole number"),
         ({"today": "26/10/2026"}, "YYYY-MM-DD"),
+        # the last day there is, and ten years on from it: a 500 (OverflowError) before
+        ({"today": "9999-12-31", "due_within_days": "3660"}, "within ten years"),
+        ({"today": "0001-01-01"}, "within ten years"),
     ],
 )
 async def test_bad_parameters_are_a_sentence(

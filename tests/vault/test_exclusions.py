@@ -81,3 +81,30 @@ def test_unreadable_settings_add_nothing_and_say_why(
 def test_no_settings_no_rules(tmp_path: Path) -> None:
     assert not load_exclusions(tmp_path, ())
     assert load_exclusions(tmp_path, ()) == NONE
+
+
+def test_a_hostile_logseq_config_is_read_in_linear_time(tmp_path: Path) -> None:
+    """A config.edn under the 1 MB limit made of `:hidden [` with no `]` after them: the
+    regular expression scanned to the end of the file from each one, and the daemon (its
+    phone page and API included) stopped answering for minutes (2.5 at 540 KB, about 8 at
+    900 KB). The bound is a hang's, not a speed goal: the reading takes milliseconds."""
+    import subprocess
+    import sys
+
+    logseq(tmp_path, "{:meta/version 1\n" + ":hidden [" * 100_000 + "}\n")
+    # In a process of its own: a regular expression holds the interpreter until it is done,
+    # so a thread could not be given up on.
+    code = (
+        "import sys; from pathlib import Path; "
+        "from commonplace.vault.exclusions import load_exclusions; "
+        "print(load_exclusions(Path(sys.argv[1]), ()).excludes('pages/garden.md'))"
+    )
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=30
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail("reading a hostile logseq/config.edn did not finish in 30 s")
+    assert done.stdout.strip() == "False", done.stderr
+    logseq(tmp_path, ':hidden ["a"\n:hidden ["b"]\n')  # the first list runs on to the first ]
+    assert load_exclusions(tmp_path, ()).excludes("a.md")

@@ -64,3 +64,18 @@ def test_folders_for_a_search_filter(vault: Path) -> None:
         with pytest.raises(PathRefused) as refused:
             folder_in_vault(vault, raw)
         assert refused.value.code == code
+
+
+def test_a_name_in_the_other_unicode_form_finds_the_note(tmp_path: Path) -> None:
+    """A vault synced from a Mac keeps "Crème brûlée.md" in NFD; search gives that path, but
+    a client or a model asks in NFC, and on Linux (names are bytes) the answer was "no note"."""
+    import unicodedata
+
+    nfd = unicodedata.normalize("NFD", "Recipes/Crème brûlée.md")
+    (tmp_path / "Recipes").mkdir()
+    (tmp_path / nfd).write_text("# Crème brûlée\n", encoding="utf-8")
+    asked = unicodedata.normalize("NFC", nfd)
+    assert asked != nfd
+    assert note_in_vault(tmp_path, asked) == nfd
+    assert note_in_vault(tmp_path, nfd) == nfd
+    assert note_in_vault(tmp_path, "Recipes/Missing.md") == "Recipes/Missing.md"

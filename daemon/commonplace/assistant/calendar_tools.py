@@ -179,6 +179,25 @@ def unconfirmed(exc: ChangeUnconfirmed, fact: str, on: datetime | date) -> Uncon
     )
 
 
+def own_zone(event: Event, moments: list[datetime | date | None], tz: ZoneInfo, today: date) -> str:
+    """When the event is set in another zone than the owner's (an invite from New York), the
+    question's times, which are on the owner's clock, say so, and what they are in the event's
+    zone, where its calendar app may show it: ' (times in Europe/London; in America/New_York,
+    the event's own zone: Thursday 29 October at 12:00)'. '' when the zones keep the same
+    clock at those times, or for an all-day event."""
+    timed = [m for m in moments if isinstance(m, datetime)]
+    if not event.zone or event.zone == tz.key or not timed:
+        return ""
+    other = ZoneInfo(event.zone)
+    there = [m.astimezone(other) for m in timed]
+    if all(
+        t.replace(tzinfo=None) == m.replace(tzinfo=None) for t, m in zip(there, timed, strict=True)
+    ):
+        return ""
+    said = " and ".join(when(t, today) for t in there)
+    return f" (times in {tz.key}; in {event.zone}, the event's own zone: {said})"
+
+
 def in_calendar(event: Event) -> str:
     """Which calendar: an invite is often in two (Work and Personal, one UID), and a Yes
     changes only the copy the question was written from."""
@@ -487,7 +506,8 @@ class MoveEvent(_EventAction):
         question = (
             f'Move "{event.title}"{in_calendar(event)} from '
             f"{when_all(event.start, event.end, today)} to {when_all(start, end, today)}"
-            f"{occurrence_note(params)}?"
+            f"{occurrence_note(params)}"
+            f"{own_zone(event, [event.start, start], self.calendar.tz, today)}?"
         )
         return Described(question, event)
 
@@ -506,7 +526,8 @@ class MoveEvent(_EventAction):
             raise ToolError(str(exc)) from None
         return (
             f'Moved "{event.title}"{in_calendar(event)} to {when_all(start, end, now.date())}'
-            f"{occurrence_note(params)}."
+            f"{occurrence_note(params)}"
+            f"{own_zone(event, [start], self.calendar.tz, now.date())}."
         )
 
 
@@ -519,7 +540,8 @@ class DeleteEvent(_EventAction):
         question = (
             f'Delete "{event.title}"{in_calendar(event)} on '
             f"{when_all(event.start, event.end, now.date())}"
-            f"{occurrence_note(params)}?"
+            f"{occurrence_note(params)}"
+            f"{own_zone(event, [event.start], self.calendar.tz, now.date())}?"
         )
         return Described(question, event)
 

@@ -30,6 +30,7 @@ NOTHING_YET = "(Nothing has changed yet: answer the question below.)"
 NOTHING_PROPOSED = "(Nothing was changed: no change was proposed. Ask again.)"
 NOTHING_CHANGED = "(Nothing was changed.)"  # after a No, or a Yes refused: its result says why
 CUT_SHORT = "(This reply was cut short at the model's length limit.)"
+NO_QUESTION = "(No question was made: nothing is waiting for your Yes. Ask again.)"
 
 _CHANGE_VERBS = (
     r"add(?:ed)?|mov(?:ed|e)|delet(?:ed|e)|remov(?:ed|e)|cancel(?:l?ed)?|tick(?:ed)?|"
@@ -63,6 +64,17 @@ _NEGATED = re.compile(
     r"\b(?:not|n't|never|haven't|have not|nothing|no change)\b[^.!?]{0,30}$", re.IGNORECASE
 )
 _PROPOSAL_TALK = re.compile(r"\b(?:propos|suggest)\w*|\basked you\b", re.IGNORECASE)
+# "I've asked you to confirm", "I have proposed ticking it off", "please confirm below",
+# "waiting for your Yes": the reply says a question is there for the owner to answer.
+_CLAIMS_QUESTION = re.compile(
+    r"\bi(?:'ve|’ve| have)?\s+(?:now\s+|just\s+|already\s+)*(?:proposed|asked you|sent you|"
+    r"put (?:a|the) question)\b|"
+    r"\b(?:confirm|answer|yes)\b[^.!?\n]{0,30}\b(?:below|above|the question|the card|on your "
+    r"(?:phone|page|screen))\b|"
+    r"\bwaiting for your (?:yes|confirmation|answer|approval)\b|"
+    r"\b(?:once|when|after|if) you (?:confirm|approve|say yes|answer yes)\b",
+    re.IGNORECASE,
+)
 
 _ANNOUNCE = re.compile(
     r"\b(?:let me(?! know)|i'll|i’ll|i will|i am going to|i'm going to|i’m going to|allow me to|"
@@ -137,6 +149,15 @@ def claims_change(text: str) -> bool:
                 if _PROPOSAL_TALK.search(sentence):
                     continue  # "I've proposed adding ...", "once you confirm, I'll have ..."
                 return True
+    return False
+
+
+def claims_question(text: str) -> bool:
+    """Does the reply say a Yes/No question is waiting ("I've asked you to confirm")?"""
+    for sentence in re.split(r"(?<=[.!?])\s+|\n+", text):
+        match = _CLAIMS_QUESTION.search(sentence)
+        if match and not _NEGATED.search(sentence[: match.start()]):
+            return True
     return False
 
 
@@ -216,6 +237,13 @@ def correct(reply: str, facts: TurnFacts) -> tuple[str, list[str]]:
             note = NOTHING_PROPOSED
         notes.append(note)
         text = f"{text}\n\n{note}" if text else note
+    elif claims_question(text) and not (
+        facts.proposed or facts.pending or facts.answered_since_last_message
+    ):
+        # The tool was refused ("several tasks match", "no such event") or never called, and
+        # the reply tells the owner to answer a question that is nowhere to be seen.
+        notes.append(NO_QUESTION)
+        text = f"{text}\n\n{NO_QUESTION}"
     return text, notes
 
 

@@ -264,8 +264,34 @@ def matches(query: list[str], text: str, *, loose: bool = False) -> bool:
     return all(found(q) for q in query)
 
 
-def find_task(tasks: list[Task], words: str, today: date) -> Task:
-    """The one open task the words name; ToolError (for the model) when none or several do."""
+def in_note(task: Task, note: str) -> bool:
+    """The note the owner (or the model) named is the task's: its title as the editor shows
+    it, its file name, or its path, with or without `.md`; or, failing those, words that all
+    start words of its title or path ('car' for Areas/Car.md)."""
+    named = note.strip().casefold().removesuffix(".md")
+    path = task.path.casefold().removesuffix(".md")
+    if named in (task.note.casefold(), path, PurePosixPath(path).name):
+        return True
+    words = _WORD.findall(named)
+    return bool(words) and (matches(words, task.note) or matches(words, task.path))
+
+
+def where_label(task: Task, today: date) -> str:
+    """A task as a list of look-alikes names it: with its note, the only thing that differs."""
+    return f'"{task_label(task, today)}" in the note "{task.note}"'
+
+
+def find_task(tasks: list[Task], words: str, today: date, note: str = "") -> Task:
+    """The one open task the words name (in the note `note` names, if given); ToolError (for
+    the model) when none or several do. The same words in two notes are told apart only by
+    the note, so the error then names each one's note and asks for `note`."""
+    if note.strip():
+        tasks = [t for t in tasks if in_note(t, note)]
+        if not tasks:
+            raise ToolError(
+                f"no note {note!r} has open tasks. Call list_tasks to see which note each task "
+                "is in."
+            )
     query = words_of(words)
     if not query:
         raise ToolError("say which task, with words from its text")
@@ -287,10 +313,16 @@ def find_task(tasks: list[Task], words: str, today: date) -> Task:
     if len({(t.path, t.text, t.due) for t in hits}) == 1:
         return hits[0]  # the same line twice in one note: no words could tell them apart
     if len(hits) > 1:
-        shown = "; ".join(f'"{task_label(t, today)}"' for t in hits[:5])
+        shown = "; ".join(where_label(t, today) for t in hits[:5])
+        if len({t.text for t in hits}) == 1 and len({t.path for t in hits}) > 1:
+            # the same words (due dates aside) in several notes: only the note tells them apart
+            raise ToolError(
+                f"several open tasks match {words!r}, with the same words in different notes: "
+                f"{shown}. Ask the owner which note, then call again with 'note'."
+            )
         raise ToolError(
             f"several open tasks match {words!r}: {shown}. Call again with more words from "
-            "the one the owner means."
+            "the one the owner means, or with 'note' naming its note."
         )
     return hits[0]
 
@@ -384,8 +416,11 @@ def task_tools(settings: Settings, reader: TaskReader) -> list[Tool]:
 
     async def complete_task(ctx: ToolContext, args: dict[str, Any]) -> Propose:
         tasks = await open_tasks()
-        task = find_task(tasks, args["task"], ctx.today)
-        return Propose("complete_task", {"path": task.path, "line": task.line, "text": task.text})
+        task = find_task(tasks, args["task"], ctx.today, args["note"])
+        params: dict[str, Any] = {"path": task.path, "line": task.line, "text": task.text}
+        if any(t.text == task.text and t.path != task.path for t in tasks):
+            params["name_note"] = True  # the same words elsewhere: the question names its note
+        return Propose("complete_task", params)
 
     return [
         Tool(
@@ -415,7 +450,10 @@ def task_tools(settings: Settings, reader: TaskReader) -> list[Tool]:
             "complete_task",
             "Call when the owner says a task is done or asks to tick it off (the owner is "
             "asked to confirm).",
-            (Param("task", "string", "words from the task's text"),),
+            (
+                Param("task", "string", "words from the task's text"),
+                Param("note", "string", "the note the task is in, if several notes have it", ""),
+            ),
             complete_task,
             looks_at="tasks",
             changes=True,
@@ -470,7 +508,7 @@ class CompleteTask:
                 "repeating, so it is left as it is"
             )
         question = f'Tick off "{task_label(task, now.date())}"'
-        if not task.in_tasks_note:
+        if not task.in_tasks_note or params.get("name_note"):
             question += f' in the note "{task.note}"'
         return Described(question + "?", snap.hash), line
 

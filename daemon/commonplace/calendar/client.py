@@ -307,10 +307,16 @@ class CalendarClient:
         from caldav.lib import error as dav_error
 
         if isinstance(exc, dav_error.AuthorizationError):
+            status = getattr(exc, "status", None)
+            log.info("calendar at %s: %s (HTTP %s)", self._where, _name(exc), status)
+            if status == 403:  # the login may be right: this account may not read there
+                return CalendarUnavailable(self._no_access())
             return CalendarUnavailable(self._refused())
         if isinstance(exc, niquests.exceptions.Timeout):
             return CalendarUnavailable(self._slow())
-        log.info("calendar at %s: %s", self._where, _name(exc))
+        wire = (niquests.exceptions.RequestException, OSError, dav_error.DAVError)
+        if isinstance(exc, wire):
+            log.info("calendar at %s: %s", self._where, _name(exc))
         if isinstance(exc, niquests.exceptions.RequestException | OSError):
             return CalendarUnavailable(
                 f"The calendar at {self._where} is not answering ({_reason(exc)}). Check "
@@ -322,12 +328,21 @@ class CalendarClient:
                 f"{getattr(exc, 'reason', '') or 'no reason given'}). Run `commonplace doctor` "
                 "to check the set-up."
             )
-        # not the wire: what the server sent could not be read (or a mistake here); one
-        # sentence for the owner, the traceback for the log
-        log.exception("calendar at %s: cannot read what the server sent", self._where)
+        # not the wire: what the server sent could not be read (a web page, a proxy's or a
+        # captive portal's answer, a server's bug). One line says so and what to do; the
+        # traceback, which only a developer reads, goes to the debug log.
+        log.warning(
+            "calendar at %s: its answer could not be read as CalDAV (%s); check [calendar] url "
+            "(`commonplace doctor`)",
+            self._where,
+            _name(exc),
+        )
+        log.debug("calendar at %s: the answer that could not be read", self._where, exc_info=exc)
         return CalendarUnavailable(
-            f"The calendar at {self._where} sent something that cannot be read ({_name(exc)}). "
-            "Run `commonplace doctor` to check the set-up."
+            f"The calendar at {self._where} sent an answer that cannot be read as a calendar "
+            f"({_name(exc)}): [calendar] url may point at a web page rather than the CalDAV "
+            "address, or something between here and the server answered in its place. Check "
+            "[calendar] url and run `commonplace doctor`."
         )
 
     def _send(self, change: Callable[[], T]) -> T:
@@ -405,6 +420,29 @@ class CalendarClient:
             "calendar [calendar] write names."
         )
 
+    def _nothing_to_read(self, *, found: int) -> str:
+        if found:
+            return (
+                f"None of the calendars [calendar] read names is at {self._where}, so none was "
+                "read. Run `commonplace doctor` to see the calendars there, and fix "
+                "[calendar] read."
+            )
+        return (
+            f"The calendar at {self._where} shows no calendars for "
+            f"{self.config.username or '(no username)'}, so none was read: [calendar] url may "
+            "not be the account's CalDAV address, or the account has no calendar yet. Run "
+            "`commonplace doctor` to see what it finds."
+        )
+
+    def _no_access(self) -> str:
+        return (
+            f"The calendar at {self._where} would not let "
+            f"{self.config.username or '(no username)'} read it (HTTP 403 Forbidden): the "
+            "password may well be right, but this account has no access at that address. Check "
+            "[calendar] url is your own account's CalDAV address (`commonplace doctor` lists the "
+            "calendars it can read), and that the account may read those calendars."
+        )
+
     def _refused(self) -> str:
         return (
             f"The calendar at {self._where} refused the login for "
@@ -463,6 +501,9 @@ class CalendarClient:
         missing = wanted - {n.casefold() for n, _ in found}
         if missing:
             log.warning("calendar: %d calendar(s) in [calendar] read do not exist", len(missing))
+        if not chosen:  # "no events" would then be said of days nobody looked at
+            log.warning("calendar at %s: no calendar to read (%d found)", self._where, len(found))
+            raise CalendarUnavailable(self._nothing_to_read(found=len(found)))
         self._calendars, self._listed_at = chosen, time.monotonic()
         return chosen
 

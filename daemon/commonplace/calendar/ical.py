@@ -158,7 +158,26 @@ def to_event(
         recurring=recurring or rid is not None,
         description=_text(component, "DESCRIPTION"),
         location=_text(component, "LOCATION"),
+        zone=zone_name(raw_start),
     )
+
+
+_NO_PLACE = {"utc", "etc/utc", "gmt", "etc/gmt", "z", "universal", "zulu", "etc/universal"}
+
+
+def zone_name(value: datetime | date) -> str:
+    """The IANA name of the zone a start is written in ('America/New_York'); '' for a
+    floating time, an all-day date, UTC, or a zone without a name this computer knows."""
+    if not isinstance(value, datetime) or value.tzinfo is None:
+        return ""
+    name = getattr(value.tzinfo, "key", None) or getattr(value.tzinfo, "zone", None)
+    if not isinstance(name, str) or name.casefold() in _NO_PLACE:
+        return ""
+    try:
+        ZoneInfo(name)
+    except (KeyError, ValueError, OSError):  # not found (a KeyError), or not a zone's name
+        return ""
+    return name
 
 
 def is_cancelled(component: icalendar.Component) -> bool:
@@ -274,6 +293,21 @@ def _like(instant: datetime | date, model: datetime | date) -> datetime | date:
     return instant.astimezone(model.tzinfo)
 
 
+def _kept_zone(model: icalendar.Component, value: datetime | date) -> datetime | date:
+    """A moved time written in the zone the event was set in (an invite from New York stays in
+    New York time, as a calendar app keeps it), not turned into the owner's: the question
+    names that zone. A floating or all-day event's times are written as they come."""
+    was = _dt(model, "DTSTART")
+    if (
+        isinstance(value, datetime)
+        and value.tzinfo is not None
+        and isinstance(was, datetime)
+        and was.tzinfo is not None
+    ):
+        return value.astimezone(was.tzinfo)
+    return value
+
+
 def _set_times(
     component: icalendar.Component,
     start: datetime | date,
@@ -320,6 +354,7 @@ def move(
     if main is None:
         raise ValueError("the calendar data holds no event")
     if rid is None:
+        start, end = _kept_zone(main, start), end and _kept_zone(main, end)
         _set_times(main, start, end)
         _touch(main, now)
         ical.add_missing_timezones()  # the new times may be in another zone than the old
@@ -332,6 +367,7 @@ def move(
                 component.add(name, value)
         component.add("RECURRENCE-ID", _like(_parse_key(rid, tz), _dt(main, "DTSTART")))
         ical.add_component(component)
+    start, end = _kept_zone(main, start), end and _kept_zone(main, end)
     _set_times(component, start, end)
     _touch(component, now)
     ical.add_missing_timezones()

@@ -28,6 +28,9 @@ class Event:
     recurring: bool = False
     description: str = ""  # data written by whoever made the event, never instructions
     location: str = ""
+    # the zone its start is written in on the server, when that is a named zone (an invite
+    # from New York: "America/New_York"); "" for floating, UTC or all-day times
+    zone: str = ""
 
     @property
     def day(self) -> date:

@@ -129,9 +129,21 @@ class DaemonBackend:
                 "serves another vault, give both the same config; if the token was just "
                 "rotated, restart the MCP client"
             )
+        if response.status == 404 and body.get("error") == _NO_ROUTE:
+            # The router's own 404: an older daemon still running after an upgrade (it runs
+            # the version it started with), asked for an address only newer ones have.
+            log.warning("the daemon has no %s %s: it is older than this server", method, path)
+            raise BackendError(
+                f"the Commonplace daemon at {self.base_url} does not know {path}: it is an "
+                "older version than this MCP server (after an upgrade it runs the old one "
+                "until it is restarted). Restart the daemon, then try again"
+            )
         if response.status >= 400:
             raise BackendError(_message(body))
         return body
+
+
+_NO_ROUTE = {"code": "not_found", "message": "Not Found"}  # what the daemon's router says
 
 
 async def _json_body(response: aiohttp.ClientResponse) -> dict[str, Any]:

@@ -209,11 +209,18 @@ def build_server(
             str, Field(description="words from the task's text (see list_tasks)", min_length=1)
         ],
         ctx: Context[Any, Any],
+        note: Annotated[
+            str | None,
+            Field(
+                description="the note the to-do is in (its title or path, see list_tasks), "
+                "when the same words are a to-do in several notes"
+            ),
+        ] = None,
     ) -> Asked:
         """Ask the owner whether to tick off one of their open to-dos, named by words from its
         text. Changes nothing itself: it puts a Yes/No question on the owner's phone, and the
         box is ticked only if they answer Yes there."""
-        return await _propose(backend, ctx, "complete_task", {"task": task})
+        return await _propose(backend, ctx, "complete_task", {"task": task, "note": note})
 
     @server.tool(title="Propose something to remember", annotations=ASKS_OWNER)
     async def propose_remember(

@@ -26,7 +26,12 @@ async def tasks(request: web.Request) -> web.StreamResponse:
     settings = request.app[SETTINGS]
     within_text = request.query.get("due_within_days", "")
     within = _int_param(within_text, "due_within_days", 0, MAX_DAYS_AHEAD) if within_text else None
-    today = _day(request.query.get("today", "")) or datetime.now(settings.tz).date()
+    own = datetime.now(settings.tz).date()
+    today = _day(request.query.get("today", "")) or own
+    if abs((today - own).days) > MAX_DAYS_AHEAD:  # a clock that far off is a mistake
+        raise ApiError(
+            400, "bad_param", f"today must be within ten years of {own.isoformat()}, YYYY-MM-DD"
+        )
     if reader is None:
         raise ApiError(503, "tasks_unavailable", "the task list is not kept by this daemon")
     try:

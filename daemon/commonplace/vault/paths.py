@@ -9,6 +9,7 @@ vault's own reader, which refuses what is not an ordinary UTF-8 note.
 
 from __future__ import annotations
 
+import unicodedata
 from pathlib import Path, PurePosixPath
 
 from commonplace.vault.layout import is_ignored
@@ -36,7 +37,24 @@ def note_in_vault(vault: Path, raw: str) -> str:
             "files and files that are not Markdown are never read",
         )
     _inside(vault, rel)
-    return rel
+    return _as_stored(vault, rel)
+
+
+def _as_stored(vault: Path, rel: str) -> str:
+    """The path as the file system spells it, when only the Unicode form differs: a vault
+    synced from a Mac keeps names in NFD ("Cre\u0300me"), a client (or a model, whose output
+    is NFC) asks for "Crème", and on Linux, where names are bytes, that was "no note"."""
+    if (vault / rel).exists():
+        return rel
+    found = [
+        other
+        for other in {unicodedata.normalize(f, rel) for f in ("NFC", "NFD")} - {rel}
+        if (vault / other).exists()
+    ]
+    if len(found) != 1:
+        return rel
+    _inside(vault, found[0])
+    return found[0]
 
 
 def folder_in_vault(vault: Path, raw: str) -> str:
