@@ -215,3 +215,17 @@ def test_config_file_in_the_platforms_folder(
     folder.mkdir(parents=True)
     (folder / "commonplace.toml").write_text('flavor = "logseq"\n')
     assert load_settings(env={}).flavor == "logseq"
+
+
+@pytest.mark.parametrize("day", ["Sunday", "SUNDAY", "sunday", " Sunday "])
+def test_digest_day_is_read_whatever_its_case(tmp_path: Path, day: str) -> None:
+    settings = load_settings(write(tmp_path, f'[digest]\nday = "{day}"\n'), env={})
+    assert settings.digest.day == "sunday"
+
+
+def test_a_digest_day_that_is_no_day_names_the_days(tmp_path: Path) -> None:
+    path = write(tmp_path, '[digest]\nday = "Sundy"\n')
+    with pytest.raises(ConfigError) as err:
+        load_settings(path, env={})
+    assert "digest.day = 'sundy' is not allowed; use 'monday' or 'tuesday'" in str(err.value)
+    assert "'sunday'" in str(err.value)

@@ -178,7 +178,7 @@ class DigestSettings:
     """The weekly Digest note (digest/) and when the scheduler writes it."""
 
     enabled: bool = True
-    day: str = field(default="sunday", metadata=_choices(*WEEKDAYS))
+    day: str = field(default="sunday", metadata={**_choices(*WEEKDAYS), "any_case": True})
     time: str = "18:00"  # HH:MM in the configured timezone
     summary: bool = True  # ask the model for a few sentences above the lists
 
@@ -574,6 +574,8 @@ def _build(cls: type[Any], table: Mapping[str, Any], source: str, prefix: str) -
         if f.metadata.get("numbers_as_text") and isinstance(value, int | float):
             value = str(value) if not isinstance(value, bool) else value
         values[name] = _coerce(kind, value, key, source)
+        if f.metadata.get("any_case") and isinstance(values[name], str):
+            values[name] = values[name].strip().lower()  # "Sunday" is sunday
         _validate(values[name], f.metadata, key, source)
     try:
         return cls(**values)

@@ -93,3 +93,39 @@ def test_chat_says_which_questions_an_outside_client_asked(
     assert 'Tick off "Order timber"? [y/N]' in result.output
     assert "Nothing was changed." in result.output
     assert (vault / "Tasks.md").read_text() == "- [ ] Order timber\n"
+
+
+def test_a_request_typed_at_a_question_waiting_from_before_is_sent_not_swallowed(
+    run_chat: Any, fake_ollama_thread: FakeOllama, vault: Path
+) -> None:
+    import asyncio
+
+    from commonplace.assistant import build_assistant
+    from commonplace.config import load_settings
+    from commonplace.llm import LLM
+
+    (vault / "Tasks.md").write_text("- [ ] Order timber\n")
+    settings = load_settings()
+    outside = build_assistant(settings, LLM(settings.ollama))
+    asyncio.run(outside.propose("complete_task", {"task": "timber"}, source="mcp", client="Zed"))
+    fake_ollama_thread.enqueue_chat("Hello! How can I help?")
+    result = run_chat(input="Hello there\n")
+    assert result.exit_code == 0, result.output
+    assert 'Tick off "Order timber"? [y/N]' in result.output
+    assert "Error" not in result.output and "Aborted" not in result.output
+    assert "Not answered: it stays waiting." in result.output
+    assert "assistant> Hello! How can I help?" in result.output
+    sent = fake_ollama_thread.chat_requests()[0]["messages"][-1]["content"]
+    assert sent == "Hello there"
+    assert [p.question for p in outside.today()[1].pending] == ['Tick off "Order timber"?']
+    assert (vault / "Tasks.md").read_text() == "- [ ] Order timber\n"
+
+
+def test_end_of_input_at_a_question_leaves_it_waiting_without_an_error(
+    run_chat: Any, fake_ollama_thread: FakeOllama, vault: Path
+) -> None:
+    fake_ollama_thread.enqueue_chat(call("remember", fact="Sam likes dark chocolate"), "Proposed.")
+    result = run_chat("Remember", "that Sam likes dark chocolate", input="")
+    assert result.exit_code == 0, result.output
+    assert "Aborted" not in result.output
+    assert not (vault / "Memory.md").exists()

@@ -17,6 +17,8 @@ from commonplace.cli.common import require_vault, run_async, settings_from
 from commonplace.llm import LLM
 
 EXIT_WORDS = {"quit", "exit", "bye", ":q"}
+YES_WORDS = {"y", "yes"}
+NO_WORDS = {"", "n", "no"}  # Enter is No, as the [y/N] says
 
 
 @click.command()
@@ -44,43 +46,65 @@ def chat(ctx: click.Context, message: tuple[str, ...]) -> None:
 
 async def _session(assistant: Assistant, message: str) -> None:
     """One event loop for the whole session: the model client's connections live in it."""
-    if message:
-        await _one(assistant, message)
-        return
-    click.echo("Talk to your assistant ('quit' or Ctrl-D to stop).")
-    await _ask_owner(assistant, assistant.today()[1].pending)
-    while True:
-        try:
-            text = await asyncio.to_thread(
-                click.prompt, "you", prompt_suffix="> ", default="", show_default=False
-            )
-        except (click.Abort, EOFError):
-            click.echo()
+    try:
+        if message:
+            await _one(assistant, message)
             return
-        if text.strip().lower() in EXIT_WORDS:
-            return
-        if text.strip():
-            await _one(assistant, text)
+        click.echo("Talk to your assistant ('quit' or Ctrl-D to stop).")
+        typed = await _ask_owner(assistant, assistant.today()[1].pending)
+        while True:
+            text = typed if typed is not None else await _read_line("you> ")
+            if text.strip().lower() in EXIT_WORDS:
+                return
+            typed = await _one(assistant, text) if text.strip() else None
+    except EOFError:
+        click.echo()
 
 
-async def _one(assistant: Assistant, text: str) -> None:
+async def _one(assistant: Assistant, text: str) -> str | None:
+    """One message and its questions; returns what the owner typed instead of y or n."""
     try:
         turn = await assistant.respond(text)
     except ToolError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(f"assistant> {turn.reply}")
     if turn.answered is None:
-        await _ask_owner(assistant, turn.pending)
+        return await _ask_owner(assistant, turn.pending)
+    return None
 
 
-async def _ask_owner(assistant: Assistant, pending: list[Proposal]) -> None:
-    """Each waiting question, answered at the prompt; nothing runs on anything but 'y'."""
-    for proposal in pending:
+async def _ask_owner(assistant: Assistant, pending: list[Proposal]) -> str | None:
+    """Each waiting question, answered y or n at the prompt (Enter is n); nothing runs on
+    anything but y. Anything else typed is the owner's next message, not an answer (a question
+    waiting from before the chat is easily typed over): it is returned to be sent, and this
+    question and the rest stay waiting, for here or the phone page."""
+    for n, proposal in enumerate(pending):
         if proposal.asked_by:
             click.echo(f"  ({proposal.asked_by})")
-        yes = await asyncio.to_thread(click.confirm, f"  {proposal.question}", default=False)
+        reply = await _read_line(f"  {proposal.question} [y/N] ")
+        word = reply.strip().lower()
+        if word not in YES_WORDS | NO_WORDS:
+            left = len(pending) - n
+            click.echo(
+                f"  (Not answered: {'it stays' if left == 1 else f'{left} questions stay'} "
+                "waiting. Answer with y or n here later, or on the phone page.)"
+            )
+            return reply
         try:
-            outcome = await assistant.answer(proposal.id, yes)
+            outcome = await assistant.answer(proposal.id, word in YES_WORDS)
             click.echo(f"  {outcome.message}")
         except Refused as exc:
             click.echo(f"  {exc.message}")
+    return None
+
+
+async def _read_line(prompt: str) -> str:
+    """One line typed by the owner; EOFError at the end of input (Ctrl-D) or Ctrl-C."""
+    try:
+        return str(
+            await asyncio.to_thread(
+                click.prompt, prompt, prompt_suffix="", default="", show_default=False
+            )
+        )
+    except click.Abort:
+        raise EOFError from None
