@@ -247,7 +247,7 @@ async def calendar_checks(settings: Settings) -> list[Check]:
     if not config.configured:
         return [Check("ok", "calendar", "not set up (optional: see the README's calendar section)")]
     try:
-        names = await CalendarClient(settings).all_calendar_names()
+        names = await CalendarClient(settings, in_doctor=True).all_calendar_names()
     except CalendarError as exc:
         return [Check("fail", "calendar", str(exc))]
     if not names:

@@ -19,6 +19,7 @@ from commonplace.assistant import Assistant, Refused, build_assistant
 from commonplace.briefing import make_briefing
 from commonplace.calendar import CalendarClient, CalendarUnavailable, Event
 from commonplace.config import Settings
+from commonplace.doctor import calendar_checks
 from commonplace.llm import LLM
 from tests.assistant.conftest import NOW, call, tool_results
 from tests.calendar.conftest import PASSWORD_ENV, calendar_settings
@@ -417,9 +418,41 @@ async def test_no_calendar_to_read_is_said_not_called_a_free_day(
     proxy.rewrite = lambda m, b: (
         "<html><body>Sign in to the Wi-Fi</body></html>" if m == "PROPFIND" else b
     )
-    with pytest.raises(CalendarUnavailable, match="shows no calendars for"):
+    with pytest.raises(CalendarUnavailable, match="answered with a web page, not CalDAV"):
         await client.events_on(TUESDAY)
     misnamed = calendar_settings(settings, proxy.url, account, read=("Persnal",))
     proxy.rewrite = None
     with pytest.raises(CalendarUnavailable, match=r"None of the calendars \[calendar\] read names"):
         await CalendarClient(misnamed, env=PASSWORD_ENV).events_on(TUESDAY)
+
+
+async def test_doctor_says_a_web_page_is_not_caldav_and_does_not_send_the_owner_to_doctor(
+    settings: Settings, proxy: Proxy, account: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A calendar listing answered with an HTML page made doctor say "logged in, but the
+    account has no calendars", and its 403 sentence told the owner to run doctor."""
+    monkeypatch.setenv(*next(iter(PASSWORD_ENV.items())))
+    s = calendar_settings(settings, proxy.url, account)
+    proxy.rewrite = lambda m, b: (
+        "<html><body>Sign in to the Wi-Fi</body></html>" if m == "PROPFIND" else b
+    )
+    (page,) = await calendar_checks(s)
+    assert page.level == "fail"
+    assert "answered with a web page, not CalDAV" in page.message
+    assert "Check [calendar] url" in page.message and "no calendars" not in page.message
+    proxy.rewrite = None
+    proxy.refuse["PROPFIND"] = 403
+    (forbidden,) = await calendar_checks(s)
+    assert forbidden.level == "fail"
+    assert f"would not let {account} read it (HTTP 403 Forbidden)" in forbidden.message
+    assert "doctor" not in forbidden.message
+    with pytest.raises(CalendarUnavailable, match="Run `commonplace doctor` to list"):
+        await CalendarClient(s, env=PASSWORD_ENV).events_on(TUESDAY)  # elsewhere it does
+
+
+async def test_an_account_with_no_calendars_is_still_told_so(
+    settings: Settings, proxy: Proxy, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(*next(iter(PASSWORD_ENV.items())))
+    (empty,) = await calendar_checks(calendar_settings(settings, proxy.url, "nobody-here"))
+    assert "logged in, but the account has no calendars" in empty.message

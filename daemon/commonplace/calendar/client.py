@@ -39,6 +39,7 @@ import contextlib
 import logging
 import os
 import socket
+import re
 import ssl
 import threading
 import time
@@ -185,8 +186,11 @@ def _collect(work: asyncio.Future[Any]) -> None:
 class CalendarClient:
     """Read and change the owner's calendars. One per daemon; safe to share between tasks."""
 
-    def __init__(self, settings: Settings, env: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self, settings: Settings, env: Mapping[str, str] | None = None, *, in_doctor: bool = False
+    ) -> None:
         self.settings = settings
+        self.in_doctor = in_doctor  # its sentences then do not send the owner to run doctor
         self.config = settings.calendar
         self.tz = settings.tz
         self._env = os.environ if env is None else env
@@ -325,8 +329,8 @@ class CalendarClient:
         if isinstance(exc, dav_error.DAVError):
             return CalendarUnavailable(
                 f"The calendar at {self._where} answered with an error ({_name(exc)}, "
-                f"{getattr(exc, 'reason', '') or 'no reason given'}). Run `commonplace doctor` "
-                "to check the set-up."
+                f"{getattr(exc, 'reason', '') or 'no reason given'})."
+                + self._see_doctor("to check the set-up")
             )
         # not the wire: what the server sent could not be read (a web page, a proxy's or a
         # captive portal's answer, a server's bug). One line says so and what to do; the
@@ -342,7 +346,7 @@ class CalendarClient:
             f"The calendar at {self._where} sent an answer that cannot be read as a calendar "
             f"({_name(exc)}): [calendar] url may point at a web page rather than the CalDAV "
             "address, or something between here and the server answered in its place. Check "
-            "[calendar] url and run `commonplace doctor`."
+            "[calendar] url." + self._see_doctor("to check the set-up")
         )
 
     def _send(self, change: Callable[[], T]) -> T:
@@ -439,8 +443,19 @@ class CalendarClient:
             f"The calendar at {self._where} would not let "
             f"{self.config.username or '(no username)'} read it (HTTP 403 Forbidden): the "
             "password may well be right, but this account has no access at that address. Check "
-            "[calendar] url is your own account's CalDAV address (`commonplace doctor` lists the "
-            "calendars it can read), and that the account may read those calendars."
+            "[calendar] url is your own account's CalDAV address, and that the account may read "
+            "those calendars." + self._see_doctor("to list the calendars it can read")
+        )
+
+    def _see_doctor(self, why: str) -> str:
+        """The pointer to `commonplace doctor`, except in doctor's own sentences."""
+        return "" if self.in_doctor else f" Run `commonplace doctor` {why}."
+
+    def _web_page(self) -> str:
+        return (
+            f"The calendar at {self._where} answered with a web page, not CalDAV: [calendar] url "
+            "is not the account's CalDAV address (a calendar's web page, or a sign-in page put "
+            "in front of it, like a Wi-Fi login). Check [calendar] url."
         )
 
     def _refused(self) -> str:
@@ -487,7 +502,21 @@ class CalendarClient:
         for calendar in calendars:
             name = calendar.get_display_name() or _last_segment(str(calendar.url))
             found.append((str(name), calendar))
+        if not found and self._answers_with_a_web_page():
+            log.warning("calendar at %s: answered with a web page, not CalDAV", self._where)
+            raise CalendarUnavailable(self._web_page())
         return found
+
+    def _answers_with_a_web_page(self) -> bool:
+        """No calendars listed: an HTML page (which caldav reads as XML with nothing in it)
+        rather than an account with none. Asked only then, with one PROPFIND of the url."""
+        try:
+            answer = self._dav().propfind(self.config.url, depth=0)
+        except Exception:  # the listing just worked: not knowing is "no calendars"
+            return False
+        kind = str(answer.headers.get("Content-Type", "")).lower()
+        body = answer.raw if isinstance(answer.raw, str) else ""
+        return "html" in kind or bool(_HTML.match(body))
 
     def _all_names(self) -> list[str]:
         return [name for name, _ in self._discover()]
@@ -785,6 +814,9 @@ def _with(event: Event, **changes: Any) -> Event:
 
 def _now(tz: Any) -> datetime:
     return datetime.now(tz)
+
+
+_HTML = re.compile(r"\s*(<!doctype\s+html|<html)", re.IGNORECASE)
 
 
 def _last_segment(url: str) -> str:
