@@ -38,8 +38,8 @@ import asyncio
 import contextlib
 import logging
 import os
-import socket
 import re
+import socket
 import ssl
 import threading
 import time
