@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from commonplace.capture import read_capture
-from tests.browser.conftest import ServerThread, screenshot
+from tests.browser.conftest import PHONE, ServerThread, screenshot
 from tests.fakes.ollama import FakeOllama
 
 
@@ -299,3 +299,40 @@ def test_the_header_says_how_many_captures_wait_in_full_on_a_phone(
     page.click("#refresh")
     page.wait_for_selector("#status-text:has-text('Ready · 12 waiting')")
     assert page.eval_on_selector("#status-text", "e => e.scrollWidth <= e.clientWidth")
+
+
+def test_the_last_index_is_shown_as_a_person_reads_it_in_the_daemons_zone(
+    browser: Any, server: ServerThread
+) -> None:
+    """More showed "Last index 2026-11-30T14:05:00+00:00". The phone here is in New York, the
+    daemon in London (tests' timezone) and its clock at Monday 30 November 18:00."""
+    assert server.settings.tz.key == "Europe/London"
+    context = browser.new_context(viewport=PHONE, timezone_id="America/New_York")
+    context.set_default_timeout(10_000)
+    tab = context.new_page()
+    last = ["2026-11-30T14:05:00+00:00"]
+
+    def patched(route: Any) -> None:
+        response = route.fetch()
+        body = response.json()
+        body["index"]["last_refresh"] = last[0]
+        body["server_time"] = 1796061600  # 2026-11-30 18:00 UTC (= London)
+        route.fulfill(response=response, json=body)
+
+    tab.route("**/api/state", patched)
+    tab.goto(server.url + "/")
+    tab.click("#tab-settings")
+    shown = "() => [...document.querySelectorAll('#state-details dt')].find((dt) => "
+    shown += "dt.textContent === 'Last index')?.nextElementSibling.textContent"
+    try:
+        for iso, expected in [
+            ("2026-11-30T14:05:00+00:00", "today 14:05"),
+            ("2026-11-29T23:30:00+00:00", "yesterday 23:30"),  # in New York: yesterday 18:30
+            ("2026-11-26T08:00:00+00:00", "Thu 26 Nov 08:00"),
+            ("soon", "soon"),  # not a time: shown as it came
+        ]:
+            last[0] = iso
+            tab.click("#refresh")
+            wait_until(lambda e=expected: tab.evaluate(shown) == e)
+    finally:
+        context.close()

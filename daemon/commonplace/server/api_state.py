@@ -29,6 +29,7 @@ async def state(request: web.Request) -> web.Response:
             "version": __version__,
             "vault": settings.vault.name,
             "flavor": settings.flavor,
+            "timezone": settings.tz.key,  # the page shows the daemon's times in it
             "uptime_s": round(time.time() - services.started),
             "jobs": {
                 "pending": jobs.pending if jobs else 0,
