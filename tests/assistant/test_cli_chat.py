@@ -129,3 +129,18 @@ def test_end_of_input_at_a_question_leaves_it_waiting_without_an_error(
     assert result.exit_code == 0, result.output
     assert "Aborted" not in result.output
     assert not (vault / "Memory.md").exists()
+
+
+def test_with_one_message_a_message_typed_at_its_question_is_sent_too(
+    run_chat: Any, fake_ollama_thread: FakeOllama, vault: Path
+) -> None:
+    fake_ollama_thread.enqueue_chat(
+        call("remember", fact="Sam likes dark chocolate"), "Proposed.", "Hello again."
+    )
+    result = run_chat("Remember", "that Sam likes dark chocolate", input="hello\nn\n")
+    assert result.exit_code == 0, result.output
+    assert "Not answered: it stays waiting." in result.output
+    assert "assistant> Hello again." in result.output
+    assert fake_ollama_thread.chat_requests()[-1]["messages"][-1]["content"] == "hello"
+    assert "Nothing was changed." in result.output  # the question, asked again, answered n
+    assert not (vault / "Memory.md").exists()

@@ -48,11 +48,13 @@ async def _session(assistant: Assistant, message: str) -> None:
     """One event loop for the whole session: the model client's connections live in it."""
     try:
         if message:
-            await _one(assistant, message)
-            return
-        click.echo("Talk to your assistant ('quit' or Ctrl-D to stop).")
-        typed = await _ask_owner(assistant, assistant.today()[1].pending)
+            typed = await _one(assistant, message)
+        else:
+            click.echo("Talk to your assistant ('quit' or Ctrl-D to stop).")
+            typed = await _ask_owner(assistant, assistant.today()[1].pending)
         while True:
+            if typed is None and message:  # one message: done once nothing more was typed
+                return
             text = typed if typed is not None else await _read_line("you> ")
             if text.strip().lower() in EXIT_WORDS:
                 return
