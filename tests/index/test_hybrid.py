@@ -91,6 +91,48 @@ def test_the_keyword_chunk_ranking_picks_a_notes_passage() -> None:
     assert [h.key for h in keyword_only.chunks] == [("n", 2), ("n", 0)]
 
 
+_scores = st.sampled_from([0.0, 0.25, 0.5, 0.75, 1.0, 2.0])  # few values: many ties
+_hits = st.lists(st.builds(hit, st.sampled_from("abcdef"), st.integers(0, 3), _scores), max_size=14)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    vector=_hits,
+    keyword=_hits,
+    notes=st.lists(st.tuples(st.sampled_from("abcdefgh"), _scores), max_size=8),
+    method=st.sampled_from(["convex", "rrf"]),
+    limit=st.integers(0, 12),
+)
+def test_fusion_cut_at_a_limit_is_the_start_of_the_whole_fusion(
+    vector: list[SearchResult],
+    keyword: list[SearchResult],
+    notes: list[tuple[str, float]],
+    method: str,
+    limit: int,
+) -> None:
+    """A search asks for its first ten only; they are the first ten of the whole fusion, whose
+    order is the plain definition: notes by score, then by their shown chunk's meaning rank;
+    each note shown by its best chunk; chunks by note score + chunk score, then meaning rank."""
+    shown = {p: hit(p, 9) for p, _ in notes}
+    kwargs = {"vector": vector, "keyword": keyword, "notes": notes, "note_chunks": shown}
+    whole = fuse(**kwargs, method=method)  # type: ignore[arg-type]
+    cut = fuse(**kwargs, method=method, limit=limit)  # type: ignore[arg-type]
+    assert cut.notes == whole.notes[:limit] and cut.chunks == whole.chunks[:limit]
+
+    meaning = list(dict.fromkeys(h.key for h in vector))
+    keys = {h.key for h in [*vector, *keyword, *shown.values()]}
+    rank = {key: meaning.index(key) if key in meaning else len(meaning) for key in keys}
+    note = {h.path: h.score for h in whole.notes}
+    assert [(-note[h.path], rank[h.key]) for h in whole.notes] == sorted(
+        (-note[h.path], rank[h.key]) for h in whole.notes
+    )
+    assert {h.path for h in whole.notes} == {*(h.path for h in vector + keyword), *shown}
+    assert {h.key for h in whole.chunks} == keys and len(whole.chunks) == len(keys)
+    assert [(-h.score, rank[h.key]) for h in whole.chunks] == sorted(
+        (-h.score, rank[h.key]) for h in whole.chunks
+    )
+
+
 def test_group_by_note_keeps_each_notes_first_chunk() -> None:
     hits = [hit("n", 1), hit("n", 0), hit("m", 0)]
     assert [h.key for h in group_by_note(hits)] == [("n", 1), ("m", 0)]

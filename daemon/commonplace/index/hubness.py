@@ -34,7 +34,6 @@ halves a first run's cost (eval_suite/bench_neighbours.py).
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import threading
 import time
@@ -156,9 +155,7 @@ class Neighbourhoods:
         as they are while the stored values are being read."""
         if not self._values or not self.loaded.is_set():
             return list(hits)
-        scored = [
-            dataclasses.replace(h, score=h.score - SHARE * self.r(h.path, h.ordinal)) for h in hits
-        ]
+        scored = [h.rescored(h.score - SHARE * self.r(h.path, h.ordinal)) for h in hits]
         return sorted(scored, key=lambda h: -h.score)
 
 

@@ -24,7 +24,7 @@ as the meaning ranking's first place.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Literal, TypeVar
 
 from commonplace.index.models import SearchResult
@@ -50,12 +50,14 @@ def fuse(
     method: Fusion = "convex",
     k: int = 60,
     keyword_weight: float = 1.0,
+    limit: int | None = None,
 ) -> Fused:
     """Fuse the vector chunk ranking, the chunk-level keyword ranking and the note-level
     keyword ranking ((path, BM25) pairs). Each list is best first and carries its scores.
     `note_chunks` gives a chunk to show for notes that only the note ranking found. Ties go to
     the better meaning rank, so a keyword-only hit never displaces an equally scored meaning hit
-    by accident of order."""
+    by accident of order. With `limit`, only the first `limit` notes and chunks are returned
+    (the same as the first of the full lists: a search shows ten of some two hundred)."""
     best_vector: dict[str, float] = {}
     for hit in vector:
         best_vector.setdefault(hit.path, hit.score)
@@ -73,20 +75,18 @@ def fuse(
         found.setdefault(hit.key, hit)
     vector_rank = {key: i for i, key in enumerate(_distinct(h.key for h in vector))}
     last = len(vector_rank)
+    rank = {key: vector_rank.get(key, last) for key in found}
+    own = {key: chunk_score.get(key, 0.0) for key in found}
+    total = {key: note_score.get(key[0], 0.0) + own[key] for key in found}
 
-    def total(key: Key) -> float:
-        return note_score.get(key[0], 0.0) + chunk_score.get(key, 0.0)
-
-    ranked = sorted(found, key=lambda key: (-total(key), vector_rank.get(key, last)))
+    ranked = sorted(found, key=lambda key: (-total[key], rank[key]))
     best: dict[str, Key] = {}
-    for key in sorted(
-        found, key=lambda key: (-chunk_score.get(key, 0.0), vector_rank.get(key, last))
-    ):
+    for key in sorted(found, key=lambda key: (-own[key], rank[key])):
         best.setdefault(key[0], key)
-    paths = sorted(best, key=lambda p: (-note_score.get(p, 0.0), vector_rank.get(best[p], last)))
+    paths = sorted(best, key=lambda p: (-note_score.get(p, 0.0), rank[best[p]]))
     return Fused(
-        notes=[_scored(found[best[p]], note_score.get(p, 0.0)) for p in paths],
-        chunks=[_scored(found[key], total(key)) for key in ranked],
+        notes=[found[best[p]].rescored(note_score.get(p, 0.0)) for p in paths[:limit]],
+        chunks=[found[key].rescored(total[key]) for key in ranked[:limit]],
     )
 
 
@@ -147,7 +147,3 @@ def _scaled(ranked: Sequence[tuple[T, float]], *, floor: float | None) -> dict[T
 
 def _distinct(items: Iterable[T]) -> list[T]:
     return list(dict.fromkeys(items))
-
-
-def _scored(hit: SearchResult, score: float) -> SearchResult:
-    return replace(hit, score=score)

@@ -48,6 +48,7 @@ BOOSTS = {"title": 0.1, "heading": 0.1}  # measured: see the module docstring
 NOTE_FIELDS = ["title", "where", "text"]  # a note's searched fields
 NOTE_BOOSTS = {"title": 0.3, "where": 0.1}
 PAIR_BOOST, NEAR_BOOST, NEAR_WORDS = 0.10 / 0.85, 0.05 / 0.85, 8  # note_query's word pairs
+NOTE_CHUNKS = 4096  # a note's chunks chunks_at looks through (a longer note: the vector store)
 WRITER_HEAP = 15_000_000  # bytes per writer: Tantivy's minimum, plenty for a batch of notes
 _PHRASE = re.compile(r'"([^"]*)"')
 _WORD = re.compile(r"\w+")
@@ -329,7 +330,7 @@ class KeywordView:
             return []
         searcher = self._chunk_searcher
         query = _filtered(self._chunks.schema, query, flt)
-        return [_result(searcher, score, at) for score, at in searcher.search(query, limit).hits]
+        return [_result(searcher, score, at) for score, at in _top(searcher, query, limit)]
 
     def search_notes(self, text: str, limit: int, flt: SearchFilter) -> list[tuple[str, float]]:
         """(path, BM25 score) of the best whole notes."""
@@ -338,7 +339,7 @@ class KeywordView:
             return []
         searcher = self._note_searcher
         query = _filtered(self._notes.schema, query, flt)
-        hits = searcher.search(query, limit).hits
+        hits = _top(searcher, query, limit)
         return [(str(searcher.doc(at)["path"][0]), float(score)) for score, at in hits]
 
     def note_scores(self, text: str, paths: Sequence[str]) -> dict[str, float]:
@@ -349,13 +350,39 @@ class KeywordView:
             return {}
         searcher = self._note_searcher
         within = tantivy.Query.const_score_query(  # a filter: adds 0 to every score
-            tantivy.Query.term_set_query(self._notes.schema, "path", list(paths)), 0.0
+            _any_path(self._notes.schema, paths), 0.0
         )
         both = tantivy.Query.boolean_query(
             [(tantivy.Occur.Must, query), (tantivy.Occur.Must, within)]
         )
-        hits = searcher.search(both, len(paths)).hits
+        hits = _top(searcher, both, len(paths))
         return {str(searcher.doc(at)["path"][0]): float(score) for score, at in hits}
+
+    def chunks_at(self, keys: Sequence[tuple[str, int]]) -> dict[tuple[str, int], SearchResult]:
+        """The chunks at these (path, ordinal) keys, those this snapshot holds (score 0): the
+        text of the meaning hits a search shows (searching.py). A note's chunks are written
+        together and in order, so its n-th chunk is its n-th document by address: that one is
+        read first, every one of the note's only if it is not the chunk asked for."""
+        searcher, schema = self._chunk_searcher, self._chunks.schema
+        wanted: dict[str, set[int]] = {}
+        for path, ordinal in keys:
+            wanted.setdefault(path, set()).add(ordinal)
+        found: dict[tuple[str, int], SearchResult] = {}
+        for path, ordinals in wanted.items():
+            every = tantivy.Query.term_query(schema, "path", path)
+            hits = _top(searcher, every, NOTE_CHUNKS)
+            addresses = sorted((at for _, at in hits), key=lambda at: (at.segment_ord, at.doc))
+            for ordinal in ordinals:
+                if ordinal < len(addresses):
+                    hit = _result(searcher, 0.0, addresses[ordinal])
+                    if hit.path == path and hit.ordinal == ordinal:
+                        found[(path, ordinal)] = hit
+            if any((path, o) not in found for o in ordinals):
+                for at in addresses:
+                    hit = _result(searcher, 0.0, at)
+                    if hit.ordinal in ordinals:
+                        found.setdefault(hit.key, hit)
+        return found
 
     def best_chunks(self, text: str, paths: Sequence[str]) -> dict[str, SearchResult]:
         """Each note's best chunk for this query (its first chunk when only its title, folder
@@ -364,23 +391,40 @@ class KeywordView:
             return {}
         query = self._chunks.parse(text, FIELDS, BOOSTS)
         schema, searcher = self._chunks.schema, self._chunk_searcher
-        within = tantivy.Query.boolean_query(
-            [(tantivy.Occur.Should, tantivy.Query.term_query(schema, "path", p)) for p in paths]
-        )
+        within = _any_path(schema, paths)
         best: dict[str, SearchResult] = {}
         if query is not None:
             both = tantivy.Query.boolean_query(
                 [(tantivy.Occur.Must, query), (tantivy.Occur.Must, within)]
             )
-            for score, at in searcher.search(both, 20 * len(paths)).hits:
+            for score, at in _top(searcher, both, 20 * len(paths)):
                 hit = _result(searcher, score, at)
                 best.setdefault(hit.path, hit)
         for path in [p for p in paths if p not in best]:
             every = tantivy.Query.term_query(schema, "path", path)
-            found = [_result(searcher, 0.0, at) for _, at in searcher.search(every, 50).hits]
+            found = [_result(searcher, 0.0, at) for _, at in _top(searcher, every, 50)]
             if found:
                 best[path] = min(found, key=lambda hit: hit.ordinal)
         return best
+
+
+def _top(searcher: tantivy.Searcher, query: tantivy.Query, limit: int) -> list[tuple[Any, Any]]:
+    """The best `limit` hits, best first. Without the count of every match, which no search
+    here reads: counting visits every matching document, where the top hits alone let Tantivy
+    skip those that cannot make the list (the same hits, in the same order).
+    """
+    hits: list[tuple[Any, Any]] = searcher.search(query, limit, count=False).hits
+    return hits
+
+
+def _any_path(schema: tantivy.Schema, paths: Sequence[str]) -> tantivy.Query:
+    """Matches the documents of these notes. A term per path, not a term set: Tantivy runs a
+    term set as an automaton over the whole path dictionary (every note): the look-up of a
+    search's 40 meaning-side notes took 1.06 ms at 50,000 notes against 0.70 ms (0.44 against
+    0.23 ms at 2,000)."""
+    return tantivy.Query.boolean_query(
+        [(tantivy.Occur.Should, tantivy.Query.term_query(schema, "path", p)) for p in paths]
+    )
 
 
 def _chunk_document(c: IndexedChunk) -> tantivy.Document:

@@ -56,6 +56,7 @@ def defer_package_init(name: str) -> bool:
 defer_package_init(REST_CLIENT)
 
 import lancedb  # noqa: E402 (after the deferral, which is the point)
+from lancedb.background_loop import LOOP  # noqa: E402 (the thread its sync API runs on)
 from lancedb.index import IvfHnswSq  # noqa: E402
 
-__all__ = ["REST_CLIENT", "IvfHnswSq", "defer_package_init", "lancedb"]
+__all__ = ["LOOP", "REST_CLIENT", "IvfHnswSq", "defer_package_init", "lancedb"]

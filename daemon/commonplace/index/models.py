@@ -27,8 +27,31 @@ class SearchResult:
     def key(self) -> tuple[str, int]:
         return (self.path, self.ordinal)
 
+    def rescored(self, score: float) -> SearchResult:
+        """This result with another score: dataclasses.replace, without its look at every
+        field (1.1 µs against 1.7; a search rescored some 300 results)."""
+        return type(self)(
+            path=self.path,
+            title=self.title,
+            heading=self.heading,
+            text=self.text,
+            score=score,
+            note_date=self.note_date,
+            modified=self.modified,
+            start_line=self.start_line,
+            ordinal=self.ordinal,
+        )
+
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
+
+
+@dataclass(frozen=True)
+class Unread(SearchResult):
+    """A meaning hit whose title, heading, text and date were not read: what the vector store
+    answers past its memory budget when asked for keys only (`VectorStore.search`,
+    texts=False). Searcher.run reads those of the results it returns (searching.py); none
+    leaves it."""
 
 
 @dataclass(frozen=True)

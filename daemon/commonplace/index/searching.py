@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from commonplace.index.filters import SearchFilter
 from commonplace.index.hybrid import fuse
 from commonplace.index.hybrid import group_by_note as group_hits
-from commonplace.index.models import SEARCH_MODES, SearchResponse, SearchResult
+from commonplace.index.models import SEARCH_MODES, SearchResponse, SearchResult, Unread
 from commonplace.index.vector_api import VectorsBusy
 from commonplace.llm import LLM, LLMError
 
@@ -122,14 +122,15 @@ class Searcher:
         hubs = self.index.neighbourhoods  # hubness.py: cos − r / 2, for every meaning hit
         pool = max(limit * CHUNKS_PER_NOTE, VECTOR_POOL)  # the same candidates in both modes
         if mode == "vector" and vector is not None:
-            hits = hubs.rescore(st.vectors.search(vector, pool, flt))
-            return (group_hits(hits) if group_by_note else hits)[:limit]
+            hits = hubs.rescore(st.vectors.search(vector, pool, flt, texts=False))
+            top = (group_hits(hits) if group_by_note else hits)[:limit]
+            return self._read(top, st.keywords.view())
         meaning: list[SearchResult] = []
         later = None
         if mode == "hybrid" and vector is not None:
             # Sent first: the daemon's vector store answers from its own process while the
             # keywords are searched here (vector_process.py).
-            later = st.vectors.search_later(vector, pool, flt)
+            later = st.vectors.search_later(vector, pool, flt, texts=False)
             depth = cfg.keyword_candidates  # 0: meaning alone
         else:  # keyword search (also hybrid without a query vector: Ollama is down)
             depth = max(limit, cfg.keyword_candidates)
@@ -150,8 +151,35 @@ class Searcher:
             method="rrf" if cfg.fusion == "rrf" else "convex",
             k=cfg.rrf_k,
             keyword_weight=cfg.keyword_weight if meaning else 1.0,
+            limit=limit,
         )
-        return (fused.notes if group_by_note else fused.chunks)[:limit]
+        return self._read(fused.notes if group_by_note else fused.chunks, keywords)
+
+    def _read(self, results: list[SearchResult], keywords: KeywordView) -> list[SearchResult]:
+        """The results with the text, title, heading and date of the meaning hits that came
+        without them (`Unread`: the vector store past its memory budget reads keys only, a
+        quarter of its query saved at 50,000 notes). Read from the keyword index, which holds
+        the same chunks from the same writes; a chunk it holds in another version (a write
+        between the two indexes, or keywords written while the vectors waited for Ollama:
+        its first line or its file's mtime differ) is read from the vector store. A hit gone
+        from both since the search is left out."""
+        unread = [h.key for h in results if isinstance(h, Unread)]
+        if not unread:
+            return results
+        meaning = {h.key: h for h in results if isinstance(h, Unread)}
+        whole = {
+            key: hit
+            for key, hit in keywords.chunks_at(unread).items()
+            if (hit.start_line, hit.modified) == (meaning[key].start_line, meaning[key].modified)
+        }
+        if len(whole) < len(meaning):
+            stored = self.index.stores.vectors.rows_at([k for k in unread if k not in whole])
+            whole.update({hit.key: hit for hit in stored})
+        return [
+            whole[h.key].rescored(h.score) if isinstance(h, Unread) else h
+            for h in results
+            if not isinstance(h, Unread) or h.key in whole
+        ]
 
 
 def _beyond_the_list(

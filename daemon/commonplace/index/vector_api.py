@@ -63,12 +63,14 @@ class Vectors(Protocol):
     ) -> None: ...
 
     def search(
-        self, vector: Sequence[float], limit: int, flt: SearchFilter
+        self, vector: Sequence[float], limit: int, flt: SearchFilter, *, texts: bool = True
     ) -> list[SearchResult]: ...
 
     def search_later(
-        self, vector: Sequence[float], limit: int, flt: SearchFilter
+        self, vector: Sequence[float], limit: int, flt: SearchFilter, *, texts: bool = True
     ) -> Callable[[], list[SearchResult]]: ...
+
+    def rows_at(self, keys: Sequence[tuple[str, int]]) -> list[SearchResult]: ...
 
     def neighbour_means(
         self,

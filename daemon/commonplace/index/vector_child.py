@@ -43,6 +43,7 @@ OPS = frozenset(
         "vectors_for",
         "replace",
         "search",
+        "rows_at",
         "neighbour_means",
         "maintain",
         "keep_searchable",

@@ -411,17 +411,25 @@ class VectorProcess:
     ) -> None:
         self._call("replace", list(delete_paths), list(chunks), vectors)
 
-    def search(self, vector: Sequence[float], limit: int, flt: SearchFilter) -> list[SearchResult]:
-        found: list[SearchResult] = self._call("search", list(vector), limit, flt)
+    def search(
+        self, vector: Sequence[float], limit: int, flt: SearchFilter, *, texts: bool = True
+    ) -> list[SearchResult]:
+        found: list[SearchResult] = self._call("search", list(vector), limit, flt, texts=texts)
         return found
 
     def search_later(
-        self, vector: Sequence[float], limit: int, flt: SearchFilter
+        self, vector: Sequence[float], limit: int, flt: SearchFilter, *, texts: bool = True
     ) -> Callable[[], list[SearchResult]]:
         """The search, sent now and awaited when asked: the child searches while the caller
         searches the keywords (one in each process, so at once)."""
-        answer: Callable[[], list[SearchResult]] = self._send("search", list(vector), limit, flt)
+        answer: Callable[[], list[SearchResult]] = self._send(
+            "search", list(vector), limit, flt, texts=texts
+        )
         return answer
+
+    def rows_at(self, keys: Sequence[tuple[str, int]]) -> list[SearchResult]:
+        found: list[SearchResult] = self._call("rows_at", list(keys))
+        return found
 
     def neighbour_means(
         self,

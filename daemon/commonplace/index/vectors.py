@@ -59,8 +59,8 @@ import pyarrow.compute as pc
 
 from commonplace.index.chunking import IndexedChunk
 from commonplace.index.filters import SearchFilter, page_pattern
-from commonplace.index.lance import IvfHnswSq, lancedb
-from commonplace.index.models import SearchResult
+from commonplace.index.lance import LOOP, IvfHnswSq, lancedb
+from commonplace.index.models import SearchResult, Unread
 from commonplace.index.nearest import Block, PassBroken, Shared, nearest_other_means
 from commonplace.index.vector_api import VectorsBusy, VectorStoreError
 
@@ -74,6 +74,7 @@ METADATA_CACHE_BYTES = 128 * 1024**2  # ... of table and file metadata (its defa
 
 TABLE = "chunks"
 RESULT_COLUMNS = ["path", "title", "heading", "text", "ordinal", "start_line", "note_date", "mtime"]
+KEY_COLUMNS = ["path", "ordinal", "start_line", "mtime"]  # an Unread hit's (search, texts=False)
 MEMORY_BYTES = 64 * 2**20  # vectors searched in memory up to this size (float32)
 STREAM_ROWS = 4096  # rows read from LanceDB at once when neighbour_means streams the table
 REBUILD_SHARE = 0.25  # new rows, as a share of the indexed ones, that make the index anew
@@ -298,7 +299,17 @@ class VectorStore:
                 self._memory = _InMemory(table.select(RESULT_COLUMNS), matrix)
             return self._memory
 
-    def search(self, vector: Sequence[float], limit: int, flt: SearchFilter) -> list[SearchResult]:
+    def search(
+        self, vector: Sequence[float], limit: int, flt: SearchFilter, *, texts: bool = True
+    ) -> list[SearchResult]:
+        """The `limit` rows nearest `vector` by cosine that the filter keeps, best first.
+
+        texts=False: past the memory budget, each hit's path, ordinal, first line and mtime
+        only, as `Unread` results (their title, heading, text and date empty), for a caller
+        that shows a few of many hits and reads those elsewhere (Searcher.run, from the
+        keyword index). LanceDB reads the columns of its hits row by row after the search:
+        at 50,000 notes the text, title, heading and date of 60 hits were about a quarter of
+        the query (eval_suite/README.md, scale7). In memory the hits are whole either way."""
         if self._table is None or not self._rows or limit <= 0:
             return []
         memory = self._in_memory()
@@ -307,38 +318,82 @@ class VectorStore:
         if self._compacting:
             raise VectorsBusy("the vector index is being compacted")
         try:
-            return self._search(vector, limit, flt)
+            return self._search(vector, limit, flt, texts)
         except (OSError, RuntimeError, ValueError) as exc:
             # A compaction in the writer thread can remove the files of the version this
             # query started on; the next try reads the new version.
             log.debug("vector search retried after: %s", exc)
-            return self._search(vector, limit, flt)
+            return self._search(vector, limit, flt, texts)
 
     def search_later(
-        self, vector: Sequence[float], limit: int, flt: SearchFilter
+        self, vector: Sequence[float], limit: int, flt: SearchFilter, *, texts: bool = True
     ) -> Callable[[], list[SearchResult]]:
         """The search, run when its result is asked for (VectorProcess runs it meanwhile)."""
-        return lambda: self.search(vector, limit, flt)
+        return lambda: self.search(vector, limit, flt, texts=texts)
+
+    def rows_at(self, keys: Sequence[tuple[str, int]]) -> list[SearchResult]:
+        """The stored rows at these (path, ordinal) keys, whole (score 0), those that are
+        stored: for the `Unread` hits a caller could not read elsewhere."""
+        if self._table is None or not self._rows or not keys:
+            return []
+        wanted = set(keys)
+        memory = self._in_memory()
+        if memory is not None:
+            found = memory.rows.filter(
+                pc.is_in(memory.rows.column("path"), pa.array(sorted({p for p, _ in wanted})))
+            ).to_pylist()
+        else:
+            if self._compacting:
+                raise VectorsBusy("the vector index is being compacted")
+            where = "path IN (" + ", ".join(_quote(p) for p in sorted({p for p, _ in wanted})) + ")"
+            query = self._table.search().where(where).select(RESULT_COLUMNS).limit(None)
+            found = query.to_arrow().to_pylist()
+        return [_result(r, 0.0) for r in found if (r["path"], r["ordinal"]) in wanted]
 
     def _query(self, vector: Sequence[float] | np.ndarray, limit: int) -> Any:
-        """LanceDB's query for the `limit` rows nearest `vector` by cosine."""
-        query = self._table.search(
-            np.asarray(vector, dtype=np.float32), vector_column_name="vector"
-        )
-        query = query.distance_type("cosine").limit(limit)
+        """LanceDB's query for the `limit` rows nearest `vector` by cosine, on the table's own
+        asynchronous handle (see `_search`)."""
+        query = self._table._table.query().nearest_to(np.asarray(vector, dtype=np.float32))
+        query = query.column("vector").distance_type("cosine").limit(limit)
         if self._has_ann:
             query = query.ef(max(64, limit * EF_PER_RESULT))
         if self._skips_unindexed():
             query = query.fast_search()
         return query
 
-    def _search(self, vector: Sequence[float], limit: int, flt: SearchFilter) -> list[SearchResult]:
+    def _search(
+        self, vector: Sequence[float], limit: int, flt: SearchFilter, texts: bool = True
+    ) -> list[SearchResult]:
+        """One query, run as one coroutine on LanceDB's event loop thread. The synchronous
+        builder's `to_arrow` (the same query, the same plan) hands over to that thread three
+        times (start, first batch, end of the stream), each a wait for the scheduler on a busy
+        machine: measured at 50,000 notes, 7.3 ms against 8.4 ms at a load average of 4, 10.7
+        against 12.2 ms at 10 (eval_suite/README.md, scale7). Filters are prefilters, as
+        the asynchronous API's `where` always is."""
         query = self._query(vector, limit)
         where = flt.to_sql()
         if where:
-            query = query.where(where, prefilter=True)
-        data = query.select([*RESULT_COLUMNS, "_distance"]).to_arrow()
-        return [_result(r, 1.0 - float(r["_distance"])) for r in data.to_pylist()]
+            query = query.where(where)
+        columns = RESULT_COLUMNS if texts else KEY_COLUMNS
+        data: pa.Table = LOOP.run(  # type: ignore[no-untyped-call]
+            query.select([*columns, "_distance"]).to_arrow()
+        )
+        if texts:
+            return [_result(r, 1.0 - float(r["_distance"])) for r in data.to_pylist()]
+        return [
+            Unread(
+                r["path"],
+                "",
+                "",
+                "",
+                1.0 - float(r["_distance"]),
+                "",
+                r["mtime"],
+                r["start_line"],
+                r["ordinal"],
+            )
+            for r in data.to_pylist()
+        ]
 
     def neighbour_means(
         self,
