@@ -127,6 +127,15 @@ def test_config_edn_settings_are_read_and_comments_skipped() -> None:
     assert "'HH' is not a day, month or year field" in bad.problems[0]
 
 
+@pytest.mark.parametrize("pattern", ["'", "'Journal'", "yyyy", "MMM do", "EEEE"])
+def test_a_title_format_that_names_every_day_alike_is_replaced_by_the_default(
+    pattern: str,
+) -> None:
+    names = journal_names_from(f'{{:journal/page-title-format "{pattern}"}}')
+    assert names.title_format == "MMM do, yyyy"
+    assert "must name the day, the month and the year" in names.problems[0]
+
+
 def test_journal_titles_in_a_logseq_graph() -> None:
     own = journal_names_from('{:journal/page-title-format "EEEE, dd.MM.yyyy"}')
     assert parse_note("journals/2026_11_30.md", "- went out\n", "logseq").title == (

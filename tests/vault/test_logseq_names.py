@@ -32,6 +32,7 @@ from commonplace.vault.notes import page_name, parse_note, read_note
         ("caf%C3%A9", "caf%C3%A9"),  # a non-ASCII byte alone is not decoded
         ("a______b", "a/b"),  # empty namespaces are dropped
         ("v2.1 plan", "v2.1 plan"),
+        ("a%00b%0Ac%7F", "a%00b%0Ac%7F"),  # no NUL, line break or DEL in a page name
     ],
 )
 def test_triple_lowbar_names(stem: str, name: str) -> None:
@@ -48,6 +49,7 @@ def test_triple_lowbar_names(stem: str, name: str) -> None:
         ("caf%C3%A9", "café"),  # decodeURIComponent decodes the whole name
         ("100% sure", "100% sure"),  # and leaves it as it is when it would throw
         ("Ask___Trip", "Ask___Trip"),  # `___` means nothing in the legacy format
+        ("a%00b", "a%00b"),  # kept as written rather than a NUL in the name
     ],
 )
 def test_legacy_names(stem: str, name: str) -> None:

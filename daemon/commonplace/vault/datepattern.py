@@ -26,21 +26,10 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
-MONTHS = (
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-)
-DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+from commonplace.dates import MONTH_NAMES, WEEKDAY_NAMES
+
+MONTHS = MONTH_NAMES
+DAYS = WEEKDAY_NAMES
 
 # field -> (what it is, fewest digits written, most digits kept), as cljs-time's unparse has it
 _NUMBERS = {
@@ -123,6 +112,16 @@ def compile_pattern(pattern: str) -> tuple[Part, ...]:
                 continue
             raise PatternError("'o' (the ordinal suffix) must follow the day, as in 'do'")
         raise PatternError(f"{part.field!r} is not a day, month or year field")
+    return parts
+
+
+def compile_day_name(pattern: str) -> tuple[Part, ...]:
+    """compile_pattern, for a journal's name: it must also tell one day from another, or every
+    journal (of a year, of a month) gets the same name ("'Journal'", "yyyy", "MMM do")."""
+    parts = compile_pattern(pattern)
+    named = {_NUMBERS.get(p.field, _NAMES.get(p.field, ("",)))[0] for p in parts}
+    if not {"day", "month", "year"} <= named:
+        raise PatternError("it must name the day, the month and the year")
     return parts
 
 

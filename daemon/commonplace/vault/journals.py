@@ -26,7 +26,7 @@ from datetime import date
 from pathlib import Path, PurePosixPath
 
 from commonplace.vault import logseq_names
-from commonplace.vault.datepattern import PatternError, compile_pattern, format_day, parse_day
+from commonplace.vault.datepattern import PatternError, compile_day_name, format_day, parse_day
 from commonplace.vault.exclusions import (
     LOGSEQ_SETTINGS,
     edn_keyword,
@@ -100,8 +100,8 @@ class JournalNames:
             return None
         names = cls(parts[0], parts[1], parts[2], parts[3])
         try:
-            compile_pattern(names.title_format)
-            compile_pattern(names.file_format)
+            compile_day_name(names.title_format)
+            compile_day_name(names.file_format)
         except PatternError:
             return None
         return names
@@ -122,7 +122,7 @@ def journal_names_from(text: str) -> JournalNames:
             if value is None:
                 continue
             try:
-                compile_pattern(value)
+                compile_day_name(value)
             except PatternError as exc:
                 problems.append(
                     f"{LOGSEQ_SETTINGS}: {key} {value!r} cannot be read ({exc}); journal pages "

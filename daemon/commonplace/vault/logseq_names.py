@@ -27,6 +27,10 @@ FORMATS = (TRIPLE_LOWBAR, LEGACY)
 
 _ONE_ESCAPE = re.compile(r"%[0-9a-fA-F]{2}")
 _ONLY_ESCAPES = re.compile(r"(?:[^%]|%[0-9a-fA-F]{2})*", re.DOTALL)
+# `%00`, `%0A`... stay as written: Logseq decodes them, but a NUL or a line break in a page
+# name would go into every link, digest line and Ask source that names the page (a NUL makes
+# the note it is written into unreadable as text).
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def page_name_of_file(stem: str, name_format: str = TRIPLE_LOWBAR) -> str:
@@ -34,7 +38,7 @@ def page_name_of_file(stem: str, name_format: str = TRIPLE_LOWBAR) -> str:
     if name_format == LEGACY:
         dotted = stem.replace(".", "/")
         decoded = decode_uri_component(dotted)
-        return dotted if decoded is None else decoded
+        return dotted if decoded is None or _CONTROL.search(decoded) else decoded
     name = _ONE_ESCAPE.sub(_decode_one, stem.replace("___", "/"))
     return "/".join(part for part in name.split("/") if part)
 
@@ -51,9 +55,10 @@ def decode_uri_component(text: str) -> str | None:
 
 
 def _decode_one(match: re.Match[str]) -> str:
-    """One `%XX` alone, as Logseq decodes it: only an ASCII byte decodes by itself."""
+    """One `%XX` alone, as Logseq decodes it: only an ASCII byte decodes by itself (a control
+    character is kept as written: see _CONTROL)."""
     code = int(match.group(0)[1:], 16)
-    return chr(code) if code < 0x80 else match.group(0)
+    return chr(code) if 0x20 <= code < 0x7F else match.group(0)
 
 
 def read_format(value: str | None) -> str:
