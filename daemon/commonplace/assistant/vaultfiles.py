@@ -27,12 +27,13 @@ log = logging.getLogger(__name__)
 
 
 def note_path(settings: Settings, name: str) -> str:
-    """Vault-relative path of a configured note ('Tasks.md'); under pages/ for Logseq."""
+    """Vault-relative path of a configured note ('Tasks.md'); in Logseq, in the graph's pages
+    directory (pages/ unless `:pages-directory` says otherwise), where Logseq keeps the page."""
     name = name.strip().strip("/")
     if not name.lower().endswith((".md", ".markdown")):
         name += ".md"
     if settings.flavor == "logseq" and "/" not in name:
-        return f"pages/{name}"
+        return f"{settings.pages_folder()}/{name}"
     return name
 
 
