@@ -149,7 +149,8 @@ def test_writes_refused_by_a_full_disk_are_retried_once_there_is_space(
         daemon.wait_until(lambda: has_code(daemon, rel, "write_failed"), "tidy refused")
         daemon.wait_until(lambda: has_code(daemon, "Ask/Questions.md", "write_failed"), "ask")
         entry = daemon.entry(rel)
-        assert entry is not None and "No space left on device" in entry["reason"]
+        assert entry is not None and entry["reason"] == "not filed yet: the disk is full"
+        assert entry["action"] == "free some space on the vault's disk"
         assert entry["retry_at"] and waiting.exists() and note.read_text() == QUESTION
 
         filler.unlink()  # space comes back

@@ -23,6 +23,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import platformdirs
 
+from commonplace.vault.journals import journal_names
+
 APP = "commonplace"
 DEFAULT_OLLAMA_HOST = "http://127.0.0.1:11434"
 DEFAULT_CHAT_MODEL = "qwen3.5:9b"
@@ -333,13 +335,21 @@ class Settings:
     def folder(self, key: str) -> str:
         """Vault-relative path of a daemon folder ('inbox', 'filed', 'ask', 'digests').
 
-        Logseq only shows pages kept under pages/, so there a plain name like 'Inbox' means
-        'pages/Inbox'; a name with a '/' is taken as given in both flavours.
+        In Logseq a plain name like 'Inbox' goes where Logseq puts the graph's pages
+        ('pages/Inbox', or 'notes/Inbox' with `:pages-directory "notes"`: pages_folder); a
+        name with a '/' is taken as given in both flavours.
         """
         name: str = getattr(self.folders, key).strip("/")
         if self.flavor == "logseq" and "/" not in name:
-            return f"pages/{name}"
+            return f"{self.pages_folder()}/{name}"
         return name
+
+    def pages_folder(self) -> str:
+        """In Logseq, the graph's pages directory: `:pages-directory` in logseq/config.edn,
+        'pages' by default, read again when that file changes (vault/journals.py). Logseq
+        writes every new page there, so the daemon's notes and namespace pages go there too.
+        Empty in Obsidian."""
+        return journal_names(self.vault).pages if self.flavor == "logseq" else ""
 
     def daemon_folders(self) -> tuple[str, ...]:
         """Vault-relative paths of the folders the daemon writes into."""

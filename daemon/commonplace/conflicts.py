@@ -17,7 +17,7 @@ import os
 import re
 from pathlib import PurePosixPath
 
-from commonplace.ask.asknote import ask_root, is_ask_note
+from commonplace.ask.asknote import ask_root, ask_rule, is_ask_note
 from commonplace.attention import Attention, Entry
 from commonplace.config import Settings
 from commonplace.vault.layout import is_conflict_copy
@@ -40,15 +40,16 @@ def original_of(path: str) -> str:
 
 def find_conflict_copies(settings: Settings) -> list[Entry]:
     """The conflict copies in the inbox and of Ask notes (in Logseq also of the namespace pages
-    Ask/..., which sit in pages/ as Ask___...), each with what to do about it."""
-    inbox, ask, flavor = settings.folder("inbox"), settings.folder("ask"), settings.flavor
+    Ask/..., which sit in the pages directory as Ask___...), each with what to do about it."""
+    inbox, rule = settings.folder("inbox"), ask_rule(settings)
+    ask = rule[0]
     entries = [_entry(settings, rel, "inbox") for rel in _copies_under(settings, inbox)]
     asked = set(_copies_under(settings, ask))
-    root = ask_root(ask, flavor)
-    if root != ask:  # the namespace pages are at the top of pages/
+    root = ask_root(*rule)
+    if root != ask:  # the namespace pages are at the top of the pages directory
         asked.update(_copies_under(settings, root, recursive=False))
     for rel in sorted(asked):
-        if is_ask_note(original_of(rel), ask, flavor):
+        if is_ask_note(original_of(rel), *rule):
             entries.append(_entry(settings, rel, "ask"))
     return entries
 

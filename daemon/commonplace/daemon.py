@@ -26,7 +26,7 @@ from typing import Any
 from aiohttp import web
 
 from commonplace.ask.asknote import ask_root as asknote_root
-from commonplace.ask.asknote import is_ask_note
+from commonplace.ask.asknote import ask_rule, is_ask_note
 from commonplace.ask.service import AskService
 from commonplace.assistant import build_assistant
 from commonplace.assistant.tasks import TaskReader, warm_in_background
@@ -220,11 +220,11 @@ def make_watcher(settings: Settings, jobs: JobQueue, parts: Parts) -> VaultWatch
     def on_lost(reason: str) -> None:
         _scan(parts, reason)
 
-    inbox, ask = settings.folder("inbox"), settings.folder("ask")
-    ask_root = asknote_root(ask, settings.flavor)  # Logseq: all of pages/ (namespace pages)
+    inbox, rule = settings.folder("inbox"), ask_rule(settings)
+    ask_root = asknote_root(*rule)  # Logseq: all of the pages directory (namespace pages)
 
     def wanted(path: str) -> bool:
-        return in_folder(path, inbox) or is_ask_note(path, ask, settings.flavor)
+        return in_folder(path, inbox) or is_ask_note(path, *rule)
 
     return VaultWatcher(
         settings.vault,

@@ -71,7 +71,9 @@ def config_checks(settings: Settings) -> list[Check]:
 
 def flavor_checks(settings: Settings) -> list[Check]:
     """A vault that does not look like its flavour: Logseq pointed one folder too high (the
-    daemon would make a pages/ of its own there) or a Logseq graph read as an Obsidian vault."""
+    daemon would make a pages/ of its own there) or a Logseq graph read as an Obsidian vault.
+    (A graph that sets `:pages-directory` has logseq/config.edn, so pages/ is the one to look
+    for when there is no logseq/ folder.)"""
     vault = settings.vault
     if settings.flavor == "logseq" and not any(
         (vault / name).is_dir() for name in ("pages", "journals", "logseq")
@@ -133,8 +135,9 @@ def journal_checks(settings: Settings) -> list[Check]:
             "ok",
             "journals",
             f"pages named {names.title_format!r} (today: {example!r}), files "
-            f"{names.file_format!r} in {names.directory}/; page files named by "
-            f":{names.name_format} ({_NAME_FORMAT_EXAMPLE[names.name_format]})",
+            f"{names.file_format!r} in {names.directory}/; new pages in {names.pages}/, "
+            f"page files named by :{names.name_format} "
+            f"({_NAME_FORMAT_EXAMPLE[names.name_format]})",
         )
     )
     return checks

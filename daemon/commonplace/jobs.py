@@ -28,7 +28,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from commonplace.ask.asknote import is_ask_note
+from commonplace.ask.asknote import ask_rule, is_ask_note
 from commonplace.attention import Attention
 from commonplace.changes import Change
 from commonplace.config import Settings
@@ -267,12 +267,13 @@ class ChangeRouter:
 
 def route_changes(changes: Sequence[Change], settings: Settings) -> dict[str, list[Change]]:
     """Which stages a batch of changes concerns: the index sees all of them, tidy the inbox's,
-    ask the Ask notes' (in Logseq also the namespace pages Ask/..., stored as pages/Ask___...).
+    ask the Ask notes' (in Logseq also the namespace pages Ask/..., stored in the pages
+    directory as Ask___...).
     A stage with no changes is left out."""
     routed: dict[str, list[Change]] = {"index": list(changes)}
-    inbox, ask = settings.folder("inbox"), settings.folder("ask")
+    inbox, rule = settings.folder("inbox"), ask_rule(settings)
     routed["tidy"] = [c for c in changes if in_folder(c.path, inbox)]
-    routed["ask"] = [c for c in changes if is_ask_note(c.path, ask, settings.flavor)]
+    routed["ask"] = [c for c in changes if is_ask_note(c.path, *rule)]
     return {stage: batch for stage, batch in routed.items() if batch}
 
 

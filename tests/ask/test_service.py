@@ -328,7 +328,8 @@ async def test_an_answer_that_cannot_be_written_is_retried_and_shown(
         (NOTE, "write_failed", 1),
         (NOTE, "write_failed", 2),
     ]
-    assert "No space left on device" in reported[0].reason and reported[0].retry_at
+    assert reported[0].reason == "answer not written yet: the disk is full"
+    assert reported[0].action == "free some space on the vault's disk" and reported[0].retry_at
     assert svc.attention.entries() == []  # cleared once written
     assert len(fake_ollama.chat_requests()) == 1  # the answer was kept for the retry
 

@@ -407,7 +407,7 @@ async def test_a_yes_on_a_full_disk_says_nothing_changed_and_why(
     assert refused.value.code == "failed"
     assert refused.value.message == (
         "Nothing was changed: Tasks.md could not be written (the disk is full), so it is as it "
-        "was. Free some space on it, then ask again."
+        "was. Free some space on the vault's disk, then ask again."
     )
     assert vault_hashes(task_vault) == before
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]

@@ -9,7 +9,9 @@ with scheduling), and a response body rewritten on its way back (data another se
 A change can be answered with a gateway's 5xx after Radicale stored it, or refused (a 403
 for a calendar shared read-only) without reaching it. A request can also be
 swallowed (read, never forwarded, never answered) or cut off (read, never
-forwarded, the connection reset): a server that got the request and then said nothing.
+forwarded, the connection reset): a server that got the request and then said nothing. Or it
+can be answered in the server's place, never forwarded (`answer`: a sign-in page, a captive
+portal, a proxy's own page, with the status and Content-Type they send).
 Every request is recorded with its headers, so a test can say what the client sent.
 """
 
@@ -58,6 +60,8 @@ class Proxy:
     refuse: dict[str, int] = field(default_factory=dict)  # method -> status, never forwarded
     swallow: set[str] = field(default_factory=set)  # methods read and never answered
     cut_off: set[str] = field(default_factory=set)  # methods read, then the connection reset
+    # method -> (status, Content-Type, body): answered so in the server's place, never forwarded
+    answer: dict[str, tuple[int, str, str]] = field(default_factory=dict)
     sent: list[Sent] = field(default_factory=list)
     stopping: threading.Event = field(default_factory=threading.Event)
 
@@ -83,6 +87,15 @@ def _handler(proxy: Proxy, upstream: str) -> type[BaseHTTPRequestHandler]:
                 self.send_response(proxy.refuse[self.command])
                 self.send_header("Content-Length", "0")
                 self.end_headers()
+                return
+            if self.command in proxy.answer:
+                status, kind, text = proxy.answer[self.command]
+                self.send_response(status)
+                if kind:
+                    self.send_header("Content-Type", kind)
+                self.send_header("Content-Length", str(len(text.encode("utf-8"))))
+                self.end_headers()
+                self.wfile.write(text.encode("utf-8"))
                 return
             if self.command in proxy.swallow:
                 proxy.stopping.wait(30)  # never answered (until the proxy stops)

@@ -154,6 +154,27 @@ async def test_capture_resent_with_same_id_is_saved_once(
     assert read_capture(web_settings.vault, path, web_settings.tz).via == "dictation"
 
 
+async def test_a_capture_on_a_full_disk_is_503_and_says_what_to_do(
+    make_client: ClientFactory, web_settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Worded as every stage words a failed vault write (vault/atomic.py `write_trouble`)."""
+    from tests.faults import disk_full
+
+    disk_full(monkeypatch, writes=1)
+    client = await make_client()
+    body = json.dumps({"text": "words on a full disk", "id": "phone-capture-0003"})
+    full = await client.post("/api/capture", data=body, headers=write_headers(client))
+    assert full.status == 503
+    error = (await full.json())["error"]
+    assert error["code"] == "write_failed"
+    assert error["message"].startswith(
+        "Not saved yet: the disk is full (free some space on the vault's disk). Nothing was "
+        "written: send it again"
+    )
+    again = await client.post("/api/capture", data=body, headers=write_headers(client))
+    assert again.status == 201
+
+
 async def test_a_capture_while_git_holds_the_vault_is_503_and_saved_when_sent_again(
     make_client: ClientFactory, web_settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -359,7 +359,8 @@ async def test_a_capture_that_cannot_be_written_is_retried_and_shown(
     assert len(refused) == 2 and len(filed_notes(tidy_settings)) == 1
     assert not (tidy_settings.vault / rel).exists()
     assert [(e.code, e.count) for e in reported] == [("write_failed", 1), ("write_failed", 2)]
-    assert "No space left on device" in reported[0].reason
+    assert reported[0].reason == "not filed yet: the disk is full"
+    assert reported[0].action == "free some space on the vault's disk"
     assert svc.attention.entries() == []
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import threading
 import time
@@ -190,11 +191,29 @@ def test_remove_file_deletes_only_what_was_read(tmp_path: Path) -> None:
 
 
 def test_write_trouble_says_what_to_do(tmp_path: Path) -> None:
-    busy = write_trouble(VaultBusy(tmp_path / ".git" / "index.lock"))
-    assert busy.code == "vault_busy" and "index.lock" in busy.action
-    full = write_trouble(OSError(28, "No space left on device"))
-    assert (full.code, full.why) == ("write_failed", "No space left on device")
-    assert "free space" in full.action
+    lock = tmp_path / ".git" / "index.lock"
+    busy = write_trouble(VaultBusy(lock))
+    assert (busy.code, busy.why) == ("vault_busy", "a git operation is running in the vault")
+    assert busy.action == f"wait for git to finish; if no git command is running, delete {lock}"
+
+
+@pytest.mark.parametrize(
+    ("error", "why", "action"),
+    [
+        (errno.ENOSPC, "the disk is full", "free some space on the vault's disk"),
+        (errno.EDQUOT, "the disk is full", "free some space on the vault's disk"),
+        (errno.EROFS, "the vault's disk is read-only", "make the disk writable again"),
+        (errno.EACCES, "permission denied", "let the daemon's user write in the vault's folders"),
+        (errno.EPERM, "permission denied", "let the daemon's user write in the vault's folders"),
+        (errno.EIO, "Input/output error", "check the vault's disk (free space, permissions)"),
+    ],
+)
+def test_write_trouble_words_what_the_owner_can_fix(error: int, why: str, action: str) -> None:
+    """One wording for every stage that writes to the vault (capture, tidy, Ask, the
+    assistant's notes): the assistant had its own, clearer one, now the only one."""
+    trouble = write_trouble(OSError(error, os.strerror(error), "/vault/Inbox/x.md"))
+    assert (trouble.code, trouble.why) == ("write_failed", why)
+    assert trouble.action.startswith(action)
 
 
 def _deliver(path: Path, text: str) -> None:

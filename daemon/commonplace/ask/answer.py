@@ -19,7 +19,7 @@ from commonplace.ask.citations import check_answer, sanitize
 from commonplace.ask.models import REFUSAL, Answer, Passage
 from commonplace.ask.passages import SearchIndex, format_passages, retrieve, today_line
 from commonplace.config import Settings
-from commonplace.daemon_notes import ask_pages, daemon_folder_of
+from commonplace.daemon_notes import ask_pages, ask_rule, daemon_folder_of
 from commonplace.llm import LLM
 
 MAX_QUESTION_CHARS = 2000
@@ -81,7 +81,7 @@ async def _prepare(
         index,
         limit=settings.ask.passages,
         exclude_folder=settings.folder("ask"),
-        exclude_pages=ask_pages(settings.folder("ask"), settings.flavor),
+        exclude_pages=ask_pages(*ask_rule(settings)),
         exclude=lambda path: daemon_folder_of(path, settings) == "ask",
     )
     notes = [f"Search: {notice}"] if notice else []

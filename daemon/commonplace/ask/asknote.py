@@ -18,10 +18,10 @@ import re
 from dataclasses import dataclass
 
 from commonplace.ask.models import Answer
-from commonplace.daemon_notes import ask_root, is_ask_note
+from commonplace.daemon_notes import ask_root, ask_rule, is_ask_note
 from commonplace.vault import markdown
 
-__all__ = ["ask_root", "is_ask_note"]  # the rule lives with the other daemon notes
+__all__ = ["ask_root", "ask_rule", "is_ask_note"]  # the rule lives with the other daemon notes
 
 _QUESTION = re.compile(r"^(?P<indent>[ \t]*)(?P<bullet>[-*+][ \t]+)?\?\?[ \t]+(?P<text>\S.*?)\s*$")
 _MARKER = re.compile(r"cp-answer::?[ \t]*([0-9a-f]{10}(?:-\d+)?)\b")

@@ -27,6 +27,7 @@ from commonplace.ask.answer import AskError, answer_question
 from commonplace.ask.asknote import (
     Question,
     ask_root,
+    ask_rule,
     insert_answer,
     is_ask_note,
     pending_questions,
@@ -84,7 +85,6 @@ class AskService:
         self.may_work = may_work
         self.llm = llm
         self.index = index
-        self.folder = settings.folder("ask")
         self.quiet_s = settings.ask.quiet_s if quiet_s is None else quiet_s
         self.retry_s = settings.ask.retry_s if retry_s is None else retry_s
         self.record = AnswerRecord(settings.data_path / "ask" / "answers.json")
@@ -105,7 +105,7 @@ class AskService:
     async def scan(self) -> None:
         """Look at every Ask note (start-up and later scans): a question whose file events
         were lost is answered too. Answered questions are skipped by their id in the note."""
-        root = ask_root(self.folder, self.settings.flavor)  # Logseq: all of pages/
+        root = ask_root(*ask_rule(self.settings))  # Logseq: all of the pages directory
         for path in iter_note_paths(self.settings.vault, under=root, refused=self._refused):
             if self._is_ask_note(path):
                 self._schedule(path, self.quiet_s)
@@ -121,8 +121,13 @@ class AskService:
             else:
                 self._schedule(change.path, self.quiet_s)
 
+    @property
+    def folder(self) -> str:
+        """The Ask folder now: in Logseq it follows the graph's `:pages-directory`."""
+        return self.settings.folder("ask")
+
     def _is_ask_note(self, path: str) -> bool:
-        return is_ask_note(path, self.folder, self.settings.flavor)
+        return is_ask_note(path, *ask_rule(self.settings))
 
     def status(self) -> dict[str, Any]:
         return {

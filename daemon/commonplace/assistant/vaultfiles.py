@@ -14,18 +14,26 @@ from pathlib import Path
 from commonplace.assistant.gate import Stale
 from commonplace.assistant.registry import ToolError
 from commonplace.config import Settings
-from commonplace.vault import FileChanged, FileRefused, atomic_write, content_hash, read_file
+from commonplace.vault import (
+    FileChanged,
+    FileRefused,
+    atomic_write,
+    content_hash,
+    read_file,
+    write_trouble,
+)
 
 log = logging.getLogger(__name__)
 
 
 def note_path(settings: Settings, name: str) -> str:
-    """Vault-relative path of a configured note ('Tasks.md'); under pages/ for Logseq."""
+    """Vault-relative path of a configured note ('Tasks.md'); in Logseq, in the graph's pages
+    directory (pages/ unless `:pages-directory` says otherwise), where Logseq keeps the page."""
     name = name.strip().strip("/")
     if not name.lower().endswith((".md", ".markdown")):
         name += ".md"
     if settings.flavor == "logseq" and "/" not in name:
-        return f"pages/{name}"
+        return f"{settings.pages_folder()}/{name}"
     return name
 
 
@@ -87,32 +95,15 @@ def write_lines(vault: Path, snapshot: Snapshot, lines: list[str]) -> None:
         raise Stale(f"{snapshot.path} changed just now, so nothing was written") from None
     except OSError as exc:  # the temp file or the rename failed: the note is as it was
         log.warning("assistant: %s could not be written (%s)", snapshot.path, _name(exc))
+        trouble = write_trouble(exc)
         raise ToolError(
-            f"{snapshot.path} could not be written ({_why(exc)}), so it is as it was. "
-            f"{_what_to_do(exc)}, then ask again."
+            f"{snapshot.path} could not be written ({trouble.why}), so it is as it was. "
+            f"{trouble.action[0].upper()}{trouble.action[1:]}, then ask again."
         ) from None
 
 
 def _name(exc: OSError) -> str:
     return errno.errorcode.get(exc.errno or 0, type(exc).__name__)
-
-
-def _why(exc: OSError) -> str:
-    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
-        return "the disk is full"
-    if exc.errno == errno.EROFS:
-        return "the vault's disk is read-only"
-    if exc.errno in (errno.EACCES, errno.EPERM):
-        return "permission denied"
-    return exc.strerror or str(exc)
-
-
-def _what_to_do(exc: OSError) -> str:
-    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
-        return "Free some space on it"
-    if exc.errno == errno.EBUSY:  # a git operation holds the repository's lock (VaultBusy)
-        return "Wait for git to finish"
-    return "Check the vault's disk and permissions"
 
 
 def appended(snapshot: Snapshot, new_lines: list[str]) -> list[str]:

@@ -38,7 +38,6 @@ import asyncio
 import contextlib
 import logging
 import os
-import re
 import socket
 import ssl
 import threading
@@ -64,7 +63,7 @@ from commonplace.calendar.models import (
 from commonplace.config import CalendarSettings, Settings
 
 if TYPE_CHECKING:
-    from caldav.davclient import DAVClient
+    from commonplace.calendar.dav import CheckedDAVClient
 
 # caldav and its HTTP client (niquests, urllib3) are imported by the methods that use them, in
 # the worker thread of a calendar call: a daemon whose calendar is never used does not load
@@ -195,7 +194,7 @@ class CalendarClient:
         self.tz = settings.tz
         self._env = os.environ if env is None else env
         self._lock = threading.Lock()
-        self._client: DAVClient | None = None
+        self._client: CheckedDAVClient | None = None
         self._calendars: list[tuple[str, Any]] = []
         self._listed_at = -DISCOVERY_TTL_S
         self._attempt = _Attempt()  # the call running in the worker thread (under _lock)
@@ -310,6 +309,16 @@ class CalendarClient:
         import niquests
         from caldav.lib import error as dav_error
 
+        from commonplace.calendar.dav import NotCalendarData
+
+        if isinstance(exc, NotCalendarData):  # before caldav reads it (see calendar/dav.py)
+            log.warning(
+                "calendar at %s: the request for events was answered with %s, not CalDAV; "
+                "check [calendar] url",
+                self._where,
+                exc.what,
+            )
+            return CalendarUnavailable(self._not_calendar_data(exc.what))
         if isinstance(exc, dav_error.AuthorizationError):
             status = getattr(exc, "status", None)
             log.info("calendar at %s: %s (HTTP %s)", self._where, _name(exc), status)
@@ -458,6 +467,15 @@ class CalendarClient:
             "in front of it, like a Wi-Fi login). Check [calendar] url."
         )
 
+    def _not_calendar_data(self, what: str) -> str:
+        return (
+            f"The calendar at {self._where} answered the request for events with {what}, not "
+            "CalDAV, so no events could be read: something in front of the server may have "
+            "answered in its place (a sign-in page, like a Wi-Fi login, or a proxy), or "
+            "[calendar] url is not the account's CalDAV address. Sign in if a page asks you "
+            "to, check [calendar] url, and try again."
+        )
+
     def _refused(self) -> str:
         return (
             f"The calendar at {self._where} refused the login for "
@@ -478,12 +496,12 @@ class CalendarClient:
 
     # -- the synchronous work, in a worker thread -------------------------------------------
 
-    def _dav(self) -> DAVClient:
-        from caldav.davclient import DAVClient
+    def _dav(self) -> CheckedDAVClient:
+        from commonplace.calendar.dav import CheckedDAVClient
 
         if self._client is None:
             password = read_password(self.config, self._env)
-            self._client = DAVClient(
+            self._client = CheckedDAVClient(
                 url=self.config.url,
                 username=self.config.username or None,
                 password=password or None,
@@ -514,9 +532,11 @@ class CalendarClient:
             answer = self._dav().propfind(self.config.url, depth=0)
         except Exception:  # the listing just worked: not knowing is "no calendars"
             return False
+        from commonplace.calendar.dav import looks_like_html
+
         kind = str(answer.headers.get("Content-Type", "")).lower()
         body = answer.raw if isinstance(answer.raw, str) else ""
-        return "html" in kind or bool(_HTML.match(body))
+        return "html" in kind or looks_like_html(body)
 
     def _all_names(self) -> list[str]:
         return [name for name, _ in self._discover()]
@@ -814,9 +834,6 @@ def _with(event: Event, **changes: Any) -> Event:
 
 def _now(tz: Any) -> datetime:
     return datetime.now(tz)
-
-
-_HTML = re.compile(r"\s*(<!doctype\s+html|<html)", re.IGNORECASE)
 
 
 def _last_segment(url: str) -> str:

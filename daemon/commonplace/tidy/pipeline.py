@@ -28,7 +28,7 @@ from pathlib import Path
 
 from commonplace.capture import Capture, capture_stamp, read_capture
 from commonplace.config import Settings
-from commonplace.daemon_notes import ask_pages, is_daemon_note
+from commonplace.daemon_notes import ask_pages, ask_rule, is_daemon_note
 from commonplace.llm import LLM
 from commonplace.tidy import filed_note
 from commonplace.tidy.candidates import SearchIndex, find_candidates
@@ -116,7 +116,7 @@ async def tidy_capture(ctx: TidyContext, path: str, *, dry_run: bool = False) ->
         ctx.index,
         capture.body,
         settings.daemon_folders(),
-        exclude_pages=ask_pages(settings.folder("ask"), settings.flavor),
+        exclude_pages=ask_pages(*ask_rule(settings)),
         ours=lambda path: is_daemon_note(path, settings),
     )
     proposal = await ask_model(ctx.llm, capture, candidates, facts.top_tags(), ctx.today())

@@ -63,26 +63,40 @@ class VaultBusy(OSError):
 
 @dataclass(frozen=True)
 class WriteTrouble:
-    """What a failed vault write tells the owner, worded once for every stage."""
+    """What a failed vault write tells the owner, worded once for every stage (capture, tidy,
+    Ask, the assistant's tasks and memory notes)."""
 
     code: str  # "vault_busy" or "write_failed": for attention and the API
-    why: str  # "a git operation is running in the vault", "No space left on device"
-    action: str  # what to do about it
+    why: str  # "a git operation is running in the vault", "the disk is full"
+    action: str  # what to do about it, lower case: "free some space on the vault's disk"
+
+
+_FULL = (errno.ENOSPC, errno.EDQUOT)  # out of space, or out of the user's quota
+_NOT_ALLOWED = (errno.EACCES, errno.EPERM)
 
 
 def write_trouble(exc: OSError) -> WriteTrouble:
-    """A failed vault write (VaultBusy included), as the owner is told about it."""
+    """A failed vault write (VaultBusy included), as the owner is told about it: the causes an
+    owner can fix (a git operation, a full disk, a read-only disk, permissions) in plain words,
+    anything else as the system words it."""
     if isinstance(exc, VaultBusy):
         return WriteTrouble(
             "vault_busy",
             "a git operation is running in the vault",
-            f"if no git command is running, delete {exc.lock}",
+            f"wait for git to finish; if no git command is running, delete {exc.lock}",
         )
-    return WriteTrouble(
-        "write_failed",
-        exc.strerror or type(exc).__name__,
-        "check the disk (free space, permissions)",
-    )
+    if exc.errno in _FULL:
+        why, action = "the disk is full", "free some space on the vault's disk"
+    elif exc.errno == errno.EROFS:
+        why = "the vault's disk is read-only"
+        action = "make the disk writable again (one that turned read-only by itself needs checking)"
+    elif exc.errno in _NOT_ALLOWED:
+        why = "permission denied"
+        action = "let the daemon's user write in the vault's folders (e.g. chmod u+w)"
+    else:
+        why = exc.strerror or type(exc).__name__
+        action = "check the vault's disk (free space, permissions)"
+    return WriteTrouble("write_failed", why, action)
 
 
 class FileChanged(Exception):

@@ -10,7 +10,12 @@ journal files are named by `:journal/file-name-format` (default "yyyy_MM_dd") in
 `:journals-directory` (default "journals"), so a file there is also read in that format.
 
 The same file says how the graph's files are named (`:file/name-format`: vault/logseq_names.py),
-which a page's name and so its journal day depend on; JournalNames carries it too.
+which a page's name and so its journal day depend on, and where Logseq writes a new page
+(`:pages-directory`, default "pages"; frontend config.cljs get-pages-directory, used by
+modules/file/core.cljs when it makes a page's file), which is where the daemon's folders go in a
+Logseq graph (config.py Settings.folder); JournalNames carries both. Both directories are
+relative to the graph's folder, as Logseq joins them (logseq.common.path/path-join): runs of
+'/' (or '\\') are one, '.' and '..' are resolved, and a leading or trailing '/' is dropped.
 
 The settings come from `logseq/config.edn`, read again whenever that file changes (one stat
 per call). A format this module cannot read (vault/datepattern.py says which fields it knows)
@@ -40,6 +45,7 @@ log = logging.getLogger(__name__)
 DEFAULT_TITLE_FORMAT = "MMM do, yyyy"
 DEFAULT_FILE_FORMAT = "yyyy_MM_dd"
 DEFAULT_DIRECTORY = "journals"
+DEFAULT_PAGES = "pages"
 # Every name in one of these is a journal day, whatever the settings (Logseq's safe formatters).
 ALWAYS_READ = ("MMM do, yyyy", "yyyy-MM-dd", "yyyy_MM_dd")
 
@@ -55,6 +61,9 @@ class JournalNames:
     # The marker a new task gets (state.cljs get-preferred-todo): LATER in Logseq's default
     # workflow (`:preferred-workflow :now`), TODO with `:preferred-workflow :todo`.
     task_marker: str = "LATER"
+    # :pages-directory: where Logseq writes new pages. Page names do not depend on it (a file's
+    # name is read alike in any folder: logseq_names.py), so the signature leaves it out.
+    pages: str = DEFAULT_PAGES
     problems: tuple[str, ...] = field(default=(), compare=False)
 
     def day_of(self, name: str, path: str = "") -> date | None:
@@ -134,18 +143,53 @@ def journal_names_from(text: str) -> JournalNames:
 
     title_format = setting((":journal/page-title-format", ":date-formatter"), DEFAULT_TITLE_FORMAT)
     file_format = setting((":journal/file-name-format",), DEFAULT_FILE_FORMAT)
-    directory = (edn_string(clean, ":journals-directory") or DEFAULT_DIRECTORY).strip("/")
+    directory = graph_folder(clean, ":journals-directory", DEFAULT_DIRECTORY, problems)
+    pages = graph_folder(clean, ":pages-directory", DEFAULT_PAGES, problems)
     name_format = logseq_names.read_format(edn_keyword(clean, ":file/name-format"))
     workflow = edn_keyword(clean, ":preferred-workflow") or edn_string(clean, ":preferred-workflow")
     marker = "TODO" if workflow and "now" not in workflow.lower() else "LATER"
     return JournalNames(
         title_format,
         file_format,
-        directory or DEFAULT_DIRECTORY,
+        directory,
         name_format,
         marker,
+        pages,
         tuple(problems),
     )
+
+
+def graph_folder(clean: str, key: str, default: str, problems: list[str]) -> str:
+    """The folder a directory setting names (`:pages-directory "notes"`), vault-relative, as
+    Logseq joins it to the graph's folder; `default` when the key is absent or not a string.
+
+    One that names no folder inside the graph (empty, ".", or one that climbs out of it with
+    '..') is named in `problems` and replaced by `default`: Logseq would write those pages at
+    the graph's top level or outside it, where the daemon will not put its folders."""
+    value = edn_string(clean, key)
+    if value is None:
+        return default
+    folder = _joined(value)
+    if folder is None:
+        problems.append(
+            f"{LOGSEQ_SETTINGS}: {key} {value!r} names no folder inside the graph; "
+            f"it is read as Logseq's default {default!r}"
+        )
+        return default
+    return folder
+
+
+def _joined(value: str) -> str | None:
+    """`value` as one '/'-separated relative path, or None if it is none inside the graph."""
+    parts: list[str] = []
+    for part in value.replace("\\", "/").split("/"):
+        if part == "..":
+            if not parts:
+                return None
+            parts.pop()
+        elif part not in ("", "."):
+            parts.append(part)
+    return "/".join(parts) or None
 
 
 _lock = threading.Lock()
@@ -170,7 +214,7 @@ def journal_names(vault: Path) -> JournalNames:
     if text is not None:
         names = journal_names_from(text)
     elif problem is not None:
-        names = JournalNames(problems=(f"{problem}; journal pages are named as by default",))
+        names = JournalNames(problems=(f"{problem}; Logseq's defaults are used",))
     else:
         names = DEFAULT
     with _lock:
@@ -185,11 +229,12 @@ def _log_change(before: JournalNames | None, after: JournalNames) -> None:
         return
     if after != DEFAULT or (before is not None and before != DEFAULT):
         log.info(
-            "Logseq journal pages are named %r, their files %r in %s/; page files are read "
-            "in the :%s file name format (%s)",
+            "Logseq journal pages are named %r, their files %r in %s/; new pages go in %s/, "
+            "page files are read in the :%s file name format (%s)",
             after.title_format,
             after.file_format,
             after.directory,
+            after.pages,
             after.name_format,
             LOGSEQ_SETTINGS,
         )

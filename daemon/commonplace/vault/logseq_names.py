@@ -14,6 +14,10 @@ graphs: graph-parser util.cljs `title-parsing`, config from state.cljs `get-file
 
 A `title::` property overrides the file name in both (notes.parse_note reads it). A graph with
 no config.edn at all gets Logseq's template, hence `:triple-lowbar`, once Logseq opens it.
+
+The folder does not matter: Logseq reads every file's name this way (graph-parser extract.cljc
+get-page-name applies title-parsing to the file's name wherever it is), so `a___b.md` is "a/b"
+in pages/, in a `:pages-directory` of the owner's choosing and in any other folder alike.
 """
 
 from __future__ import annotations

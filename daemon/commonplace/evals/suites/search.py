@@ -77,7 +77,9 @@ def copy_notes(source: Path, dest: Path) -> None:
 
 
 def vault_flavor(vault: Path) -> str:
-    """A Logseq graph has a logseq/ folder (config.edn) or pages/ and journals/."""
+    """A Logseq graph has a logseq/ folder (config.edn) or pages/ and journals/ (without
+    config.edn its pages directory can only be Logseq's default, so pages/ is the one to see;
+    one that sets `:pages-directory` has a logseq/ folder)."""
     if (vault / "logseq").is_dir() or (
         (vault / "pages").is_dir() and (vault / "journals").is_dir()
     ):

@@ -1,0 +1,307 @@
+"""A Logseq graph whose logseq/config.edn says `:pages-directory "notes"` keeps its pages there.
+
+Logseq 0.10's file graphs (frontend config.cljs get-pages-directory, default "pages";
+modules/file/core.cljs makes a new page's file in it) write every new page into that folder,
+relative to the graph's. So the daemon's folders go there (captures, filed notes, Ask notes,
+digests), and the Ask namespace pages and the assistant's notes are looked for there; page
+names do not depend on it (graph-parser extract.cljc reads any file's name alike). Without the
+key, or with one that cannot be read, it is "pages", as before. Real files in tmp_path, the real
+index (Tantivy + LanceDB) and the fake Ollama.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+import subprocess
+import sys
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from commonplace.ask.service import AskService
+from commonplace.assistant.vaultfiles import note_path
+from commonplace.capture import write_capture
+from commonplace.changes import Change
+from commonplace.config import Settings
+from commonplace.conflicts import find_conflict_copies
+from commonplace.daemon_notes import ask_pages, ask_root, ask_rule, daemon_folder_of, is_ask_note
+from commonplace.doctor import config_checks
+from commonplace.index import Index
+from commonplace.jobs import route_changes
+from commonplace.llm import LLM
+from commonplace.tidy.pipeline import TidyContext, tidy_capture
+from commonplace.vault import read_note
+from commonplace.vault.journals import journal_names_from
+from tests.ask.helpers import cite_passage_with, passages_in
+from tests.fakes.ollama import FakeOllama
+from tests.tidy.conftest import answer, fast
+
+CONFIG = """{:meta/version 1
+ ;; Set the default location for storing notes.
+ ;; Default value: "pages"
+ ;; :pages-directory "pages"
+ :pages-directory "notes"
+ :file/name-format :triple-lowbar
+ :hidden []}
+"""
+PAGES = {
+    "notes/Kites.md": "- The zephyrine kite project: a spar of bamboo.\n",
+    "notes/Trips___Kite festival.md": "- The zephyrine kite festival at the lighthouse.\n",
+    "journals/2026_11_30.md": "- Flew the zephyrine kite at the lighthouse with Ana.\n",
+}
+
+
+def make_graph(root: Path, config: str | None = CONFIG) -> Path:
+    """A small Logseq graph in `root`: its pages in notes/, a journal, and `config`."""
+    files = dict(PAGES)
+    if config is not None:
+        files["logseq/config.edn"] = config
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    return root
+
+
+def on_graph(settings: Settings, fake_ollama: FakeOllama, config: str | None = CONFIG) -> Settings:
+    root = make_graph(settings.vault.parent / "graph", config)
+    return fast(dataclasses.replace(settings, vault=root, flavor="logseq"), fake_ollama.url)
+
+
+# -- reading the setting -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "pages"),
+    [
+        (CONFIG, "notes"),
+        ('{:pages-directory "/notes/"}', "notes"),  # relative to the graph, whatever the slashes
+        ('{:pages-directory "./notes//daily/"}', "notes/daily"),
+        ('{:pages-directory "notes\\\\daily"}', "notes/daily"),  # EDN "notes\\daily"
+        ('{:pages-directory "old/../notes"}', "notes"),
+        ('{:pages-directory, "notes"}', "notes"),  # commas are whitespace in EDN
+        ("{:meta/version 1 :hidden []}", "pages"),  # no key: Logseq's default
+        ('{:meta/version 1\n ;; :pages-directory "x"\n :hidden []}', "pages"),  # commented out
+        ('{:meta/version 1\n ;; :pages-directory "x"\n :pages-directory "y"}', "y"),
+        ('{:journals-directory "notes" :pages-directory-old "x"}', "pages"),  # other keys
+        ("{:pages-directory notes}", "pages"),  # not a string
+        ("{:pages-directory :notes}", "pages"),
+        ('{:pages-directory "notes', "pages"),  # malformed: the string never ends
+        ('{:pages-directory [[[ "', "pages"),
+        ("", "pages"),
+        ("\x00\xff garbage ;; {{{", "pages"),
+    ],
+)
+def test_the_pages_directory_is_read_from_config_edn(text: str, pages: str) -> None:
+    names = journal_names_from(text)
+    assert names.pages == pages
+    assert names.problems == ()
+
+
+@pytest.mark.parametrize("value", ["", "/", ".", "..", "../elsewhere", "notes/../.."])
+def test_a_pages_directory_outside_the_graph_is_read_as_pages_and_said(value: str) -> None:
+    """Logseq would write those pages at the graph's top level or outside it."""
+    names = journal_names_from(f'{{:pages-directory "{value}"}}')
+    assert names.pages == "pages"
+    [problem] = names.problems
+    assert problem.startswith(f"logseq/config.edn: :pages-directory {value!r} names no folder")
+
+
+def test_the_journals_directory_is_read_by_the_same_rule() -> None:
+    assert journal_names_from('{:journals-directory "/days/"}').directory == "days"
+    assert journal_names_from('{:journals-directory "./days//2026"}').directory == "days/2026"
+    names = journal_names_from('{:journals-directory ".."}')
+    assert names.directory == "journals" and len(names.problems) == 1
+
+
+def test_a_hostile_config_edn_is_read_in_linear_time(tmp_path: Path) -> None:
+    """Near 1 MB (the limit) of keys whose value never comes: read in well under a second;
+    the bound is a hang's. In a process of its own, as a regular expression holds the
+    interpreter until it is done."""
+    hostile = ":pages-directory" + "," * 300_000 + ' :pages-directory "' + "\\\\" * 300_000
+    make_graph(tmp_path, "{" + hostile)
+    code = (
+        "import sys; from pathlib import Path; "
+        "from commonplace.vault.journals import journal_names; "
+        "print(journal_names(Path(sys.argv[1])).pages)"
+    )
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=30
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail("reading a hostile logseq/config.edn did not finish in 30 s")
+    assert done.stdout.strip() == "pages", done.stderr
+
+
+# -- where the daemon's notes go -----------------------------------------------------------------
+
+
+def test_the_daemons_folders_and_notes_follow_the_pages_directory(settings: Settings) -> None:
+    s = dataclasses.replace(
+        settings, vault=make_graph(settings.vault.parent / "g"), flavor="logseq"
+    )
+    assert s.pages_folder() == "notes"
+    assert s.daemon_folders() == ("notes/Inbox", "notes/Filed", "notes/Ask", "notes/Digests")
+    assert note_path(s, "Tasks.md") == "notes/Tasks.md"
+    assert note_path(s, "Lists/Memory") == "Lists/Memory.md"  # a path is taken as given
+    given = dataclasses.replace(s, folders=dataclasses.replace(s.folders, inbox="Captures/In"))
+    assert given.folder("inbox") == "Captures/In"
+
+    # The same graph read as an Obsidian vault, and one without the key: as before.
+    obsidian = dataclasses.replace(s, flavor="obsidian")
+    assert obsidian.folder("inbox") == "Inbox" and obsidian.pages_folder() == ""
+    assert note_path(obsidian, "Tasks.md") == "Tasks.md"
+    plain = dataclasses.replace(s, vault=make_graph(settings.vault.parent / "p", config=None))
+    assert plain.folder("inbox") == "pages/Inbox" and note_path(plain, "Tasks") == "pages/Tasks.md"
+
+
+def test_a_change_to_config_edn_is_followed_without_a_restart(settings: Settings) -> None:
+    s = dataclasses.replace(
+        settings, vault=make_graph(settings.vault.parent / "g"), flavor="logseq"
+    )
+    assert s.folder("ask") == "notes/Ask"
+    (s.vault / "logseq/config.edn").write_text(CONFIG.replace('"notes"', '"wiki/pages"'))
+    assert s.folder("ask") == "wiki/pages/Ask"
+    (s.vault / "logseq/config.edn").write_text(CONFIG.replace(' :pages-directory "notes"\n', ""))
+    assert s.folder("ask") == "pages/Ask"
+    (s.vault / "logseq/config.edn").unlink()
+    assert s.folder("ask") == "pages/Ask"
+
+
+def test_ask_namespace_pages_are_those_in_the_pages_directory(settings: Settings) -> None:
+    s = dataclasses.replace(
+        settings, vault=make_graph(settings.vault.parent / "g"), flavor="logseq"
+    )
+    rule = ask_rule(s)
+    assert rule == ("notes/Ask", "logseq", "notes")
+    assert ask_pages(*rule) == ("notes/ask___", "notes/ask%2f")
+    assert ask_root(*rule) == "notes"
+    assert is_ask_note("notes/Ask/Trip.md", *rule)
+    assert is_ask_note("notes/Ask___Trip.md", *rule) and is_ask_note("notes/ask%2FTrip.md", *rule)
+    assert not is_ask_note("pages/Ask___Trip.md", *rule)
+    assert not is_ask_note("notes/Askew___Trip.md", *rule)
+    assert not is_ask_note("notes/Sub/Ask___Trip.md", *rule)
+    assert daemon_folder_of("notes/Ask___Trip.md", s) == "ask"
+    assert daemon_folder_of("notes/Inbox/2026-12-01 0900.md", s) == "inbox"
+    assert daemon_folder_of("pages/Inbox/2026-12-01 0900.md", s) is None
+    # A nested pages directory: the namespace pages are directly in it.
+    nested = ("wiki/pages/Ask", "logseq", "wiki/pages")
+    assert ask_pages(*nested) == ("wiki/pages/ask___", "wiki/pages/ask%2f")
+    assert ask_root(*nested) == "wiki/pages"
+    assert ask_pages("notes/Ask", "obsidian", "notes") == ()
+
+
+def test_changes_are_routed_by_the_pages_directory(settings: Settings) -> None:
+    s = dataclasses.replace(
+        settings, vault=make_graph(settings.vault.parent / "g"), flavor="logseq"
+    )
+    changes = [
+        Change("notes/Inbox/2026-12-01 0900.md", "created"),
+        Change("notes/Ask___Kites.md", "modified"),
+        Change("pages/Inbox/2026-12-01 0901.md", "created"),
+        Change("notes/Kites.md", "modified"),
+    ]
+    routed = route_changes(changes, s)
+    assert [c.path for c in routed["tidy"]] == ["notes/Inbox/2026-12-01 0900.md"]
+    assert [c.path for c in routed["ask"]] == ["notes/Ask___Kites.md"]
+    assert len(routed["index"]) == 4
+
+
+def test_page_names_do_not_depend_on_the_folder(settings: Settings) -> None:
+    """Logseq reads `a___b.md` as the page "a/b" wherever the file is (extract.cljc
+    get-page-name), so a graph's old pages/ keep their names after `:pages-directory` moves."""
+    vault = make_graph(settings.vault.parent / "g")
+    (vault / "pages").mkdir()
+    (vault / "pages/Trips___Old fair.md").write_text("- an older page\n")
+    assert read_note(vault, "notes/Trips___Kite festival.md", "logseq").title == (
+        "Trips/Kite festival"
+    )
+    assert read_note(vault, "pages/Trips___Old fair.md", "logseq").title == "Trips/Old fair"
+    assert read_note(vault, "journals/2026_11_30.md", "logseq").title == "Nov 30th, 2026"
+
+
+def test_conflict_copies_of_ask_pages_are_found_in_the_pages_directory(
+    settings: Settings,
+) -> None:
+    s = dataclasses.replace(
+        settings, vault=make_graph(settings.vault.parent / "g"), flavor="logseq"
+    )
+    copy = "notes/Ask___Kites.sync-conflict-20261201-090000-ABCDEFG.md"
+    (s.vault / copy).write_text("- ?? where?\n")
+    (s.vault / "notes/Kites.sync-conflict-20261201-090000-ABCDEFG.md").write_text("- own\n")
+    assert [e.path for e in find_conflict_copies(s)] == [copy]
+
+
+def test_doctor_says_where_new_pages_go(settings: Settings, fake_ollama: FakeOllama) -> None:
+    s = on_graph(settings, fake_ollama)
+    [line] = [c.line() for c in config_checks(s) if c.name == "journals"]
+    assert "in journals/; new pages in notes/, page files named by :triple-lowbar" in line
+    (s.vault / "logseq/config.edn").write_text('{:pages-directory ".."}')
+    lines = [c.line() for c in config_checks(s) if c.name == "journals"]
+    assert lines[0].startswith("warn journals: logseq/config.edn: :pages-directory '..' names")
+    assert "new pages in pages/" in lines[1]
+
+
+# -- the stages, end to end ----------------------------------------------------------------------
+
+
+async def test_a_capture_is_saved_and_filed_in_the_pages_directory(
+    settings: Settings, fake_ollama: FakeOllama
+) -> None:
+    """The phone's capture lands in notes/Inbox/, tidy files it in notes/Filed/ with links to
+    pages by the names Logseq shows (a namespaced file in notes/ too), and no pages/ appears."""
+    s = on_graph(settings, fake_ollama)
+    rel = write_capture(
+        s, "the zephyrine kite festival again", "phone", datetime(2026, 12, 1, 9, 0)
+    )
+    assert rel == "notes/Inbox/2026-12-01 0900.md"
+    fake_ollama.enqueue_chat(answer("Kite festival", links=["Kites", "Trips/Kite festival"]))
+    llm = LLM(s.ollama)
+    index = Index.open(s, llm)
+    try:
+        await index.refresh()
+        outcome = await tidy_capture(TidyContext(s, llm, index), rel)
+        # Search's folder filter takes the pages directory like any other folder.
+        found = await index.search(
+            "zephyrine kite", limit=10, mode="keyword", include_folders=["notes"]
+        )
+        assert found.results and all(r.path.startswith("notes/") for r in found.results)
+    finally:
+        index.close()
+    [request] = fake_ollama.chat_requests()
+    offered = json.dumps(request, ensure_ascii=False)
+    assert "Trips/Kite festival" in offered and "Trips___Kite festival" not in offered
+    assert outcome.filed == "notes/Filed/2026-12-01 0900 Kite festival.md"
+    filed = (s.vault / outcome.filed).read_text(encoding="utf-8")
+    assert "Related: [[Kites]], [[Trips/Kite festival]]" in filed
+    assert not (s.vault / rel).exists()
+    assert not (s.vault / "pages").exists()
+
+
+async def test_a_question_on_an_ask_page_in_the_pages_directory_is_answered(
+    settings: Settings, fake_ollama: FakeOllama
+) -> None:
+    """Logseq saves the page "Ask/Kites" as notes/Ask___Kites.md: found by the start-up scan,
+    answered from the owner's pages, and never one of its own passages."""
+    s = on_graph(settings, fake_ollama)
+    page = s.vault / "notes/Ask___Kites.md"
+    page.write_text("- ?? Where did I fly the zephyrine kite?\n", encoding="utf-8")
+    fake_ollama.chat_handler = cite_passage_with("lighthouse", "At the lighthouse")
+    llm = LLM(s.ollama)
+    index = Index.open(s, llm)
+    svc = AskService(s, llm, index, quiet_s=0.05, retry_s=0.05)
+    try:
+        await index.refresh()
+        await svc.startup()
+        await svc.idle()
+    finally:
+        await svc.close()
+        index.close()
+    text = page.read_text(encoding="utf-8")
+    assert re.search(r"At the lighthouse \[\d\]\.", text), text
+    [request] = fake_ollama.chat_requests()
+    cited = {path for _, path, _, _ in passages_in(request)}
+    assert cited and not any("Ask" in name for name in cited)
