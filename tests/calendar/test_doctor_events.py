@@ -141,7 +141,8 @@ def test_a_server_that_never_answers_the_request_for_events_is_a_timeout_within_
     (line,) = [x for x in result.output.splitlines() if x.startswith("FAIL calendar events: ")]
     assert f"The calendar at {proxy.url[7:-1]} did not answer within 2 s." in line
     assert "raise [calendar] timeout_s" in line
-    assert took < 2 * s.calendar.timeout_s + 2.0, took  # one wait for the events, and a margin
+    # one wait for the events (2 s) and the rest of doctor; the proxy would hold it for 30 s
+    assert took < 2 * s.calendar.timeout_s + 4.0, took
 
 
 async def test_an_unreadable_event_today_is_a_warning_without_its_title(
