@@ -224,7 +224,6 @@ def test_a_second_make_run_leaves_the_running_samples_vault_alone(sample_run: Sa
     first = CliRunner().invoke(cli, ["run", "--sample-if-unset"], env=env)
     assert first.exit_code == 0, first.output
     capture = scratch / "vault" / "Inbox" / "2026-12-01 0246.md"
-    capture.parent.mkdir()
     capture.write_text("ring the garage about the MOT\n")
     data = load_settings(
         env={"COMMONPLACE_VAULT": str(scratch / "vault"), "COMMONPLACE_DATA": str(scratch / "data")}
@@ -262,6 +261,50 @@ def test_make_run_starts_the_sample_with_a_fresh_data_folder_too(sample_run: Sam
     assert not (scratch / "vault" / "Inbox" / "left from last time.md").exists()
     assert (scratch / "vault" / "Home.md").is_file()
     assert started == [scratch / "vault"]
+
+
+def test_the_samples_digest_shows_the_week_of_its_captures(
+    sample_run: SampleRun, fake_ollama_thread: FakeOllama
+) -> None:
+    """`make run`'s sample held no capture (they stayed in vault_fixture/captures/), and its
+    digest covered the week just past: "0 notes captured this week". Now its inbox holds the
+    sample week's captures as they arrived, and `commonplace digest` on it, run from the
+    other terminal as make run says, writes that week's digest."""
+    import json
+
+    from commonplace.sample import sample_captures
+
+    scratch, env, _ = sample_run
+    result = CliRunner().invoke(cli, ["run", "--sample-if-unset"], env=env)
+    assert result.exit_code == 0, result.output
+    assert "'commonplace digest' on it writes that week's digest, 2026-W43" in result.output
+    inbox = scratch / "vault" / "Inbox"
+    names = sorted(p.name for p in inbox.iterdir())
+    assert names == [p.name for p in sample_captures()] and len(names) == 20
+    first = (inbox / "2026-10-19 0742.md").read_text(encoding="utf-8")
+    assert first.startswith("---\ncaptured: 2026-10-19T07:42\nvia: phone\n---\n")
+
+    fake_ollama_thread.chat_handler = lambda body: json.dumps({"summary": "A busy week."})
+    other_terminal = env | {
+        "COMMONPLACE_VAULT": str(scratch / "vault"),
+        "COMMONPLACE_DATA": str(scratch / "data"),
+        "OLLAMA_HOST": fake_ollama_thread.url,
+    }
+    digest = CliRunner().invoke(cli, ["digest"], env=other_terminal)
+    assert digest.exit_code == 0, digest.output
+    assert "The sample vault: the digest of the week its captures were written, 2026-W43" in (
+        digest.output
+    )
+    assert "Notification: 20 notes captured this week." in digest.output
+    note = (scratch / "vault" / "Digests" / "2026-W43.md").read_text(encoding="utf-8")
+    assert "# Week 43: 19–25 October 2026" in note
+    assert "## Still in the inbox, not filed yet (20)" in note  # no model filed them here
+
+    # Another data folder is not the sample's: the week just past, as for any vault.
+    elsewhere = other_terminal | {"COMMONPLACE_DATA": str(scratch / "elsewhere")}
+    dry = CliRunner().invoke(cli, ["digest", "--dry-run"], env=elsewhere)
+    assert dry.exit_code == 0, dry.output
+    assert "The sample vault" not in dry.output and "2026-W43" not in dry.output
 
 
 def test_doctor_says_where_it_looked_for_the_config(

@@ -1,7 +1,7 @@
 // Service worker: keeps the page's own files for offline start, shows push notifications.
 // API responses are never cached: they always come from the daemon or fail visibly.
 
-const CACHE = "commonplace-shell-v2";
+const CACHE = "commonplace-shell-v3";
 const SHELL = [
   "/",
   "/style.css",
@@ -16,6 +16,7 @@ const SHELL = [
   "/js/search.js",
   "/js/store.js",
   "/js/ui.js",
+  "/js/when.js",
   "/icons/icon.svg",
   "/icons/icon-192.png",
 ];

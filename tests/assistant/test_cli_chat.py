@@ -142,5 +142,58 @@ def test_with_one_message_a_message_typed_at_its_question_is_sent_too(
     assert "Not answered: it stays waiting." in result.output
     assert "assistant> Hello again." in result.output
     assert fake_ollama_thread.chat_requests()[-1]["messages"][-1]["content"] == "hello"
-    assert "Nothing was changed." in result.output  # the question, asked again, answered n
+    # Not asked again under the reply (the "n" left over is never read): a line says it waits.
+    assert result.output.count("[y/N]") == 1
+    assert "A question asked earlier is still waiting" in result.output
+    assert "Nothing was changed." not in result.output
     assert not (vault / "Memory.md").exists()
+
+
+QUESTION = 'Add to your memory note: "Sam likes dark chocolate"? [y/N]'
+
+
+def test_a_waiting_question_is_put_at_the_prompt_once_then_a_line_says_it_waits(
+    run_chat: Any, fake_ollama_thread: FakeOllama, vault: Path
+) -> None:
+    """It was put at a [y/N] prompt again under every reply while it waited, so each next
+    message had to be typed at the question (and Enter there answered it No)."""
+    fake_ollama_thread.enqueue_chat(
+        call("remember", fact="Sam likes dark chocolate"),
+        "I've proposed adding that to your memory.",
+        "Hello.",
+        "Hi again.",
+        "Bye for now.",
+    )
+    lines = ["Remember that Sam likes dark chocolate", "hello", "hello again", "", "ok then"]
+    result = run_chat(input="\n".join([*lines, "quit", ""]))
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert out.count(QUESTION) == 1, out
+    assert "Not answered: it stays waiting. Type 'questions' to answer later" in out
+    for reply in ("Hello.", "Hi again.", "Bye for now."):
+        assert f"assistant> {reply}" in out
+        after = out.split(f"assistant> {reply}", 1)[1].splitlines()[1]
+        assert after == (
+            "  (A question asked earlier is still waiting: type 'questions' to answer it, "
+            "or answer it on the phone page.)"
+        )
+    sent = [r["messages"][-1]["content"] for r in fake_ollama_thread.chat_requests()]
+    assert sent[-3:] == ["hello", "hello again", "ok then"]  # Enter at you> sends nothing
+    assert not (vault / "Memory.md").exists()
+
+
+def test_questions_puts_the_waiting_ones_at_the_prompt_again(
+    run_chat: Any, fake_ollama_thread: FakeOllama, vault: Path
+) -> None:
+    fake_ollama_thread.enqueue_chat(
+        call("remember", fact="Sam likes dark chocolate"), "Proposed.", "Hello."
+    )
+    result = run_chat(
+        input="Remember that Sam likes dark chocolate\nhello\nquestions\ny\nquestions\nquit\n"
+    )
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert out.count(QUESTION) == 2, out  # once when asked, once for 'questions'
+    assert "Sam likes dark chocolate" in (vault / "Memory.md").read_text()
+    assert "(No question is waiting.)" in out  # the second 'questions', after the y
+    assert len(fake_ollama_thread.chat_requests()) == 3  # 'questions' is not a message

@@ -108,3 +108,23 @@ def test_a_question_an_mcp_client_asked_for_says_so_on_its_card(
     page.click(".question-card .yes")
     page.wait_for_selector(".question-card .result.ran")
     assert "- [x] Order timber" in tasks.read_text()
+
+
+def test_a_waiting_question_is_one_card_however_many_replies_follow(
+    page: Any, server: ServerThread, fake_ollama_thread: FakeOllama
+) -> None:
+    """The card stays where it was asked, with its buttons, while the talk goes on; it is not
+    shown again under each later reply."""
+    write(server.settings.vault, "Tasks.md", TASKS)
+    open_assistant(page)
+    fake_ollama_thread.enqueue_chat(
+        call("complete_task", task="timber"), "I've proposed ticking it off.", "Hello.", "Hi."
+    )
+    for n, text in enumerate(["The timber is ordered", "hello", "hello again"], 1):
+        page.fill("#assistant-text", text)
+        page.click("#assistant-send")
+        wait_until(lambda n=n: page.locator(".bubble.assistant:not(.pending)").count() == n)
+    assert page.locator(".question-card").count() == 1
+    assert page.locator(".question-card .yes").count() == 1
+    order = page.eval_on_selector_all("#chat > li", "items => items.map((i) => i.className)")
+    assert order.index("question-card card") == 2  # under the reply that asked it

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -334,5 +335,50 @@ def test_the_last_index_is_shown_as_a_person_reads_it_in_the_daemons_zone(
             last[0] = iso
             tab.click("#refresh")
             wait_until(lambda e=expected: tab.evaluate(shown) == e)
+    finally:
+        context.close()
+
+
+def _a_moment_when_auckland_is_a_day_ahead_of_london() -> datetime:
+    """14:30 UTC (GMT in London, 03:30 the next day in Auckland) in the last day: recent
+    enough that the daemon dates a capture written then by it."""
+    now = datetime.now(UTC)
+    moment = now.replace(hour=14, minute=30, second=0, microsecond=0)
+    return moment if moment < now - timedelta(minutes=1) else moment - timedelta(days=1)
+
+
+def test_times_on_the_page_are_the_daemons_not_the_travelling_phones(
+    browser: Any, server: ServerThread
+) -> None:
+    """A phone in Auckland showed "03:30 · saved to Inbox/... 1430.md" for a capture the
+    daemon (London) named by its own clock, and emptied "Saved today" at Auckland's midnight."""
+    assert server.settings.tz.key == "Europe/London"
+    written = _a_moment_when_auckland_is_a_day_ahead_of_london()
+    london_day = written.astimezone(server.settings.tz).date().isoformat()
+    context = browser.new_context(viewport=PHONE, timezone_id="Pacific/Auckland")
+    context.set_default_timeout(10_000)
+    tab = context.new_page()
+    try:
+        tab.clock.set_fixed_time(written)
+        tab.goto(server.url + "/")
+        assert tab.evaluate("new Date().getDate()") != written.day  # the phone's own day
+        tab.wait_for_selector("#status-text:has-text('Ready')")
+        tab.fill("#capture-text", "Ferry to Waiheke at 10")
+        tab.click("#send")
+        tab.wait_for_selector("#capture-log li")
+        [saved] = inbox(server)
+        assert saved.name == f"{london_day} 1430.md"
+        assert tab.inner_text("#capture-log .when") == f"14:30 · saved to Inbox/{saved.name}"
+        log = tab.evaluate("JSON.parse(localStorage.getItem('commonplace.log'))")
+        assert log["day"] == london_day
+
+        # Opened again later that London day (Auckland's next morning): the day's list stays.
+        tab.clock.set_fixed_time(written + timedelta(hours=2))
+        tab.reload()
+        tab.wait_for_selector("#status-text:has-text('Ready')")
+        assert tab.locator("#capture-log li").count() == 1
+        assert tab.inner_text("#capture-log .when").startswith("14:30 · ")
+        # Kept for a page started offline.
+        assert tab.evaluate("localStorage.getItem('commonplace.zone')") == "Europe/London"
     finally:
         context.close()

@@ -16,6 +16,7 @@ import { initPush } from "./push.js";
 import { initSearch } from "./search.js";
 import { clearDayLog, isNewDay } from "./store.js";
 import { $, el, show } from "./ui.js";
+import { setDaemonZone, whenText } from "./when.js";
 
 const POLL_MS = 30000;
 const MAX_BACKOFF_MS = 30000;
@@ -66,36 +67,13 @@ function renderDetails(state) {
   ];
   const index = state.index || {};
   const lastIndex = index.last_refresh || index.last;
-  if (lastIndex) rows.push(["Last index", whenText(lastIndex, state.daemon.timezone, state.server_time)]);
+  if (lastIndex) rows.push(["Last index", whenText(lastIndex, state.server_time)]);
   for (const note of state.daemon.notes || []) rows.push(["Note", note]);
   for (const item of state.attention || []) {
     const where = item.path ? `${item.path}: ` : "";
     rows.push(["Needs attention", `${where}${item.reason}${item.action ? `; ${item.action}` : ""}`]);
   }
   $("#state-details").replaceChildren(...rows.flatMap(([k, v]) => [el("dt", { text: k }), el("dd", { text: v })]));
-}
-
-// "today 14:05", "yesterday 09:30" or "Mon 30 Nov 14:05" for an ISO time, in the daemon's
-// timezone (the phone may be elsewhere) and against the daemon's clock, as a person reads it.
-// Anything that is not a time is shown as it came.
-function whenText(iso, zone, serverTime) {
-  const at = new Date(iso);
-  if (Number.isNaN(at.getTime())) return String(iso);
-  const now = serverTime ? new Date(serverTime * 1000) : new Date();
-  let inZone = zone ? { timeZone: zone } : {};
-  try {
-    new Intl.DateTimeFormat("en-GB", inZone);
-  } catch {
-    inZone = {}; // a zone this browser does not know: the phone's own
-  }
-  const dayOf = (d) => d.toLocaleDateString("en-CA", inZone); // YYYY-MM-DD in the zone
-  const time = at.toLocaleTimeString("en-GB", { ...inZone, hour: "2-digit", minute: "2-digit" });
-  const day = dayOf(at);
-  if (day === dayOf(now)) return `today ${time}`;
-  const today = new Date(`${dayOf(now)}T00:00:00Z`); // the date alone: no DST edge
-  if (day === new Date(today.getTime() - 86400000).toISOString().slice(0, 10)) return `yesterday ${time}`;
-  const date = at.toLocaleDateString("en-GB", { ...inZone, weekday: "short", day: "numeric", month: "short" });
-  return `${date.replace(",", "")} ${time}`;
 }
 
 async function refresh() {
@@ -105,6 +83,10 @@ async function refresh() {
     const state = await getJSON("/api/state");
     failures = 0;
     show($("#offline-banner"), false);
+    if (setDaemonZone(state.daemon.timezone)) {
+      newDayCheck(); // "today" is the daemon's day: it may have begun or ended with the zone
+      renderLog();
+    }
     setStatus(...describe(state));
     setSpeechState(state.speech);
     renderDetails(state);

@@ -13,6 +13,7 @@ import {
   saveDraft,
 } from "./store.js";
 import { $, el, show, showMessage } from "./ui.js";
+import { clockTime } from "./when.js";
 
 const RETRY_MS = 15000;
 let flushing = false;
@@ -77,7 +78,7 @@ export async function flushOutbox() {
           captured: item.captured,
         });
         removeFromOutbox(item.id);
-        logCapture(item.text, result.path);
+        logCapture(item.text, result.path, item.captured);
       } catch (error) {
         lastError = error;
         if (error instanceof ApiError && !error.offline && error.status >= 400 && error.status < 500 && error.status !== 403) {
@@ -111,9 +112,10 @@ export async function flushOutbox() {
   if (waiting) retryTimer = setTimeout(flushOutbox, RETRY_MS);
 }
 
-function logCapture(text, path) {
+// `at`: when it was written on the phone, which the daemon dates the capture by (its name).
+function logCapture(text, path, at) {
   const log = dayLog();
-  log.captures.unshift({ text: text.slice(0, 280), path, at: new Date().toISOString() });
+  log.captures.unshift({ text: text.slice(0, 280), path, at: at || new Date().toISOString() });
   saveDayLog(log);
   renderLog();
 }
@@ -124,10 +126,10 @@ export function renderLog() {
   show($("#capture-log-title"), entries.length > 0);
   list.replaceChildren();
   for (const entry of entries) {
-    const time = new Date(entry.at).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+    const time = clockTime(entry.at); // the daemon's zone, as the capture's name is
     list.append(
       el("li", { className: "saved" }, [
-        el("span", { className: "when", text: `${time} · saved to ${entry.path}` }),
+        el("span", { className: "when", text: `${time ? `${time} · ` : ""}saved to ${entry.path}` }),
         el("p", { className: "words", text: entry.text }),
       ]),
     );

@@ -6,6 +6,8 @@
 //
 // The day log: messages and answers shown on the page; cleared when the day changes.
 
+import { dayOf } from "./when.js";
+
 const OUTBOX_KEY = "commonplace.outbox";
 const LOG_KEY = "commonplace.log";
 const DRAFT_KEY = "commonplace.draft";
@@ -23,10 +25,9 @@ function write(key, value) {
   localStorage.setItem(key, JSON.stringify(value));
 }
 
+// The day on the daemon's clock (when.js): "Saved today" is the vault's today, wherever the phone is.
 export function today() {
-  const now = new Date();
-  const pad = (n) => String(n).padStart(2, "0");
-  return `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`;
+  return dayOf(new Date());
 }
 
 function newId() {

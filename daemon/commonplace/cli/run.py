@@ -13,7 +13,13 @@ from commonplace.cli.common import run_async, settings_from
 from commonplace.daemon import DaemonError, run_daemon
 from commonplace.heap import limit_arenas
 from commonplace.lock import running_daemon
-from commonplace.sample import make_sample_data, make_sample_vault, sample_env, sample_scratch
+from commonplace.sample import (
+    make_sample_data,
+    make_sample_vault,
+    sample_env,
+    sample_scratch,
+    sample_week,
+)
 
 
 @click.command()
@@ -40,10 +46,14 @@ def run(ctx: click.Context, sample_if_unset: bool) -> None:
                 f"(http://127.0.0.1:{running.port or settings.web.port}/), or stop it first "
                 f"(Ctrl-C in its terminal, or kill {running.pid})"
             )
-        vault = make_sample_vault(settings.vault)
+        vault = make_sample_vault(settings.vault, inbox=settings.folder("inbox"))
         make_sample_data(settings.data_dir)
         click.echo(f"No vault configured: using a fresh copy of the sample vault at {vault}")
         click.echo("(set 'vault' in commonplace.toml or COMMONPLACE_VAULT to use your own)")
+        click.echo(
+            f"(a week of its captures waits in {settings.folder('inbox')}/ to be filed; "
+            f"'commonplace digest' on it writes that week's digest, {sample_week()})"
+        )
         # The Ollama this run was given goes with it, or `commonplace search` in the other
         # terminal would look for Ollama at the default address and fall back to keywords.
         host = os.environ.get("OLLAMA_HOST", "")
