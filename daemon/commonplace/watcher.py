@@ -419,8 +419,9 @@ class VaultWatcher:
                 None if deadline is None else max(0.0, deadline + COALESCE_S - time.monotonic())
             )
             self._wake.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), timeout)
+            with contextlib.suppress(TimeoutError):  # (not wait_for: see llm/client.py status)
+                async with asyncio.timeout(timeout):
+                    await self._wake.wait()
             ready = self.debouncer.due()
             if not ready:
                 continue

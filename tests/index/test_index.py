@@ -863,3 +863,48 @@ async def test_searches_in_memory_see_every_row_and_need_no_lancedb(
     await index.refresh(paths=["Late/Quokka.md"])
     resp = await index.search("quokka naps under a fern", limit=1, mode="vector")
     assert resp.results[0].text == "The quokka now naps under a fern."
+
+
+async def test_what_logseq_hides_is_not_indexed_and_an_older_index_is_read_again(
+    open_index: OpenIndex, isettings: Settings, fake_ollama: FakeOllama
+) -> None:
+    """A block's `id::` (written when another block refers to it) and `collapsed::` are not the
+    owner's words: they are not embedded, not searched and not shown. An index whose chunks
+    still held them (an older layout) is read again once; only the changed chunk is embedded."""
+    import sqlite3
+
+    settings = dataclasses.replace(isettings, flavor="logseq")
+    uuid = "64a3f1c2-9b1e-4c2d-8e5f-1a2b3c4d5e6f"
+    write(
+        settings.vault,
+        "pages/Beans.md",
+        f"- Sow the broad beans in November\n  id:: {uuid}\n  collapsed:: true\n"
+        "\t- under a cloche if it freezes\n",
+    )
+    write(settings.vault, "pages/Leeks.md", "- Leeks go in trenches in May\n")
+    index = open_index(settings)
+    await index.refresh()
+    sent = embedded_texts(fake_ollama)
+    assert sent and not any(uuid in t or "collapsed" in t for t in sent)
+    assert any("under a cloche" in t for t in sent)
+    resp = await index.search("64a3f1c2", limit=3, mode="keyword")
+    assert resp.results == []
+    (hit,) = (await index.search("broad beans", limit=1, mode="keyword")).results
+    assert hit.path == "pages/Beans.md" and uuid not in hit.text
+    index.close()
+
+    # An older layout's chunks held the lines: made here by reading the pages as written (the
+    # Obsidian rules keep a line `id:: ...`, a Dataview field there), the manifest at layout 3.
+    elsewhere = isettings.data_dir / "old"
+    plain = open_index(dataclasses.replace(isettings, data_dir=elsewhere))
+    await plain.refresh()
+    assert (await plain.search("64a3f1c2", limit=3, mode="keyword")).results
+    plain.close()
+    old = dataclasses.replace(isettings, data_dir=elsewhere).data_path / "index"
+    with sqlite3.connect(old / MANIFEST) as db:
+        db.execute("UPDATE meta SET value = '3' WHERE key = 'keywords'")
+    fake_ollama.requests.clear()
+    reopened = open_index(dataclasses.replace(settings, data_dir=elsewhere))
+    stats = await reopened.refresh()
+    assert stats.indexed == stats.notes and stats.embedded == 1  # only Beans changed
+    assert (await reopened.search("64a3f1c2", limit=3, mode="keyword")).results == []

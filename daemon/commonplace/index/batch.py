@@ -94,6 +94,7 @@ def read_files(
             chunk_tokens=s.index.chunk_tokens,
             tz=s.tz,
             with_context=s.index.embed_titles,
+            flavor=s.flavor,
         )
         entry = FileEntry(path, note.size, note.mtime, note.content_hash, len(chunks), True)
         loaded.append(Loaded(path, entry, chunks, index_note(note, s.flavor)))

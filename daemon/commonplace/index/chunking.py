@@ -20,6 +20,7 @@ from zoneinfo import ZoneInfo
 from commonplace.llm.profiles import EmbedProfile
 from commonplace.vault import Chunk, Note, markdown, split_into_chunks
 from commonplace.vault.chunks import CHARS_PER_TOKEN
+from commonplace.vault.shown import shown_text
 
 PREFIX_CHARS = 160  # title + heading line kept in the embedded text, at most
 DATE_KEYS = ("captured", "date", "created")
@@ -79,7 +80,8 @@ def index_note(note: Note, flavor: str = "obsidian") -> IndexedNote:
         if key.lower() not in NAME_KEYS and key.lower() not in in_body
         for word in frontmatter_words(value)
     ]
-    text = "\n".join([*values, note.body]) if values else note.body
+    body = shown_text(note.body, flavor)
+    text = "\n".join([*values, body]) if values else body
     where = PurePosixPath(note.path).with_suffix("").as_posix()
     return IndexedNote(note.path, title, where, text, note.mtime)
 
@@ -159,11 +161,13 @@ def index_chunks(
     chunk_tokens: int,
     tz: ZoneInfo,
     with_context: bool = True,
+    flavor: str = "obsidian",
 ) -> list[IndexedChunk]:
     """Every chunk of the note, ready to store; the frontmatter is never a chunk."""
     date = note_date(note.frontmatter, note.mtime, tz, note.day)
     out: list[IndexedChunk] = []
-    chunks: list[Chunk] = split_into_chunks(note, chunk_budget(profile, chunk_tokens))
+    budget = chunk_budget(profile, chunk_tokens)
+    chunks: list[Chunk] = split_into_chunks(note, budget, flavor)
     for chunk in chunks:
         heading = chunk.heading
         text = embed_text(profile, note.title, heading, chunk.text, with_context=with_context)

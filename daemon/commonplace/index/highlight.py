@@ -16,48 +16,10 @@ import tantivy
 
 from commonplace.index.keywords import STOP_WORDS, keyword_query
 from commonplace.index.models import SearchResult
+from commonplace.vault.shown import LOGSEQ_HIDDEN_LINE
 
 SNIPPET_CHARS = 240  # about three lines on a phone
 _WORD = re.compile(r"\w+")
-# Block properties Logseq keeps in the file but never shows (graph-parser property.cljs
-# hidden-built-in-properties: a block's id, its folded state, the time it became NOW...): a
-# snippet shows the block as Logseq does, without them.
-LOGSEQ_HIDDEN = [
-    "id",
-    "custom-id",
-    "background-color",
-    "background_color",
-    "heading",
-    "collapsed",
-    "created-at",
-    "updated-at",
-    "last-modified-at",
-    "created_at",
-    "last_modified_at",
-    "query-table",
-    "query-properties",
-    "query-sort-by",
-    "query-sort-desc",
-    "ls-type",
-    "hl-type",
-    "hl-page",
-    "hl-stamp",
-    "hl-color",
-    "logseq.macro-name",
-    "logseq.macro-arguments",
-    "logseq.order-list-type",
-    "logseq.tldraw.page",
-    "logseq.tldraw.shape",
-    "todo",
-    "doing",
-    "now",
-    "later",
-    "done",
-]
-_HIDDEN = re.compile(
-    rf"^[ \t]*(?:{'|'.join(map(re.escape, LOGSEQ_HIDDEN))})::[ \t].*$\n?",
-    re.MULTILINE | re.IGNORECASE,
-)
 
 
 @lru_cache(maxsize=1)
@@ -94,7 +56,7 @@ def snippet(
     """At most `width` characters of `text` (whitespace folded, Logseq's hidden block properties
     left out), placed to show the most marked words, cut at word boundaries with "…" where text
     was left out; marks relative to it."""
-    shown = _HIDDEN.sub("", text)
+    shown = "\n".join(line for line in text.split("\n") if not LOGSEQ_HIDDEN_LINE.match(line))
     flat = " ".join((shown if shown.strip() else text).split())
     found = marks(flat, terms)
     if len(flat) <= width:

@@ -42,7 +42,8 @@ log = logging.getLogger(__name__)
 
 # What a document holds, and how notes are cut; a new layout reads every note again (its
 # vectors are kept). 2: frontmatter searched. 3: a note of only headings or frontmatter has a chunk.
-LAYOUT = 3
+# 4: lines the note's app hides (Logseq block ids, Obsidian ^block-ids) left out (vault/shown.py).
+LAYOUT = 4
 FIELDS = ["title", "heading", "text"]  # a chunk's searched fields
 BOOSTS = {"title": 0.1, "heading": 0.1}  # measured: see the module docstring
 NOTE_FIELDS = ["title", "where", "text"]  # a note's searched fields

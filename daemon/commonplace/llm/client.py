@@ -379,7 +379,10 @@ class LLM:
         try:
             async with httpx.AsyncClient(base_url=host, timeout=5, verify=_tls()) as http:
                 version = (await http.get("/api/version")).json().get("version", "")
-            listed = await asyncio.wait_for(self._chat_client.list(), 10)
+            # asyncio.timeout, not wait_for: on Python 3.11 wait_for can swallow a cancel that
+            # arrives as the call completes, and the task (and a shutdown waiting on it) hangs.
+            async with asyncio.timeout(10):
+                listed = await self._chat_client.list()
         except Exception as exc:  # any failure here means "not usable now"
             error = self._translate(exc, "list its models", "", 10)
             return OllamaStatus(reachable=False, host=host, error=str(error))

@@ -220,8 +220,9 @@ class TidyService:
             if not self._active():
                 self._idle.set()
             timeout = None if next_at is None else max(0.0, next_at - self.tracker.clock())
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), timeout)
+            with contextlib.suppress(TimeoutError):  # (not wait_for: see llm/client.py status)
+                async with asyncio.timeout(timeout):
+                    await self._wake.wait()
 
     def _unvetted(self, path: str) -> bool:
         item = self.tracker.waiting[path]

@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from commonplace.vault import markdown
 from commonplace.vault.notes import Note
+from commonplace.vault.shown import shown_lines
 
 _SENTENCE_END = re.compile(r"(?<=[.!?。])[ \t]+")
 _TOP_ITEM = re.compile(r"^(?:[-*+]|\d{1,3}[.)])[ \t]")  # a list item at the left margin
@@ -46,9 +48,13 @@ def estimate_tokens(text: str) -> int:
     return math.ceil(len(text) / CHARS_PER_TOKEN)
 
 
-def split_into_chunks(note: Note, max_tokens: int = 400) -> list[Chunk]:
-    """Chunks of the note's body (frontmatter excluded), in order, none over `max_tokens`."""
+def split_into_chunks(note: Note, max_tokens: int = 400, flavor: str = "obsidian") -> list[Chunk]:
+    """Chunks of the note's body (frontmatter excluded), in order, none over `max_tokens`.
+
+    A chunk's text is its lines as the note's app shows them (vault/shown.py: no Logseq block
+    ids, no Obsidian `^block-id`); its line range is the file's own."""
     lines = note.body.splitlines()
+    shown = shown_lines(lines, flavor)
     heads = {h.line: h for h in markdown.headings(note.body, outline=True)}
     sections: list[tuple[tuple[str, ...], int, int]] = []
     stack: list[tuple[int, str]] = []
@@ -68,10 +74,10 @@ def split_into_chunks(note: Note, max_tokens: int = 400) -> list[Chunk]:
     pieces = [
         (heading_path, note.body_line, piece)
         for heading_path, begin, end in sections
-        for piece in _split_section(lines, begin, end, max_tokens)
+        for piece in _split_section(shown, begin, end, max_tokens)
     ]
     if not pieces:
-        pieces = _all_it_has(note, max_tokens)
+        pieces = _all_it_has(note, max_tokens, flavor)
     return [
         Chunk(
             path=note.path,
@@ -87,14 +93,14 @@ def split_into_chunks(note: Note, max_tokens: int = 400) -> list[Chunk]:
 
 
 def _all_it_has(
-    note: Note, max_tokens: int
+    note: Note, max_tokens: int, flavor: str
 ) -> list[tuple[tuple[str, ...], int, tuple[int, int, str]]]:
     """A note with no text under its headings, or with nothing but frontmatter, is still
     something its owner wrote: its headings (else its frontmatter, as written) become its one
     chunk, so a search that finds it by those words can show it. Without this such a note
     matched and was never shown. An empty note stays without a chunk: nothing to show."""
-    body = note.body.splitlines()
-    if any(line.strip() for line in body):
+    body = shown_lines(note.body.splitlines(), flavor)
+    if any(line and line.strip() for line in body):
         return [((), note.body_line, p) for p in _split_section(body, 0, len(body), max_tokens)]
     head = note.text.splitlines()[: note.body_line]
     inner = [i for i, line in enumerate(head) if line.strip() not in ("---", "...")]
@@ -104,17 +110,18 @@ def _all_it_has(
 
 
 def _split_section(
-    lines: list[str], begin: int, end: int, max_tokens: int
+    lines: Sequence[str | None], begin: int, end: int, max_tokens: int
 ) -> list[tuple[int, int, str]]:
-    """Group a section's paragraphs into pieces of at most max_tokens; drop empty sections."""
+    """Group a section's paragraphs into pieces of at most max_tokens; drop empty sections.
+    A line the app hides (None) belongs to its paragraph but adds no text."""
     max_chars = max(1, int(max_tokens * CHARS_PER_TOKEN))
     paragraphs = _paragraphs(lines, begin, end)
     pieces: list[tuple[int, int, str]] = []
     cur: list[tuple[int, int, str]] = []
 
     def source(start: int, stop: int) -> str:
-        """The lines as written (a list stays a list: no blank lines are added)."""
-        return "\n".join(lines[start:stop]).strip()
+        """The lines as shown (a list stays a list: no blank lines are added)."""
+        return _join(lines[start:stop])
 
     def flush() -> None:
         if cur:
@@ -133,23 +140,27 @@ def _split_section(
     return pieces
 
 
-def _paragraphs(lines: list[str], begin: int, end: int) -> list[tuple[int, int, str]]:
+def _join(lines: Sequence[str | None]) -> str:
+    return "\n".join(line for line in lines if line is not None).strip()
+
+
+def _paragraphs(lines: Sequence[str | None], begin: int, end: int) -> list[tuple[int, int, str]]:
     """Paragraphs split at blank lines and before top-level list items; a fenced code block
     stays in one paragraph."""
-    mask = markdown.code_mask(lines[begin:end])
+    mask = markdown.code_mask([line or "" for line in lines[begin:end]])
     out: list[tuple[int, int, str]] = []
     start: int | None = None
     for offset, line in enumerate(lines[begin:end]):
         i = begin + offset
-        blank = not line.strip() and not mask[offset]
-        item = not mask[offset] and _TOP_ITEM.match(line) is not None
+        blank = line is not None and not line.strip() and not mask[offset]
+        item = line is not None and not mask[offset] and _TOP_ITEM.match(line) is not None
         if start is not None and (blank or item):
-            out.append((start, i, "\n".join(lines[start:i]).strip()))
+            out.append((start, i, _join(lines[start:i])))
             start = None
         if not blank and start is None:
             start = i
     if start is not None:
-        out.append((start, end, "\n".join(lines[start:end]).strip()))
+        out.append((start, end, _join(lines[start:end])))
     return [p for p in out if p[2]]
 
 
