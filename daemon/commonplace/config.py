@@ -114,6 +114,9 @@ class IndexSettings:
     rrf_k: int = field(default=60, metadata=_range(1, 10000))
     keyword_candidates: int = field(default=20, metadata=_range(0, 1000))  # BM25 notes fused in
     keyword_weight: float = field(default=1.0, metadata=_range(0, 10))  # of the keyword ranking
+    # The meaning side's hubness correction (index/hubness.py): measured to help MiniLM and to
+    # hurt all-mpnet-base-v2 (eval_suite/README.md, M2), so it can be measured on your model.
+    hubness: bool = True
     chunk_tokens: int = field(default=400, metadata=_range(32, 8192))  # max tokens per chunk
     reconcile_minutes: float = field(default=10.0, metadata=_range(0.1, 1440))
     max_note_kb: int = field(default=2048, metadata=_range(1, 1_000_000))  # larger files skipped

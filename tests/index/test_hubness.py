@@ -70,6 +70,27 @@ async def test_a_hub_no_longer_comes_first_by_meaning(
     assert hubs.r("Tutorial.md", 0) > hubs.r("Kayak.md", 0)
 
 
+async def test_with_hubness_off_the_meaning_side_is_the_cosine_and_nothing_is_computed(
+    open_index: OpenIndex, hub_settings: Settings
+) -> None:
+    """`[index] hubness = false` (a model it does not help: eval_suite/README.md, M2): plain
+    cosine, no neighbourhood pass; turned on again, the notes get theirs at the next refresh."""
+    off = dataclasses.replace(
+        hub_settings, index=dataclasses.replace(hub_settings.index, hubness=False)
+    )
+    index = open_index(off)
+    await index.refresh()
+    resp = await index.search("kayak paddle river", limit=3, mode="vector", group_by_note=True)
+    assert [r.path for r in resp.results][:2] == ["Tutorial.md", "Kayak.md"]
+    assert len(index.neighbourhoods) == 0 and not any(rs for rs, _ in stored(off).values())
+    index.close()
+    on = open_index(hub_settings)
+    await on.refresh()
+    assert all(rs for rs, _ in stored(hub_settings).values())
+    resp = await on.search("kayak paddle river", limit=3, mode="vector", group_by_note=True)
+    assert [r.path for r in resp.results][:2] == ["Kayak.md", "Tutorial.md"]
+
+
 def stored(settings: Settings) -> dict[str, tuple[str | None, int | None]]:
     with sqlite3.connect(settings.data_path / "index" / MANIFEST) as db:
         return {p: (rs, at) for p, rs, at in db.execute("SELECT path, rs, at FROM neighbours")}

@@ -68,7 +68,10 @@ class Index:
         self._down_until = 0.0
         self.down_error = ""  # the last embedding failure, for the search notice
         self.memory = VectorMemory()
-        if load_later:  # the daemon: its start does not wait for them (hubness.py)
+        self.hubness = settings.index.hubness  # off: plain cosine, no neighbourhoods computed
+        if not self.hubness:
+            self.neighbourhoods = hubness.Neighbourhoods()
+        elif load_later:  # the daemon: its start does not wait for them (hubness.py)
             self.neighbourhoods = hubness.Neighbourhoods()
             self.neighbourhoods.load_later(functools.partial(read_neighbours, stores.manifest.path))
         else:
@@ -154,7 +157,12 @@ class Index:
     def _neighbours(self) -> bool:
         """One slice of the hubness statistics (hubness.py); True if more notes wait."""
         with self._io:
-            if self._closed or not self.stores.keywords.writable or not self._neighbours_due:
+            if (
+                self._closed
+                or not self.hubness
+                or not self.stores.keywords.writable
+                or not self._neighbours_due
+            ):
                 return False
             try:
                 self._neighbours_due = hubness.update(
