@@ -261,12 +261,9 @@ def nothing_yet(facts: TurnFacts) -> str:
     """The note under a claimed change while a question waits, saying where the question is:
     "below" was wrong on the page when it had been asked in an earlier reply (its card is
     above), and wherever the client's layout is not known."""
-    many = facts.pending > 1
-    place = questions_place(facts)
-    return (
-        f"(Nothing has changed yet: answer the question{'s' if many else ''} "
-        f"{place or 'waiting'}.)"
-    )
+    questions = "the questions" if facts.pending > 1 else "the question"
+    place = questions_place(facts) or "waiting"
+    return f"(Nothing has changed yet: answer {questions} {place}.)"
 
 
 def questions_place(facts: TurnFacts) -> str:
