@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Literal, get_args
+from typing import Literal
 
 # Who the reply is for, so that its fixed sentences say what is true where it is read: the
 # phone page shows each question as a card with Yes and No under the reply that asked it; the
@@ -25,7 +25,6 @@ from typing import Literal, get_args
 # line that an earlier one waits ('questions' asks it again); any other caller of the API (a
 # script) is shown nothing by us, so the words name no place.
 Client = Literal["page", "cli", "api"]
-CLIENTS: tuple[Client, ...] = get_args(Client)
 
 # Kinds of reminder, in the order they are tried.
 ANNOUNCED = "announced"
