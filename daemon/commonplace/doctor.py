@@ -7,7 +7,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from commonplace.attention import Entry, read_running
 from commonplace.config import Settings, default_config_path
@@ -19,6 +19,9 @@ from commonplace.tidy.state import TidyState
 from commonplace.vault import iter_note_paths
 from commonplace.vault.exclusions import load_exclusions
 from commonplace.vault.journals import journal_names
+
+if TYPE_CHECKING:
+    from commonplace.calendar import CalendarClient
 
 Level = Literal["ok", "warn", "fail"]
 
@@ -243,14 +246,16 @@ async def run_checks(settings: Settings) -> list[Check]:
 
 
 async def calendar_checks(settings: Settings) -> list[Check]:
-    """Reachable, the login works, the calendars are listed, the write calendar exists."""
+    """Reachable, the login works, the calendars are listed, today's events can be read (as
+    the assistant reads them), the write calendar exists."""
     from commonplace.calendar import CalendarClient, CalendarError  # caldav: import when used
 
     config = settings.calendar
     if not config.configured:
         return [Check("ok", "calendar", "not set up (optional: see the README's calendar section)")]
+    client = CalendarClient(settings, in_doctor=True)
     try:
-        names = await CalendarClient(settings, in_doctor=True).all_calendar_names()
+        names = await client.all_calendar_names()
     except CalendarError as exc:
         return [Check("fail", "calendar", str(exc))]
     if not names:
@@ -265,6 +270,10 @@ async def calendar_checks(settings: Settings) -> list[Check]:
     known = {n.casefold(): n for n in names}
     listed = ", ".join(names)
     checks = [Check("ok", "calendar", f"{config.url} ({len(names)} calendar(s): {listed})")]
+    read = [
+        n for n in names if not config.read or n.casefold() in {r.casefold() for r in config.read}
+    ]
+    checks += await events_checks(client, settings, read)
     missing = [n for n in config.read if n.casefold() not in known]
     if missing:
         checks.append(
@@ -275,9 +284,6 @@ async def calendar_checks(settings: Settings) -> list[Check]:
                 f"this account does not have; use names from: {listed}",
             )
         )
-    read = [
-        n for n in names if not config.read or n.casefold() in {r.casefold() for r in config.read}
-    ]
     if config.write and config.write.casefold() not in known:
         checks.append(
             Check(
@@ -306,6 +312,32 @@ async def calendar_checks(settings: Settings) -> list[Check]:
                 "calendar read; set [calendar] write to choose)",
             )
         )
+    return checks
+
+
+async def events_checks(client: CalendarClient, settings: Settings, read: list[str]) -> list[Check]:
+    """Today's events, read as the assistant reads them (the same client, calendars and
+    timeout). Listing the calendars is not enough: a sign-in page or a proxy can answer the
+    request for events (a REPORT) in the server's place, a server can refuse it, and the
+    owner would learn of it only from the assistant or the morning briefing. Only how many
+    calendars were read is shown, never an event (doctor's output ends up in bug reports).
+    Reads only: a REPORT (and the PROPFINDs that find the calendars), never a write."""
+    from commonplace.calendar import CalendarError, unreadable_note
+
+    today = datetime.now(settings.tz).date()
+    try:
+        found = await client.events_on(today)
+    except CalendarError as exc:
+        return [Check("fail", "calendar events", str(exc))]
+    checks = [
+        Check(
+            "ok",
+            "calendar events",
+            f"today's events can be read from {len(read)} calendar(s) ({', '.join(read)})",
+        )
+    ]
+    if found.unreadable:
+        checks.append(Check("warn", "calendar events", unreadable_note(found.unreadable)))
     return checks
 
 

@@ -79,20 +79,23 @@ async def test_doctor_lists_the_calendars_and_the_write_calendar(cal_settings: S
     lines = [c.line() for c in await calendar_checks(cal_settings)]
     assert lines[0].startswith("ok   calendar: http://127.0.0.1:")
     assert "(2 calendar(s): " in lines[0] and "Personal" in lines[0] and "Work" in lines[0]
-    assert lines[1].startswith("ok   calendar: new events go to ")
+    assert lines[1].startswith("ok   calendar events: today's events can be read from 2 ")
+    assert lines[2].startswith("ok   calendar: new events go to ")
     wrong = dataclasses.replace(
         cal_settings,
         calendar=dataclasses.replace(cal_settings.calendar, write="Family", read=("Home",)),
     )
     levels = [(c.level, c.message) for c in await calendar_checks(wrong)]
-    assert levels[1][0] == "warn" and "[calendar] read names 'Home'" in levels[1][1]
-    assert levels[2][0] == "fail" and "[calendar] write = 'Family' does not exist" in levels[2][1]
+    assert levels[1][0] == "fail" and "None of the calendars [calendar] read names" in levels[1][1]
+    assert levels[2][0] == "warn" and "[calendar] read names 'Home'" in levels[2][1]
+    assert levels[3][0] == "fail" and "[calendar] write = 'Family' does not exist" in levels[3][1]
     unseen = dataclasses.replace(
         cal_settings,
         calendar=dataclasses.replace(cal_settings.calendar, write="Work", read=("Personal",)),
     )
     levels = [(c.level, c.message) for c in await calendar_checks(unseen)]
-    assert levels[1][0] == "warn" and "write = 'Work' is not a calendar read" in levels[1][1]
+    assert levels[1] == ("ok", "today's events can be read from 1 calendar(s) (Personal)")
+    assert levels[2][0] == "warn" and "write = 'Work' is not a calendar read" in levels[2][1]
 
 
 async def test_doctor_says_what_to_do_when_the_calendar_fails(settings: Settings) -> None:

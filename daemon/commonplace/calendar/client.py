@@ -435,10 +435,12 @@ class CalendarClient:
 
     def _nothing_to_read(self, *, found: int) -> str:
         if found:
+            fix = " Run `commonplace doctor` to see the calendars there, and fix [calendar] read."
+            if self.in_doctor:
+                fix = " Fix [calendar] read with names from the calendars listed above."
             return (
                 f"None of the calendars [calendar] read names is at {self._where}, so none was "
-                "read. Run `commonplace doctor` to see the calendars there, and fix "
-                "[calendar] read."
+                "read." + fix
             )
         return (
             f"The calendar at {self._where} shows no calendars for "

@@ -1,0 +1,176 @@
+"""`commonplace doctor` reads today's events, as the assistant does, against the real Radicale.
+
+Doctor listed the calendars (PROPFIND) and never asked for events (REPORT), so a calendar whose
+request for events was answered by a sign-in page, refused, or never answered was reported as
+working, and the owner learnt otherwise from the assistant or the morning briefing. The proxy
+answers the REPORT alone in the server's place; the calendars are still listed by Radicale.
+Doctor's lines name how many calendars were read, never an event (its output is pasted into
+bug reports), and it only reads.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import time
+from collections.abc import Iterator
+from datetime import datetime
+
+import pytest
+from click.testing import CliRunner
+
+from commonplace.cli.main import cli
+from commonplace.config import Settings
+from commonplace.doctor import Check, calendar_checks
+from tests.calendar.conftest import PASSWORD_ENV, calendar_settings
+from tests.calendar.proxy import Proxy, proxy_to
+from tests.calendar.radicale_server import Radicale, put_raw
+from tests.calendar.test_not_caldav import SIGN_IN, WHAT_TO_DO
+from tests.fakes.ollama import FakeOllama
+
+READS = {"PROPFIND", "REPORT", "OPTIONS", "GET", "HEAD"}
+SECRET = "Secret lunch plans"
+
+
+def today(settings: Settings) -> str:
+    return datetime.now(settings.tz).date().strftime("%Y%m%d")
+
+
+def lunch_today(settings: Settings) -> str:
+    """An event at 12:30 today in the owner's zone (doctor reads today, whatever the date)."""
+    day = today(settings)
+    return (
+        "BEGIN:VCALENDAR\nVERSION:2.0\nPRODID:-//Another app//EN\nBEGIN:VEVENT\n"
+        "UID:lunch-today@another.example\nDTSTAMP:20261020T090000Z\n"
+        f"DTSTART;TZID=Europe/London:{day}T123000\nDTEND;TZID=Europe/London:{day}T133000\n"
+        f"SUMMARY:{SECRET}\nEND:VEVENT\nEND:VCALENDAR\n"
+    )
+
+
+@pytest.fixture(autouse=True)
+def _password(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(*next(iter(PASSWORD_ENV.items())))
+
+
+@pytest.fixture
+def proxy(radicale: Radicale) -> Iterator[Proxy]:
+    with proxy_to(radicale.url) as served:
+        yield served
+
+
+@pytest.fixture
+def through_proxy(settings: Settings, proxy: Proxy, account: str) -> Settings:
+    return calendar_settings(settings, proxy.url, account, timeout_s=2.0)
+
+
+def lines(checks: list[Check]) -> list[str]:
+    """The lines, each list of calendars sorted (Radicale lists them in no fixed order)."""
+    return [_NAMES.sub(lambda m: ", ".join(sorted(m[0].split(", "))), c.line()) for c in checks]
+
+
+_NAMES = re.compile(r"(?:(?<=\()|(?<=: ))[^():]+(?:, [^():]+)+(?=\)$)")
+
+
+async def test_a_working_calendar_says_todays_events_can_be_read_and_shows_none(
+    through_proxy: Settings, proxy: Proxy, radicale: Radicale, account: str
+) -> None:
+    put_raw(radicale.url, account, "Personal", "lunch-today.ics", lunch_today(through_proxy))
+    checks = await calendar_checks(through_proxy)
+    assert lines(checks)[:2] == [
+        f"ok   calendar: {proxy.url} (2 calendar(s): Personal, Work)",
+        "ok   calendar events: today's events can be read from 2 calendar(s) (Personal, Work)",
+    ]
+    assert all(c.level == "ok" for c in checks)
+    assert SECRET.casefold() not in "\n".join(lines(checks)).casefold()
+    assert "REPORT" in proxy.methods()  # the events were asked for, not only the calendars
+    assert set(proxy.methods()) <= READS  # doctor never writes to the calendar
+
+
+async def test_only_the_calendars_read_are_counted(through_proxy: Settings) -> None:
+    personal = dataclasses.replace(
+        through_proxy, calendar=dataclasses.replace(through_proxy.calendar, read=("personal",))
+    )
+    checks = await calendar_checks(personal)
+    assert lines(checks)[1] == (
+        "ok   calendar events: today's events can be read from 1 calendar(s) (Personal)"
+    )
+
+
+async def test_a_request_for_events_answered_with_a_web_page_fails_and_says_what_to_do(
+    through_proxy: Settings, proxy: Proxy
+) -> None:
+    proxy.answer["REPORT"] = (200, "text/html; charset=utf-8", SIGN_IN)
+    listed, events, *_ = await calendar_checks(through_proxy)
+    assert listed.level == "ok"  # the calendars are still listed: that alone said "fine"
+    assert events.level == "fail" and events.name == "calendar events"
+    assert events.message.startswith(f"The calendar at {proxy.url[7:-1]} answered the request ")
+    assert "for events with a web page, not CalDAV, so no events could be read" in events.message
+    assert events.message.endswith(WHAT_TO_DO)
+    assert "doctor" not in events.message
+
+
+@pytest.mark.parametrize(
+    ("status", "said"),
+    [
+        (403, "would not let {account} read it (HTTP 403 Forbidden)"),
+        (405, "answered with an error (ReportError"),  # a server that does not do REPORT
+    ],
+)
+async def test_a_refused_request_for_events_fails_with_the_assistants_sentence(
+    through_proxy: Settings, proxy: Proxy, account: str, status: int, said: str
+) -> None:
+    proxy.refuse["REPORT"] = status
+    listed, events, *_ = await calendar_checks(through_proxy)
+    assert listed.level == "ok" and events.level == "fail"
+    assert said.format(account=account) in events.message
+    assert "app password" not in events.message and "doctor" not in events.message
+
+
+def test_a_server_that_never_answers_the_request_for_events_is_a_timeout_within_the_bound(
+    through_proxy: Settings, proxy: Proxy, fake_ollama_thread: FakeOllama
+) -> None:
+    """The whole command, as the owner runs it: it must not wait on the request it gave up."""
+    s = dataclasses.replace(
+        through_proxy, ollama=dataclasses.replace(through_proxy.ollama, host=fake_ollama_thread.url)
+    )
+    proxy.swallow.add("REPORT")
+    started = time.monotonic()
+    result = CliRunner().invoke(cli, ["doctor"], obj={"settings": s})
+    took = time.monotonic() - started
+    assert result.exit_code == 1, result.output
+    (line,) = [x for x in result.output.splitlines() if x.startswith("FAIL calendar events: ")]
+    assert f"The calendar at {proxy.url[7:-1]} did not answer within 2 s." in line
+    assert "raise [calendar] timeout_s" in line
+    # one wait for the events (2 s) and the rest of doctor; the proxy would hold it for 30 s
+    assert took < 2 * s.calendar.timeout_s + 4.0, took
+
+
+async def test_an_unreadable_event_today_is_a_warning_without_its_title(
+    through_proxy: Settings, proxy: Proxy, radicale: Radicale, account: str
+) -> None:
+    put_raw(radicale.url, account, "Personal", "lunch-today.ics", lunch_today(through_proxy))
+    start = f"DTSTART;TZID=Europe/London:{today(through_proxy)}T123000"
+    proxy.rewrite = lambda method, body: body.replace(start, "DTSTART:lunchtime")
+    checks = await calendar_checks(through_proxy)
+    assert lines(checks)[1:3] == [
+        "ok   calendar events: today's events can be read from 2 calendar(s) (Personal, Work)",
+        "warn calendar events: 1 event in these days could not be read (malformed on the "
+        "calendar server) and is not listed; open the calendar app to see it.",
+    ]
+    assert SECRET.casefold() not in "\n".join(lines(checks)).casefold()
+
+
+async def test_read_naming_no_calendar_there_fails_without_sending_the_owner_to_doctor(
+    through_proxy: Settings,
+) -> None:
+    """Every day would be unread: a warning about the name alone undersold it."""
+    misnamed = dataclasses.replace(
+        through_proxy, calendar=dataclasses.replace(through_proxy.calendar, read=("Persnal",))
+    )
+    checks = await calendar_checks(misnamed)
+    assert [c.level for c in checks][:3] == ["ok", "fail", "warn"]
+    assert checks[1].message.startswith("None of the calendars [calendar] read names is at ")
+    assert checks[1].message.endswith(
+        "Fix [calendar] read with names from the calendars listed above."
+    )
+    assert "[calendar] read names 'Persnal'" in checks[2].message
