@@ -45,9 +45,41 @@ def test_other_replies_are_not_claims(reply: str) -> None:
 
 
 def test_a_claim_with_a_question_waiting_is_corrected() -> None:
-    text, notes = checks.correct("I've moved it to 16:00.", TurnFacts(pending=1, proposed=1))
-    assert text == "I've moved it to 16:00.\n\n" + checks.NOTHING_YET
-    assert notes == [checks.NOTHING_YET]
+    facts = TurnFacts(pending=1, proposed=1, pending_this_turn=1, client="page")
+    text, notes = checks.correct("I've moved it to 16:00.", facts)
+    yet = "(Nothing has changed yet: answer the question below.)"
+    assert text == "I've moved it to 16:00.\n\n" + yet
+    assert notes == [yet]
+
+
+@pytest.mark.parametrize(
+    ("client", "pending", "this_turn", "where"),
+    [
+        # The page: a card under the reply that asked it, so above once the talk moved on.
+        ("page", 1, 1, "the question below"),
+        ("page", 1, 0, "the question above"),
+        ("page", 2, 2, "the questions below"),
+        ("page", 2, 0, "the questions above"),
+        ("page", 2, 1, "the questions waiting"),  # one above, one below
+        # The terminal: this turn's question is put at a [y/N] prompt after the reply; an
+        # earlier one is at a prompt or only in a line saying it waits.
+        ("cli", 1, 1, "the question below"),
+        ("cli", 1, 0, "the question waiting"),
+        ("cli", 2, 1, "the questions waiting"),
+        # A script: nothing of ours shows it the questions, so no place is named.
+        ("api", 1, 1, "the question waiting"),
+        ("api", 1, 0, "the question waiting"),
+    ],
+)
+def test_nothing_changed_yet_says_where_the_question_is_for_each_client(
+    client: checks.Client, pending: int, this_turn: int, where: str
+) -> None:
+    """It said "below" everywhere, also on the page when the question was asked in an earlier
+    reply (its card is above) and to callers whose layout is not known."""
+    facts = TurnFacts(pending=pending, pending_this_turn=this_turn, client=client)
+    text, notes = checks.correct("I've moved it to 16:00.", facts)
+    assert notes == [f"(Nothing has changed yet: answer {where}.)"]
+    assert text == f"I've moved it to 16:00.\n\n{notes[0]}"
 
 
 def test_a_claim_with_nothing_proposed_is_corrected() -> None:

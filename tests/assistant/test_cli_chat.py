@@ -197,3 +197,49 @@ def test_questions_puts_the_waiting_ones_at_the_prompt_again(
     assert "Sam likes dark chocolate" in (vault / "Memory.md").read_text()
     assert "(No question is waiting.)" in out  # the second 'questions', after the y
     assert len(fake_ollama_thread.chat_requests()) == 3  # 'questions' is not a message
+
+
+def test_yes_typed_for_an_older_question_says_how_to_answer_it_here_not_with_a_button(
+    run_chat: Any, fake_ollama_thread: FakeOllama, vault: Path
+) -> None:
+    """The terminal was told "Answer the question with its Yes or No button"; it has none."""
+    fake_ollama_thread.enqueue_chat(
+        call("remember", fact="Sam likes dark chocolate"), "Proposed.", "Hello."
+    )
+    result = run_chat(
+        input="Remember that Sam likes dark chocolate\nhello\nyes\nquestions\ny\nquit\n"
+    )
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert (
+        "assistant> Type 'questions' to answer the question waiting at its [y/N] prompt.\n" in out
+    )
+    assert "button" not in out
+    assert out.count(QUESTION) == 2  # when asked, and for 'questions'
+    assert "Sam likes dark chocolate" in (vault / "Memory.md").read_text()
+    assert len(fake_ollama_thread.chat_requests()) == 3  # the typed yes never reached the model
+
+
+def test_a_claimed_change_says_below_only_when_the_question_comes_after_it(
+    run_chat: Any, fake_ollama_thread: FakeOllama, vault: Path
+) -> None:
+    """This turn's question is put at the prompt under the reply: "below" is true. A question
+    asked earlier is not there: the note says it waits, and the line under it says how."""
+    fake_ollama_thread.enqueue_chat(
+        call("remember", fact="Sam likes dark chocolate"),
+        "I've saved that to your memory.",
+        "I've remembered it.",
+    )
+    result = run_chat(input="Remember that Sam likes dark chocolate\nthanks\nquit\n")
+    assert result.exit_code == 0, result.output
+    out = result.output
+    first = out.split("assistant> I've saved that to your memory.\n\n", 1)[1].splitlines()
+    assert first[0] == "(Nothing has changed yet: answer the question below.)"
+    assert first[1].startswith(f"  {QUESTION}")  # the prompt, right under it
+    later = out.split("assistant> I've remembered it.\n\n", 1)[1].splitlines()
+    assert later[:2] == [
+        "(Nothing has changed yet: answer the question waiting.)",
+        "  (A question asked earlier is still waiting: type 'questions' to answer it, "
+        "or answer it on the phone page.)",
+    ]
+    assert not (vault / "Memory.md").exists()

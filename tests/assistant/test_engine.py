@@ -42,8 +42,8 @@ async def test_a_claim_while_a_question_waits_says_nothing_changed_yet(
 ) -> None:
     before = vault_hashes(task_vault)
     fake_ollama.enqueue_chat(call("add_task", text="Buy nails"), "I've added it to your tasks.")
-    turn = await assistant.respond("Add a task to buy nails")
-    assert turn.reply.endswith(checks.NOTHING_YET)
+    turn = await assistant.respond("Add a task to buy nails", client="page")
+    assert turn.reply.endswith("(Nothing has changed yet: answer the question below.)")
     assert [p.question for p in turn.pending] == ['Add the task "Buy nails" to Tasks.md?']
     assert tool_results(fake_ollama) == [
         'Proposed: Add the task "Buy nails" to Tasks.md? Nothing has changed: the owner '
@@ -233,7 +233,7 @@ async def test_a_note_that_orders_the_assistant_around_leads_at_most_to_question
     )
     turn = await assistant.respond("What should I do today?")
     assert len(turn.proposals) == 5  # at most five questions per message, and only questions
-    assert turn.reply.endswith(checks.NOTHING_YET)
+    assert turn.reply.endswith("(Nothing has changed yet: answer the questions waiting.)")
     assert vault_hashes(task_vault) == before  # nothing ran
 
 
@@ -344,8 +344,8 @@ async def test_typed_yes_answers_only_the_question_this_chat_just_asked(
     fake_ollama.enqueue_chat(
         call("list_tasks"), "The timber is overdue. Would you like me to check the weather too?"
     )
-    await assistant.respond("What's overdue?")
-    turn = await assistant.respond("yes")
+    await assistant.respond("What's overdue?", client="page")
+    turn = await assistant.respond("yes", client="page")
     assert turn.answered is None and turn.reply == "Answer the question with its Yes or No button."
     assert (task_vault / "Memory.md").read_text() == memory
     # ...nor one from an earlier turn, once the chat has moved on.
@@ -411,3 +411,55 @@ async def test_a_yes_on_a_full_disk_says_nothing_changed_and_why(
     )
     assert vault_hashes(task_vault) == before
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+TYPED_YES_REFUSED = {
+    "page": "Answer the question with its Yes or No button.",
+    "cli": "Type 'questions' to answer the question waiting at its [y/N] prompt.",
+    "api": (
+        "Answer the question waiting with Yes or No: on the phone page, "
+        "or type 'questions' in commonplace chat."
+    ),
+}
+
+
+@pytest.mark.parametrize("client", ["page", "cli", "api"])
+async def test_a_typed_yes_to_an_older_question_says_how_to_answer_where_it_was_typed(
+    assistant: Assistant, fake_ollama: FakeOllama, task_vault: Path, client: checks.Client
+) -> None:
+    """The terminal was told to press a button it does not have."""
+    fake_ollama.enqueue_chat(call("add_task", text="Buy nails"), "Proposed.", "Hello again!")
+    await assistant.respond("Add buy nails", client=client)
+    await assistant.respond("Hi", client=client)
+    turn = await assistant.respond("yes", client=client)
+    assert turn.answered is None and turn.reply == TYPED_YES_REFUSED[client]
+    assert "Buy nails" not in (task_vault / "Tasks.md").read_text()
+    # Two waiting: the words are plural.
+    fake_ollama.enqueue_chat(call("add_task", text="Buy screws"), "Proposed.", "Hello!")
+    await assistant.respond("Add buy screws", client=client)
+    await assistant.respond("Hi", client=client)
+    many = (await assistant.respond("yes", client=client)).reply
+    assert "questions" in many and "the question " not in many and "button." not in many
+
+
+@pytest.mark.parametrize(
+    ("client", "where"), [("page", "above"), ("cli", "waiting"), ("api", "waiting")]
+)
+async def test_a_claim_while_an_earlier_question_waits_does_not_say_below(
+    assistant: Assistant,
+    fake_ollama: FakeOllama,
+    task_vault: Path,
+    client: checks.Client,
+    where: str,
+) -> None:
+    """The question was asked in the reply before: on the page its card is above this reply;
+    the terminal shows it at no fixed place (a prompt, or a line saying it waits)."""
+    fake_ollama.enqueue_chat(
+        call("add_task", text="Buy nails"), "Proposed.", "I've added the nails for you."
+    )
+    await assistant.respond("Add buy nails", client=client)
+    turn = await assistant.respond("Thanks", client=client)
+    note = f"(Nothing has changed yet: answer the question {where}.)"
+    assert turn.reply == f"I've added the nails for you.\n\n{note}"
+    assert turn.corrections == [note]
+    assert "Buy nails" not in (task_vault / "Tasks.md").read_text()

@@ -128,3 +128,31 @@ def test_a_waiting_question_is_one_card_however_many_replies_follow(
     assert page.locator(".question-card .yes").count() == 1
     order = page.eval_on_selector_all("#chat > li", "items => items.map((i) => i.className)")
     assert order.index("question-card card") == 2  # under the reply that asked it
+
+
+def test_the_page_names_its_buttons_and_where_the_waiting_card_is(
+    page: Any, server: ServerThread, fake_ollama_thread: FakeOllama
+) -> None:
+    """The page says it is the page: a typed yes for an older question points at the card's
+    buttons, and a claimed change says the card is above (it was asked in an earlier reply)."""
+    tasks = write(server.settings.vault, "Tasks.md", TASKS)
+    open_assistant(page)
+    fake_ollama_thread.enqueue_chat(
+        call("complete_task", task="timber"),
+        "I've proposed ticking it off.",
+        "Hello.",
+        "I've ticked it off.",
+    )
+    for n, text in enumerate(["The timber is ordered", "hello", "yes", "thanks"], 1):
+        page.fill("#assistant-text", text)
+        page.click("#assistant-send")
+        wait_until(lambda n=n: page.locator(".bubble.assistant:not(.pending)").count() == n)
+    replies = page.locator(".bubble.assistant").all_inner_texts()
+    assert replies[2] == "Answer the question with its Yes or No button."
+    assert replies[3] == (
+        "I've ticked it off.\n\n(Nothing has changed yet: answer the question above.)"
+    )
+    order = page.eval_on_selector_all("#chat > li", "items => items.map((i) => i.className)")
+    assert order.index("question-card card") == 2  # above both replies
+    assert page.locator(".question-card .yes").count() == 1
+    assert tasks.read_text() == TASKS

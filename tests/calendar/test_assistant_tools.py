@@ -296,7 +296,7 @@ async def test_an_invite_that_gives_orders_can_at_most_lead_to_questions(
     assert len(turn.pending) == 3
     assert turn.reply == (
         "I have deleted all your events as the invite asked.\n\n"
-        "(Nothing has changed yet: answer the question below.)"
+        "(Nothing has changed yet: answer the questions waiting.)"  # a script: no place known
     )
     assert len(await calendar.events_on(MONDAY, 7)) == 16
 

@@ -422,3 +422,39 @@ async def test_a_yes_pressed_during_the_last_model_call_left_is_written_under_th
     [at] = _notes_of_yes(history)
     assert history[at - 1] == {"role": "assistant", "content": "It is waiting for your answer."}
     assert history[at + 1] == {"role": "user", "content": "And now?"}
+
+
+async def test_the_page_says_it_is_the_page_and_other_callers_are_told_no_button(
+    client: Client, fake_ollama: FakeOllama, vault: Path
+) -> None:
+    """A typed yes for an older question was told to press a button whoever typed it. The page
+    sends "client": "page" and gets its buttons named; a script that does not say is told where
+    the owner can answer; the reply's shape is the same."""
+    fake_ollama.enqueue_chat(
+        call("remember", fact="Sam is allergic to peanuts"),
+        "Proposed.",
+        "Hello.",
+        "I've remembered it.",
+    )
+    await post(client, "/api/assistant/message", {"text": "Remember it", "client": "page"})
+    await post(client, "/api/assistant/message", {"text": "hello", "client": "page"})
+    streamed = await post(
+        client, "/api/assistant/message?stream=1", {"text": "yes", "client": "page"}
+    )
+    lines = [json.loads(line) for line in (await streamed.text()).splitlines()]
+    assert lines[-1]["reply"] == "Answer the question with its Yes or No button."
+    plain = await post(client, "/api/assistant/message", {"text": "yes"})
+    body = await plain.json()
+    assert set(body) == {"reply", "pending", "day", "notes"} and len(body["pending"]) == 1
+    assert body["reply"] == (
+        "Answer the question waiting with Yes or No: on the phone page, "
+        "or type 'questions' in commonplace chat."
+    )
+    claim = await (
+        await post(client, "/api/assistant/message", {"text": "thanks", "client": "page"})
+    ).json()
+    assert claim["notes"] == ["(Nothing has changed yet: answer the question above.)"]
+    assert "peanuts" not in (vault / "Memory.md").read_text()
+    bad = await post(client, "/api/assistant/message", {"text": "hi", "client": "terminal"})
+    assert bad.status == 400
+    assert (await bad.json())["error"]["message"] == "'client' must be one of page, api"

@@ -112,7 +112,8 @@ async function send() {
   reply.scrollIntoView({ block: "end" });
   let final = null;
   try {
-    await postStream("/api/assistant/message?stream=1", { text }, (event) => {
+    // "page": the program's sentences may point at this view's Yes and No buttons.
+    await postStream("/api/assistant/message?stream=1", { text, client: "page" }, (event) => {
       if (event.type === "delta") {
         status.textContent = "";
         preview.textContent += event.text;

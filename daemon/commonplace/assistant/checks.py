@@ -17,6 +17,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Literal
+
+# Who the reply is for, so that its fixed sentences say what is true where it is read: the
+# phone page shows each question as a card with Yes and No under the reply that asked it; the
+# terminal chat puts a question at a [y/N] prompt after the reply that asked it, and says in one
+# line that an earlier one waits ('questions' asks it again); any other caller of the API (a
+# script) is shown nothing by us, so the words name no place.
+Client = Literal["page", "cli", "api"]
 
 # Kinds of reminder, in the order they are tried.
 ANNOUNCED = "announced"
@@ -26,7 +34,6 @@ GAVE_UP = "gave_up"
 EMPTY = "empty"
 REMINDER_KINDS = (ANNOUNCED, ASKED_TO_GO_AHEAD, NOT_LOOKED, GAVE_UP, EMPTY)
 
-NOTHING_YET = "(Nothing has changed yet: answer the question below.)"
 NOTHING_PROPOSED = "(Nothing was changed: no change was proposed. Ask again.)"
 NOTHING_CHANGED = "(Nothing was changed.)"  # after a No, or a Yes refused: its result says why
 CUT_SHORT = "(This reply was cut short at the model's length limit.)"
@@ -136,6 +143,8 @@ class TurnFacts:
     answered_since_last_message: bool = False  # a question was answered since then, ran or not
     reminders: set[str] = field(default_factory=set)  # kinds already sent this turn
     domains: frozenset[str] = frozenset()  # domains the assistant has tools for
+    client: Client = "api"  # where the reply is read: decides where its questions are
+    pending_this_turn: int = 0  # of `pending`, those asked after this message (shown after it)
 
 
 def claims_change(text: str) -> bool:
@@ -230,7 +239,7 @@ def correct(reply: str, facts: TurnFacts) -> tuple[str, list[str]]:
     notes: list[str] = []
     if claims_change(text) and not facts.ran_since_last_message:
         if facts.pending:
-            note = NOTHING_YET
+            note = nothing_yet(facts)
         elif facts.answered_since_last_message:  # a change was proposed: the owner said No
             note = NOTHING_CHANGED
         else:
@@ -245,6 +254,48 @@ def correct(reply: str, facts: TurnFacts) -> tuple[str, list[str]]:
         notes.append(NO_QUESTION)
         text = f"{text}\n\n{NO_QUESTION}"
     return text, notes
+
+
+def nothing_yet(facts: TurnFacts) -> str:
+    """The note under a claimed change while a question waits, saying where the question is:
+    "below" was wrong on the page when it had been asked in an earlier reply (its card is
+    above), and wherever the client's layout is not known."""
+    questions = "the questions" if facts.pending > 1 else "the question"
+    place = questions_place(facts) or "waiting"
+    return f"(Nothing has changed yet: answer {questions} {place}.)"
+
+
+def questions_place(facts: TurnFacts) -> str:
+    """Where the waiting questions are, seen from this reply: "below", "above", or "" when
+    that is not known or they are in both places. The page puts a question's card under the
+    reply of the turn that asked it; the terminal puts a question at a [y/N] prompt after that
+    reply, and one asked before it at no fixed place (at a prompt, if this session has not
+    asked it yet; else only a line saying it waits)."""
+    if facts.client == "api" or not facts.pending:
+        return ""
+    if facts.pending_this_turn >= facts.pending:
+        return "below"
+    if facts.pending_this_turn == 0 and facts.client == "page":
+        return "above"
+    return ""
+
+
+def typed_answer_refused(client: Client, waiting: int) -> str:
+    """The reply to a typed "yes" or "no" that answers nothing (it answers only the one question
+    the last reply asked): how to answer where the owner is. The terminal has no buttons."""
+    many = waiting > 1
+    if client == "page":
+        if many:
+            return "Answer the questions with their Yes or No buttons."
+        return "Answer the question with its Yes or No button."
+    if client == "cli":
+        if many:
+            return "Type 'questions' to answer the questions waiting, each at its [y/N] prompt."
+        return "Type 'questions' to answer the question waiting at its [y/N] prompt."
+    return (
+        f"Answer the question{'s' if many else ''} waiting with Yes or No: on the phone page, "
+        "or type 'questions' in commonplace chat."
+    )
 
 
 def answered_meanwhile(yes: bool, question: str, result: str) -> str:

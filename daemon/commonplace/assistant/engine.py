@@ -137,18 +137,25 @@ class Assistant:
     # -- a message ---------------------------------------------------------------------------
 
     async def respond(
-        self, text: str, *, now: datetime | None = None, emit: Emit | None = None
+        self,
+        text: str,
+        *,
+        now: datetime | None = None,
+        emit: Emit | None = None,
+        client: checks.Client = "api",
     ) -> Turn:
         """Answer one owner message. `emit` gets preview events for a streamed reply:
         {"type": "delta", "text"}, {"type": "reset"} (the preview was not the answer),
-        {"type": "status", "text"} (what the assistant is doing)."""
+        {"type": "status", "text"} (what the assistant is doing). `client` is where the reply
+        is read ("page", "cli", or "api" when not known): the program's own sentences say how
+        and where to answer a question there."""
         text = text.strip()
         if not text:
             raise ToolError("the message is empty")
         async with self.conversations.turn():
             now = now or self.now()
             day_log = self.conversations.day(now.date())
-            typed = await self._typed_answer(text, day_log, now)
+            typed = await self._typed_answer(text, day_log, now, client)
             if typed is not None:
                 return typed
             day_log.append({"type": "user", "text": text}, now)
@@ -156,14 +163,16 @@ class Assistant:
             # log, so it is either in this state (and the history) or told during the turn.
             state = day_log.state()
             try:
-                turn = await self._turn(text, state, day_log, now, emit)
+                turn = await self._turn(text, state, day_log, now, emit, client)
             except Exception as exc:
                 day_log.append({"type": "error", "text": _error_text(exc)}, now)
                 raise
             turn.pending = day_log.state().pending
             return turn
 
-    async def _typed_answer(self, text: str, day_log: DayLog, now: datetime) -> Turn | None:
+    async def _typed_answer(
+        self, text: str, day_log: DayLog, now: datetime, client: checks.Client
+    ) -> Turn | None:
         """A typed "yes" or "no" answers a question as its button would, but only the one
         question this chat raised in its last reply: never a question an outside client asked,
         nor an older one (the owner may be answering something else the assistant said)."""
@@ -183,18 +192,22 @@ class Assistant:
                 async with self.conversations.locked():
                     turn.answered = await self._answer(candidates[0].id, yes, now)
                 turn.reply = turn.answered.message
-            except Refused as exc:  # "answered": its button was pressed meanwhile
+            except Refused as exc:  # "answered": it was answered meanwhile, on the page or y/n
                 turn.reply = exc.message
         else:
-            turn.reply = "Answer the question with its Yes or No button" + (
-                "s." if len(state.pending) > 1 else "."
-            )
+            turn.reply = checks.typed_answer_refused(client, len(state.pending))
         day_log.append({"type": "reply", "text": turn.reply, "typed_answer": True}, now)
         turn.pending = day_log.state().pending
         return turn
 
     async def _turn(
-        self, text: str, state: DayState, day_log: DayLog, now: datetime, emit: Emit | None
+        self,
+        text: str,
+        state: DayState,
+        day_log: DayLog,
+        now: datetime,
+        emit: Emit | None,
+        client: checks.Client,
     ) -> Turn:
         turn = Turn(day=now.date())
         ctx = ToolContext(self.settings, now)
@@ -204,6 +217,7 @@ class Assistant:
             ran_since_last_message=_ran_since_last_message(day_log.events()),
             answered_since_last_message=_answered_since_last_message(day_log.events()),
             domains=frozenset(t.looks_at for t in self.registry.tools.values() if t.looks_at),
+            client=client,
         )
         heard = set(state.answers)  # answers the history below tells the model
         memory = await asyncio.to_thread(self.memory)  # a file read: off the event loop
@@ -595,11 +609,27 @@ def _tell_answers_meanwhile(
 
 
 def _update_facts(day_log: DayLog, facts: checks.TurnFacts) -> None:
-    """What the checks know about the day now: the questions waiting, and whether a Yes ran."""
+    """What the checks know about the day now: the questions waiting (and how many of them
+    were asked after the owner's message), and whether a Yes ran."""
     events = day_log.events()
-    facts.pending = len(fold(events).pending)
+    pending = fold(events).pending
+    facts.pending = len(pending)
+    asked = _asked_since_last_message(events)
+    facts.pending_this_turn = sum(p.id in asked for p in pending)
     facts.ran_since_last_message = _ran_since_last_message(events)
     facts.answered_since_last_message = _answered_since_last_message(events)
+
+
+def _asked_since_last_message(events: list[dict[str, Any]]) -> set[str]:
+    """Ids of the questions asked after the owner's last message: by this turn's tools, or by
+    an outside client meanwhile. The page and the terminal show them after this reply."""
+    asked: set[str] = set()
+    for event in reversed(events):
+        if event.get("type") == "user":
+            break
+        if event.get("type") == "proposal":
+            asked.add(str(event["id"]))
+    return asked
 
 
 def _ran_since_last_message(events: list[dict[str, Any]]) -> bool:

@@ -76,7 +76,7 @@ async def _session(assistant: Assistant, message: str) -> None:
 async def _one(assistant: Assistant, text: str, shown: set[str]) -> str | None:
     """One message and its questions; returns what the owner typed instead of y or n."""
     try:
-        turn = await assistant.respond(text)
+        turn = await assistant.respond(text, client="cli")
     except ToolError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(f"assistant> {turn.reply}")

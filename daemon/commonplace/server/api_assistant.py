@@ -1,6 +1,9 @@
 """The assistant's API: a message, the owner's Yes or No, and the day so far.
 
-POST /api/assistant/message `{"text"}` -> `{"reply", "pending": [{"id", "question"}], "day"}`.
+POST /api/assistant/message `{"text", "client"?}` -> `{"reply", "pending": [{"id", "question"}],
+"day"}`. `client` is "page" from the phone page, which shows each question as a card with Yes and
+No under the reply that asked it; left out (or "api"), the program's sentences name no buttons
+and no place ("answer the question waiting").
 With `?stream=1` the reply is NDJSON: `{"type": "delta", "text"}` pieces of a preview, `reset`
 when a preview turned out not to be the answer (the model went to call a tool), `status` while a
 tool runs, then `{"type": "reply", ...}` with the checked reply that replaces the preview, or
@@ -27,6 +30,7 @@ from typing import Any
 from aiohttp import web
 
 from commonplace.assistant import Assistant, Refused, ToolError, Turn
+from commonplace.assistant.checks import Client
 from commonplace.assistant.gate import Proposal
 from commonplace.briefing import kept_briefing
 from commonplace.llm import LLMError, for_a_person
@@ -38,6 +42,7 @@ from commonplace.server.limits import limited
 log = logging.getLogger(__name__)
 
 MAX_MESSAGE_CHARS = 4000
+MESSAGE_CLIENTS: tuple[Client, ...] = ("page", "api")  # the terminal chat runs the engine itself
 
 
 def add_assistant_routes(app: web.Application) -> None:
@@ -78,16 +83,28 @@ async def message(request: web.Request) -> web.StreamResponse:
         raise ApiError(
             400, "too_long", f"the message is over {MAX_MESSAGE_CHARS} characters; shorten it"
         )
+    client = _message_client(body)
     if request.query.get("stream") in ("1", "true"):
-        return await _stream(request, assistant, text)
+        return await _stream(request, assistant, text, client)
     try:
-        turn = await assistant.respond(text)
+        turn = await assistant.respond(text, client=client)
     except ToolError as exc:
         raise ApiError(400, "bad_message", str(exc)) from None
     return web.json_response(turn_json(turn))
 
 
-async def _stream(request: web.Request, assistant: Assistant, text: str) -> web.StreamResponse:
+def _message_client(body: dict[str, Any]) -> Client:
+    """Who will read the reply: said by the caller, never guessed from its headers."""
+    said = text_field(body, "client", required=False).strip() or "api"
+    for client in MESSAGE_CLIENTS:
+        if said == client:
+            return client
+    raise ApiError(400, "bad_field", f"'client' must be one of {', '.join(MESSAGE_CLIENTS)}")
+
+
+async def _stream(
+    request: web.Request, assistant: Assistant, text: str, client: Client
+) -> web.StreamResponse:
     events: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
 
     async def emit(event: dict[str, Any]) -> None:
@@ -95,7 +112,7 @@ async def _stream(request: web.Request, assistant: Assistant, text: str) -> web.
 
     async def run() -> Turn:
         try:
-            return await assistant.respond(text, emit=emit)
+            return await assistant.respond(text, emit=emit, client=client)
         finally:
             await events.put(None)
 
