@@ -11,6 +11,7 @@ import pytest
 
 from commonplace.calendar import CalendarClient
 from commonplace.config import CalendarSettings, Settings
+from tests.calendar.proxy import Proxy, proxy_to
 from tests.calendar.radicale_server import Radicale, running_radicale
 from tests.weather.test_weather import standin
 
@@ -23,6 +24,13 @@ PASSWORD_ENV = {"COMMONPLACE_CALDAV_PASSWORD": "any (auth.type = none)"}
 def radicale(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Radicale]:
     with running_radicale(tmp_path_factory.mktemp("radicale")) as server:
         yield server
+
+
+@pytest.fixture
+def proxy(radicale: Radicale) -> Iterator[Proxy]:
+    """The Radicale server behind a proxy that can answer a method in its place (proxy.py)."""
+    with proxy_to(radicale.url) as served:
+        yield served
 
 
 @pytest.fixture

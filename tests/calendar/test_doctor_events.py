@@ -13,7 +13,6 @@ from __future__ import annotations
 import dataclasses
 import re
 import time
-from collections.abc import Iterator
 from datetime import datetime
 
 import pytest
@@ -23,7 +22,7 @@ from commonplace.cli.main import cli
 from commonplace.config import Settings
 from commonplace.doctor import Check, calendar_checks
 from tests.calendar.conftest import PASSWORD_ENV, calendar_settings
-from tests.calendar.proxy import Proxy, proxy_to
+from tests.calendar.proxy import Proxy
 from tests.calendar.radicale_server import Radicale, put_raw
 from tests.calendar.test_not_caldav import SIGN_IN, WHAT_TO_DO
 from tests.fakes.ollama import FakeOllama
@@ -50,12 +49,6 @@ def lunch_today(settings: Settings) -> str:
 @pytest.fixture(autouse=True)
 def _password(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(*next(iter(PASSWORD_ENV.items())))
-
-
-@pytest.fixture
-def proxy(radicale: Radicale) -> Iterator[Proxy]:
-    with proxy_to(radicale.url) as served:
-        yield served
 
 
 @pytest.fixture

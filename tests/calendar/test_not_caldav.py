@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Iterator
 
 import pytest
 from click.testing import CliRunner
@@ -28,8 +27,7 @@ from commonplace.config import Settings
 from commonplace.llm import LLM
 from tests.assistant.conftest import NOW, call, tool_results
 from tests.calendar.conftest import PASSWORD_ENV, calendar_settings
-from tests.calendar.proxy import Proxy, proxy_to
-from tests.calendar.radicale_server import Radicale
+from tests.calendar.proxy import Proxy
 from tests.calendar.test_servers import TUESDAY, at
 from tests.fakes.ollama import FakeOllama
 
@@ -54,12 +52,6 @@ ANSWERS = [
     pytest.param(200, "application/json", '{"events": []}', "JSON", id="json"),
     pytest.param(200, "text/plain", "OK", "an answer of another kind (text/plain)", id="text"),
 ]
-
-
-@pytest.fixture
-def proxy(radicale: Radicale) -> Iterator[Proxy]:
-    with proxy_to(radicale.url) as served:
-        yield served
 
 
 @pytest.fixture

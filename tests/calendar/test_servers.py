@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Iterator
 from datetime import date, datetime
 from zoneinfo import ZoneInfo
 
@@ -23,7 +22,7 @@ from commonplace.doctor import calendar_checks
 from commonplace.llm import LLM
 from tests.assistant.conftest import NOW, call, tool_results
 from tests.calendar.conftest import PASSWORD_ENV, calendar_settings
-from tests.calendar.proxy import Proxy, proxy_to
+from tests.calendar.proxy import Proxy
 from tests.calendar.radicale_server import Radicale, put_raw
 from tests.fakes.ollama import FakeOllama
 
@@ -33,12 +32,6 @@ TUESDAY = date(2026, 10, 27)
 
 def at(day: int, hour: int, minute: int = 0) -> datetime:
     return datetime(2026, 10, day, hour, minute, tzinfo=LONDON)
-
-
-@pytest.fixture
-def proxy(radicale: Radicale) -> Iterator[Proxy]:
-    with proxy_to(radicale.url) as served:
-        yield served
 
 
 @pytest.fixture

@@ -68,8 +68,7 @@ class Index:
         self._down_until = 0.0
         self.down_error = ""  # the last embedding failure, for the search notice
         self.memory = VectorMemory()
-        self.hubness = settings.index.hubness  # off: plain cosine, no neighbourhoods computed
-        if not self.hubness:
+        if not settings.index.hubness:  # plain cosine: no neighbourhoods read or computed
             self.neighbourhoods = hubness.Neighbourhoods()
         elif load_later:  # the daemon: its start does not wait for them (hubness.py)
             self.neighbourhoods = hubness.Neighbourhoods()
@@ -159,7 +158,7 @@ class Index:
         with self._io:
             if (
                 self._closed
-                or not self.hubness
+                or not self.settings.index.hubness
                 or not self.stores.keywords.writable
                 or not self._neighbours_due
             ):

@@ -77,7 +77,7 @@ def split_into_chunks(note: Note, max_tokens: int = 400, flavor: str = "obsidian
         for piece in _split_section(shown, begin, end, max_tokens)
     ]
     if not pieces:
-        pieces = _all_it_has(note, max_tokens, flavor)
+        pieces = _all_it_has(note, shown, max_tokens)
     return [
         Chunk(
             path=note.path,
@@ -93,13 +93,12 @@ def split_into_chunks(note: Note, max_tokens: int = 400, flavor: str = "obsidian
 
 
 def _all_it_has(
-    note: Note, max_tokens: int, flavor: str
+    note: Note, body: list[str | None], max_tokens: int
 ) -> list[tuple[tuple[str, ...], int, tuple[int, int, str]]]:
     """A note with no text under its headings, or with nothing but frontmatter, is still
     something its owner wrote: its headings (else its frontmatter, as written) become its one
     chunk, so a search that finds it by those words can show it. Without this such a note
     matched and was never shown. An empty note stays without a chunk: nothing to show."""
-    body = shown_lines(note.body.splitlines(), flavor)
     if any(line and line.strip() for line in body):
         return [((), note.body_line, p) for p in _split_section(body, 0, len(body), max_tokens)]
     head = note.text.splitlines()[: note.body_line]
