@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +22,7 @@ from commonplace.index.models import RefreshStats
 from commonplace.index.plan import Plan
 from commonplace.llm.profiles import EmbedProfile
 from commonplace.vault import NoteSkipped, read_note
+from commonplace.vault.blockrefs import note_blocks
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +35,7 @@ class Loaded:
     entry: FileEntry
     chunks: list[IndexedChunk]
     note: IndexedNote | None = None  # the whole note, for note-level keyword search
+    blocks: dict[str, str] = field(default_factory=dict)  # Logseq: uuid -> shown block text
 
 
 @dataclass
@@ -97,7 +99,8 @@ def read_files(
             flavor=s.flavor,
         )
         entry = FileEntry(path, note.size, note.mtime, note.content_hash, len(chunks), True)
-        loaded.append(Loaded(path, entry, chunks, index_note(note, s.flavor)))
+        blocks = note_blocks(note.text) if s.flavor == "logseq" else {}
+        loaded.append(Loaded(path, entry, chunks, index_note(note, s.flavor), blocks))
     return loaded, gone
 
 

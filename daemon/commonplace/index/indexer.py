@@ -23,6 +23,7 @@ import numpy as np
 from tqdm import tqdm
 
 from commonplace.config import Settings
+from commonplace.foreground import pause
 from commonplace.index import hubness
 from commonplace.index.batch import Batch, Loaded, add_stats, merge, read_files, stack
 from commonplace.index.chunking import IndexedChunk
@@ -35,7 +36,8 @@ from commonplace.index.store import Stores, open_stores
 from commonplace.index.vector_api import VectorsBusy
 from commonplace.llm import LLM, LLMError
 from commonplace.llm.profiles import EmbedProfile, known_profile, unknown_profile
-from commonplace.vault import exclusions, journals
+from commonplace.vault import NoteSkipped, exclusions, journals, read_note
+from commonplace.vault.blockrefs import note_blocks
 from commonplace.vault.notes import title_from_path, title_property
 
 log = logging.getLogger(__name__)
@@ -46,6 +48,7 @@ PROBE_TEXT = "commonplace"  # embedded to ask whether notes waiting for vectors 
 PROGRESS_BAR_FILES = 200  # show a progress bar for runs at least this long
 NEIGHBOURS = "1"  # the manifest's neighbourhoods layout: an index without it reads every note once
 JOURNALS_META = "journal_names"  # the Logseq journal settings the stored titles were made with
+BLOCKS_META, BLOCKS = "blocks", "1"  # the manifest holds every indexed Logseq page's blocks
 
 
 class Index:
@@ -321,6 +324,7 @@ class Index:
             await self._apply(plan, stats, profile, big=paths is None or full)
         if paths is None:
             st.manifest.set_meta(JOURNALS_META, names)
+            await asyncio.to_thread(self._blocks_once, set(plan.read))
         if paths is None and st.vectors.pending_rows and st.keywords.writable:
             # A reconciliation brings the vector index up to date (a long run was cut off).
             await asyncio.to_thread(self._maintain, True)
@@ -374,6 +378,41 @@ class Index:
                 len(changed),
             )
         return now.signature, changed
+
+    def _blocks_once(self, read_now: set[str]) -> None:
+        """Keep the manifest's Logseq blocks (vault/blockrefs.py) in step with the flavour. An
+        index made before they were kept reads each indexed page once for them, here, at a
+        reconciliation: without it a page nobody edits would never have its blocks, and every
+        ref to them would read as unknown. Nothing is chunked, embedded or written to the
+        keyword index again (`read_now`: pages this reconciliation read already). An index no
+        longer read as Logseq drops them, so that reading it as Logseq again fills them anew."""
+        st = self.stores
+        want = BLOCKS if self.settings.flavor == "logseq" else ""
+        if not st.keywords.writable or (st.manifest.get_meta(BLOCKS_META) or "") == want:
+            return
+        if want:
+            limit = self.settings.index.max_note_kb * 1024
+            todo = [p for p, e in st.manifest.all().items() if not e.skipped and p not in read_now]
+            if todo:
+                log.info("reading %d Logseq pages once for their blocks' text", len(todo))
+            for i in range(0, len(todo), BATCH_FILES):
+                found: list[tuple[str, dict[str, str]]] = []
+                for path in todo[i : i + BATCH_FILES]:
+                    pause()  # a request is being answered: let it have the interpreter
+                    try:
+                        note = read_note(self.settings.vault, path, "logseq", max_bytes=limit)
+                    except NoteSkipped:  # gone or unusable now: the next scan deals with it
+                        continue
+                    found.append((path, note_blocks(note.text)))
+                with self._io:
+                    if self._closed:
+                        return
+                    st.manifest.write_blocks(found, [])
+        with self._io:
+            if not self._closed:
+                if not want:
+                    st.manifest.clear_blocks()
+                st.manifest.set_meta(BLOCKS_META, want)
 
     def _forget_all(self) -> None:
         st = self.stores
@@ -437,6 +476,7 @@ class Index:
         st.vectors.replace(known, [], np.zeros((0, 0), np.float32))
         st.keywords.replace(paths, [])
         st.manifest.write([], paths)
+        st.manifest.write_blocks([], paths)
         st.manifest.note_chunks([], paths)
         self.neighbourhoods.forget(paths)
         self._neighbours_due = True
@@ -581,6 +621,7 @@ class Index:
             [item.note for item in loaded if item.note is not None],
         )
         st.manifest.write(entries, gone)
+        st.manifest.write_blocks([(item.path, item.blocks) for item in loaded], gone)
         complete = [
             (item.path, [(c.ordinal, c.fingerprint) for c in item.chunks])
             for item, entry in zip(loaded, entries, strict=True)

@@ -1,4 +1,5 @@
-"""What was indexed, per file: size, mtime, content hash, chunk count, whether vectors exist.
+"""What was indexed, per file: size, mtime, content hash, chunk count, whether vectors exist;
+and the text of each Logseq block another block can refer to (vault/blockrefs.py).
 
 A start-up scan compares the vault's (size, mtime) with this table and reads only the files that
 differ; a file whose bytes hash the same is not re-indexed. SQLite, because a single edit must
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -53,6 +54,11 @@ class Manifest:
                     path TEXT PRIMARY KEY, chunks TEXT NOT NULL, rs TEXT, at INTEGER
                 );
                 CREATE INDEX IF NOT EXISTS neighbours_at ON neighbours (at);
+                CREATE TABLE IF NOT EXISTS blocks (
+                    uuid TEXT NOT NULL, path TEXT NOT NULL, text TEXT NOT NULL,
+                    PRIMARY KEY (uuid, path)
+                );
+                CREATE INDEX IF NOT EXISTS blocks_path ON blocks (path);
                 """
             )
         except sqlite3.DatabaseError as exc:
@@ -117,11 +123,48 @@ class Manifest:
     def clear(self) -> None:
         self._db.execute("DELETE FROM files")
         self._db.execute("DELETE FROM neighbours")
+        self._db.execute("DELETE FROM blocks")
 
     def mark_all_pending(self) -> None:
         """Every file needs its vectors again (they were dropped)."""
         self._db.execute("UPDATE files SET vectors_ok = 0 WHERE skipped = ''")
         self._db.execute("DELETE FROM neighbours")
+
+    # -- Logseq blocks (vault/blockrefs.py) -------------------------------------------------------
+
+    def write_blocks(
+        self, notes: Iterable[tuple[str, Mapping[str, str]]], removed: Iterable[str]
+    ) -> None:
+        """Each note's blocks (uuid -> shown text) replace what it held; `removed`: notes gone.
+        Kept per note, so an edit or a delete changes only that note's rows, and the search
+        that shows a ref reads one indexed row instead of the vault."""
+        notes = list(notes)
+        with _transaction(self._db):
+            self._db.executemany(
+                "DELETE FROM blocks WHERE path = ?",
+                ((p,) for p in [*removed, *(path for path, _ in notes)]),
+            )
+            self._db.executemany(
+                "INSERT OR REPLACE INTO blocks VALUES (?, ?, ?)",
+                ((uuid, path, text) for path, blocks in notes for uuid, text in blocks.items()),
+            )
+
+    def clear_blocks(self) -> None:
+        self._db.execute("DELETE FROM blocks")
+
+    def block_texts(self, uuids: Collection[str]) -> dict[str, str]:
+        """uuid -> its block's text, for the uuids the index knows (one of them when two files
+        hold the same block: a copied page, a sync conflict)."""
+        wanted = sorted(uuids)
+        found: dict[str, str] = {}
+        for i in range(0, len(wanted), 500):  # SQLite's limit on a statement's parameters
+            part = wanted[i : i + 500]
+            rows = self._db.execute(
+                f"SELECT uuid, text FROM blocks WHERE uuid IN ({','.join('?' * len(part))})",
+                part,
+            )
+            found.update((str(uuid), str(text)) for uuid, text in rows)
+        return found
 
     # -- neighbourhoods (hubness.py) ----------------------------------------------------------
 

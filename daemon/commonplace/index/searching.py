@@ -10,6 +10,7 @@ import asyncio
 import dataclasses
 import datetime as dt
 import logging
+import sqlite3
 from collections import OrderedDict
 from typing import TYPE_CHECKING
 
@@ -19,6 +20,7 @@ from commonplace.index.hybrid import group_by_note as group_hits
 from commonplace.index.models import SEARCH_MODES, SearchResponse, SearchResult, Unread
 from commonplace.index.vector_api import VectorsBusy
 from commonplace.llm import LLM, LLMError
+from commonplace.vault.blockrefs import refs_in, shown_refs
 
 if TYPE_CHECKING:
     from commonplace.index.indexer import Index
@@ -124,7 +126,7 @@ class Searcher:
         if mode == "vector" and vector is not None:
             hits = hubs.rescore(st.vectors.search(vector, pool, flt, texts=False))
             top = (group_hits(hits) if group_by_note else hits)[:limit]
-            return self._read(top, st.keywords.view())
+            return self.shown(self._read(top, st.keywords.view()))
         meaning: list[SearchResult] = []
         later = None
         if mode == "hybrid" and vector is not None:
@@ -153,7 +155,29 @@ class Searcher:
             keyword_weight=cfg.keyword_weight if meaning else 1.0,
             limit=limit,
         )
-        return self._read(fused.notes if group_by_note else fused.chunks, keywords)
+        return self.shown(self._read(fused.notes if group_by_note else fused.chunks, keywords))
+
+    def shown(self, results: list[SearchResult]) -> list[SearchResult]:
+        """The results' text as the reader sees it: in a Logseq graph, each block ref replaced
+        by its block's text (vault/blockrefs.py), looked up in the manifest, which the indexer
+        keeps current as pages change, so a search never reads the vault. Every client shows
+        or hands on this text (snippets, Ask's passages and sources, MCP); the index itself
+        keeps the refs as written. A lookup that fails shows the refs as unknown, never fails
+        the search."""
+        if self.index.settings.flavor != "logseq":
+            return results
+        wanted = set().union(*(refs_in(h.text) for h in results))
+        if not wanted:
+            return results
+        try:
+            blocks = self.index.stores.manifest.block_texts(wanted)
+        except sqlite3.Error as exc:
+            log.warning("block refs shown without their text: %s", exc)
+            blocks = {}
+        return [
+            dataclasses.replace(h, text=shown_refs(h.text, blocks)) if "((" in h.text else h
+            for h in results
+        ]
 
     def _read(self, results: list[SearchResult], keywords: KeywordView) -> list[SearchResult]:
         """The results with the text, title, heading and date of the meaning hits that came

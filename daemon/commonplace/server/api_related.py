@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 
 from aiohttp import web
 
@@ -47,4 +48,7 @@ async def related(request: web.Request) -> web.StreamResponse:
         keyword_candidates=settings.index.keyword_candidates,
         hubs=index.neighbourhoods,  # as search ranks by meaning (eval_suite/README.md, L1)
     )
-    return web.json_response({"path": rel, **response.to_json()})
+    shown = await asyncio.to_thread(index.searcher.shown, response.results)  # Logseq refs
+    return web.json_response(
+        {"path": rel, **dataclasses.replace(response, results=shown).to_json()}
+    )

@@ -1,0 +1,76 @@
+"""/api/search in a Logseq graph: the snippet and text show a block ref as its block's text.
+
+The real index over a small graph in tmp_path (the pages of tests/index/test_blockrefs.py),
+the fake Ollama, aiohttp's test client; the MCP server's search tool, through its local way in,
+gets the same text.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from commonplace.config import Settings
+from commonplace.index import Index
+from commonplace.llm import LLM
+from commonplace.mcp.local import LocalBackend
+from commonplace.server.context import Services
+from tests.fakes.ollama import FakeOllama
+from tests.index.conftest import write
+from tests.index.test_blockrefs import KEY, KEYS_PAGE, ZOTERO_PAGE
+from tests.mcp_server.conftest import connected, structured
+from tests.server.conftest import ClientFactory
+
+SHOWN = "mentioned in Create a new API key on the Zotero settings page"
+
+
+def graph_settings(settings: Settings, tmp_path: Path, url: str) -> Settings:
+    vault = tmp_path / "graph"
+    write(vault, "pages/API keys.md", KEYS_PAGE)
+    write(vault, "pages/Zotero.md", ZOTERO_PAGE)
+    return dataclasses.replace(
+        settings,
+        vault=vault,
+        flavor="logseq",
+        ollama=dataclasses.replace(settings.ollama, host=url),
+    )
+
+
+async def test_api_search_snippet_shows_the_block_text(
+    make_client: ClientFactory, web_settings: Settings, fake_ollama: FakeOllama, tmp_path: Path
+) -> None:
+    settings = graph_settings(web_settings, tmp_path, fake_ollama.url)
+    index = Index.open(settings, LLM(settings.ollama))
+    try:
+        await index.refresh()
+        client = await make_client(settings, Services(index=index))
+        params = {"q": "User ID mentioned", "limit": "5"}
+        body = await (await client.get("/api/search", params=params)).json()
+    finally:
+        index.close()
+    (hit,) = [r for r in body["results"] if r["path"] == "pages/Zotero.md"]
+    assert SHOWN in hit["snippet"] and SHOWN in hit["text"]
+    assert KEY not in hit["snippet"] and KEY not in hit["text"]
+    marked = [hit["snippet"][a:b] for a, b in hit["marks"]]
+    assert "mentioned" in marked  # the marks index the snippet as shown
+
+
+async def test_mcp_search_snippet_shows_the_block_text(
+    settings: Settings, fake_ollama: FakeOllama, tmp_path: Path
+) -> None:
+    graph = graph_settings(settings, tmp_path, fake_ollama.url)
+    index = Index.open(graph, LLM(graph.ollama))
+    try:
+        await index.refresh()
+    finally:
+        index.close()
+    backend = LocalBackend(graph)
+    try:
+        async with connected(graph, backend) as client:
+            found = structured(
+                await client.call_tool("search_notes", {"query": "User ID mentioned"})
+            )
+    finally:
+        await backend.close()
+    (hit,) = [r for r in found["results"] if r["path"] == "pages/Zotero.md"]
+    assert SHOWN in hit["snippet"] and KEY not in hit["snippet"]
