@@ -1,4 +1,4 @@
-"""/api/search in a Logseq graph: the snippet and text show a block ref as its block's text.
+"""/api/search and /api/related in a Logseq graph: a block ref reads as its block's text.
 
 The real index over a small graph in tmp_path (the pages of tests/index/test_blockrefs.py),
 the fake Ollama, aiohttp's test client; the MCP server's search tool, through its local way in,
@@ -46,8 +46,12 @@ async def test_api_search_snippet_shows_the_block_text(
         client = await make_client(settings, Services(index=index))
         params = {"q": "User ID mentioned", "limit": "5"}
         body = await (await client.get("/api/search", params=params)).json()
+        related = await client.get("/api/related", params={"path": "pages/API keys.md"})
+        near = await related.json()
     finally:
         index.close()
+    (other,) = [r for r in near["results"] if r["path"] == "pages/Zotero.md"]
+    assert SHOWN in other["text"] and KEY not in other["text"]  # the related view shows it
     (hit,) = [r for r in body["results"] if r["path"] == "pages/Zotero.md"]
     assert SHOWN in hit["snippet"] and SHOWN in hit["text"]
     assert KEY not in hit["snippet"] and KEY not in hit["text"]
