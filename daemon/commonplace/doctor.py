@@ -247,13 +247,29 @@ async def run_checks(settings: Settings) -> list[Check]:
 
 async def calendar_checks(settings: Settings) -> list[Check]:
     """Reachable, the login works, the calendars are listed, today's events can be read (as
-    the assistant reads them), the write calendar exists."""
-    from commonplace.calendar import CalendarClient, CalendarError  # caldav: import when used
+    the assistant reads them), the write calendar exists.
+
+    All of it within one `[calendar] timeout_s`, as one call of the assistant's is: a calendar
+    that hangs costs the owner one wait, not one per request, and then a sentence. The client
+    is closed before doctor goes on (its connection, the keep-alive thread, a request that
+    was given up on), so nothing of the calendar outlives its check."""
+    from commonplace.calendar import CalendarClient  # caldav: import when used
 
     config = settings.calendar
     if not config.configured:
         return [Check("ok", "calendar", "not set up (optional: see the README's calendar section)")]
     client = CalendarClient(settings, in_doctor=True)
+    try:
+        with client.all_within(config.timeout_s):
+            return await _calendar_checks(client, settings)
+    finally:
+        await client.aclose()
+
+
+async def _calendar_checks(client: CalendarClient, settings: Settings) -> list[Check]:
+    from commonplace.calendar import CalendarError
+
+    config = settings.calendar
     try:
         names = await client.all_calendar_names()
     except CalendarError as exc:
