@@ -51,7 +51,7 @@ class CheckedDAVClient(DAVClient):
         self, *args: Any, time_left: Callable[[str], float | None] | None = None, **kwargs: Any
     ) -> None:
         super().__init__(*args, **kwargs)
-        self._full_timeout = self.timeout
+        self._full_timeout: float | None = self.timeout
         self._time_left = time_left
 
     def request(
@@ -65,7 +65,9 @@ class CheckedDAVClient(DAVClient):
         left = self._time_left(method.upper()) if self._time_left is not None else None
         if left is not None and left <= 0:
             raise niquests.exceptions.ReadTimeout(f"no time left to send a {method}")
-        self.timeout = self._full_timeout if left is None else min(self._full_timeout, left)
+        full = self._full_timeout
+        wait = full if left is None else left if full is None else min(full, left)
+        self.timeout = wait  # type: ignore[assignment]  # caldav says int; niquests takes float
         return super().request(url, method, body, headers, rate_limit_time_slept)  # type: ignore[arg-type]
 
     def report(self, url: str, query: str = "", depth: int | None = 0) -> Any:
