@@ -22,11 +22,14 @@ from pathlib import Path
 import pytest
 
 from commonplace.ask.service import AskService
+from commonplace.assistant.memory import AddMemory, memory_text
+from commonplace.assistant.tasks import AddTask
 from commonplace.assistant.vaultfiles import note_path
 from commonplace.capture import write_capture
 from commonplace.changes import Change
 from commonplace.config import Settings
 from commonplace.conflicts import find_conflict_copies
+from commonplace.daemon import start_notes
 from commonplace.daemon_notes import ask_pages, ask_root, ask_rule, daemon_folder_of, is_ask_note
 from commonplace.doctor import config_checks
 from commonplace.index import Index
@@ -305,3 +308,117 @@ async def test_a_question_on_an_ask_page_in_the_pages_directory_is_answered(
     [request] = fake_ollama.chat_requests()
     cited = {path for _, path, _, _ in passages_in(request)}
     assert cited and not any("Ask" in name for name in cited)
+
+
+# -- a pages directory set after the daemon made its folders in pages/ ---------------------------
+
+EARLIER = {  # what the daemon made while the graph's pages were in pages/
+    "pages/Tasks.md": "- LATER Fix the kite's spar\n",
+    "pages/Memory.md": "- Ana flies kites at the lighthouse.\n",
+    "pages/Inbox/2026-11-29 0800.md": "captured:: 2026-11-29T08:00\n\n- a capture never filed\n",
+    "pages/Filed/2026-11-28 0900 Kite spar.md": "capture-id:: abc\n\n- bamboo\n",
+    "pages/Ask___Kites.md": "- ?? Where did I fly the kite?\n",
+}
+
+
+def graph_moved(
+    settings: Settings, earlier: dict[str, str] = EARLIER, name: str = "moved"
+) -> Settings:
+    """A graph (in a folder `name`) whose logseq/config.edn now says `:pages-directory
+    "notes"`, with the daemon's files from before still in pages/."""
+    s = dataclasses.replace(
+        settings, vault=make_graph(settings.vault.parent / name), flavor="logseq"
+    )
+    for rel, text in earlier.items():
+        (s.vault / rel).parent.mkdir(parents=True, exist_ok=True)
+        (s.vault / rel).write_text(text, encoding="utf-8")
+    return s
+
+
+def files_of(vault: Path) -> dict[str, str]:
+    return {
+        p.relative_to(vault).as_posix(): p.read_text(encoding="utf-8")
+        for p in sorted(vault.rglob("*"))
+        if p.is_file()
+    }
+
+
+async def test_the_assistant_goes_on_with_its_tasks_and_memory_notes_where_they_are(
+    settings: Settings,
+) -> None:
+    """Logseq moves no page when :pages-directory changes, and goes on saving the page
+    "Memory" in pages/Memory.md: the assistant did start an empty notes/Memory.md, and so
+    forgot all it had been told."""
+    s = graph_moved(settings)
+    assert note_path(s, "Tasks.md") == "pages/Tasks.md"
+    assert note_path(s, "Memory.md") == "pages/Memory.md"
+    assert "Ana flies kites" in memory_text(s.vault, note_path(s, "Memory.md"))
+    now = datetime(2026, 12, 1, 9, 0, tzinfo=s.tz)
+    add = AddMemory(s)
+    seen = await add.describe({"text": "The festival is in June"}, now)
+    await add.run({"text": "The festival is in June"}, seen, now)
+    assert (s.vault / "pages/Memory.md").read_text(encoding="utf-8") == (
+        "- Ana flies kites at the lighthouse.\n- The festival is in June\n"
+    )
+    task = AddTask(s)
+    seen = await task.describe({"text": "Buy bamboo"}, now)
+    assert seen.question == 'Add the task "Buy bamboo" to pages/Tasks.md?'
+    await task.run({"text": "Buy bamboo"}, seen, now)
+    assert "Buy bamboo" in (s.vault / "pages/Tasks.md").read_text(encoding="utf-8")
+    assert not (s.vault / "notes/Tasks.md").exists()
+    assert not (s.vault / "notes/Memory.md").exists()
+    # A graph that never had them makes them in the pages directory, as before.
+    fresh = graph_moved(settings, earlier={}, name="fresh")
+    assert note_path(fresh, "Memory.md") == "notes/Memory.md"
+
+
+def test_doctor_and_the_start_up_notes_say_where_the_earlier_folders_are(
+    settings: Settings,
+) -> None:
+    s = graph_moved(settings)
+    before = files_of(s.vault)
+    lines = [c.line() for c in config_checks(s) if c.name == "pages directory"]
+    assert lines[0] == (
+        "warn pages directory: logseq/config.edn says :pages-directory 'notes', but "
+        "Commonplace's folders from before are still in pages/: pages/Inbox/ (1 note), "
+        "pages/Filed/ (1 note), 1 Ask page (pages/Ask___...). New captures, filed notes, Ask "
+        "pages and digests go under notes/, and captures and questions left in pages/ are no "
+        "longer filed or answered. Nothing was moved: to go on with them, close Logseq and "
+        "move them to the same places under notes/ (the files in pages/Inbox/ into "
+        'notes/Inbox/, and so on), or set :pages-directory back to "pages".'
+    )
+    assert lines[1].startswith(
+        "ok   pages directory: the assistant's tasks note is pages/Tasks.md, made before "
+        ":pages-directory became 'notes'; it is used there"
+    )
+    assert lines[2].startswith("ok   pages directory: the assistant's memory note is pages/Memory")
+    assert lines[0][5:].split(": ", 1)[1] in start_notes(s)  # the log and /api/state say it too
+    assert files_of(s.vault) == before  # a check moves nothing
+
+    # Once the owner has moved them, nothing is said; with :pages-directory back, neither.
+    for rel in EARLIER:
+        moved = s.vault / rel.replace("pages/", "notes/", 1)
+        moved.parent.mkdir(parents=True, exist_ok=True)
+        (s.vault / rel).rename(moved)
+    assert [c for c in config_checks(s) if c.name == "pages directory"] == []
+    assert note_path(s, "Memory.md") == "notes/Memory.md"
+    back = graph_moved(settings, name="back")
+    (back.vault / "logseq/config.edn").write_text(CONFIG.replace(' :pages-directory "notes"\n', ""))
+    assert [c for c in config_checks(back) if c.name == "pages directory"] == []
+    assert not any("pages/" in note for note in start_notes(back))
+
+
+def test_two_tasks_notes_doctor_says_which_one_is_used_and_what_to_do(
+    settings: Settings,
+) -> None:
+    """Both files are the page "Tasks" to Logseq; the one in the pages directory is used."""
+    s = graph_moved(settings, earlier={"pages/Tasks.md": "- LATER old\n"})
+    (s.vault / "notes/Tasks.md").write_text("- LATER new\n", encoding="utf-8")
+    assert note_path(s, "Tasks.md") == "notes/Tasks.md"
+    [line] = [c.line() for c in config_checks(s) if c.name == "pages directory"]
+    assert line == (
+        "warn pages directory: pages/Tasks.md is no longer the assistant's tasks note: it uses "
+        "notes/Tasks.md, in the pages directory notes/ (both files are the page 'Tasks' to "
+        "Logseq); copy what you want to keep from pages/Tasks.md into notes/Tasks.md, then "
+        "delete pages/Tasks.md"
+    )

@@ -36,6 +36,7 @@ from commonplace.calendar import CalendarClient
 from commonplace.changes import Change
 from commonplace.config import Settings
 from commonplace.conflicts import watch_conflicts
+from commonplace.daemon_notes import left_in_earlier_pages
 from commonplace.datafolder import keep_lock
 from commonplace.digest.service import digest_job
 from commonplace.index import Index, IndexBusy, IndexService
@@ -317,6 +318,9 @@ def start_notes(settings: Settings) -> list[str]:
             "refused unless they send the API token ('commonplace token'): the phone page is "
             "for this computer and for tailscale serve only"
         )
+    left = left_in_earlier_pages(settings)  # captures and questions nothing would look at
+    if left:
+        notes.append(left)
     return notes
 
 

@@ -10,11 +10,12 @@ not use through this one function; a folder prefix alone would miss the namespac
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import PurePosixPath
 
 from commonplace.config import Settings
-from commonplace.vault import in_folder
+from commonplace.vault import in_folder, iter_note_paths
 from commonplace.vault.journals import DEFAULT_PAGES
 
 KINDS = ("inbox", "filed", "ask", "digests")
@@ -82,3 +83,60 @@ def is_daemon_note(path: str, settings: Settings) -> bool:
     """A note in one of the daemon's folders, or a Logseq Ask namespace page: never a link
     target, never a candidate."""
     return daemon_folder_of(path, settings) is not None
+
+
+def left_in_earlier_pages(settings: Settings) -> str | None:
+    """What the daemon made in pages/ before the graph's `:pages-directory` named another
+    folder, in a sentence with what to do; None when there is nothing (or nothing moved).
+
+    Logseq moves no file when the setting changes, and neither does the daemon (the owner's
+    files move on a Yes only), but its folders follow the setting: captures and questions left
+    in pages/ would never be filed or answered, and nothing would say so. So doctor and the
+    start-up notes say where they are. (The tasks and memory notes are used where they are:
+    assistant/vaultfiles.py `note_path`.)"""
+    if settings.flavor != "logseq":
+        return None
+    pages = settings.pages_folder()
+    if pages == DEFAULT_PAGES:
+        return None
+    vault = settings.vault
+    found = []
+    for kind in KINDS:
+        name = getattr(settings.folders, kind).strip("/")
+        if "/" in name:  # a path given as is: it does not follow the pages directory
+            continue
+        count = sum(1 for _ in iter_note_paths(vault, under=f"{DEFAULT_PAGES}/{name}"))
+        if count:
+            found.append(f"{DEFAULT_PAGES}/{name}/ ({count} note{'' if count == 1 else 's'})")
+    asks = _ask_pages_in(vault / DEFAULT_PAGES, settings.folders.ask.strip("/"))
+    if asks:
+        found.append(f"{asks} Ask page{'' if asks == 1 else 's'} ({DEFAULT_PAGES}/Ask___...)")
+    if not found:
+        return None
+    return (
+        f"logseq/config.edn says :pages-directory {pages!r}, but Commonplace's folders from "
+        f"before are still in {DEFAULT_PAGES}/: {', '.join(found)}. New captures, filed notes, "
+        f"Ask pages and digests go under {pages}/, and captures and questions left in "
+        f"{DEFAULT_PAGES}/ are no longer filed or answered. Nothing was moved: to go on with "
+        f"them, close Logseq and move them to the same places under {pages}/ (the files in "
+        f"{DEFAULT_PAGES}/Inbox/ into {pages}/Inbox/, and so on), or set :pages-directory "
+        f'back to "{DEFAULT_PAGES}".'
+    )
+
+
+def _ask_pages_in(folder: os.PathLike[str], ask: str) -> int:
+    """How many Logseq Ask namespace pages (`Ask___Trip.md`) are directly in `folder`."""
+    if "/" in ask:
+        return 0
+    starts = (f"{ask.lower()}___", f"{ask.lower()}%2f")
+    try:
+        with os.scandir(folder) as entries:
+            return sum(
+                1
+                for e in entries
+                if e.name.lower().startswith(starts)
+                and e.name.lower().endswith(".md")
+                and e.is_file(follow_symlinks=False)
+            )
+    except OSError:
+        return 0

@@ -7,18 +7,20 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Literal
 
 from commonplace.attention import Entry, read_running
 from commonplace.config import Settings, default_config_path
 from commonplace.conflicts import find_conflict_copies
+from commonplace.daemon_notes import left_in_earlier_pages
 from commonplace.lease import describe_lease
 from commonplace.llm import LLM, OllamaStatus
 from commonplace.llm.support import Lookup, host_warning, system_lookup, version_warnings
 from commonplace.tidy.state import TidyState
 from commonplace.vault import iter_note_paths
 from commonplace.vault.exclusions import load_exclusions
-from commonplace.vault.journals import journal_names
+from commonplace.vault.journals import DEFAULT_PAGES, journal_names
 
 if TYPE_CHECKING:
     from commonplace.calendar import CalendarClient
@@ -57,6 +59,7 @@ def config_checks(settings: Settings) -> list[Check]:
         checks += flavor_checks(settings)
         checks += exclusion_checks(settings, notes)
         checks += journal_checks(settings)
+        checks += pages_directory_checks(settings)
     data = settings.data_path
     # A check makes nothing: doctor used to create the data folder, one for every vault named
     # (a mistyped one too). The nearest folder that exists must let the daemon make the rest.
@@ -143,6 +146,47 @@ def journal_checks(settings: Settings) -> list[Check]:
             f"({_NAME_FORMAT_EXAMPLE[names.name_format]})",
         )
     )
+    return checks
+
+
+def pages_directory_checks(settings: Settings) -> list[Check]:
+    """A Logseq graph whose `:pages-directory` changed after the daemon made its folders and
+    notes in pages/: where they are now, and what becomes of them (daemon_notes.py
+    `left_in_earlier_pages`; the tasks and memory notes are used where they are)."""
+    from commonplace.assistant.vaultfiles import earlier_pages_file, note_path
+
+    if settings.flavor != "logseq" or settings.pages_folder() == DEFAULT_PAGES:
+        return []
+    pages = settings.pages_folder()
+    left = left_in_earlier_pages(settings)
+    checks = [Check("warn", "pages directory", left)] if left else []
+    for what, name in (
+        ("tasks", settings.assistant.tasks_note),
+        ("memory", settings.assistant.memory_note),
+    ):
+        path = note_path(settings, name)
+        file = PurePosixPath(path).name
+        if earlier_pages_file(settings, file) == path:
+            checks.append(
+                Check(
+                    "ok",
+                    "pages directory",
+                    f"the assistant's {what} note is {path}, made before :pages-directory "
+                    f"became {pages!r}; it is used there, as Logseq keeps the page there (to "
+                    f"move it to {pages}/, close Logseq first)",
+                )
+            )
+        elif path == f"{pages}/{file}" and (settings.vault / DEFAULT_PAGES / file).is_file():
+            checks.append(
+                Check(
+                    "warn",
+                    "pages directory",
+                    f"{DEFAULT_PAGES}/{file} is no longer the assistant's {what} note: it uses "
+                    f"{path}, in the pages directory {pages}/ (both files are the page "
+                    f"{PurePosixPath(file).stem!r} to Logseq); copy what you want to keep from "
+                    f"{DEFAULT_PAGES}/{file} into {path}, then delete {DEFAULT_PAGES}/{file}",
+                )
+            )
     return checks
 
 
@@ -247,13 +291,29 @@ async def run_checks(settings: Settings) -> list[Check]:
 
 async def calendar_checks(settings: Settings) -> list[Check]:
     """Reachable, the login works, the calendars are listed, today's events can be read (as
-    the assistant reads them), the write calendar exists."""
-    from commonplace.calendar import CalendarClient, CalendarError  # caldav: import when used
+    the assistant reads them), the write calendar exists.
+
+    All of it within one `[calendar] timeout_s`, as one call of the assistant's is: a calendar
+    that hangs costs the owner one wait, not one per request, and then a sentence. The client
+    is closed before doctor goes on (its connection, the keep-alive thread, a request that
+    was given up on), so nothing of the calendar outlives its check."""
+    from commonplace.calendar import CalendarClient  # caldav: import when used
 
     config = settings.calendar
     if not config.configured:
         return [Check("ok", "calendar", "not set up (optional: see the README's calendar section)")]
     client = CalendarClient(settings, in_doctor=True)
+    try:
+        with client.all_within(config.timeout_s):
+            return await _calendar_checks(client, settings)
+    finally:
+        await client.aclose()
+
+
+async def _calendar_checks(client: CalendarClient, settings: Settings) -> list[Check]:
+    from commonplace.calendar import CalendarError
+
+    config = settings.calendar
     try:
         names = await client.all_calendar_names()
     except CalendarError as exc:

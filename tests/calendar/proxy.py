@@ -12,12 +12,15 @@ swallowed (read, never forwarded, never answered) or cut off (read, never
 forwarded, the connection reset): a server that got the request and then said nothing. Or it
 can be answered in the server's place, never forwarded (`answer`: a sign-in page, a captive
 portal, a proxy's own page, with the status and Content-Type they send).
-Every request is recorded with its headers, so a test can say what the client sent.
+Every request is recorded with its headers, so a test can say what the client sent, and the
+connections the client holds open are counted (`open_connections`), so a test can say that it
+closed them: a swallowed request's connection counts until the client closes its end.
 """
 
 from __future__ import annotations
 
 import re
+import select
 import socket
 import struct
 import threading
@@ -64,9 +67,29 @@ class Proxy:
     answer: dict[str, tuple[int, str, str]] = field(default_factory=dict)
     sent: list[Sent] = field(default_factory=list)
     stopping: threading.Event = field(default_factory=threading.Event)
+    connections: int = 0  # connections from the client not yet closed (see open_connections)
+    counting: threading.Lock = field(default_factory=threading.Lock)
 
     def methods(self) -> list[str]:
         return [s.method for s in self.sent]
+
+    def open_connections(self, settle_s: float = 1.0) -> int:
+        """Connections the client still holds open, once those it closed have had `settle_s`
+        to be seen closed (a handler notices a closed connection within a few milliseconds)."""
+        end = time.monotonic() + settle_s
+        while self.connections and time.monotonic() < end:
+            time.sleep(0.02)
+        return self.connections
+
+
+def _closed_by_client(connection: socket.socket) -> bool:
+    """The client closed its end: the socket reads as ready, with nothing (or a reset) to read."""
+    if not select.select([connection], [], [], 0)[0]:
+        return False
+    try:
+        return connection.recv(1, socket.MSG_PEEK) == b""
+    except OSError:
+        return True
 
 
 def _handler(proxy: Proxy, upstream: str) -> type[BaseHTTPRequestHandler]:
@@ -75,6 +98,16 @@ def _handler(proxy: Proxy, upstream: str) -> type[BaseHTTPRequestHandler]:
 
         def log_message(self, format: str, *args: object) -> None:
             pass
+
+        def setup(self) -> None:
+            super().setup()
+            with proxy.counting:
+                proxy.connections += 1
+
+        def finish(self) -> None:
+            with proxy.counting:
+                proxy.connections -= 1
+            super().finish()
 
         def _forward(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
@@ -97,8 +130,11 @@ def _handler(proxy: Proxy, upstream: str) -> type[BaseHTTPRequestHandler]:
                 self.end_headers()
                 self.wfile.write(text.encode("utf-8"))
                 return
-            if self.command in proxy.swallow:
-                proxy.stopping.wait(30)  # never answered (until the proxy stops)
+            if self.command in proxy.swallow:  # never answered (until the proxy stops)
+                end = time.monotonic() + 30
+                while not proxy.stopping.wait(0.02) and time.monotonic() < end:
+                    if _closed_by_client(self.connection):
+                        break
                 self.close_connection = True
                 return
             if self.command in proxy.cut_off:

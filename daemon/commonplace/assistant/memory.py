@@ -123,12 +123,11 @@ def find_line(lines: list[MemoryLine], words: str) -> MemoryLine:
 
 
 def memory_tools(settings: Settings) -> list[Tool]:
-    path = note_path(settings, settings.assistant.memory_note)
-
     async def remember(ctx: ToolContext, args: dict[str, Any]) -> Propose:
         return Propose("add_memory", {"text": clean_fact(args["fact"])})
 
     async def forget(ctx: ToolContext, args: dict[str, Any]) -> Propose:
+        path = note_path(settings, settings.assistant.memory_note)  # where it is now
         snap = await asyncio.to_thread(read_snapshot, settings.vault, path)
         found = find_line(memory_lines(snap), args["words"])
         return Propose("remove_memory", {"line": found.line, "text": found.text})

@@ -49,10 +49,10 @@ def build_assistant(
     tasks: TaskReader | None = None,
 ) -> Assistant:
     """The assistant with its day logs in `<data folder>/assistant/` (or in memory, for evals)."""
-    memory_path = note_path(settings, settings.assistant.memory_note)
 
     def memory() -> str:
-        return memory_text(settings.vault, memory_path)
+        # looked for each time: the graph's pages directory may change while the daemon runs
+        return memory_text(settings.vault, note_path(settings, settings.assistant.memory_note))
 
     folder = None if in_memory else settings.data_path / "assistant"
     return Assistant(

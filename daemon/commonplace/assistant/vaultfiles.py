@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import errno
 import logging
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,19 +23,43 @@ from commonplace.vault import (
     read_file,
     write_trouble,
 )
+from commonplace.vault.journals import DEFAULT_PAGES
 
 log = logging.getLogger(__name__)
 
 
 def note_path(settings: Settings, name: str) -> str:
     """Vault-relative path of a configured note ('Tasks.md'); in Logseq, in the graph's pages
-    directory (pages/ unless `:pages-directory` says otherwise), where Logseq keeps the page."""
+    directory (pages/ unless `:pages-directory` says otherwise), where Logseq keeps the page.
+
+    A graph whose `:pages-directory` was set after the daemon made the note keeps it in
+    pages/: Logseq moves no page when the setting changes, and goes on showing and saving the
+    page in its file there. So does the daemon, or the assistant would start an empty memory
+    and tasks note beside the owner's (`earlier_pages_file`; doctor says where it is)."""
     name = name.strip().strip("/")
     if not name.lower().endswith((".md", ".markdown")):
         name += ".md"
     if settings.flavor == "logseq" and "/" not in name:
-        return f"{settings.pages_folder()}/{name}"
+        return earlier_pages_file(settings, name) or f"{settings.pages_folder()}/{name}"
     return name
+
+
+def earlier_pages_file(settings: Settings, name: str) -> str | None:
+    """`pages/<name>` when the graph's pages directory is another one that has no such file
+    and pages/ has it: the page as Logseq still keeps it. None otherwise."""
+    pages = settings.pages_folder()
+    if pages == DEFAULT_PAGES or _is_file(settings.vault / pages / name):
+        return None
+    earlier = f"{DEFAULT_PAGES}/{name}"
+    return earlier if _is_file(settings.vault / earlier) else None
+
+
+def _is_file(path: Path) -> bool:
+    """An ordinary file, not followed through a link (the vault's rule: vault/files.py)."""
+    try:
+        return stat.S_ISREG(path.lstat().st_mode)
+    except OSError:
+        return False
 
 
 @dataclass(frozen=True)

@@ -42,7 +42,7 @@ import socket
 import ssl
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -123,11 +123,21 @@ class _Attempt:
     computer yet) -> "sent" (`on_wire`: one has) -> "made" | "refused" (the server answered).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, deadline: float | None = None) -> None:
         self._lock = threading.Lock()
         self._given_up = False
         self._state = "reading"
         self._on_wire = 0  # changing requests sent in this write (caldav may send one again)
+        self._deadline = deadline  # time.monotonic() when the caller stops waiting
+
+    def read_time_left(self, method: str) -> float | None:
+        """Seconds a request may still wait: a read before any write shares the caller's wait
+        (so the thread stops when the caller does); None (its full timeout) for a change, and
+        for anything once a write began, whose outcome the owner must learn."""
+        with self._lock:
+            if self._deadline is None or method not in _SAFE_METHODS or self._state != "reading":
+                return None
+            return self._deadline - time.monotonic()
 
     def check(self) -> None:
         with self._lock:
@@ -199,6 +209,9 @@ class CalendarClient:
         self._listed_at = -DISCOVERY_TTL_S
         self._attempt = _Attempt()  # the call running in the worker thread (under _lock)
         self._watched = False  # the session reports each request it sends (`_on_request`)
+        self._until: float | None = None  # see `all_within`
+        self._found: list[tuple[str, Any]] = []  # every calendar, as last listed
+        self._found_at = -DISCOVERY_TTL_S
 
     @property
     def configured(self) -> bool:
@@ -209,13 +222,18 @@ class CalendarClient:
     async def _call(self, fn: Callable[..., T], *args: Any) -> T:
         if not self.configured:
             raise CalendarNotSetUp(NOT_SET_UP)
-        attempt = _Attempt()
         started = time.monotonic()
+        wait = self.config.timeout_s
+        if self._until is not None:
+            wait = min(wait, self._until - started)
+            if wait <= 0:
+                raise CalendarUnavailable(self._slow())
+        attempt = _Attempt(deadline=started + wait)
         work = asyncio.ensure_future(asyncio.to_thread(self._guarded, attempt, fn, *args))
         work.add_done_callback(_collect)
         try:
             try:
-                async with asyncio.timeout(self.config.timeout_s):
+                async with asyncio.timeout(wait):
                     return await asyncio.shield(work)
             except TimeoutError:
                 if not attempt.give_up():  # nothing was sent, and now nothing will be
@@ -234,11 +252,28 @@ class CalendarClient:
             log.debug("calendar %s: %.2f s", fn.__name__, time.monotonic() - started)
 
     def close(self) -> None:
-        """Close the connection to the server (its keep-alive thread ends with it)."""
+        """Close the connection to the server (its keep-alive thread ends with it). Waits for
+        a call still running in the worker thread: a read ends when its caller stopped waiting
+        (`_Attempt.read_time_left`), a change when it is answered or its own timeout is up."""
         with self._lock:
             if self._client is not None:
                 self._client.close()
                 self._client = None
+
+    async def aclose(self) -> None:
+        """`close`, without holding up the event loop while a call in the thread ends."""
+        await asyncio.to_thread(self.close)
+
+    @contextlib.contextmanager
+    def all_within(self, seconds: float) -> Iterator[None]:
+        """The calls made inside share one wait of `seconds` (each also within timeout_s):
+        `commonplace doctor` lists the calendars, then reads today's events, and the owner
+        should wait for the calendar at most once, not once per call."""
+        self._until = time.monotonic() + seconds
+        try:
+            yield
+        finally:
+            self._until = None
 
     async def all_calendar_names(self) -> list[str]:
         """Every calendar of the account, for set-up help (doctor)."""
@@ -495,6 +530,8 @@ class CalendarClient:
         self._client = None
         self._calendars = []
         self._listed_at = -DISCOVERY_TTL_S
+        self._found = []
+        self._found_at = -DISCOVERY_TTL_S
 
     # -- the synchronous work, in a worker thread -------------------------------------------
 
@@ -508,6 +545,7 @@ class CalendarClient:
                 username=self.config.username or None,
                 password=password or None,
                 timeout=max(1, round(self.config.timeout_s)),
+                time_left=self._read_time_left,
             )
             hooks = getattr(self._client.session, "hooks", None)
             self._watched = isinstance(hooks, dict) and isinstance(hooks.get("pre_send"), list)
@@ -525,7 +563,11 @@ class CalendarClient:
         if not found and self._answers_with_a_web_page():
             log.warning("calendar at %s: answered with a web page, not CalDAV", self._where)
             raise CalendarUnavailable(self._web_page())
+        self._found, self._found_at = found, time.monotonic()
         return found
+
+    def _read_time_left(self, method: str) -> float | None:
+        return self._attempt.read_time_left(method)
 
     def _answers_with_a_web_page(self) -> bool:
         """No calendars listed: an HTML page (which caldav reads as XML with nothing in it)
@@ -546,7 +588,11 @@ class CalendarClient:
     def _list(self) -> list[tuple[str, Any]]:
         if time.monotonic() - self._listed_at < DISCOVERY_TTL_S and self._calendars:
             return self._calendars
-        found = self._discover()
+        # the calendars just listed (doctor lists them, then reads the events) are not asked
+        # for again: the events' request then has what is left of the wait, as it has in the
+        # assistant's calls
+        fresh = time.monotonic() - self._found_at < DISCOVERY_TTL_S and self._found
+        found = self._found if fresh else self._discover()
         wanted = {n.casefold() for n in self.config.read}
         chosen = [(n, c) for n, c in found if not wanted or n.casefold() in wanted]
         missing = wanted - {n.casefold() for n, _ in found}

@@ -16,8 +16,10 @@ Imported in the calendar's worker thread, with caldav (see calendar/client.py).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping
 from typing import Any
 
+import niquests
 from caldav.davclient import DAVClient
 from caldav.elements import dav
 
@@ -37,7 +39,36 @@ class NotCalendarData(Exception):
 
 
 class CheckedDAVClient(DAVClient):
-    """caldav's synchronous client; a REPORT's answer is checked before caldav reads it."""
+    """caldav's synchronous client; a REPORT's answer is checked before caldav reads it, and a
+    request waits no longer than `time_left(method)` says (None: the full `timeout`).
+
+    The caller of a calendar call stops waiting after its time is up, but the worker thread
+    cannot be stopped: a read given the full timeout would keep its thread, the connection and
+    the client's lock after nobody waits for it (and `commonplace doctor` would wait for it on
+    its way out). A request with no time left is not sent at all."""
+
+    def __init__(
+        self, *args: Any, time_left: Callable[[str], float | None] | None = None, **kwargs: Any
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self._full_timeout: float | None = self.timeout
+        self._time_left = time_left
+
+    def request(
+        self,
+        url: str,
+        method: str = "GET",
+        body: str = "",
+        headers: Mapping[str, str] | None = None,
+        rate_limit_time_slept: float = 0,
+    ) -> Any:
+        left = self._time_left(method.upper()) if self._time_left is not None else None
+        if left is not None and left <= 0:
+            raise niquests.exceptions.ReadTimeout(f"no time left to send a {method}")
+        full = self._full_timeout
+        wait = full if left is None else left if full is None else min(full, left)
+        self.timeout = wait  # type: ignore[assignment]  # caldav says int; niquests takes float
+        return super().request(url, method, body, headers, rate_limit_time_slept)  # type: ignore[arg-type]
 
     def report(self, url: str, query: str = "", depth: int | None = 0) -> Any:
         answer = super().report(url, query, depth)
