@@ -12,6 +12,9 @@ rescoring it reproduces the project's figures (K12: dev hybrid 0.861 / 0.950, fi
     OLLAMA_HOST=... .venv/bin/python eval_suite/hubness_trials.py collect \\
         eval_suite/datasets /tmp/fix.pkl
     .venv/bin/python eval_suite/hubness_trials.py trials /tmp/dev.pkl /tmp/fix.pkl
+    .venv/bin/python eval_suite/hubness_trials.py skew /tmp/dev.pkl /tmp/fix.pkl
+
+`EMBED_MODEL=all-mpnet` (with its server's OLLAMA_HOST) collects with another model.
 """
 
 from __future__ import annotations
@@ -51,7 +54,11 @@ async def collect(datasets: Path) -> Data:
         base, ollama=dataclasses.replace(base.ollama, host=os.environ["OLLAMA_HOST"])
     )
     s = fixture.eval_settings(
-        base, work / "vault", work / "data", chat_model="-", embed_model="all-minilm"
+        base,
+        work / "vault",
+        work / "data",
+        chat_model="-",
+        embed_model=os.environ.get("EMBED_MODEL", "all-minilm"),
     )
     if is_vault_set(datasets):
         copy_notes(datasets / "vault", s.vault)
@@ -320,8 +327,31 @@ def main_trials(files: list[Path]) -> None:
             )
 
 
+def main_skew(files: list[Path], k: int = 10) -> None:
+    """How hubby each collected index is (Radovanović et al. 2010): the skewness of N_k, the
+    number of times each passage is among the k nearest (other notes' passages only, as the
+    correction's neighbourhoods are) of the others. High skew: a few passages are near
+    everything. Measured to see whether it says when the correction helps (M3)."""
+    for file in files:
+        d = pickle.loads(file.read_bytes())
+        m = np.asarray(d["matrix"], dtype=np.float32)
+        ids = {p: i for i, p in enumerate(dict.fromkeys(d["paths"]))}
+        note = np.array([ids[p] for p in d["paths"]])
+        sims = m @ m.T
+        sims[note[:, None] == note[None, :]] = -np.inf
+        nearest = np.argpartition(-sims, k, axis=1)[:, :k]
+        n_k = np.bincount(nearest.ravel(), minlength=len(note)).astype(float)
+        skew = float(((n_k - n_k.mean()) ** 3).mean() / n_k.std() ** 3)
+        print(
+            f"{file.name}: {len(note)} passages, N{k} skewness {skew:.2f}, largest N{k} "
+            f"{n_k.max():.0f}, never a neighbour {np.mean(n_k == 0):.2f}"
+        )
+
+
 if __name__ == "__main__":
     if sys.argv[1:2] == ["collect"]:
         Path(sys.argv[3]).write_bytes(pickle.dumps(asyncio.run(collect(Path(sys.argv[2])))))
+    elif sys.argv[1:2] == ["skew"]:
+        main_skew([Path(a) for a in sys.argv[2:]])
     else:
         main_trials([Path(a) for a in sys.argv[2:]])

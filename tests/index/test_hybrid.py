@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 import tantivy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from commonplace.index import SearchFilter, SearchResult, fuse, group_by_note, keyword_query
+from commonplace.index.hybrid import known_share
 from commonplace.index.keywords import (
     FIELDS,
     MAX_PAIRS,
@@ -206,3 +209,15 @@ def test_filter_sql_and_python_rule_agree() -> None:
     assert not flt.matches("Areas/Car.md", 5)
     assert SearchFilter.make(exclude=["O'Brien"]).to_sql() == "NOT starts_with(path, 'O''Brien/')"
     assert SearchFilter.make().to_sql() is None
+
+
+def test_the_keyword_side_counts_by_the_share_of_the_query_the_vault_holds() -> None:
+    def idf(n: int, notes: int = 10) -> float:
+        return math.log(1 + (notes - n + 0.5) / (n + 0.5))
+
+    assert known_share(10, [1, 5, 10]) == 1.0  # every word is in some note
+    assert known_share(10, [0, 0]) == 0.0  # none is: the meaning ranking alone
+    assert known_share(10, []) == 1.0 and known_share(0, [0]) == 1.0  # nothing to weigh
+    # An unknown word weighs as much as the rarest word can, so it counts more than a common one.
+    assert known_share(10, [5, 0]) == pytest.approx(idf(5) / (idf(5) + idf(0)))
+    assert known_share(10, [1, 0]) > known_share(10, [9, 0]) > 0.0

@@ -909,3 +909,40 @@ async def test_what_logseq_hides_is_not_indexed_and_an_older_index_is_read_again
     stats = await reopened.refresh()
     assert stats.indexed == stats.notes and stats.embedded == 1  # only Beans changed
     assert (await reopened.search("64a3f1c2", limit=3, mode="keyword")).results == []
+
+
+async def test_the_notes_holding_each_query_word_are_counted_as_the_index_stems_them(
+    open_index: OpenIndex, isettings: Settings
+) -> None:
+    write(isettings.vault, "Birds/Kestrels.md", "# Kestrels\n\nHovering over the verges.\n")
+    index = open_index()
+    await index.refresh()
+    notes, counts = index.stores.keywords.view().note_frequencies(["kestrel", "hover", "zqxv"])
+    assert notes == index.status()["notes"]
+    assert counts == [1, 1, 0]  # the title's "Kestrels" and the text's "Hovering", by stem
+
+
+async def test_words_the_vault_lacks_weaken_the_keyword_side_not_the_meaning_side(
+    open_index: OpenIndex, isettings: Settings
+) -> None:
+    """The keyword side sees only "kestrel" (the rest are function words to it); the meaning
+    side (the fake's bag of words) sees them all and ranks the short note of those words first.
+    Asked alone, hybrid follows the keyword match; asked with two words no note holds, the
+    keyword side holds a quarter of the query's weight and the meaning ranking leads."""
+    filler = " ".join(f"field{j}" for j in range(40))
+    write(isettings.vault, "Birds/Log.md", f"# Log\n\nA kestrel today. {filler}\n")
+    write(isettings.vault, "Birds/Up.md", "# Up\n\nAbove and below, again, between both.\n")
+    index = open_index()
+    await index.refresh()
+    asked = "kestrel above below again between both"
+    unknown = f"{asked} qwertyzz asdfgzz"
+
+    async def first(query: str, mode: str) -> list[str]:
+        resp = await index.search(query, limit=2, mode=mode, group_by_note=True)
+        return [r.path for r in resp.results]
+
+    for query in (asked, unknown):  # the same rankings on each side either way
+        assert (await first(query, "keyword"))[0] == "Birds/Log.md"
+        assert await first(query, "vector") == ["Birds/Up.md", "Birds/Log.md"]
+    assert (await first(asked, "hybrid"))[0] == "Birds/Log.md"
+    assert (await first(unknown, "hybrid"))[0] == "Birds/Up.md"

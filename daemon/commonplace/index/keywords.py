@@ -333,6 +333,14 @@ class KeywordView:
         query = _filtered(self._chunks.schema, query, flt)
         return [_result(searcher, score, at) for score, at in _top(searcher, query, limit)]
 
+    def note_frequencies(self, terms: Iterable[str]) -> tuple[int, list[int]]:
+        """The number of notes, and for each term (a stem, as the index holds it) the number
+        of notes that hold it in any searched field: a term dictionary lookup each, no search."""
+        searcher = self._note_searcher
+        return searcher.num_docs, [
+            max(searcher.doc_freq(field, term) for field in NOTE_FIELDS) for term in terms
+        ]
+
     def search_notes(self, text: str, limit: int, flt: SearchFilter) -> list[tuple[str, float]]:
         """(path, BM25 score) of the best whole notes."""
         query = self._notes.parse(text, NOTE_FIELDS, NOTE_BOOSTS, pairs=True) if limit > 0 else None

@@ -14,7 +14,8 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING
 
 from commonplace.index.filters import SearchFilter
-from commonplace.index.hybrid import fuse
+from commonplace.index.highlight import query_terms
+from commonplace.index.hybrid import fuse, known_share
 from commonplace.index.hybrid import group_by_note as group_hits
 from commonplace.index.models import SEARCH_MODES, SearchResponse, SearchResult, Unread
 from commonplace.index.vector_api import VectorsBusy
@@ -150,7 +151,7 @@ class Searcher:
             note_chunks=extra,
             method="rrf" if cfg.fusion == "rrf" else "convex",
             k=cfg.rrf_k,
-            keyword_weight=cfg.keyword_weight if meaning else 1.0,
+            keyword_weight=cfg.keyword_weight * _known_share(keywords, query) if meaning else 1.0,
             limit=limit,
         )
         return self._read(fused.notes if group_by_note else fused.chunks, keywords)
@@ -180,6 +181,11 @@ class Searcher:
             for h in results
             if not isinstance(h, Unread) or h.key in whole
         ]
+
+
+def _known_share(keywords: KeywordView, query: str) -> float:
+    """How much of the query the keyword index can match at all (hybrid.known_share)."""
+    return known_share(*keywords.note_frequencies(query_terms(query)))
 
 
 def _beyond_the_list(
