@@ -56,6 +56,26 @@ def test_doctor_says_what_the_editors_exclusions_keep_out_of_search(
     )
 
 
+def test_doctor_says_which_files_hold_words_it_does_not_read(
+    fake_ollama_thread: FakeOllama, vault: Path
+) -> None:
+    env = {"COMMONPLACE_VAULT": str(vault)}
+    assert "other formats" not in CliRunner().invoke(cli, ["doctor"], env=env).output
+    (vault / "pages").mkdir()
+    for name in ("Reading.org", "Garden.ORG"):
+        (vault / "pages" / name).write_text("* Heading\n  words\n", encoding="utf-8")
+    (vault / "Plans.canvas").write_text('{"nodes": []}', encoding="utf-8")
+    (vault / ".trash").mkdir()  # an app folder is not the owner's pages: not counted
+    (vault / ".trash/Old.org").write_text("* gone\n", encoding="utf-8")
+    (vault / "Linked.org").symlink_to(vault / "pages/Reading.org")  # never followed
+    result = CliRunner().invoke(cli, ["doctor"], env=env)
+    assert (
+        "warn other formats: 1 canvas (.canvas), 2 Org-mode pages (.org): Commonplace reads "
+        "Markdown notes only, so their words are not searched, asked about or tidied"
+    ) in result.output
+    assert (vault / "pages/Reading.org").read_text(encoding="utf-8") == "* Heading\n  words\n"
+
+
 def test_doctor_names_the_model_to_pull(fake_ollama_thread: FakeOllama, vault: Path) -> None:
     env = {"COMMONPLACE_VAULT": str(vault), "COMMONPLACE_CHAT_MODEL": "qwen3.5:4b"}
     result = CliRunner().invoke(cli, ["doctor"], env=env)
