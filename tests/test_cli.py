@@ -185,6 +185,39 @@ def test_doctor_shows_what_the_running_daemon_needs_attention_for(
     assert "was not filed after" not in result.output  # the mark is said once, not twice
 
 
+def test_doctor_says_once_what_many_captures_have_in_common(
+    fake_ollama_thread: FakeOllama, vault: Path, tmp_path: Path
+) -> None:
+    """A chat model that answers garbage marks every capture: one line names them, not one
+    line each (the sample's twenty made a screenful)."""
+    import json
+    import os
+    import socket
+
+    from commonplace.attention import Attention, attention_file
+    from commonplace.config import load_settings
+    from commonplace.lock import LOCK_NAME
+
+    env = {"COMMONPLACE_VAULT": str(vault), "COMMONPLACE_DATA": str(tmp_path / "data")}
+    settings = load_settings(env=env)
+    attention = Attention(attention_file(settings.data_path))
+    for minute in range(10, 30):
+        rel = f"Inbox/2026-10-19 08{minute}.md"
+        attention.report(
+            "tidy", rel, "unusable_answers", "3 unusable answers", action=f"run: tidy '{rel}'"
+        )
+    lock = {"host": socket.gethostname(), "pid": os.getpid(), "started": 0}
+    (settings.data_path / LOCK_NAME).write_text(json.dumps(lock))
+    result = CliRunner().invoke(cli, ["doctor"], env=env)
+    assert "ok   daemon: running; 20 thing(s) need your attention:" in result.output
+    assert (
+        "warn tidy: 20 files (Inbox/2026-10-19 0810.md, Inbox/2026-10-19 0811.md, "
+        "Inbox/2026-10-19 0812.md and 17 more): 3 unusable answers; "
+        "run: tidy 'Inbox/2026-10-19 0810.md' (the same for each file)"
+    ) in result.output
+    assert result.output.count("warn tidy") == 1
+
+
 def test_without_a_vault_the_commands_point_at_the_sample_that_make_run_uses(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

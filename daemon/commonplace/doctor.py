@@ -10,7 +10,7 @@ from datetime import datetime
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Literal
 
-from commonplace.attention import Entry, read_running
+from commonplace.attention import Entry, read_running, summary
 from commonplace.config import Settings, default_config_path
 from commonplace.conflicts import find_conflict_copies
 from commonplace.daemon_notes import left_in_earlier_pages
@@ -256,7 +256,7 @@ def daemon_checks(running: list[Entry] | None) -> list[Check]:
     if not running:
         return [Check("ok", "daemon", "running; nothing needs your attention")]
     checks = [Check("ok", "daemon", f"running; {len(running)} thing(s) need your attention:")]
-    return checks + [entry_check(e) for e in running]
+    return checks + [entry_check(e) for e in summary(running)]
 
 
 def entry_check(entry: Entry) -> Check:
