@@ -6,6 +6,7 @@ import asyncio
 import ctypes
 import dataclasses
 import errno
+import functools
 import logging
 import os
 import time
@@ -28,6 +29,7 @@ from watchdog.observers.inotify_c import InotifyConstants, InotifyEvent
 
 from commonplace.changes import Change
 from commonplace.config import Settings
+from commonplace.daemon import poll_plan
 from commonplace.index import Index, IndexService
 from commonplace.llm import LLM
 from commonplace.vault import iter_note_paths
@@ -525,5 +527,53 @@ async def test_reading_the_vault_sends_the_watcher_no_events(
             return "created" in kinds
 
         await eventually(written, "the new note's event")
+    finally:
+        await watcher.stop()
+
+
+async def test_the_poll_follows_a_pages_directory_moved_while_the_daemon_runs(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Logseq graph that cannot be watched at all (polling only). Its logseq/config.edn is
+    changed to `:pages-directory "notes"`, a folder that does not exist yet: the poll moves
+    to notes/Inbox/ and notes/ (the Ask pages) at once, so a capture saved there is found
+    within seconds, not at the next periodic scan or a restart (it polled pages/ until then).
+    The capture left in pages/Inbox/ did not change, and is not reported as deleted."""
+    graph = settings.vault.parent / "graph"
+    (graph / "pages/Inbox").mkdir(parents=True)
+    (graph / "logseq").mkdir()
+    (graph / "logseq/config.edn").write_text("{:meta/version 1}\n")
+    (graph / "pages/Inbox/2026-11-30 0800.md").write_text("an earlier capture\n")
+    s = dataclasses.replace(settings, vault=graph, flavor="logseq")
+    fail_watches(monkeypatch, graph, root_too=True)
+    seen: list[Change] = []
+
+    async def on_changes(changes: list[Change]) -> None:
+        seen.extend(changes)
+
+    watcher = VaultWatcher(
+        graph, on_changes, debounce_s=0.1, poll=functools.partial(poll_plan, s), poll_s=0.2
+    )
+    await watcher.start()
+    try:
+
+        async def first_round() -> bool:
+            return Change("pages/Inbox/2026-11-30 0800.md", "created") in seen
+
+        await eventually(first_round, "what the inbox held, reported once")
+        assert watcher.status()["polling"] == ["pages/Inbox", "pages"]
+        (graph / "logseq/config.edn").write_text('{:meta/version 1 :pages-directory "notes"}\n')
+        assert watcher.status()["polling"] == ["notes/Inbox", "notes"]
+        await asyncio.sleep(0.5)  # a round or two over folders that do not exist yet
+        (graph / "notes/Inbox").mkdir(parents=True)
+        (graph / "notes/Inbox/2026-12-01 0900.md").write_text("ring the garage\n")
+        (graph / "notes/Ask___Garage.md").write_text("- ?? When does the garage open?\n")
+
+        async def arrived() -> bool:
+            paths = {c.path for c in seen}
+            return {"notes/Inbox/2026-12-01 0900.md", "notes/Ask___Garage.md"} <= paths
+
+        await eventually(arrived, "the capture and the Ask page in the new pages directory")
+        assert not [c for c in seen if c.path.startswith("pages/") and c.kind == "deleted"]
     finally:
         await watcher.stop()

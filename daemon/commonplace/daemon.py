@@ -59,7 +59,7 @@ from commonplace.supervise import start_supervised
 from commonplace.tidy.service import TidyService
 from commonplace.vault import in_folder
 from commonplace.vault.layout import remove_stale_temp_files
-from commonplace.watcher import VaultWatcher
+from commonplace.watcher import PollPlan, VaultWatcher
 
 log = logging.getLogger(__name__)
 
@@ -221,21 +221,28 @@ def make_watcher(settings: Settings, jobs: JobQueue, parts: Parts) -> VaultWatch
     def on_lost(reason: str) -> None:
         _scan(parts, reason)
 
+    return VaultWatcher(
+        settings.vault,
+        on_changes,
+        debounce_s=WATCH_DEBOUNCE_S,
+        poll=functools.partial(poll_plan, settings),
+        on_lost=on_lost,
+        attention=parts.attention,
+    )
+
+
+def poll_plan(settings: Settings) -> PollPlan:
+    """What the watcher polls when file events go missing: the inbox and the Ask notes, as the
+    settings name them now. Asked at every round: a Logseq graph's `:pages-directory`, read
+    again when logseq/config.edn changes, moves both while the daemon runs, and a capture in
+    the new inbox must not wait for the next periodic scan (or a restart)."""
     inbox, rule = settings.folder("inbox"), ask_rule(settings)
     ask_root = asknote_root(*rule)  # Logseq: all of the pages directory (namespace pages)
 
     def wanted(path: str) -> bool:
         return in_folder(path, inbox) or is_ask_note(path, *rule)
 
-    return VaultWatcher(
-        settings.vault,
-        on_changes,
-        debounce_s=WATCH_DEBOUNCE_S,
-        poll=(inbox, ask_root),
-        poll_wanted=wanted,
-        on_lost=on_lost,
-        attention=parts.attention,
-    )
+    return PollPlan((inbox, ask_root), wanted)
 
 
 def start_background(settings: Settings, llm: LLM, parts: Parts) -> list[asyncio.Task[Any]]:

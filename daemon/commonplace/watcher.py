@@ -10,7 +10,9 @@ When events are known to be missing, the watcher says so instead of going quiet:
 cannot be watched (the kernel's watch limit) is logged once with what to do, and the folders
 given as `poll` (the inbox and the Ask notes, whose changes must not wait for the next scan)
 are then checked every `poll_s` seconds; lost events (the kernel's queue overflowed) call
-`on_lost`, and the daemon scans the vault at once.
+`on_lost`, and the daemon scans the vault at once. Which folders those are is asked again at
+every round (`PollPlan`): a Logseq graph's `:pages-directory` can move the inbox while the
+daemon runs, and a folder that does not exist yet is polled from when it appears.
 """
 
 from __future__ import annotations
@@ -251,6 +253,14 @@ def _is_entry(full: Path) -> bool:
         return False
 
 
+@dataclass(frozen=True)
+class PollPlan:
+    """The folders to poll when file events go missing, and which notes in them count."""
+
+    folders: tuple[str, ...]
+    wanted: Callable[[str], bool] | None = None
+
+
 class _Handler(FileSystemEventHandler):
     def __init__(self, watcher: VaultWatcher) -> None:
         self.watcher = watcher
@@ -274,7 +284,7 @@ class VaultWatcher:
         on_changes: OnChanges,
         *,
         debounce_s: float = 0.5,
-        poll: Sequence[str] = (),
+        poll: Sequence[str] | Callable[[], PollPlan] = (),
         poll_wanted: Callable[[str], bool] | None = None,
         poll_s: float = POLL_S,
         on_lost: OnLost | None = None,
@@ -284,8 +294,11 @@ class VaultWatcher:
         self.attention = attention
         self.on_changes = on_changes
         self.debouncer = Debouncer(debounce_s)
-        self.poll_folders = tuple(poll)
-        self.poll_wanted = poll_wanted
+        # A callable is asked at every round (the folders may move); a sequence is fixed.
+        fixed = None if callable(poll) else PollPlan(tuple(poll), poll_wanted)
+        self.poll_plan: Callable[[], PollPlan] = (
+            (lambda: fixed) if fixed is not None else poll  # type: ignore[assignment,return-value]
+        )
         self.poll_s = poll_s
         self.on_lost = on_lost
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -330,7 +343,7 @@ class VaultWatcher:
         return {
             "events": self._observer is not None,
             "unwatched_folders": self.unwatched,
-            "polling": list(self.poll_folders) if self._poller is not None else [],
+            "polling": list(self.poll_plan().folders) if self._poller is not None else [],
             "overflows": self.overflows,
         }
 
@@ -367,7 +380,7 @@ class VaultWatcher:
                     "and Ask folders are polled, the rest waits for the periodic scan",
                     action=_why(error).split("; ", 1)[-1],
                 )
-        if self.poll_folders and self._poller is None:
+        if self._poller is None and self.poll_plan().folders:
             self._poller = start_supervised("watcher polling", self._poll, self.attention)
 
     def _lost(self) -> None:
@@ -392,17 +405,23 @@ class VaultWatcher:
 
     async def _poll(self) -> None:
         seen: dict[str, Signature] = {}  # empty: what is there now is reported once, as new
+        folders: tuple[str, ...] = ()
         while True:
             try:
-                now = await asyncio.to_thread(
-                    poll_snapshot, self.vault, self.poll_folders, self.poll_wanted
-                )
+                plan = self.poll_plan()
+                now = await asyncio.to_thread(poll_snapshot, self.vault, plan.folders, plan.wanted)
+                if plan.folders != folders:
+                    if folders:
+                        log.info("watcher: now polling %s", ", ".join(plan.folders))
+                        # what the old folders held left the poll; it was not deleted
+                        seen = {path: sig for path, sig in seen.items() if path in now}
+                    folders = plan.folders
                 hints = poll_diff(seen, now)
                 seen = now
                 if hints:
                     self.record(hints)
             except Exception:
-                log.exception("watcher: polling %s failed", ", ".join(self.poll_folders))
+                log.exception("watcher: polling %s failed", ", ".join(folders) or "the folders")
             await asyncio.sleep(self.poll_s)
 
     def record(self, hints: list[tuple[str, Hint]]) -> None:

@@ -734,7 +734,8 @@ async def test_a_failed_index_write_is_shown_until_one_succeeds(
     await service.on_changes([Change("New.md", "created")])
     (entry,) = service.attention.entries()
     assert (entry.source, entry.code) == ("search index", "write_failed")
-    assert "No space left on device" in entry.reason and entry.retry_at
+    assert "could not be updated: the disk is full" in entry.reason and entry.retry_at
+    assert entry.action == "free some space on the data folder's disk"
     monkeypatch.setattr(index, "apply_pending", real)
     await service.on_changes([Change("New.md", "modified")])  # the next try writes it
     assert service.attention.entries() == []

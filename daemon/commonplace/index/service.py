@@ -3,7 +3,8 @@
 File events are hints, not the truth (inotify drops events under load, sync tools batch), so a
 reconciliation at start-up and at every scan (scans.py) repairs whatever the events missed.
 It is also the retry of a failed index write (a full disk): the changes stay pending, and the
-failure is shown in attention until a write succeeds.
+failure is shown in attention until a write succeeds, in the words every failed write is told
+in (vault/atomic.py `write_trouble`): what happened to the data folder's disk, what to do.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from commonplace.heap import release_memory
 from commonplace.index.indexer import Index
 from commonplace.index.models import RefreshStats
 from commonplace.supervise import where
+from commonplace.vault import os_error_of, write_trouble
 
 log = logging.getLogger(__name__)
 
@@ -58,9 +60,8 @@ class IndexService:
         try:
             await self.index.apply_pending()
         except Exception as exc:
-            log.exception("search index: could not apply %d change(s); will retry", len(changes))
             self.index.mark_dirty(c.path for c in changes)
-            self._failed(exc)
+            self._failed(exc, f"applying {len(changes)} change(s)")
         else:
             self.attention.clear(SOURCE)
             if self.index.vectors_dropped:
@@ -86,20 +87,36 @@ class IndexService:
         except asyncio.CancelledError:
             raise
         except Exception as exc:
-            log.exception("search index: reconciliation failed; it will run again later")
-            self._failed(exc)
+            self._failed(exc, "reconciliation")
             return None
         self.attention.clear(SOURCE)
         return stats
 
-    def _failed(self, exc: Exception) -> None:
-        """Shown until the next change or reconciliation writes the index successfully."""
-        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else where(exc)
+    def _failed(self, exc: Exception, doing: str) -> None:
+        """Logged, and shown until the next change or reconciliation writes the index. The
+        data folder's disk (full, read-only, not writable) is worded as the vault's is for
+        every other write, whichever library met it (Tantivy, LanceDB and SQLite each word it
+        their own way: `os_error_of`), with what to do and no traceback; anything else is a
+        bug, logged with its traceback and shown by its type and line."""
+        found = os_error_of(exc)
+        if found is None:
+            log.error("search index: %s failed; it will run again later", doing, exc_info=exc)
+            why, action = where(exc), "check the disk of the data folder (free space, permissions)"
+        else:
+            trouble = write_trouble(found, "data folder")
+            why, action = trouble.why, trouble.action
+            log.warning(
+                "search index: %s failed: %s; %s (%s). It will run again later",
+                doing,
+                why,
+                action,
+                self.settings.data_path,
+            )
         self.attention.report(
             SOURCE,
             "",
             "write_failed",
-            f"the search index could not be updated ({why}); searches may miss recent changes",
-            action="check the disk of the data folder (free space, permissions)",
+            f"the search index could not be updated: {why}; searches may miss recent changes",
+            action=action,
             retry_at=time.time() + self.settings.index.reconcile_minutes * 60,
         )

@@ -25,6 +25,7 @@ from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from commonplace.vault.exclusive import rename_exclusive
 from commonplace.vault.files import FileRefused, read_file
@@ -73,30 +74,60 @@ class WriteTrouble:
 
 _FULL = (errno.ENOSPC, errno.EDQUOT)  # out of space, or out of the user's quota
 _NOT_ALLOWED = (errno.EACCES, errno.EPERM)
+# where a write failed -> (its disk, the folders to let the daemon write in)
+_PLACES = {
+    "vault": ("the vault's disk", "the vault's folders"),
+    "data folder": ("the data folder's disk", "the data folder"),
+}
+_RUST_OS_ERROR = re.compile(r"\(os error (\d+)\)")  # how Rust's std::io::Error ends
+_SQLITE_FULL = 13  # sqlite3's "database or disk is full" (sqlite_errorcode)
 
 
-def write_trouble(exc: OSError) -> WriteTrouble:
-    """A failed vault write (VaultBusy included), as the owner is told about it: the causes an
-    owner can fix (a git operation, a full disk, a read-only disk, permissions) in plain words,
-    anything else as the system words it."""
+def write_trouble(exc: OSError, place: Literal["vault", "data folder"] = "vault") -> WriteTrouble:
+    """A failed write in the vault (VaultBusy included) or the data folder, as the owner is
+    told about it: the causes an owner can fix (a git operation, a full disk, a read-only disk,
+    permissions) in plain words, anything else as the system words it."""
     if isinstance(exc, VaultBusy):
         return WriteTrouble(
             "vault_busy",
             "a git operation is running in the vault",
             f"wait for git to finish; if no git command is running, delete {exc.lock}",
         )
+    disk, folders = _PLACES[place]
     if exc.errno in _FULL:
-        why, action = "the disk is full", "free some space on the vault's disk"
+        why, action = "the disk is full", f"free some space on {disk}"
     elif exc.errno == errno.EROFS:
-        why = "the vault's disk is read-only"
+        why = f"{disk} is read-only"
         action = "make the disk writable again (one that turned read-only by itself needs checking)"
     elif exc.errno in _NOT_ALLOWED:
         why = "permission denied"
-        action = "let the daemon's user write in the vault's folders (e.g. chmod u+w)"
+        action = f"let the daemon's user write in {folders} (e.g. chmod u+w)"
     else:
         why = exc.strerror or type(exc).__name__
-        action = "check the vault's disk (free space, permissions)"
+        action = f"check {disk} (free space, permissions)"
     return WriteTrouble("write_failed", why, action)
+
+
+def os_error_of(exc: BaseException) -> OSError | None:
+    """The system's error behind a failed write, however a library words it: an OSError (or
+    one it was raised from); Tantivy's ValueError and LanceDB's RuntimeError, which end the
+    system's words with Rust's `(os error 28)`; SQLite's "database or disk is full". None
+    when there is none (a bug, a panic): that is no disk's fault."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, OSError) and current.errno is not None:
+            return current
+        code = None
+        if getattr(current, "sqlite_errorcode", None) == _SQLITE_FULL:
+            code = errno.ENOSPC
+        elif found := _RUST_OS_ERROR.search(str(current)):
+            code = int(found[1])
+        if code is not None:
+            return OSError(code, os.strerror(code))
+        current = current.__cause__ or current.__context__
+    return None
 
 
 class FileChanged(Exception):
