@@ -6,7 +6,7 @@ import math
 
 import pytest
 import tantivy
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from commonplace.index import SearchFilter, SearchResult, fuse, group_by_note, keyword_query
@@ -162,7 +162,8 @@ def test_a_note_query_also_asks_for_neighbouring_words_together() -> None:
         '"names scrambled"^0.1176 "names scrambled"~8^0.0588'
     )
     assert note_query('"to be" hamlet') == '"to be" hamlet'  # one word: no pair
-    assert note_query("tea tea ___ cup") == 'tea tea ___ cup "tea cup"^0.1176 "tea cup"~8^0.0588'
+    # "___" is no word to Tantivy (and two of them alone made a query it refused)
+    assert note_query("tea tea ___ cup") == 'tea tea cup "tea cup"^0.1176 "tea cup"~8^0.0588'
 
 
 def test_a_long_query_asks_for_its_first_pairs_only() -> None:
@@ -177,6 +178,7 @@ def test_a_long_query_asks_for_its_first_pairs_only() -> None:
 
 @settings(max_examples=200, deadline=None)
 @given(st.text(max_size=80))
+@example("_:_")  # hypothesis found it: two words of underscores alone
 def test_no_user_text_raises_a_query_syntax_error(text: str) -> None:
     query = keyword_query(text)
     if query:

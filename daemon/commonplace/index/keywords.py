@@ -52,7 +52,9 @@ PAIR_BOOST, NEAR_BOOST, NEAR_WORDS = 0.10 / 0.85, 0.05 / 0.85, 8  # note_query's
 NOTE_CHUNKS = 4096  # a note's chunks chunks_at looks through (a longer note: the vector store)
 WRITER_HEAP = 15_000_000  # bytes per writer: Tantivy's minimum, plenty for a batch of notes
 _PHRASE = re.compile(r'"([^"]*)"')
-_WORD = re.compile(r"\w+")
+# A word holds a letter or digit: Tantivy read "_ _" (two words of underscores alone) as a query
+# of excluding terms only and refused it.
+_WORD = re.compile(r"\w*[^\W_]\w*")
 
 # Function words of English questions (the common English stop-word lists, contractions split
 # as the tokenizer splits them). Content words such as "note", "page" or "file" stay.
@@ -118,8 +120,7 @@ def note_query(text: str) -> str:
     MAX_PAIRS pairs: tidy searches with a whole capture, and each pair is two phrase queries
     (a 3,000-word query over 3,000 notes took 0.56 s with every pair, 0.08 s with none)."""
     phrases, words = _query_terms(text)
-    named = [w for w in words if any(c.isalnum() for c in w)]  # "___" is no word to Tantivy
-    pairs = [(a, b) for a, b in itertools.pairwise(named) if a != b][:MAX_PAIRS]
+    pairs = [(a, b) for a, b in itertools.pairwise(words) if a != b][:MAX_PAIRS]
     near = [f'"{a} {b}"^{PAIR_BOOST:.4f} "{a} {b}"~{NEAR_WORDS}^{NEAR_BOOST:.4f}' for a, b in pairs]
     return " ".join([*phrases, *words, *near])
 
