@@ -3,6 +3,7 @@ shown by `doctor` only while the daemon that wrote them runs."""
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import json
 import os
@@ -13,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from commonplace.attention import Attention, Entry, attention_file, read_running
+from commonplace.attention import Attention, Entry, attention_file, read_running, summary
 from commonplace.lock import LOCK_NAME
 
 
@@ -113,3 +114,37 @@ def test_the_same_report_again_does_not_rewrite_the_file(tmp_path: Path) -> None
     assert (again.st_ino, again.st_mtime_ns) == (written.st_ino, written.st_mtime_ns)
     attention.report("lease", "", "held_elsewhere", "the daemon on laptop (pid 9) holds it")
     assert "laptop" in attention_file(tmp_path).read_text()  # what it says changed
+
+
+def test_files_with_the_same_trouble_read_as_one_line_from_three_on() -> None:
+    def marked(path: str, retry_at: float) -> Entry:
+        return Entry(
+            "tidy",
+            path,
+            "bad_answer",
+            "the model gave 3 unusable answers (last: it was not JSON)",
+            action=f"edit it, or run: commonplace tidy '{path}'",
+            retry_at=retry_at,
+            since=retry_at - 100,
+        )
+
+    paths = [f"Inbox/{n}.md" for n in "abcde"]
+    other = Entry("tidy", "Inbox/x.md", "unreadable", "cannot be read", action="chmod u+r")
+    daemon = Entry("job queue", "", "crashed", "stopped: ValueError in jobs.py:1")
+    entries = [marked(p, 50.0 - i) for i, p in enumerate(paths[:2])]
+    entries += [other, *(marked(p, 50.0 - i) for i, p in enumerate(paths[2:], 2)), daemon]
+
+    shown = summary(entries)
+    assert [e.path for e in shown] == ["", "Inbox/x.md", ""]  # the group where its first was
+    group = shown[0]
+    assert group.reason == (
+        "5 files (Inbox/a.md, Inbox/b.md, Inbox/c.md and 2 more): the model gave 3 unusable "
+        "answers (last: it was not JSON)"
+    )
+    assert group.action == "edit it, or run: commonplace tidy 'Inbox/a.md' (the same for each file)"
+    assert (group.retry_at, group.since, group.count, group.code) == (46.0, -54.0, 5, "bad_answer")
+    assert shown[1] == other and shown[2] == daemon
+    # Two alike stay two lines; a different reason or level is another trouble.
+    assert summary(entries[:2]) == entries[:2]
+    quieter = dataclasses.replace(entries[3], level="info")
+    assert summary([*entries[:2], quieter]) == [*entries[:2], quieter]

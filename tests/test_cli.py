@@ -56,6 +56,26 @@ def test_doctor_says_what_the_editors_exclusions_keep_out_of_search(
     )
 
 
+def test_doctor_says_which_files_hold_words_it_does_not_read(
+    fake_ollama_thread: FakeOllama, vault: Path
+) -> None:
+    env = {"COMMONPLACE_VAULT": str(vault)}
+    assert "other formats" not in CliRunner().invoke(cli, ["doctor"], env=env).output
+    (vault / "pages").mkdir()
+    for name in ("Reading.org", "Garden.ORG"):
+        (vault / "pages" / name).write_text("* Heading\n  words\n", encoding="utf-8")
+    (vault / "Plans.canvas").write_text('{"nodes": []}', encoding="utf-8")
+    (vault / ".trash").mkdir()  # an app folder is not the owner's pages: not counted
+    (vault / ".trash/Old.org").write_text("* gone\n", encoding="utf-8")
+    (vault / "Linked.org").symlink_to(vault / "pages/Reading.org")  # never followed
+    result = CliRunner().invoke(cli, ["doctor"], env=env)
+    assert (
+        "warn other formats: 1 canvas (.canvas), 2 Org-mode pages (.org): Commonplace reads "
+        "Markdown notes only, so their words are not searched, asked about or tidied"
+    ) in result.output
+    assert (vault / "pages/Reading.org").read_text(encoding="utf-8") == "* Heading\n  words\n"
+
+
 def test_doctor_names_the_model_to_pull(fake_ollama_thread: FakeOllama, vault: Path) -> None:
     env = {"COMMONPLACE_VAULT": str(vault), "COMMONPLACE_CHAT_MODEL": "qwen3.5:4b"}
     result = CliRunner().invoke(cli, ["doctor"], env=env)
@@ -163,6 +183,39 @@ def test_doctor_shows_what_the_running_daemon_needs_attention_for(
     assert f"warn tidy: {rel}: 3 unusable answers; edit it" in result.output
     assert "warn job queue: stopped after an unexpected error" in result.output
     assert "was not filed after" not in result.output  # the mark is said once, not twice
+
+
+def test_doctor_says_once_what_many_captures_have_in_common(
+    fake_ollama_thread: FakeOllama, vault: Path, tmp_path: Path
+) -> None:
+    """A chat model that answers garbage marks every capture: one line names them, not one
+    line each (the sample's twenty made a screenful)."""
+    import json
+    import os
+    import socket
+
+    from commonplace.attention import Attention, attention_file
+    from commonplace.config import load_settings
+    from commonplace.lock import LOCK_NAME
+
+    env = {"COMMONPLACE_VAULT": str(vault), "COMMONPLACE_DATA": str(tmp_path / "data")}
+    settings = load_settings(env=env)
+    attention = Attention(attention_file(settings.data_path))
+    for minute in range(10, 30):
+        rel = f"Inbox/2026-10-19 08{minute}.md"
+        attention.report(
+            "tidy", rel, "unusable_answers", "3 unusable answers", action=f"run: tidy '{rel}'"
+        )
+    lock = {"host": socket.gethostname(), "pid": os.getpid(), "started": 0}
+    (settings.data_path / LOCK_NAME).write_text(json.dumps(lock))
+    result = CliRunner().invoke(cli, ["doctor"], env=env)
+    assert "ok   daemon: running; 20 thing(s) need your attention:" in result.output
+    assert (
+        "warn tidy: 20 files (Inbox/2026-10-19 0810.md, Inbox/2026-10-19 0811.md, "
+        "Inbox/2026-10-19 0812.md and 17 more): 3 unusable answers; "
+        "run: tidy 'Inbox/2026-10-19 0810.md' (the same for each file)"
+    ) in result.output
+    assert result.output.count("warn tidy") == 1
 
 
 def test_without_a_vault_the_commands_point_at_the_sample_that_make_run_uses(

@@ -69,6 +69,65 @@ class Entry:
         return text
 
 
+GROUP_FROM = 3  # files with the same trouble shown as one line from this many on
+_SHOWN_IN_GROUP = 3  # of a group's files, named in its line
+
+
+def summary(entries: Iterable[Entry]) -> list[Entry]:
+    """The entries as a person should read them: files with the same trouble (same part, code,
+    reason and advice, and the same level) become one entry once there are GROUP_FROM or more,
+    naming the first few and how many more. A chat model that answers garbage marks every
+    capture in the inbox: twenty identical lines in doctor and on the phone page said less
+    than one. Order is kept (a group stands where its first file was); a group's next try is
+    its soonest."""
+    entries = list(entries)
+    groups: dict[tuple[Any, ...], list[Entry]] = {}
+    for e in entries:
+        groups.setdefault(_group_key(e), []).append(e)
+    out: list[Entry] = []
+    done: set[tuple[Any, ...]] = set()
+    for e in entries:
+        key = _group_key(e)
+        members = groups[key]
+        if not e.path or len(members) < GROUP_FROM:
+            out.append(e)
+            continue
+        if key in done:
+            continue
+        done.add(key)
+        paths = [m.path for m in members]
+        named = ", ".join(paths[:_SHOWN_IN_GROUP])
+        more = len(paths) - _SHOWN_IN_GROUP
+        files = f"{named} and {more} more" if more > 0 else named
+        retries = [m.retry_at for m in members if m.retry_at is not None]
+        action = e.action.replace(e.path, paths[0])
+        if e.path in e.action:
+            action += " (the same for each file)"
+        out.append(
+            dataclasses.replace(
+                e,
+                path="",
+                reason=f"{len(paths)} files ({files}): {e.reason}",
+                action=action,
+                retry_at=min(retries) if retries else None,
+                since=min(m.since for m in members),
+                count=sum(m.count for m in members),
+            )
+        )
+    return out
+
+
+def _group_key(e: Entry) -> tuple[Any, ...]:
+    """What must match for two files' entries to be one trouble (the advice may name the file)."""
+    return (
+        e.source,
+        e.code,
+        e.level,
+        e.reason,
+        e.action.replace(e.path, "\0") if e.path else e.action,
+    )
+
+
 def entry_from_json(raw: Any) -> Entry | None:
     try:
         return Entry(**{f.name: raw[f.name] for f in dataclasses.fields(Entry) if f.name in raw})

@@ -7,10 +7,10 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Literal
 
-from commonplace.attention import Entry, read_running
+from commonplace.attention import Entry, read_running, summary
 from commonplace.config import Settings, default_config_path
 from commonplace.conflicts import find_conflict_copies
 from commonplace.daemon_notes import left_in_earlier_pages
@@ -21,6 +21,7 @@ from commonplace.tidy.state import TidyState
 from commonplace.vault import iter_note_paths
 from commonplace.vault.exclusions import load_exclusions
 from commonplace.vault.journals import DEFAULT_PAGES, journal_names
+from commonplace.vault.layout import count_by_suffix
 
 if TYPE_CHECKING:
     from commonplace.calendar import CalendarClient
@@ -60,6 +61,7 @@ def config_checks(settings: Settings) -> list[Check]:
         checks += exclusion_checks(settings, notes)
         checks += journal_checks(settings)
         checks += pages_directory_checks(settings)
+        checks += unread_format_checks(vault)
     data = settings.data_path
     # A check makes nothing: doctor used to create the data folder, one for every vault named
     # (a mistyped one too). The nearest folder that exists must let the daemon make the rest.
@@ -106,6 +108,26 @@ def flavor_checks(settings: Settings) -> list[Check]:
             )
         ]
     return []
+
+
+# Formats that hold the owner's words and that no stage reads: said once, so a Logseq graph
+# kept in Org mode, or notes written on canvases, are not silently left out of every answer.
+UNREAD_FORMATS = {".org": ("Org-mode page", "Org-mode pages"), ".canvas": ("canvas", "canvases")}
+
+
+def unread_format_checks(vault: Path) -> list[Check]:
+    counts = count_by_suffix(vault, tuple(UNREAD_FORMATS))
+    if not counts:
+        return []
+    found = ", ".join(f"{n} {UNREAD_FORMATS[s][n != 1]} ({s})" for s, n in sorted(counts.items()))
+    return [
+        Check(
+            "warn",
+            "other formats",
+            f"{found}: Commonplace reads Markdown notes only, so their words are not searched, "
+            "asked about or tidied (nothing in them is changed)",
+        )
+    ]
 
 
 def exclusion_checks(settings: Settings, notes: list[str]) -> list[Check]:
@@ -234,7 +256,7 @@ def daemon_checks(running: list[Entry] | None) -> list[Check]:
     if not running:
         return [Check("ok", "daemon", "running; nothing needs your attention")]
     checks = [Check("ok", "daemon", f"running; {len(running)} thing(s) need your attention:")]
-    return checks + [entry_check(e) for e in running]
+    return checks + [entry_check(e) for e in summary(running)]
 
 
 def entry_check(entry: Entry) -> Check:

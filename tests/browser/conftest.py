@@ -22,6 +22,7 @@ import pytest
 from aiohttp import web
 
 from commonplace.assistant import build_assistant
+from commonplace.attention import Attention
 from commonplace.config import Settings
 from commonplace.index import Index
 from commonplace.llm import LLM
@@ -72,6 +73,7 @@ class ServerThread:
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.thread.start()
         self.transcriber = FakeTranscriber()
+        self.attention = Attention()  # what /api/state lists as needing the owner
         self.now = [datetime(2026, 10, 26, 9, 0, tzinfo=settings.tz)]  # the assistant's clock
         self.index: Index = self._call(self._open_index())
         self.runner: web.AppRunner | None = None
@@ -91,7 +93,12 @@ class ServerThread:
     async def _start(self) -> None:
         llm = LLM(self.settings.ollama)
         assistant = build_assistant(self.settings, llm, clock=lambda: self.now[0])
-        services = Services(index=self.index, transcriber=self.transcriber, assistant=assistant)
+        services = Services(
+            index=self.index,
+            transcriber=self.transcriber,
+            assistant=assistant,
+            attention=self.attention,
+        )
         app = create_app(self.settings, LLM(self.settings.ollama), services)
         self.runner = web.AppRunner(app, access_log=None, shutdown_timeout=0.5)
         await self.runner.setup()

@@ -339,6 +339,26 @@ def test_the_last_index_is_shown_as_a_person_reads_it_in_the_daemons_zone(
         context.close()
 
 
+def test_many_captures_with_the_same_trouble_are_one_line_in_settings(
+    page: Any, server: ServerThread
+) -> None:
+    for minute in range(10, 30):
+        rel = f"Inbox/2026-10-19 08{minute}.md"
+        server.attention.report("tidy", rel, "unusable_answers", "3 unusable answers")
+    server.attention.report("tidy", "Inbox/odd.md", "unreadable", "cannot be read")
+    page.goto(server.url + "/")
+    page.click("#tab-settings")
+    rows = "() => [...document.querySelectorAll('#state-details dt')]"
+    rows += ".filter((dt) => dt.textContent === 'Needs attention')"
+    rows += ".map((dt) => dt.nextElementSibling.textContent)"
+    shown = wait_until(lambda: page.evaluate(rows))
+    assert shown == [
+        "20 files (Inbox/2026-10-19 0810.md, Inbox/2026-10-19 0811.md, Inbox/2026-10-19 0812.md "
+        "and 17 more): 3 unusable answers",
+        "Inbox/odd.md: cannot be read",
+    ]
+
+
 def _a_moment_when_auckland_is_a_day_ahead_of_london() -> datetime:
     """14:30 UTC (GMT in London, 03:30 the next day in Auckland) in the last day: recent
     enough that the daemon dates a capture written then by it."""

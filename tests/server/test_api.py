@@ -83,6 +83,15 @@ async def test_state_lists_what_needs_attention(
     assert entry["source"] == "tidy" and entry["path"] == "Inbox/a.md"
     assert (entry["code"], entry["action"], entry["retry_at"]) == ("unreadable", "chmod u+r", 5.0)
     assert entry["level"] == "warn" and entry["count"] == 1
+    assert state["attention_summary"] == state["attention"]  # one file: nothing to group
+    for name in ("b", "c"):
+        attention.report(
+            "tidy", f"Inbox/{name}.md", "unreadable", "cannot be read", action="chmod u+r"
+        )
+    state = await (await client.get("/api/state")).json()
+    assert len(state["attention"]) == 3  # every file, for programs
+    ((group),) = [e for e in state["attention_summary"] if e["code"] == "unreadable"]
+    assert group["path"] == "" and group["reason"].startswith("3 files (Inbox/a.md, Inbox/b.md")
 
 
 async def test_state_does_not_wait_for_a_busy_ollama(

@@ -69,7 +69,7 @@ function renderDetails(state) {
   const lastIndex = index.last_refresh || index.last;
   if (lastIndex) rows.push(["Last index", whenText(lastIndex, state.server_time)]);
   for (const note of state.daemon.notes || []) rows.push(["Note", note]);
-  for (const item of state.attention || []) {
+  for (const item of state.attention_summary || state.attention || []) {
     const where = item.path ? `${item.path}: ` : "";
     rows.push(["Needs attention", `${where}${item.reason}${item.action ? `; ${item.action}` : ""}`]);
   }

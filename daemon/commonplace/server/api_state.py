@@ -9,6 +9,7 @@ from typing import Any
 from aiohttp import web
 
 from commonplace import __version__
+from commonplace.attention import summary
 from commonplace.config import Settings
 from commonplace.llm import OllamaStatus
 from commonplace.server.context import LLM_KEY, SERVICES, SETTINGS, Services
@@ -59,6 +60,8 @@ async def state(request: web.Request) -> web.Response:
         "stages": stages,
         # Files skipped or failing and parts that had to be restarted, each with what to do.
         "attention": services.attention.as_json(),
+        # The same, files with one trouble grouped (attention.summary): what the page shows.
+        "attention_summary": [e.as_json() for e in summary(services.attention.entries())],
         # The one model queue (llm/gate.py): who has the model, how many calls wait behind.
         "model": app[LLM_KEY].gate.status(),
         "search": services.index is not None,

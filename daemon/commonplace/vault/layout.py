@@ -80,6 +80,37 @@ def is_conflict_copy(name: str) -> bool:
 Refused = Callable[[str, str], None]  # (vault-relative path, reason)
 
 
+def count_by_suffix(vault: Path, suffixes: tuple[str, ...]) -> dict[str, int]:
+    """How many files below the vault end with each of `suffixes` (lower case), walked as
+    `iter_note_paths` walks it (the same folders skipped, no link followed): for files that
+    hold the owner's words in a format no stage reads, so doctor can say so."""
+    counts: dict[str, int] = {}
+    stack = [("", str(vault))]
+    while stack:
+        rel_dir, abs_dir = stack.pop()
+        try:
+            entries = list(os.scandir(abs_dir))
+        except OSError:
+            continue
+        for entry in entries:
+            rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if not is_ignored(f"{rel}/x.md"):
+                        stack.append((rel, entry.path))
+                    continue
+                suffix = next((x for x in suffixes if entry.name.lower().endswith(x)), None)
+                if (
+                    suffix
+                    and entry.is_file(follow_symlinks=False)
+                    and not is_ignored(rel[: -len(suffix)] + ".md")
+                ):
+                    counts[suffix] = counts.get(suffix, 0) + 1
+            except OSError:
+                continue
+    return counts
+
+
 def iter_note_paths(
     vault: Path, under: str = "", *, refused: Refused | None = None
 ) -> Iterator[str]:
