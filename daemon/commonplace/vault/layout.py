@@ -85,29 +85,17 @@ def count_by_suffix(vault: Path, suffixes: tuple[str, ...]) -> dict[str, int]:
     `iter_note_paths` walks it (the same folders skipped, no link followed): for files that
     hold the owner's words in a format no stage reads, so doctor can say so."""
     counts: dict[str, int] = {}
-    stack = [("", str(vault))]
-    while stack:
-        rel_dir, abs_dir = stack.pop()
+    for rel, entry in _walk(vault, ""):
+        suffix = next((x for x in suffixes if entry.name.lower().endswith(x)), None)
         try:
-            entries = list(os.scandir(abs_dir))
+            if (
+                suffix
+                and entry.is_file(follow_symlinks=False)
+                and not is_ignored(rel[: -len(suffix)] + ".md")
+            ):
+                counts[suffix] = counts.get(suffix, 0) + 1
         except OSError:
             continue
-        for entry in entries:
-            rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    if not is_ignored(f"{rel}/x.md"):
-                        stack.append((rel, entry.path))
-                    continue
-                suffix = next((x for x in suffixes if entry.name.lower().endswith(x)), None)
-                if (
-                    suffix
-                    and entry.is_file(follow_symlinks=False)
-                    and not is_ignored(rel[: -len(suffix)] + ".md")
-                ):
-                    counts[suffix] = counts.get(suffix, 0) + 1
-            except OSError:
-                continue
     return counts
 
 
@@ -127,6 +115,20 @@ def iter_note_paths(
         if refused is not None:
             refused(under, problem)
         return
+    for rel, entry in _walk(vault, under):
+        try:
+            if entry.is_file(follow_symlinks=False):
+                if not is_ignored(rel):
+                    yield rel
+            elif refused is not None:
+                _refuse(entry, rel, refused)
+        except OSError:
+            continue
+
+
+def _walk(vault: Path, under: str) -> Iterator[tuple[str, os.DirEntry[str]]]:
+    """(vault-relative path, entry) of everything below `under` that is not a folder, in name
+    order within a folder; folders are entered unless ignored, never through a link."""
     stack = [(under, str(vault / under) if under else str(vault))]
     while stack:
         rel_dir, abs_dir = stack.pop()
@@ -140,13 +142,10 @@ def iter_note_paths(
                 if entry.is_dir(follow_symlinks=False):
                     if not is_ignored(f"{rel}/x.md"):
                         stack.append((rel, entry.path))
-                elif entry.is_file(follow_symlinks=False):
-                    if not is_ignored(rel):
-                        yield rel
-                elif refused is not None:
-                    _refuse(entry, rel, refused)
+                    continue
             except OSError:
                 continue
+            yield rel, entry
 
 
 def _refuse(entry: os.DirEntry[str], rel: str, refused: Refused) -> None:
