@@ -68,6 +68,20 @@ def test_logseq_block_properties_it_never_shows_are_left_out_of_the_snippet() ->
     assert snippet(journal, query_terms("changelog"))[0] == "- NOW Write changelog for v0.0.10"
 
 
+def test_logseq_org_style_block_lines_are_left_out_of_the_snippet() -> None:
+    """Logseq draws a box for `#+BEGIN_NOTE` ... `#+END_NOTE`; the words inside stay."""
+    text = (
+        "- #+BEGIN_NOTE\n  This only works on the desktop app.\n  #+END_NOTE\n"
+        "- #+begin_src clojure :results silent\n  (query-table)\n  #+end_src\n"
+        "- The #+BEGIN_ words mid-line are text."
+    )
+    shown, found = snippet(text, query_terms("desktop app query table"))
+    assert shown == (
+        "This only works on the desktop app. (query-table) - The #+BEGIN_ words mid-line are text."
+    )
+    assert words_at(shown, found) == ["desktop", "app", "query", "table"]
+
+
 def test_result_json_keeps_every_field_and_adds_the_snippet() -> None:
     hit = SearchResult("A.md", "A", "H", "<b>passport</b> here", 0.5, "2026-01-01", 1.0, 3, 2)
     out = result_json(hit, query_terms("passport"))

@@ -20,6 +20,9 @@ from commonplace.vault.shown import LOGSEQ_HIDDEN_LINE
 
 SNIPPET_CHARS = 240  # about three lines on a phone
 _WORD = re.compile(r"\w+")
+# Logseq's org-style block lines (`#+BEGIN_NOTE`, `#+END_QUERY`, `- #+BEGIN_SRC clojure`): the
+# app draws a box or a code block there; in a one-line snippet they were words nobody wrote.
+_BLOCK_MARKER = re.compile(r"^[ \t]*(?:-[ \t]+)?#\+(?:BEGIN|END)_[A-Za-z]+\b.*$", re.IGNORECASE)
 
 
 @lru_cache(maxsize=1)
@@ -54,9 +57,13 @@ def snippet(
     text: str, terms: frozenset[str], width: int = SNIPPET_CHARS
 ) -> tuple[str, list[list[int]]]:
     """At most `width` characters of `text` (whitespace folded, Logseq's hidden block properties
-    left out), placed to show the most marked words, cut at word boundaries with "…" where text
-    was left out; marks relative to it."""
-    shown = "\n".join(line for line in text.split("\n") if not LOGSEQ_HIDDEN_LINE.match(line))
+    and its `#+BEGIN_...`/`#+END_...` lines left out), placed to show the most marked words, cut
+    at word boundaries with "…" where text was left out; marks relative to it."""
+    shown = "\n".join(
+        line
+        for line in text.split("\n")
+        if not LOGSEQ_HIDDEN_LINE.match(line) and not _BLOCK_MARKER.match(line)
+    )
     flat = " ".join((shown if shown.strip() else text).split())
     found = marks(flat, terms)
     if len(flat) <= width:
