@@ -295,10 +295,12 @@ class VaultWatcher:
         self.on_changes = on_changes
         self.debouncer = Debouncer(debounce_s)
         # A callable is asked at every round (the folders may move); a sequence is fixed.
-        fixed = None if callable(poll) else PollPlan(tuple(poll), poll_wanted)
-        self.poll_plan: Callable[[], PollPlan] = (
-            (lambda: fixed) if fixed is not None else poll  # type: ignore[assignment,return-value]
-        )
+        self.poll_plan: Callable[[], PollPlan]
+        if isinstance(poll, Sequence):
+            fixed = PollPlan(tuple(poll), poll_wanted)
+            self.poll_plan = lambda: fixed
+        else:
+            self.poll_plan = poll
         self.poll_s = poll_s
         self.on_lost = on_lost
         self.loop: asyncio.AbstractEventLoop | None = None
