@@ -12,7 +12,7 @@ import dataclasses
 
 from aiohttp import web
 
-from commonplace.index import SearchFilter
+from commonplace.index import SearchFilter, SearchResponse
 from commonplace.index.related import related_notes
 from commonplace.server.api_search import MAX_LIMIT, _int_param, safe_note_path
 from commonplace.server.context import SERVICES, SETTINGS
@@ -36,19 +36,21 @@ async def related(request: web.Request) -> web.StreamResponse:
     except NoteSkipped as exc:
         raise ApiError(404 if exc.missing else 422, "note_unavailable", str(exc)) from None
     await index.apply_pending(neighbours=False)  # a note saved a moment ago, as it is now
-    response = await asyncio.to_thread(
-        related_notes,
-        index.stores,
-        rel,
-        note.title,
-        note.body,
-        limit=limit,
-        flt=SearchFilter.make(exclude=exclude),
-        rrf_k=settings.index.rrf_k,
-        keyword_candidates=settings.index.keyword_candidates,
-        hubs=index.neighbourhoods,  # as search ranks by meaning (eval_suite/README.md, L1)
-    )
-    shown = await asyncio.to_thread(index.searcher.shown, response.results)  # Logseq refs
-    return web.json_response(
-        {"path": rel, **dataclasses.replace(response, results=shown).to_json()}
-    )
+
+    def found() -> SearchResponse:
+        response = related_notes(
+            index.stores,
+            rel,
+            note.title,
+            note.body,
+            limit=limit,
+            flt=SearchFilter.make(exclude=exclude),
+            rrf_k=settings.index.rrf_k,
+            keyword_candidates=settings.index.keyword_candidates,
+            hubs=index.neighbourhoods,  # as search ranks by meaning (eval_suite/README.md, L1)
+        )
+        # Logseq block refs read as their blocks, as in search results
+        return dataclasses.replace(response, results=index.searcher.shown(response.results))
+
+    response = await asyncio.to_thread(found)
+    return web.json_response({"path": rel, **response.to_json()})

@@ -35,7 +35,7 @@ _PROPERTY = re.compile(r"^[ \t]*[\w.-]+::(?:[ \t]|$)")
 # marker (rendered as a checkbox), a priority.
 _MARKERS = re.compile(
     r"^(?:#{1,6}[ \t]+)?"
-    r"(?:(?:TODO|DOING|DONE|LATER|NOW|WAITING|WAIT|CANCELED|CANCELLED|IN-PROGRESS)[ \t]+)?"
+    rf"(?:(?:{'|'.join(map(re.escape, markdown.LOGSEQ_OPEN + markdown.LOGSEQ_CLOSED))})[ \t]+)?"
     r"(?:\[#[A-Ca-c]\][ \t]*)?"
 )
 # Code is shown as written (Logseq does not read refs in it, and the docs quote example uuids in
