@@ -342,19 +342,36 @@ class FakeOllama:
         return _not_found(name) if self._resolve(name) is None else None
 
     async def _embed(self, request: web.Request, body: dict[str, Any]) -> Response:
-        if refusal := await self._embed_refusal(body):
-            return refusal
-        texts = body.get("input", "")
-        texts = [texts] if isinstance(texts, str) else texts
+        """EmbedHandler's order: the body (keep_alive, dimensions), the input's type, the model,
+        then the runner (which is loaded even when there is nothing to embed)."""
+        rules.check_keep_alive(body.get("keep_alive"))
+        dims = body.get("dimensions") or 0
+        if not isinstance(dims, int):
+            kind = "string" if isinstance(dims, str) else "number"
+            raise rules.RuleError(
+                400,
+                f"json: cannot unmarshal {kind} into Go struct field "
+                "EmbedRequest.dimensions of type int",
+            )
+        texts = body.get("input")
+        texts = ([texts] if texts else []) if isinstance(texts, str) else texts
+        if texts is None:
+            texts = []
         if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
             return _error(400, "invalid input type")
-        dims = body.get("dimensions") or self.dim
-        if not isinstance(dims, int) or not 0 < dims <= self.dim:
-            return _error(400, f"dimensions must be between 1 and {self.dim}")
-        limit = self._train_ctx(self._resolve(body["model"]) or "")
+        if refusal := await self._embed_refusal(body):
+            return refusal
+        model = self._resolve(body["model"]) or ""
+        if not texts:  # the model is loaded, nothing is embedded
+            return web.json_response({"model": body["model"], "embeddings": []})
+        if "embedding" not in self._caps(model):
+            return _error(501, rules.EMBED_UNSUPPORTED)
+        limit = self._train_ctx(model)
         if body.get("truncate") is False and any(rules.count_tokens(t) > limit for t in texts):
             return _error(400, "the input length exceeds the context length")
-        vectors = [_truncated(hashed_embedding(_cut(t, limit), self.dim), dims) for t in texts]
+        vectors = [hashed_embedding(_cut(t, limit), self.dim) for t in texts]
+        if 0 < dims < self.dim:  # a larger or negative `dimensions` is ignored
+            vectors = [_truncated(v, dims) for v in vectors]
         return web.json_response(
             {
                 "model": body["model"],
@@ -366,10 +383,15 @@ class FakeOllama:
         )
 
     async def _embeddings(self, request: web.Request, body: dict[str, Any]) -> Response:
+        """The old endpoint: an empty prompt only loads the model; a runner's error is 500."""
         if refusal := await self._embed_refusal(body):
             return refusal
-        vector = hashed_embedding(str(body.get("prompt") or ""), self.dim)
-        return web.json_response({"embedding": vector})
+        prompt = str(body.get("prompt") or "")
+        if not prompt:
+            return web.json_response({"embedding": []})
+        if "embedding" not in self._caps(self._resolve(body["model"]) or ""):
+            return _error(500, rules.EMBED_UNSUPPORTED)
+        return web.json_response({"embedding": hashed_embedding(prompt, self.dim)})
 
     def _admit(self, body: dict[str, Any], *, chat: bool) -> tuple[str, bool]:
         """ChatHandler's checks before any generation, in its order: (model, thinks)."""

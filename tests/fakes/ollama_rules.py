@@ -18,6 +18,11 @@ status code and error text, so that a test fails here where a real Ollama would 
   `num_keep` tokens and the newest ones are kept) or, with `shift: false`, refused with 400.
 - `llm/llama_server.go`: `done_reason` is "length" when `num_predict` (or the context, without
   context shift) stops the reply; open-ended replies are bounded at 10 x num_ctx.
+- `server/routes.go` `EmbedHandler`: an empty input only loads the model (`embeddings: []`);
+  no capability is asked for, so a model without `embedding` is loaded and its llama-server,
+  started without `--embedding` (`llm/llama_server.go` `appendBatchArgs`), answers 501, which
+  `normalizeEmbeddingError` and the handler pass through; `dimensions` larger than the model's
+  own is ignored; `truncate: false` with any input past the context fails the whole batch.
 - `server/routes.go` `Serve`: with no `num_ctx` the server uses its own default, 4096 on a
   computer with less than 23 GB of GPU memory (32768 or 262144 on larger GPUs).
 """
@@ -33,6 +38,7 @@ from typing import Any
 DEFAULT_NUM_CTX = 4096  # Ollama's default context on a GPU with less than 23 GB
 NUM_KEEP = 4  # api.DefaultOptions().NumKeep
 OPEN_ENDED_MULTIPLIER = 10  # llm/llama_server.go openEndedGenerationContextMultiplier
+EMBED_UNSUPPORTED = "This server does not support embeddings. Start it with `--embeddings`"
 THINK_STRINGS = ("high", "medium", "low", "max")
 PROMPT_TOO_LONG = (
     "the prompt is longer than the context length currently available to the model; shorten "

@@ -276,3 +276,23 @@ class TestContext:
         assert len((await client.embed(EMBED, long)).embeddings) == 1
         got = await refused(client.embed(EMBED, long, truncate=False))
         assert got == (400, "the input length exceeds the context length")
+
+
+class TestEmbed:
+    async def test_a_model_that_cannot_embed_is_501_from_its_runner(
+        self, client: ollama.AsyncClient
+    ) -> None:
+        """/api/embed asks for no capability: the chat model is loaded, then its llama-server
+        (started without --embedding) refuses with 501, passed through as it is."""
+        assert await refused(client.embed(CHAT, ["hello"])) == (501, rules.EMBED_UNSUPPORTED)
+        assert (await client.embed(CHAT, [])).embeddings == []  # nothing to embed: loaded only
+
+    async def test_an_empty_input_only_loads_the_model(self, client: ollama.AsyncClient) -> None:
+        assert (await client.embed(EMBED, "")).embeddings == []
+        assert len((await client.embed(EMBED, ["", "x"])).embeddings) == 2  # a list keeps ""
+
+    async def test_dimensions_past_the_models_own_are_ignored(
+        self, client: ollama.AsyncClient
+    ) -> None:
+        assert len((await client.embed(EMBED, "x", dimensions=100_000)).embeddings[0]) == 384
+        assert len((await client.embed(EMBED, "x", dimensions=16)).embeddings[0]) == 16

@@ -357,3 +357,25 @@ async def test_an_error_mid_stream_is_worded_for_the_user(fake_ollama: FakeOllam
         async for _ in make_llm(fake_ollama.url).chat_stream(MSGS):
             pass
     assert str(err.value) == "Ollama stopped the answer with an error: out of memory"
+
+
+async def test_a_chat_model_as_embedding_model_says_what_to_change(
+    fake_ollama: FakeOllama,
+) -> None:
+    """Ollama loads the model, then its runner refuses with 501 and a line about a server
+    flag: not retried (each try loads the whole model again) and said in this program's terms."""
+    llm = make_llm(fake_ollama.url, embed_model="qwen3.5:9b")
+    with pytest.raises(ModelUnsuitable) as err:
+        await llm.embed(["x"])
+    assert "is not an embedding model" in str(err.value)
+    assert "[ollama] embed_model" in str(err.value)
+    assert not err.value.retryable
+    assert len(fake_ollama.embed_requests()) == 1
+
+
+async def test_tools_to_a_model_without_them_says_what_to_change(fake_ollama: FakeOllama) -> None:
+    fake_ollama.add_model("gemma3:4b", "completion", "vision")
+    llm = make_llm(fake_ollama.url, chat_model="gemma3:4b")
+    tools = [{"type": "function", "function": {"name": "weather", "parameters": {}}}]
+    with pytest.raises(ModelUnsuitable, match=r"does not support tools.*can call tools"):
+        await llm.chat(MSGS, tools=tools)

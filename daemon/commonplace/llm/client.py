@@ -435,6 +435,10 @@ class LLM:
                 return ModelMissing(model)
             if exc.status_code == 400 and "does not support" in message and model:
                 return ModelUnsuitable(model, message)
+            if (exc.status_code == 501 or "support embeddings" in message) and model:
+                # /api/embed to a model without the embedding capability: Ollama loads it,
+                # then its llama-server (no --embedding) answers 501 (llm/llama_server.go).
+                return ModelUnsuitable(model, message)
             return OllamaFailed(exc.status_code, message)
         if isinstance(exc, json.JSONDecodeError | pydantic.ValidationError | KeyError):
             # The HTTP body itself could not be read: Ollama's (or a proxy's) fault, not the

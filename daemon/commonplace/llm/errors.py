@@ -35,19 +35,35 @@ class ModelMissing(LLMError):
 
 class ModelUnsuitable(LLMError):
     """The model cannot do what was asked: an embedding model as the chat model, thinking or
-    tools asked of a model without them. Ollama says so with a 400; waiting will not help."""
+    tools asked of a model without them (Ollama says so with a 400), or a chat model as the
+    embedding model (its runner says so with a 501, after Ollama loaded the whole model).
+    Waiting will not help."""
 
     retryable = False
 
     def __init__(self, model: str, message: str) -> None:
+        self.model = model
+        if "support embeddings" in message:
+            # Ollama's words are llama-server's: "Start it with `--embeddings`" names a flag
+            # of a server the user never starts; what they can change is the setting.
+            super().__init__(
+                f"The model '{model}' is not an embedding model (Ollama answered: {message}). "
+                "Set [ollama] embed_model to one, e.g. nomic-embed-text "
+                "(ollama pull nomic-embed-text)."
+            )
+            return
         if "does not support thinking" in message:
             advice = 'set [ollama] think = "off" or pick a model that can think'
         elif "does not support chat" in message or "does not support generate" in message:
             advice = "it is not a chat model; set [ollama] chat_model to one (e.g. qwen3.5:9b)"
+        elif "does not support tools" in message:
+            advice = (
+                "the assistant needs a model that can call tools; set [ollama] chat_model to "
+                "one (e.g. qwen3.5:9b)"
+            )
         else:
             advice = "pick a model that supports it"
         super().__init__(f"Ollama refused the model '{model}': {message}; {advice}.")
-        self.model = model
 
 
 class LLMTimeout(LLMError):
