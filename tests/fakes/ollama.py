@@ -79,7 +79,20 @@ class StreamError:
     status: int = 500
 
 
-Reply = str | dict[str, Any] | FakeError | Stall | Hold | Raw | StreamError
+@dataclass(frozen=True)
+class Unfinished:
+    """The runner returns before its final response, so the reply never says done.
+
+    As in `llm/llama_server.go` `Completion`, which stops a model repeating one token more
+    than 30 times by returning `ctx.Err()` (nil) without the `Stop` event (and `Chat`, when
+    llama-server's stream ends without a finish_reason): without streaming, Ollama's answer is
+    the last chunk, `done: false` and no `done_reason`; streamed, no done line ever comes.
+    """
+
+    content: str
+
+
+Reply = str | dict[str, Any] | FakeError | Stall | Hold | Raw | StreamError | Unfinished
 
 
 @dataclass
@@ -529,7 +542,7 @@ class FakeOllama:
         message: dict[str, Any] = {"content": reply} if isinstance(reply, str) else {}
         if isinstance(reply, dict):
             message = reply
-        elif isinstance(reply, StreamError):
+        elif isinstance(reply, StreamError | Unfinished):
             message = {"content": reply.content}
         gen = self._generate_reply(body, request[_RECORD], model, message, thinks)
         name = str(body.get("model"))
@@ -550,10 +563,13 @@ class FakeOllama:
             "prompt_eval_duration": 300_000,
             **_DURATIONS,
         }
+        unfinished = isinstance(reply, Unfinished)
         if not stream:
             extra: dict[str, Any] = {"thinking": gen.thinking} if gen.thinking else {}
             if gen.tool_calls and chat:
                 extra["tool_calls"] = gen.tool_calls
+            if unfinished:  # writeChatResponse: the last chunk it had, with all the text
+                return web.json_response(chunk(False, gen.content, **extra))
             return web.json_response(chunk(True, gen.content, **extra) | final)
 
         response = web.StreamResponse(headers={"Content-Type": "application/x-ndjson"})
@@ -564,7 +580,7 @@ class FakeOllama:
             lines.append(chunk(False, "", tool_calls=gen.tool_calls))
         if isinstance(reply, StreamError):
             lines = [*lines[: reply.after_chunks], {"error": reply.message}]
-        else:
+        elif not unfinished:
             lines.append(chunk(True, "") | final)
         for line in lines:
             await response.write(json.dumps(line).encode() + b"\n")

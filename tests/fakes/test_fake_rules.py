@@ -13,7 +13,7 @@ import ollama
 import pytest
 
 from tests.fakes import ollama_rules as rules
-from tests.fakes.ollama import FakeError, FakeOllama, StreamError
+from tests.fakes.ollama import FakeError, FakeOllama, StreamError, Unfinished
 
 CHAT = "qwen3.5:9b"  # a thinking model, as in Ollama's library
 PLAIN = "llama3.2:3b"  # completion and tools, no thinking
@@ -296,3 +296,24 @@ class TestEmbed:
     ) -> None:
         assert len((await client.embed(EMBED, "x", dimensions=100_000)).embeddings[0]) == 384
         assert len((await client.embed(EMBED, "x", dimensions=16)).embeddings[0]) == 16
+
+
+class TestUnfinished:
+    """llama_server.go `Completion`: past 30 repeats of one token the runner returns without
+    its final response, so Ollama's reply never says done (and has no done_reason)."""
+
+    async def test_without_streaming_the_reply_is_not_done(
+        self, client: ollama.AsyncClient, fake_ollama: FakeOllama
+    ) -> None:
+        fake_ollama.enqueue_chat(Unfinished("yes yes yes"))
+        reply = await client.chat(PLAIN, MSGS)
+        assert reply.message.content == "yes yes yes"
+        assert reply.done is False and not reply.done_reason
+
+    async def test_a_stream_ends_without_a_done_line(
+        self, client: ollama.AsyncClient, fake_ollama: FakeOllama
+    ) -> None:
+        fake_ollama.enqueue_chat(Unfinished("yes yes yes"))
+        chunks = [c async for c in await client.chat(PLAIN, MSGS, stream=True)]
+        assert "".join(c.message.content or "" for c in chunks) == "yes yes yes"
+        assert not any(c.done for c in chunks)

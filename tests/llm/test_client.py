@@ -21,10 +21,11 @@ from commonplace.llm import (
     OllamaBadReply,
     OllamaFailed,
     OllamaUnavailable,
+    StreamEnd,
     ThinkFilter,
     strip_think,
 )
-from tests.fakes.ollama import FakeError, FakeOllama, Raw, Stall, StreamError
+from tests.fakes.ollama import FakeError, FakeOllama, Raw, Stall, StreamError, Unfinished
 
 MSGS = [{"role": "user", "content": "hello"}]
 
@@ -379,3 +380,30 @@ async def test_tools_to_a_model_without_them_says_what_to_change(fake_ollama: Fa
     tools = [{"type": "function", "function": {"name": "weather", "parameters": {}}}]
     with pytest.raises(ModelUnsuitable, match=r"does not support tools.*can call tools"):
         await llm.chat(MSGS, tools=tools)
+
+
+async def test_a_reply_ollama_never_finished_is_reported_as_cut(fake_ollama: FakeOllama) -> None:
+    """A runner that stops a model repeating itself ends the reply without `done`: the text is
+    kept, and it is not taken for a whole answer."""
+    llm = make_llm(fake_ollama.url)
+    fake_ollama.enqueue_chat(Unfinished('{"title": "x", "tags": ["a", "a", "a"'))
+    with pytest.raises(BadAnswer) as err:
+        await llm.chat_json(MSGS, Proposal)
+    assert "before it ended" in err.value.reason and err.value.raw
+    fake_ollama.enqueue_chat(Unfinished("the the the"))
+    assert (await llm.chat(MSGS)).cut
+    fake_ollama.enqueue_chat(Unfinished("the the the"))
+    shown: list[str] = []
+
+    async def show(text: str) -> None:
+        shown.append(text)
+
+    reply = await llm.chat_turn(MSGS, on_text=show)
+    assert reply.cut and "".join(shown) == "the the the"
+    fake_ollama.enqueue_chat(Unfinished("the the the"))
+    end = StreamEnd()
+    assert "".join([p async for p in llm.chat_stream(MSGS, end=end)]) == "the the the"
+    assert end.cut
+    fake_ollama.enqueue_chat("whole")
+    end = StreamEnd()
+    assert [p async for p in llm.chat_stream(MSGS, end=end)] and not end.cut

@@ -1,7 +1,14 @@
 """Ollama access: chat with a schema, tool calls, embeddings, and leaked-draft removal."""
 
 from commonplace.llm import budget
-from commonplace.llm.client import LLM, ChatReply, OllamaStatus, ToolCall, same_model
+from commonplace.llm.client import (
+    LLM,
+    ChatReply,
+    OllamaStatus,
+    StreamEnd,
+    ToolCall,
+    same_model,
+)
 from commonplace.llm.errors import (
     BadAnswer,
     LLMError,
@@ -29,6 +36,7 @@ __all__ = [
     "OllamaFailed",
     "OllamaStatus",
     "OllamaUnavailable",
+    "StreamEnd",
     "ThinkFilter",
     "ToolCall",
     "budget",

@@ -43,6 +43,11 @@ log = logging.getLogger(__name__)
 _CUT_REASON = (
     "it was cut off at the length limit (the model's context or num_predict) before it ended"
 )
+# llm/llama_server.go stops a model that repeats one token over and over and returns without
+# its final response: Ollama's reply then never says `done` (and has no done_reason).
+_UNFINISHED_REASON = (
+    "Ollama stopped it before it ended (its runner does so to a model repeating itself)"
+)
 
 M = TypeVar("M", bound=pydantic.BaseModel)
 T = TypeVar("T")
@@ -61,7 +66,19 @@ class ChatReply:
     content: str  # drafts removed
     tool_calls: tuple[ToolCall, ...] = ()
     raw: str = ""  # the content exactly as the model sent it
-    cut: bool = False  # the reply stopped at the length limit (done_reason "length")
+    cut: bool = False  # stopped before its end: the length limit, or Ollama never said done
+
+
+@dataclass
+class StreamEnd:
+    """How a `chat_stream` ended, filled in when it does: `cut` as in ChatReply."""
+
+    cut: bool = False
+
+
+def _cut_short(response: ollama.ChatResponse) -> bool:
+    """The reply stopped before its end: at the length limit, or never marked done."""
+    return response.done_reason == "length" or response.done is False
 
 
 @dataclass(frozen=True)
@@ -137,6 +154,8 @@ class LLM:
         self._record("chat_json", model, {"messages": list(messages), "format": fmt}, raw)
         if response.done_reason == "length":
             raise BadAnswer(_CUT_REASON, raw)
+        if response.done is False:
+            raise BadAnswer(_UNFINISHED_REASON, raw)
         text = strip_code_fence(strip_think(raw))
         if not text:
             raise BadAnswer("the answer was empty", raw)
@@ -181,9 +200,9 @@ class LLM:
             for call in response.message.tool_calls or ()
         )
         self._record("chat", model, {"messages": list(messages), "tools": tools}, raw, calls)
-        cut = response.done_reason == "length"
+        cut = _cut_short(response)
         if cut:
-            log.warning("the %s answer was cut off at the length limit", model)
+            log.warning("the %s answer was cut off before its end", model)
         return ChatReply(content=strip_think(raw), tool_calls=calls, raw=raw, cut=cut)
 
     async def chat_stream(
@@ -192,21 +211,29 @@ class LLM:
         *,
         model: str | None = None,
         options: Mapping[str, Any] | None = None,
+        end: StreamEnd | None = None,
     ) -> AsyncGenerator[str, None]:
-        """Yield the answer's text as it arrives, drafts held back.
+        """Yield the answer's text as it arrives, drafts held back; `end` says, once the
+        stream is over, whether the answer stopped before its end.
 
         Timed and gated as `_streamed` says: the model's turn is held until the stream ends or
         is closed, so iterate it under `contextlib.aclosing` when you may stop early."""
         model = model or self.settings.chat_model
         flt = ThinkFilter()
         parts: list[str] = []
+        done = False
         async with contextlib.aclosing(self._streamed(model, messages, None, options)) as chunks:
             async for chunk in chunks:
+                done = done or bool(chunk.done)
+                if end is not None:
+                    end.cut = end.cut or chunk.done_reason == "length"
                 piece = chunk.message.content or ""
                 parts.append(piece)
                 out = flt.feed(piece)
                 if out:
                     yield out
+        if end is not None:
+            end.cut = end.cut or not done
         rest = flt.flush()
         if rest:
             yield rest
@@ -230,10 +257,11 @@ class LLM:
         flt = ThinkFilter()
         parts: list[str] = []
         calls: list[ToolCall] = []
-        cut = False
+        cut = done = False
         async with contextlib.aclosing(self._streamed(model, messages, tools, options)) as chunks:
             async for chunk in chunks:
                 cut = cut or chunk.done_reason == "length"
+                done = done or bool(chunk.done)
                 for call in chunk.message.tool_calls or ():  # arguments: always an object
                     calls.append(ToolCall(call.function.name, dict(call.function.arguments)))
                 piece = chunk.message.content or ""
@@ -241,6 +269,7 @@ class LLM:
                 out = flt.feed(piece)
                 if out:
                     await on_text(out)
+        cut = cut or not done
         rest = flt.flush()
         if rest:
             await on_text(rest)
@@ -280,6 +309,7 @@ class LLM:
             except Exception as exc:
                 raise self._translate(exc, "answer", model, timeout) from exc
             chunks = aiter(stream)
+            done = False
             try:
                 while True:
                     try:
@@ -287,7 +317,10 @@ class LLM:
                     except Exception as exc:
                         raise self._translate(exc, "answer", model, timeout) from exc
                     if chunk is None:
+                        if not done:
+                            log.warning("the %s answer ended without Ollama's end", model)
                         return
+                    done = done or bool(chunk.done)
                     if chunk.done_reason == "length":
                         log.warning("the %s answer was cut off at the length limit", model)
                     yield chunk
