@@ -177,6 +177,7 @@ class FakeOllama:
             m: rules.default_capabilities(m) for m in self.models
         }
         self.context_length: dict[str, int] = {}  # trained context; default by kind
+        self.model_num_ctx: dict[str, int] = {}  # a Modelfile's PARAMETER num_ctx
         self.default_num_ctx = rules.DEFAULT_NUM_CTX  # the server's own, when none is sent
         self.dim = dim
         self.url = ""
@@ -197,12 +198,17 @@ class FakeOllama:
         """Queue replies, consumed one per /api/chat request in order."""
         self._chat_queue.extend(replies)
 
-    def add_model(self, name: str, *capabilities: str, context_length: int = 0) -> None:
-        """Serve another model; capabilities default to what Ollama's library lists for it."""
+    def add_model(
+        self, name: str, *capabilities: str, context_length: int = 0, num_ctx: int = 0
+    ) -> None:
+        """Serve another model; capabilities default to what Ollama's library lists for it.
+        `num_ctx` is its Modelfile's parameter, which beats the server's default."""
         self.models.append(name)
         self.capabilities[name] = capabilities or rules.default_capabilities(name)
         if context_length:
             self.context_length[name] = context_length
+        if num_ctx:
+            self.model_num_ctx[name] = num_ctx
 
     def chat_requests(self) -> list[dict[str, Any]]:
         return [r.body for r in self.requests if r.path == "/api/chat"]
@@ -331,11 +337,15 @@ class FakeOllama:
             f"{arch}.context_length": self._train_ctx(model),
             f"{arch}.embedding_length": self.dim if embed else 4096,
         }
+        params = {"temperature": 0.7} | (
+            {"num_ctx": self.model_num_ctx[model]} if model in self.model_num_ctx else {}
+        )
         return web.json_response(
             {
                 "license": "fake",
                 "modelfile": f"FROM {model}\n",
-                "parameters": "temperature 0.7",
+                # ShowHandler: one `%-30s %#v` line per Modelfile parameter
+                "parameters": "\n".join(f"{k:<30} {json.dumps(v)}" for k, v in params.items()),
                 "template": "{{ .Prompt }}",
                 "details": details,
                 "model_info": info,
@@ -379,7 +389,8 @@ class FakeOllama:
             return web.json_response({"model": body["model"], "embeddings": []})
         if "embedding" not in self._caps(model):
             return _error(501, rules.EMBED_UNSUPPORTED)
-        limit = self._train_ctx(model)
+        options = body.get("options") if isinstance(body.get("options"), dict) else {}
+        limit = self._num_ctx(model, options or {})
         if body.get("truncate") is False and any(rules.count_tokens(t) > limit for t in texts):
             return _error(400, "the input length exceeds the context length")
         vectors = [hashed_embedding(_cut(t, limit), self.dim) for t in texts]
@@ -431,8 +442,10 @@ class FakeOllama:
         return model, thinks
 
     def _num_ctx(self, model: str, options: dict[str, Any]) -> int:
-        asked = options.get("num_ctx") or self.default_num_ctx
-        return min(int(asked), self._train_ctx(model))
+        """`modelOptions` then `effectiveContext`: the request's num_ctx, else the Modelfile's,
+        else the server's default; never more than the model was trained for."""
+        asked = options.get("num_ctx") or self.model_num_ctx.get(model) or self.default_num_ctx
+        return max(1, min(int(asked), self._train_ctx(model)))
 
     def _generate_reply(
         self,

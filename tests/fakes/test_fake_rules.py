@@ -287,6 +287,36 @@ class TestEmbed:
         assert await refused(client.embed(CHAT, ["hello"])) == (501, rules.EMBED_UNSUPPORTED)
         assert (await client.embed(CHAT, [])).embeddings == []  # nothing to embed: loaded only
 
+    async def test_the_context_is_num_ctx_capped_at_the_trained_one(
+        self, client: ollama.AsyncClient, fake_ollama: FakeOllama
+    ) -> None:
+        """routes.go EmbedHandler: min(opts.NumCtx, trained), where NumCtx is the request's,
+        else the Modelfile's, else the server's own default (4096 on a small GPU)."""
+        fake_ollama.add_model("long-embed", "embedding", context_length=32768)
+        fake_ollama.add_model("set-embed", "embedding", context_length=32768, num_ctx=8192)
+        words = "word " * 6000  # 7,500 tokens by the fake's count
+        assert (await client.embed("long-embed", words)).prompt_eval_count == 4096
+        asked = await client.embed("long-embed", words, options={"num_ctx": 8192})
+        assert asked.prompt_eval_count == 7500
+        assert (await client.embed("set-embed", words)).prompt_eval_count == 7500
+        short = {"num_ctx": 3}
+        got = await refused(
+            client.embed(EMBED, "why is the sky blue?", truncate=False, options=short)
+        )
+        assert got == (400, "the input length exceeds the context length")
+
+    async def test_show_lists_the_modelfiles_parameters(
+        self, client: ollama.AsyncClient, fake_ollama: FakeOllama
+    ) -> None:
+        fake_ollama.add_model("set-embed", "embedding", context_length=32768, num_ctx=8192)
+        shown = await client.show("set-embed")
+        assert "num_ctx" not in str((await client.show(EMBED)).parameters)
+        assert any(
+            line.split() == ["num_ctx", "8192"] for line in str(shown.parameters).splitlines()
+        )
+        assert shown.modelinfo and shown.modelinfo["bert.context_length"] == 32768
+        assert shown.capabilities == ["embedding"]
+
     async def test_an_empty_input_only_loads_the_model(self, client: ollama.AsyncClient) -> None:
         assert (await client.embed(EMBED, "")).embeddings == []
         assert len((await client.embed(EMBED, ["", "x"])).embeddings) == 2  # a list keeps ""

@@ -407,3 +407,18 @@ async def test_a_reply_ollama_never_finished_is_reported_as_cut(fake_ollama: Fak
     fake_ollama.enqueue_chat("whole")
     end = StreamEnd()
     assert [p async for p in llm.chat_stream(MSGS, end=end)] and not end.cut
+
+
+async def test_an_embedding_models_context_is_the_one_ollama_runs_it_with(
+    fake_ollama: FakeOllama,
+) -> None:
+    """Not the trained context alone: Ollama embeds within min(num_ctx, trained), and with no
+    num_ctx in the Modelfile (or the request) that is its own default, 4096 on a small GPU.
+    A chunk sized to the trained 32,768 tokens would lose its end, silently (truncate)."""
+    fake_ollama.add_model("long-embed", "embedding", context_length=32768)
+    fake_ollama.add_model("set-embed", "embedding", context_length=32768, num_ctx=8192)
+    fake_ollama.add_model("short-embed", "embedding", context_length=512, num_ctx=8192)
+    llm = make_llm(fake_ollama.url)
+    assert await llm.context_length("long-embed") == 4096
+    assert await llm.context_length("set-embed") == 8192
+    assert await llm.context_length("short-embed") == 512

@@ -396,13 +396,21 @@ class LLM:
         return vectors
 
     async def context_length(self, model: str) -> int | None:
-        """The model's context size as Ollama reports it (/api/show), None if it says none."""
+        """The context Ollama embeds within for this model (/api/show), None if it says none.
+
+        Not the trained context alone (`<arch>.context_length`): Ollama cuts each input at
+        min(num_ctx, trained), and this program sends no num_ctx for embeddings, so num_ctx is
+        the Modelfile's parameter or else the server's own default, at least 4096 (routes.go
+        `modelOptions`, `EmbedHandler`). A chunk sized past it would lose its end silently.
+        """
         response = await self._call(
             "describe the model", model, 30.0, lambda: self._embed_client.show(model)
         )
         info = response.modelinfo or {}
         value = info.get(f"{info.get('general.architecture', '')}.context_length")
-        return value if isinstance(value, int) and value > 0 else None
+        if not isinstance(value, int) or value <= 0:
+            return None
+        return min(value, _modelfile_num_ctx(response.parameters) or budget.OLLAMA_DEFAULT_CTX)
 
     # -- status -------------------------------------------------------------------------------
 
@@ -500,6 +508,16 @@ class LLM:
                     "tool_calls": [{"name": c.name, "arguments": c.arguments} for c in calls],
                 }
             )
+
+
+def _modelfile_num_ctx(parameters: str | None) -> int | None:
+    """num_ctx from /api/show's `parameters`, one `name value` line per Modelfile PARAMETER."""
+    for line in (parameters or "").splitlines():
+        name, _, value = line.strip().partition(" ")
+        if name == "num_ctx":
+            with contextlib.suppress(ValueError):
+                return int(float(value.strip()))
+    return None
 
 
 @functools.cache
