@@ -245,6 +245,8 @@ class FakeOllama:
         family = "nomic-bert" if "nomic" in name else "bert"
         if not embed:
             family = re.sub(r"[^a-z].*", "", name) or "llama"
+            if name.lower().startswith(rules.DEEPSEEK2_MODELS):
+                family = "deepseek2"
         tag = name.split(":")[1] if ":" in name else ""
         size = tag.upper() if re.fullmatch(r"[\d.]+[bm]", tag) else ("137M" if embed else "7B")
         quant = "F16" if embed else "Q4_K_M"
@@ -463,8 +465,9 @@ class FakeOllama:
         messages = body.get("messages") or [{"role": "user", "content": body.get("prompt", "")}]
         kept = rules.fit_messages(messages, tools, num_ctx)
         used = rules.prompt_tokens(kept, tools)
+        shift = rules.context_shift(model, body.get("shift"))
         if used > num_ctx - 1:
-            if body.get("shift") is False:
+            if not shift:
                 raise rules.RuleError(400, rules.PROMPT_TOO_LONG)
             record.truncated = True
             used = rules.context_shift_limit(num_ctx)
@@ -479,7 +482,7 @@ class FakeOllama:
         predict = options.get("num_predict")
         if isinstance(predict, int) and predict > 0:
             budget = min(budget, predict)
-        if body.get("shift") is False:
+        if not shift:
             budget = min(budget, num_ctx - used)
         done_reason = str(reply.get("done_reason") or "stop")
         out_thinking, out_content = thinking, content

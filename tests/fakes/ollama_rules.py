@@ -15,7 +15,9 @@ status code and error text, so that a test fails here where a real Ollama would 
 - `server/prompt.go` `chatPrompt`: older messages are dropped until the prompt fits `num_ctx`
   (system messages and the last message always stay); `llm/llama_server.go`
   `completionPromptForRequest`: a prompt still too long is cut (context shift: the first
-  `num_keep` tokens and the newest ones are kept) or, with `shift: false`, refused with 400.
+  `num_keep` tokens and the newest ones are kept) or, with `shift: false`, refused with 400;
+  `server/sched.go` `supportsContextShift`: models of the deepseek2 architecture (DeepSeek V2,
+  V3, Coder V2) have no context shift unless the request asks for it.
 - `llm/llama_server.go`: `done_reason` is "length" when `num_predict` (or the context, without
   context shift) stops the reply; open-ended replies are bounded at 10 x num_ctx.
 - `server/routes.go` `EmbedHandler`: an empty input only loads the model (`embeddings: []`);
@@ -45,6 +47,9 @@ PROMPT_TOO_LONG = (
     "the prompt, adjust the context length in settings, or use a model with a longer context "
     "length"
 )
+
+# Ollama's library names of models whose GGUF architecture is deepseek2: no context shift.
+DEEPSEEK2_MODELS = ("deepseek-v2", "deepseek-v3", "deepseek-coder-v2")
 
 # Families that ship with the thinking capability in Ollama's library.
 THINKING_FAMILIES = ("qwen3", "deepseek-r1", "gpt-oss", "magistral", "phi4-reasoning")
@@ -142,6 +147,14 @@ def default_capabilities(name: str) -> tuple[str, ...]:
     if base.startswith(THINKING_FAMILIES):
         caps.append("thinking")
     return tuple(caps)
+
+
+def context_shift(name: str, shift: Any) -> bool:
+    """`resolveContextShift`: the request's `shift` if sent, else on unless the model is of the
+    deepseek2 architecture."""
+    if shift is not None:
+        return bool(shift)
+    return not name.rsplit("/", 1)[-1].lower().startswith(DEEPSEEK2_MODELS)
 
 
 def full_name(name: str) -> str:

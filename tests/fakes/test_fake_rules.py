@@ -242,6 +242,18 @@ class TestContext:
         assert answer.status_code == 400
         assert answer.json()["error"] == rules.PROMPT_TOO_LONG
 
+    async def test_deepseek2_models_have_no_context_shift(
+        self, client: ollama.AsyncClient, fake_ollama: FakeOllama
+    ) -> None:
+        fake_ollama.add_model("deepseek-v2:16b")
+        long = [{"role": "user", "content": "word " * 4000}]
+        assert await refused(client.chat("deepseek-v2:16b", long)) == (400, rules.PROMPT_TOO_LONG)
+        fake_ollama.enqueue_chat("x" * 20_000)
+        reply = await client.chat("deepseek-v2:16b", MSGS)
+        assert reply.done_reason == "length"  # the context, not num_predict, ended it
+        assert (reply.prompt_eval_count or 0) + (reply.eval_count or 0) <= 4096
+        assert (await client.show("deepseek-v2:16b")).details.family == "deepseek2"
+
     async def test_a_reply_cut_by_num_predict_is_done_reason_length(
         self, client: ollama.AsyncClient, fake_ollama: FakeOllama
     ) -> None:

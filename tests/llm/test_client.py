@@ -422,3 +422,16 @@ async def test_an_embedding_models_context_is_the_one_ollama_runs_it_with(
     assert await llm.context_length("long-embed") == 4096
     assert await llm.context_length("set-embed") == 8192
     assert await llm.context_length("short-embed") == 512
+
+
+async def test_a_prompt_past_the_context_names_the_setting(fake_ollama: FakeOllama) -> None:
+    """A model without context shift refuses a prompt that does not fit with 400 and words
+    of Ollama's app ("adjust the context length in settings"): here that is [ollama] num_ctx."""
+    fake_ollama.add_model("deepseek-v2:16b")
+    llm = make_llm(fake_ollama.url, chat_model="deepseek-v2:16b")
+    with pytest.raises(OllamaFailed) as err:
+        await llm.chat([{"role": "user", "content": "word " * 4000}])
+    assert not err.value.retryable
+    assert "[ollama] num_ctx" in str(err.value)
+    assert "[ollama] num_ctx" in err.value.to_person()
+    assert len(fake_ollama.chat_requests()) == 1

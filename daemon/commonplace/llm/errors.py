@@ -95,9 +95,14 @@ class OllamaFailed(LLMError):
 
     def __init__(self, status: int, message: str) -> None:
         if status < 0:  # the client's status for an error line in the middle of a stream
-            super().__init__(f"Ollama stopped the answer with an error: {message}")
+            text = f"Ollama stopped the answer with an error: {message}"
         else:
-            super().__init__(f"Ollama answered with an error ({status}): {message}")
+            text = f"Ollama answered with an error ({status}): {message}"
+        if "longer than the context length" in message:
+            # llm/llama_server.go, a model without context shift: "the settings" are Ollama's
+            # app's; for this program the context is [ollama] num_ctx.
+            text += " (here the context length is [ollama] num_ctx)"
+        super().__init__(text)
         self.status = status
         # A 4xx is Ollama (or its llama-server runner) refusing this request as it is: sending
         # it again gets the same answer. Overload, a crashed runner and a broken stream may pass.
