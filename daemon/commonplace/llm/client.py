@@ -412,6 +412,15 @@ class LLM:
             return None
         return min(value, _modelfile_num_ctx(response.parameters) or budget.OLLAMA_DEFAULT_CTX)
 
+    async def capabilities(self, model: str) -> tuple[str, ...] | None:
+        """What Ollama says the model can do (/api/show `capabilities`: completion, tools,
+        thinking, embedding, vision, ...), None when this Ollama does not say (older than
+        0.6.4). Ollama itself checks these when a request arrives, except for embeddings."""
+        response = await self._call(
+            "describe the model", model, 30.0, lambda: self._embed_client.show(model)
+        )
+        return tuple(str(c) for c in response.capabilities) if response.capabilities else None
+
     # -- status -------------------------------------------------------------------------------
 
     async def status(self) -> OllamaStatus:
