@@ -191,6 +191,7 @@ class FakeOllama:
         self.version = "0.12.6"  # what /api/version reports (an old one, to test the warning)
         self.chats_in_flight = 0  # /api/chat requests being answered now
         self.max_chats_in_flight = 0  # the most at once: the daemon sends one at a time
+        self.max_queue = 0  # when set, a chat finding this many in flight gets 503 server busy
         self._chat_queue: deque[Reply] = deque()
 
     # scripting and inspection
@@ -516,6 +517,8 @@ class FakeOllama:
                     "done": True,
                 }
             )
+        if self.max_queue and self.chats_in_flight >= self.max_queue:
+            raise rules.RuleError(503, rules.SERVER_BUSY)
         reply = self._next_chat_reply(body)
         self.chats_in_flight += 1
         self.max_chats_in_flight = max(self.max_chats_in_flight, self.chats_in_flight)

@@ -25,6 +25,9 @@ status code and error text, so that a test fails here where a real Ollama would 
   started without `--embedding` (`llm/llama_server.go` `appendBatchArgs`), answers 501, which
   `normalizeEmbeddingError` and the handler pass through; `dimensions` larger than the model's
   own is ignored; `truncate: false` with any input past the context fails the whole batch.
+- `server/sched.go` `getRunner`: a request that finds the pending queue (OLLAMA_MAX_QUEUE, 512)
+  full is refused with `ErrMaxQueue`, 503 (`handleScheduleError`); requests beyond
+  OLLAMA_NUM_PARALLEL otherwise wait, unrefused, for the runner.
 - `server/routes.go` `Serve`: with no `num_ctx` the server uses its own default, 4096 on a
   computer with less than 23 GB of GPU memory (32768 or 262144 on larger GPUs).
 """
@@ -41,6 +44,7 @@ DEFAULT_NUM_CTX = 4096  # Ollama's default context on a GPU with less than 23 GB
 NUM_KEEP = 4  # api.DefaultOptions().NumKeep
 OPEN_ENDED_MULTIPLIER = 10  # llm/llama_server.go openEndedGenerationContextMultiplier
 EMBED_UNSUPPORTED = "This server does not support embeddings. Start it with `--embeddings`"
+SERVER_BUSY = "server busy, please try again.  maximum pending requests exceeded"
 THINK_STRINGS = ("high", "medium", "low", "max")
 PROMPT_TOO_LONG = (
     "the prompt is longer than the context length currently available to the model; shorten "

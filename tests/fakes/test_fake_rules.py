@@ -6,6 +6,7 @@ the project meets it. Requests the client cannot send (`shift`) go through plain
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import httpx
@@ -13,7 +14,7 @@ import ollama
 import pytest
 
 from tests.fakes import ollama_rules as rules
-from tests.fakes.ollama import FakeError, FakeOllama, StreamError, Unfinished
+from tests.fakes.ollama import FakeError, FakeOllama, Hold, StreamError, Unfinished
 
 CHAT = "qwen3.5:9b"  # a thinking model, as in Ollama's library
 PLAIN = "llama3.2:3b"  # completion and tools, no thinking
@@ -359,3 +360,20 @@ class TestUnfinished:
         chunks = [c async for c in await client.chat(PLAIN, MSGS, stream=True)]
         assert "".join(c.message.content or "" for c in chunks) == "yes yes yes"
         assert not any(c.done for c in chunks)
+
+
+class TestQueue:
+    async def test_a_full_queue_is_503_server_busy(
+        self, client: ollama.AsyncClient, fake_ollama: FakeOllama
+    ) -> None:
+        fake_ollama.max_queue = 1
+        release = asyncio.Event()
+        fake_ollama.enqueue_chat(Hold(release))
+        first = asyncio.create_task(client.chat(PLAIN, MSGS))
+        async with asyncio.timeout(30):
+            while not fake_ollama.chats_in_flight:  # noqa: ASYNC110 - polling the fake's count
+                await asyncio.sleep(0.01)
+        assert await refused(client.chat(PLAIN, MSGS)) == (503, rules.SERVER_BUSY)
+        release.set()
+        assert (await first).message.content == "OK"
+        assert (await client.chat(PLAIN, MSGS)).message.content == "OK"

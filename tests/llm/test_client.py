@@ -25,6 +25,7 @@ from commonplace.llm import (
     ThinkFilter,
     strip_think,
 )
+from tests.fakes import ollama_rules as rules
 from tests.fakes.ollama import FakeError, FakeOllama, Raw, Stall, StreamError, Unfinished
 
 MSGS = [{"role": "user", "content": "hello"}]
@@ -435,3 +436,19 @@ async def test_a_prompt_past_the_context_names_the_setting(fake_ollama: FakeOlla
     assert "[ollama] num_ctx" in str(err.value)
     assert "[ollama] num_ctx" in err.value.to_person()
     assert len(fake_ollama.chat_requests()) == 1
+
+
+async def test_a_busy_ollama_is_tried_again_and_a_person_is_told_to_ask_again(
+    fake_ollama: FakeOllama,
+) -> None:
+    """503 "server busy" (Ollama's pending queue is full) passes: retried in the background,
+    and a person who asked is told to ask again, not that asking again gets the same answer."""
+    fake_ollama.enqueue_chat(FakeError(503, rules.SERVER_BUSY), "fine")
+    assert (await make_llm(fake_ollama.url).chat(MSGS)).content == "fine"
+    fake_ollama.enqueue_chat(FakeError(503, rules.SERVER_BUSY), FakeError(503, rules.SERVER_BUSY))
+    with pytest.raises(OllamaFailed) as err:
+        await make_llm(fake_ollama.url).chat(MSGS)
+    assert err.value.retryable
+    assert (
+        "server busy" in err.value.to_person() and "ask again in a moment" in err.value.to_person()
+    )
