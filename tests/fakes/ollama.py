@@ -221,11 +221,12 @@ class FakeOllama:
         return [r.body for r in self.requests if r.path == "/api/embed"]
 
     def _resolve(self, name: str) -> str | None:
-        """Match Ollama's naming: "nomic-embed-text" means "nomic-embed-text:latest"."""
-        for candidate in (name, f"{name}:latest"):
-            if name and candidate in self.models:
-                return candidate
-        return None
+        """Match Ollama's naming: "nomic-embed-text" means "nomic-embed-text:latest", and
+        "Qwen3.5:9B" or "registry.ollama.ai/library/qwen3.5:9b" mean "qwen3.5:9b"."""
+        if not name:
+            return None
+        wanted = rules.canonical_name(name)
+        return next((m for m in self.models if rules.canonical_name(m) == wanted), None)
 
     def _caps(self, model: str) -> tuple[str, ...]:
         return self.capabilities.get(model) or rules.default_capabilities(model)

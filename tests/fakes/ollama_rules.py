@@ -161,6 +161,19 @@ def context_shift(name: str, shift: Any) -> bool:
     return not name.rsplit("/", 1)[-1].lower().startswith(DEEPSEEK2_MODELS)
 
 
+def canonical_name(name: str) -> str:
+    """`model.ParseName` with its defaults (host registry.ollama.ai, namespace library, tag
+    latest), compared as `getExistingName` does: without case."""
+    parts = name.split("/")
+    if len(parts) == 1:
+        parts = ["library", *parts]
+    if len(parts) == 2:
+        parts = ["registry.ollama.ai", *parts]
+    if ":" not in parts[-1]:
+        parts[-1] += ":latest"
+    return "/".join(parts).casefold()
+
+
 def full_name(name: str) -> str:
     """`model.ParseName(...).String()`: the name Ollama puts in capability errors."""
     host_ns = "" if "/" in name else "registry.ollama.ai/library/"

@@ -91,6 +91,18 @@ class TestCapabilities:
     ) -> None:
         assert await refused(client.chat("ghost:1b", MSGS)) == (404, "model 'ghost:1b' not found")
 
+    @pytest.mark.parametrize(
+        "name", ["QWEN3.5:9B", "library/qwen3.5:9b", "registry.ollama.ai/library/Qwen3.5:9b"]
+    )
+    async def test_a_name_is_matched_as_ollama_parses_it(
+        self, client: ollama.AsyncClient, name: str
+    ) -> None:
+        """`getExistingName` matches each part of the name without case; `ParseName` fills in
+        the default host, namespace and tag."""
+        assert (await client.chat(name, MSGS)).message.content == "OK"
+        assert (await client.show(name)).capabilities
+        assert (await client.embed(EMBED.upper(), "x")).embeddings
+
     async def test_no_messages_loads_the_model(self, client: ollama.AsyncClient) -> None:
         assert (await client.chat(CHAT, [])).done_reason == "load"
         assert (await client.chat(CHAT, [], keep_alive=0)).done_reason == "unload"

@@ -209,6 +209,10 @@ async def test_status_lists_models(fake_ollama: FakeOllama) -> None:
     assert status.has_model("nomic-embed-text")  # ':latest' is implied
     assert status.has_model("qwen3.5:9b")
     assert not status.has_model("qwen3.5:4b")
+    # Ollama matches names without case, with its default host and namespace implied
+    assert status.has_model("Qwen3.5:9B")
+    assert status.has_model("registry.ollama.ai/library/nomic-embed-text")
+    assert status.digest("QWEN3.5:9b") == status.digest("qwen3.5:9b") != ""
 
 
 async def test_status_does_not_read_the_ca_bundle_each_time(

@@ -538,10 +538,16 @@ def _tls() -> ssl.SSLContext:
 
 
 def same_model(name: str, available: Sequence[str]) -> bool:
-    """'nomic-embed-text' is the same model as 'nomic-embed-text:latest'."""
+    """The same model to Ollama: 'nomic-embed-text' is 'nomic-embed-text:latest', and
+    'Qwen3.5:9B' or 'registry.ollama.ai/library/qwen3.5:9b' is 'qwen3.5:9b' (`model.ParseName`
+    fills in the default host, namespace and tag; `getExistingName` ignores case)."""
 
     def norm(n: str) -> str:
-        return n if ":" in n.rsplit("/", 1)[-1] else f"{n}:latest"
+        parts = n.split("/")
+        parts = [*["registry.ollama.ai", "library"][: max(0, 3 - len(parts))], *parts]
+        if ":" not in parts[-1]:
+            parts[-1] += ":latest"
+        return "/".join(parts).casefold()
 
     return norm(name) in {norm(a) for a in available}
 
