@@ -192,6 +192,7 @@ class FakeOllama:
         self.chats_in_flight = 0  # /api/chat requests being answered now
         self.max_chats_in_flight = 0  # the most at once: the daemon sends one at a time
         self.max_queue = 0  # when set, a chat finding this many in flight gets 503 server busy
+        self.sent_to_cloud = 0  # requests real Ollama would have sent on to ollama.com
         self._chat_queue: deque[Reply] = deque()
 
     # scripting and inspection
@@ -384,6 +385,7 @@ class FakeOllama:
         texts = ([texts] if texts else []) if isinstance(texts, str) else texts
         if texts is None:
             texts = []
+        self._to_cloud(str(body.get("model", "")))
         if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
             return _error(400, "invalid input type")
         if refusal := await self._embed_refusal(body):
@@ -421,11 +423,18 @@ class FakeOllama:
             return _error(500, rules.EMBED_UNSUPPORTED)
         return web.json_response({"embedding": hashed_embedding(prompt, self.dim)})
 
+    def _to_cloud(self, name: str) -> None:
+        """A cloud model's request goes on to ollama.com: answered as a signed-out Ollama."""
+        if rules.is_cloud(name):
+            self.sent_to_cloud += 1
+            raise rules.RuleError(401, "unauthorized")
+
     def _admit(self, body: dict[str, Any], *, chat: bool) -> tuple[str, bool]:
         """ChatHandler's checks before any generation, in its order: (model, thinks)."""
         rules.check_keep_alive(body.get("keep_alive"))
         rules.check_think(body.get("think"))
         name = str(body.get("model", ""))
+        self._to_cloud(name)
         model = self._resolve(name)
         if model is None:
             message = f"model '{name}' not found" if chat else f'model "{name}" not found'

@@ -28,6 +28,9 @@ status code and error text, so that a test fails here where a real Ollama would 
 - `server/sched.go` `getRunner`: a request that finds the pending queue (OLLAMA_MAX_QUEUE, 512)
   full is refused with `ErrMaxQueue`, 503 (`handleScheduleError`); requests beyond
   OLLAMA_NUM_PARALLEL otherwise wait, unrefused, for the runner.
+- `internal/modelref/modelref.go` `ParseRef`: a name whose tag is `cloud` or ends in `-cloud`
+  is a cloud model, and ChatHandler and EmbedHandler send the request on to ollama.com
+  (`server/cloud_proxy.go`); signed out, the answer is 401 `unauthorized` with a signin_url.
 - `server/routes.go` `Serve`: with no `num_ctx` the server uses its own default, 4096 on a
   computer with less than 23 GB of GPU memory (32768 or 262144 on larger GPUs).
 """
@@ -159,6 +162,13 @@ def context_shift(name: str, shift: Any) -> bool:
     if shift is not None:
         return bool(shift)
     return not name.rsplit("/", 1)[-1].lower().startswith(DEEPSEEK2_MODELS)
+
+
+def is_cloud(name: str) -> bool:
+    """`parseSourceSuffix`: the last `:` part is `cloud`, or a tag ending in `-cloud`."""
+    _, colon, suffix = name.strip().rpartition(":")
+    suffix = suffix.strip().lower()
+    return bool(colon) and (suffix == "cloud" or ("/" not in suffix and suffix.endswith("-cloud")))
 
 
 def canonical_name(name: str) -> str:

@@ -103,6 +103,17 @@ class TestCapabilities:
         assert (await client.show(name)).capabilities
         assert (await client.embed(EMBED.upper(), "x")).embeddings
 
+    @pytest.mark.parametrize("name", ["gpt-oss:120b-cloud", "gpt-oss:120b:cloud", "kimi-k2:CLOUD"])
+    async def test_a_cloud_model_goes_to_ollama_com(
+        self, client: ollama.AsyncClient, fake_ollama: FakeOllama, name: str
+    ) -> None:
+        """`modelref.ParseRef`: a `:cloud` or `-cloud` tag is proxied to ollama.com, pulled or
+        not; the fake answers as a signed-out Ollama (cloud_proxy.go) and counts the leak."""
+        assert await refused(client.chat(name, MSGS)) == (401, "unauthorized")
+        assert await refused(client.embed(name, "x")) == (401, "unauthorized")
+        assert fake_ollama.sent_to_cloud == 2
+        assert not rules.is_cloud(PLAIN) and rules.is_cloud(name)
+
     async def test_no_messages_loads_the_model(self, client: ollama.AsyncClient) -> None:
         assert (await client.chat(CHAT, [])).done_reason == "load"
         assert (await client.chat(CHAT, [], keep_alive=0)).done_reason == "unload"

@@ -15,6 +15,7 @@ from commonplace.config import OllamaSettings
 from commonplace.llm import (
     LLM,
     BadAnswer,
+    CloudModel,
     LLMTimeout,
     ModelMissing,
     ModelUnsuitable,
@@ -456,3 +457,20 @@ async def test_a_busy_ollama_is_tried_again_and_a_person_is_told_to_ask_again(
     assert (
         "server busy" in err.value.to_person() and "ask again in a moment" in err.value.to_person()
     )
+
+
+async def test_a_cloud_model_is_never_sent_a_note(fake_ollama: FakeOllama) -> None:
+    """Ollama sends a `-cloud` model's requests on to ollama.com: refused here, before any
+    request, whichever way the name arrives (settings refuse it already; see test_config)."""
+    llm = make_llm(fake_ollama.url)
+    with pytest.raises(CloudModel, match=r"ollama\.com") as err:
+        await llm.chat(MSGS, model="gpt-oss:120b-cloud")
+    assert not err.value.retryable
+    with pytest.raises(CloudModel):
+        await llm.chat_json(MSGS, Proposal, model="kimi-k2:1t-cloud")
+    with pytest.raises(CloudModel):
+        async for _ in llm.chat_stream(MSGS, model="gpt-oss:20b:cloud"):
+            pass
+    with pytest.raises(CloudModel):
+        await llm.embed(["x"], model="qwen3-embedding:cloud")
+    assert fake_ollama.sent_to_cloud == 0 and fake_ollama.requests == []

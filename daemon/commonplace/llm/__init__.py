@@ -11,6 +11,7 @@ from commonplace.llm.client import (
 )
 from commonplace.llm.errors import (
     BadAnswer,
+    CloudModel,
     LLMError,
     LLMTimeout,
     ModelMissing,
@@ -26,6 +27,7 @@ __all__ = [
     "LLM",
     "BadAnswer",
     "ChatReply",
+    "CloudModel",
     "LLMError",
     "LLMTimeout",
     "ModelBusy",

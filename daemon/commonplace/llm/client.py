@@ -24,10 +24,11 @@ import ollama
 import pydantic
 
 from commonplace.backoff import backoff_s
-from commonplace.config import OllamaSettings, keep_alive_value
+from commonplace.config import OllamaSettings, is_cloud_model, keep_alive_value
 from commonplace.llm import budget
 from commonplace.llm.errors import (
     BadAnswer,
+    CloudModel,
     LLMError,
     LLMTimeout,
     ModelMissing,
@@ -291,6 +292,7 @@ class LLM:
         is left running across a `yield`, where it would cancel the caller's own work. The
         model's turn is held until the stream ends or is closed; every failure is an LLMError.
         """
+        _local_only(model)
         timeout = self.settings.timeout_s
         budget = _ModelTime(timeout)
         async with self.gate.turn():
@@ -455,6 +457,7 @@ class LLM:
     ) -> T:
         """`make()` bounded by limit_s, retried with backoff; a `gated` (chat) call takes the
         model's turn for each attempt, and the time it waits for the turn is not in limit_s."""
+        _local_only(model)
         for attempt in range(self.settings.retries + 1):
             try:
                 async with self.gate.turn() if gated else contextlib.nullcontext():
@@ -517,6 +520,13 @@ class LLM:
                     "tool_calls": [{"name": c.name, "arguments": c.arguments} for c in calls],
                 }
             )
+
+
+def _local_only(model: str) -> None:
+    """Principle: no note leaves this computer. Ollama itself sends a cloud model's request
+    on to ollama.com (server/cloud_proxy.go), so such a model is refused before any request."""
+    if is_cloud_model(model):
+        raise CloudModel(model)
 
 
 def _modelfile_num_ctx(parameters: str | None) -> int | None:

@@ -66,6 +66,21 @@ class ModelUnsuitable(LLMError):
         super().__init__(f"Ollama refused the model '{model}': {message}; {advice}.")
 
 
+class CloudModel(LLMError):
+    """A model Ollama would run on ollama.com (a `-cloud` or `:cloud` tag): never sent a note.
+    The settings refuse such a name at start-up; this guards every other way a name arrives."""
+
+    retryable = False
+
+    def __init__(self, model: str) -> None:
+        super().__init__(
+            f"The model '{model}' is one of Ollama's cloud models: Ollama would send the notes "
+            "to ollama.com to run it, so nothing was sent. Pick a model that runs on this "
+            "computer."
+        )
+        self.model = model
+
+
 class LLMTimeout(LLMError):
     def __init__(self, what: str, seconds: float) -> None:
         self.why = (
