@@ -119,6 +119,19 @@ def test_doctor_says_when_a_model_cannot_do_its_job(
     assert result.exit_code == 0
 
 
+def test_doctor_fails_a_model_ollama_runs_elsewhere(
+    fake_ollama_thread: FakeOllama, vault: Path
+) -> None:
+    fake_ollama_thread.add_model("mine:latest", remote_host="https://ollama.com:443")
+    env = {"COMMONPLACE_VAULT": str(vault), "COMMONPLACE_CHAT_MODEL": "mine"}
+    result = CliRunner().invoke(cli, ["doctor"], env=env)
+    assert (
+        "FAIL chat model: mine is a cloud model: Ollama sends its requests, with your notes, "
+        "to https://ollama.com:443; pick a model that runs on this computer"
+    ) in result.output
+    assert result.exit_code == 1
+
+
 def test_doctor_says_think_on_is_refused_by_a_model_that_cannot_think(
     settings: Settings,
 ) -> None:

@@ -249,7 +249,16 @@ def ollama_checks(
         ("chat model", settings.ollama.chat_model),
         ("embedding model", settings.ollama.embed_model),
     ):
-        if status.has_model(model):
+        if status.remote_host(model):
+            checks.append(
+                Check(
+                    "fail",
+                    role,
+                    f"{model} is a cloud model: Ollama sends its requests, with your notes, to "
+                    f"{status.remote_host(model)}; pick a model that runs on this computer",
+                )
+            )
+        elif status.has_model(model):
             caps = (capabilities or {}).get(model)
             checks.append(_model_check(settings, role, model, caps))
         else:

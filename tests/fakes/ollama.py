@@ -193,6 +193,7 @@ class FakeOllama:
         self.max_chats_in_flight = 0  # the most at once: the daemon sends one at a time
         self.max_queue = 0  # when set, a chat finding this many in flight gets 503 server busy
         self.sent_to_cloud = 0  # requests real Ollama would have sent on to ollama.com
+        self.remote_host: dict[str, str] = {}  # pulled cloud stubs: where Ollama sends them
         self._chat_queue: deque[Reply] = deque()
 
     # scripting and inspection
@@ -201,10 +202,18 @@ class FakeOllama:
         self._chat_queue.extend(replies)
 
     def add_model(
-        self, name: str, *capabilities: str, context_length: int = 0, num_ctx: int = 0
+        self,
+        name: str,
+        *capabilities: str,
+        context_length: int = 0,
+        num_ctx: int = 0,
+        remote_host: str = "",
     ) -> None:
         """Serve another model; capabilities default to what Ollama's library lists for it.
-        `num_ctx` is its Modelfile's parameter, which beats the server's default."""
+        `num_ctx` is its Modelfile's parameter, which beats the server's default;
+        `remote_host` makes it a pulled cloud model, which Ollama runs there, not here."""
+        if remote_host:
+            self.remote_host[name] = remote_host
         self.models.append(name)
         self.capabilities[name] = capabilities or rules.default_capabilities(name)
         if context_length:
@@ -262,9 +271,14 @@ class FakeOllama:
             "quantization_level": quant,
         }
 
+    def _remote(self, name: str) -> dict[str, str]:
+        """`remote_model` and `remote_host`, in /api/tags and /api/show, for a cloud stub."""
+        host = self.remote_host.get(name)
+        return {"remote_model": name, "remote_host": host} if host else {}
+
     def _model_entry(self, name: str) -> dict[str, Any]:
         digest = hashlib.sha256(name.encode()).hexdigest()
-        return {
+        return self._remote(name) | {
             "name": name,
             "model": name,
             "modified_at": "2025-06-01T12:00:00.000000000Z",
@@ -346,7 +360,8 @@ class FakeOllama:
             {"num_ctx": self.model_num_ctx[model]} if model in self.model_num_ctx else {}
         )
         return web.json_response(
-            {
+            self._remote(model)
+            | {
                 "license": "fake",
                 "modelfile": f"FROM {model}\n",
                 # ShowHandler: one `%-30s %#v` line per Modelfile parameter
@@ -439,6 +454,9 @@ class FakeOllama:
         if model is None:
             message = f"model '{name}' not found" if chat else f'model "{name}" not found'
             raise rules.RuleError(404, message if chat else f"{message}, try pulling it first")
+        if model in self.remote_host:  # ChatHandler: a stub's chat goes to its RemoteHost
+            self.sent_to_cloud += 1
+            raise rules.RuleError(401, "unauthorized")
         caps = self._caps(model)
         think = body.get("think")
         if "thinking" in caps:

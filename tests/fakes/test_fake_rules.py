@@ -114,6 +114,21 @@ class TestCapabilities:
         assert fake_ollama.sent_to_cloud == 2
         assert not rules.is_cloud(PLAIN) and rules.is_cloud(name)
 
+    async def test_a_pulled_cloud_model_under_another_name_still_goes_to_ollama_com(
+        self, client: ollama.AsyncClient, fake_ollama: FakeOllama
+    ) -> None:
+        """A pulled cloud model is a stub with a RemoteHost (`ollama cp` keeps it under any
+        name): /api/tags and /api/show say so, and ChatHandler sends the chat on to it."""
+        fake_ollama.add_model("mine:latest", remote_host="https://ollama.com:443")
+        async with httpx.AsyncClient(base_url=fake_ollama.url) as http:
+            tags = (await http.get("/api/tags")).json()["models"]
+            shown = (await http.post("/api/show", json={"model": "mine"})).json()
+        (entry,) = [m for m in tags if m["name"] == "mine:latest"]
+        assert entry["remote_host"] == shown["remote_host"] == "https://ollama.com:443"
+        assert all("remote_host" not in m for m in tags if m["name"] != "mine:latest")
+        assert await refused(client.chat("mine", MSGS)) == (401, "unauthorized")
+        assert fake_ollama.sent_to_cloud == 1
+
     async def test_no_messages_loads_the_model(self, client: ollama.AsyncClient) -> None:
         assert (await client.chat(CHAT, [])).done_reason == "load"
         assert (await client.chat(CHAT, [], keep_alive=0)).done_reason == "unload"

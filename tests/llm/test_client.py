@@ -474,3 +474,17 @@ async def test_a_cloud_model_is_never_sent_a_note(fake_ollama: FakeOllama) -> No
     with pytest.raises(CloudModel):
         await llm.embed(["x"], model="qwen3-embedding:cloud")
     assert fake_ollama.sent_to_cloud == 0 and fake_ollama.requests == []
+
+
+async def test_a_model_ollama_runs_on_ollama_com_under_another_name_is_refused(
+    fake_ollama: FakeOllama,
+) -> None:
+    """`ollama cp gpt-oss:120b-cloud mine` keeps the cloud stub under a plain name: /api/tags
+    says where it runs, and once the status has seen that, no note goes to it."""
+    fake_ollama.add_model("mine:latest", remote_host="https://ollama.com:443")
+    llm = make_llm(fake_ollama.url, chat_model="mine")
+    status = await llm.status()
+    assert status.remote == ("mine:latest",) and status.has_model("mine")
+    with pytest.raises(CloudModel):
+        await llm.chat(MSGS)
+    assert fake_ollama.sent_to_cloud == 0 and fake_ollama.chat_requests() == []

@@ -90,6 +90,17 @@ class OllamaStatus:
     models: tuple[str, ...] = ()
     error: str = ""
     digests: tuple[str, ...] = ()  # of `models`, in the same order
+    # Pulled cloud models (a stub with a remote_host, under any name, e.g. after `ollama cp`):
+    # Ollama sends their requests to remote_hosts, in the same order.
+    remote: tuple[str, ...] = ()
+    remote_hosts: tuple[str, ...] = ()
+
+    def remote_host(self, name: str) -> str:
+        """Where Ollama sends this model's requests ('' when it runs here)."""
+        for model, host in zip(self.remote, self.remote_hosts, strict=False):
+            if same_model(name, [model]):
+                return host
+        return ""
 
     def has_model(self, name: str) -> bool:
         return same_model(name, self.models)
@@ -112,6 +123,7 @@ class LLM:
     gate: ModelGate = field(default_factory=ModelGate)
     _chat_client: ollama.AsyncClient = field(init=False, repr=False)
     _embed_client: ollama.AsyncClient = field(init=False, repr=False)
+    _remote: tuple[str, ...] = field(init=False, repr=False, default=())  # from status()
 
     def __post_init__(self) -> None:
         s = self.settings
@@ -292,7 +304,7 @@ class LLM:
         is left running across a `yield`, where it would cancel the caller's own work. The
         model's turn is held until the stream ends or is closed; every failure is an LLMError.
         """
-        _local_only(model)
+        self._local_only(model)
         timeout = self.settings.timeout_s
         budget = _ModelTime(timeout)
         async with self.gate.turn():
@@ -431,20 +443,42 @@ class LLM:
         try:
             async with httpx.AsyncClient(base_url=host, timeout=5, verify=_tls()) as http:
                 version = (await http.get("/api/version")).json().get("version", "")
-            # asyncio.timeout, not wait_for: on Python 3.11 wait_for can swallow a cancel that
-            # arrives as the call completes, and the task (and a shutdown waiting on it) hangs.
-            async with asyncio.timeout(10):
-                listed = await self._chat_client.list()
+                # asyncio.timeout, not wait_for: on Python 3.11 wait_for can swallow a cancel
+                # that arrives as the call completes, and the task (and a shutdown waiting on
+                # it) hangs. Read as JSON here: the ollama client's list drops remote_host.
+                async with asyncio.timeout(10):
+                    tags = await http.get("/api/tags", timeout=10)
+                if tags.status_code >= 400:
+                    raise ollama.ResponseError(tags.text, tags.status_code)
+                listed = [m for m in tags.json().get("models") or () if isinstance(m, dict)]
         except Exception as exc:  # any failure here means "not usable now"
             error = self._translate(exc, "list its models", "", 10)
             return OllamaStatus(reachable=False, host=host, error=str(error))
-        names = tuple(m.model or "" for m in listed.models)
-        digests = tuple(m.digest or "" for m in listed.models)
+        names = tuple(str(m.get("model") or m.get("name") or "") for m in listed)
+        remote = [
+            (n, str(m["remote_host"]))
+            for n, m in zip(names, listed, strict=True)
+            if m.get("remote_host")
+        ]
+        self._remote = tuple(n for n, _ in remote)
         return OllamaStatus(
-            reachable=True, host=host, version=str(version), models=names, digests=digests
+            reachable=True,
+            host=host,
+            version=str(version),
+            models=names,
+            digests=tuple(str(m.get("digest") or "") for m in listed),
+            remote=self._remote,
+            remote_hosts=tuple(h for _, h in remote),
         )
 
     # -- the error boundary -------------------------------------------------------------------
+
+    def _local_only(self, model: str) -> None:
+        """Principle: no note leaves this computer. Ollama itself sends a cloud model's request
+        on to ollama.com (server/cloud_proxy.go): a cloud name, or a pulled cloud stub that
+        status() has seen under any name, is refused before any request."""
+        if is_cloud_model(model) or same_model(model, self._remote):
+            raise CloudModel(model)
 
     async def _call(
         self,
@@ -457,7 +491,7 @@ class LLM:
     ) -> T:
         """`make()` bounded by limit_s, retried with backoff; a `gated` (chat) call takes the
         model's turn for each attempt, and the time it waits for the turn is not in limit_s."""
-        _local_only(model)
+        self._local_only(model)
         for attempt in range(self.settings.retries + 1):
             try:
                 async with self.gate.turn() if gated else contextlib.nullcontext():
@@ -520,13 +554,6 @@ class LLM:
                     "tool_calls": [{"name": c.name, "arguments": c.arguments} for c in calls],
                 }
             )
-
-
-def _local_only(model: str) -> None:
-    """Principle: no note leaves this computer. Ollama itself sends a cloud model's request
-    on to ollama.com (server/cloud_proxy.go), so such a model is refused before any request."""
-    if is_cloud_model(model):
-        raise CloudModel(model)
 
 
 def _modelfile_num_ctx(parameters: str | None) -> int | None:
