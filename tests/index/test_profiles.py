@@ -110,7 +110,7 @@ async def test_an_unknown_model_is_sized_by_ollama_and_the_choice_is_logged(
     assert sent(fake_ollama) == ["word7"]
 
 
-@pytest.mark.parametrize("model", ["house-e5", "all-minilm"])
+@pytest.mark.parametrize("model", ["e5-embed", "all-minilm"])
 async def test_prefixes_from_the_config_are_what_the_model_is_sent(
     open_index: OpenIndex,
     isettings: Settings,
@@ -133,7 +133,7 @@ async def test_prefixes_from_the_config_are_what_the_model_is_sent(
     await index.refresh()
     assert "passage: Plan > Later\n\nSecond part." in sent(fake_ollama)
     assert all(t.startswith("passage: ") for t in sent(fake_ollama))
-    if model == "house-e5":
+    if model == "e5-embed":
         assert "query prefix 'query: ' and document prefix 'passage: ' (from [ollama]" in (
             caplog.text
         )
