@@ -22,6 +22,7 @@ from commonplace.llm.support import Lookup, host_warning, system_lookup, version
 from commonplace.tidy.state import TidyState
 from commonplace.vault import iter_note_paths
 from commonplace.vault.exclusions import load_exclusions
+from commonplace.vault.files import is_regular_file
 from commonplace.vault.journals import DEFAULT_PAGES, journal_names
 from commonplace.vault.layout import count_by_suffix
 
@@ -200,7 +201,7 @@ def pages_directory_checks(settings: Settings) -> list[Check]:
                     f"move it to {pages}/, close Logseq first)",
                 )
             )
-        elif path == f"{pages}/{file}" and (settings.vault / DEFAULT_PAGES / file).is_file():
+        elif path == f"{pages}/{file}" and is_regular_file(settings.vault / DEFAULT_PAGES / file):
             checks.append(
                 Check(
                     "warn",

@@ -9,8 +9,10 @@ from datetime import date, datetime
 import click
 
 from commonplace.calendar import CalendarClient, CalendarError
+from commonplace.calendar.models import EventList
 from commonplace.calendar.text import event_json, listing
 from commonplace.cli.common import settings_from
+from commonplace.config import Settings
 
 
 def parse_day(value: str | None, today: date, option: str = "--date") -> date:
@@ -24,6 +26,16 @@ def parse_day(value: str | None, today: date, option: str = "--date") -> date:
         ) from None
 
 
+async def _events(settings: Settings, first: date, days: int) -> EventList:
+    """The days' events; the client's connections are closed before the loop ends, so no
+    'unclosed connection' warning is printed under the listing."""
+    client = CalendarClient(settings)
+    try:
+        return await client.events_on(first, days)
+    finally:
+        await client.aclose()
+
+
 @click.command("calendar")
 @click.option("--date", "day", metavar="YYYY-MM-DD", help="The first day (default: today).")
 @click.option("--days", type=click.IntRange(1, 62), default=1, show_default=True, help="Days.")
@@ -35,7 +47,7 @@ def calendar_command(ctx: click.Context, day: str | None, days: int, as_json: bo
     settings = settings_from(ctx)
     first = parse_day(day, datetime.now(settings.tz).date())
     try:
-        events = asyncio.run(CalendarClient(settings).events_on(first, days))
+        events = asyncio.run(_events(settings, first, days))
     except CalendarError as exc:
         raise click.ClickException(str(exc)) from None
     if as_json:

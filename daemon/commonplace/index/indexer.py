@@ -35,7 +35,7 @@ from commonplace.index.searching import Searcher
 from commonplace.index.store import Stores, open_stores
 from commonplace.index.vector_api import VectorsBusy
 from commonplace.llm import LLM, LLMError
-from commonplace.llm.profiles import EmbedProfile, known_profile, unknown_profile
+from commonplace.llm.profiles import EmbedProfile, known_profile, unknown_profile, with_prefixes
 from commonplace.vault import NoteSkipped, exclusions, journals, read_note
 from commonplace.vault.blockrefs import note_blocks
 from commonplace.vault.notes import title_from_path, title_property
@@ -61,7 +61,8 @@ class Index:
         self.llm = llm
         self.stores = stores
         self.model = settings.ollama.embed_model
-        self.profile: EmbedProfile | None = known_profile(self.model)  # None: ask Ollama
+        known = known_profile(self.model)
+        self.profile: EmbedProfile | None = known and self._configured(known)  # None: ask Ollama
         self._lock = asyncio.Lock()
         self._io = threading.Lock()  # held by every write in a worker thread, and by close()
         self._closed = False
@@ -254,16 +255,21 @@ class Index:
             except LLMError as exc:
                 self.embedding_failed(exc)
             else:
-                self.profile = unknown_profile(self.model, context)
+                self.profile = self._configured(unknown_profile(self.model, context))
                 log.info(
-                    "embedding model %s is not in the profile table: no query or document "
-                    "prefix, context %s tokens (from Ollama), chunks of at most %d tokens",
+                    "embedding model %s is not in the profile table: %s, context %s tokens "
+                    "(from Ollama), chunks of at most %d tokens",
                     self.model,
+                    _prefixes_said(self.profile),
                     context if context is not None else "not reported",
                     min(self.settings.index.chunk_tokens, context or 10**9),
                 )
                 return self.profile
-        return unknown_profile(self.model, None)
+        return self._configured(unknown_profile(self.model, None))
+
+    def _configured(self, profile: EmbedProfile) -> EmbedProfile:
+        o = self.settings.ollama
+        return with_prefixes(profile, o.embed_query_prefix, o.embed_document_prefix)
 
     # -- one run --------------------------------------------------------------------------
 
@@ -641,3 +647,13 @@ class Index:
                 self.memory.wrote(
                     item.path, {c.fingerprint: vectors[c.fingerprint] for c in item.chunks}
                 )
+
+
+def _prefixes_said(profile: EmbedProfile) -> str:
+    """What the log says of the prefixes an unknown model is sent."""
+    if profile.source != "config":
+        return "no query or document prefix"
+    return (
+        f"query prefix {profile.query_prefix!r} and document prefix "
+        f"{profile.document_prefix!r} (from [ollama] in the config)"
+    )
