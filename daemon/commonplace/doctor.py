@@ -22,6 +22,7 @@ from commonplace.vault import iter_note_paths
 from commonplace.vault.exclusions import load_exclusions
 from commonplace.vault.journals import DEFAULT_PAGES, journal_names
 from commonplace.vault.layout import count_by_suffix
+from commonplace.vault.obsidian_settings import inbox_clashes
 
 if TYPE_CHECKING:
     from commonplace.calendar import CalendarClient
@@ -59,6 +60,10 @@ def config_checks(settings: Settings) -> list[Check]:
         checks.append(Check("ok", "vault", f"{vault} ({settings.flavor}, {len(notes)} notes)"))
         checks += flavor_checks(settings)
         checks += exclusion_checks(settings, notes)
+        checks += [
+            Check("warn", "obsidian", line)
+            for line in inbox_clashes(vault, settings.folder("inbox"))
+        ]
         checks += journal_checks(settings)
         checks += pages_directory_checks(settings)
         checks += unread_format_checks(vault)
