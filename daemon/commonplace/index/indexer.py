@@ -428,6 +428,13 @@ class Index:
         st = self.stores
         total = len(plan.read) + len(plan.delete)
         self._progress = (0, total)
+        if total > BATCH_FILES:  # more than one round: minutes, with a slow embedder
+            log.info(
+                "indexing: %s; each round of %d is searchable once embedded",
+                f"{len(plan.read)} notes to read"
+                + (f" and {len(plan.delete)} to remove" if plan.delete else ""),
+                BATCH_FILES,
+            )
         st.manifest.set_meta("writing", "1")
         bar = tqdm(
             total=total,
@@ -460,7 +467,8 @@ class Index:
         done += n
         self._progress = (done, total)
         bar.update(n)
-        if total >= PROGRESS_BAR_FILES and (done * 10 // total) != ((done - n) * 10 // total):
+        # Every tenth, once there is more than one round (a round can take minutes).
+        if total > BATCH_FILES and (done * 10 // total) != ((done - n) * 10 // total):
             log.info("indexing: %d of %d notes", done, total)
 
     def _delete(self, plan: Plan) -> None:
