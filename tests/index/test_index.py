@@ -1016,3 +1016,27 @@ async def test_a_keyword_index_made_with_other_fields_is_made_anew(
     assert stats.notes == first.notes and stats.embedded == 0
     resp = await reopened.search("kedgeree", limit=3, mode="hybrid", group_by_note=True)
     assert [r.path for r in resp.results][:1] == ["Recipes/Kedgeree.md"]
+
+
+async def test_a_first_index_of_more_than_one_round_says_what_it_does(
+    open_index: OpenIndex, isettings: Settings, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The Obsidian Help vault's 173 notes took ten minutes to embed on a busy CPU, and the log
+    said nothing between "checking the vault against the index" and "search index ready":
+    progress was logged from 200 notes only, so two rounds of 128 went unsaid."""
+    gen_notes(isettings.vault, 150)
+    index = open_index()
+    with caplog.at_level(logging.INFO, logger="commonplace.index.indexer"):
+        await index.refresh()
+    said = [r.getMessage() for r in caplog.records if r.getMessage().startswith("indexing")]
+    notes = 150 + 24  # and the sample vault's
+    assert said == [
+        f"indexing: {notes} notes to read; each round of 128 is searchable once embedded",
+        f"indexing: 128 of {notes} notes",
+        f"indexing: {notes} of {notes} notes",
+    ]
+    caplog.clear()
+    gen_notes(isettings.vault, 40, folder="More")  # one round: quiet
+    with caplog.at_level(logging.INFO, logger="commonplace.index.indexer"):
+        await index.refresh()
+    assert not [r for r in caplog.records if r.getMessage().startswith("indexing")]

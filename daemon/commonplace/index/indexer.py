@@ -14,6 +14,7 @@ import dataclasses
 import datetime as dt
 import functools
 import logging
+import sqlite3
 import threading
 import time
 from collections.abc import Iterable, Sequence
@@ -37,7 +38,7 @@ from commonplace.index.vector_api import VectorsBusy
 from commonplace.llm import LLM, LLMError
 from commonplace.llm.profiles import EmbedProfile, known_profile, unknown_profile, with_prefixes
 from commonplace.vault import NoteSkipped, exclusions, journals, read_note
-from commonplace.vault.blockrefs import note_blocks
+from commonplace.vault.blockrefs import NOT_SHOWN, note_blocks, refs_in, shown_refs
 from commonplace.vault.notes import title_from_path, title_property
 
 log = logging.getLogger(__name__)
@@ -202,6 +203,20 @@ class Index:
             group_by_note=group_by_note,
             exclude_pages=tuple(exclude_pages),
         )
+
+    def shown_refs(self, text: str) -> str:
+        """A whole note's text with its Logseq block refs read as their blocks' text, looked up
+        in the manifest as every search result's are (searching.Searcher.shown), for the phone
+        page's whole note under a cited source. A failed lookup shows the refs as unknown."""
+        wanted = refs_in(text) if self.settings.flavor == "logseq" else set()
+        if not wanted:
+            return text
+        try:
+            blocks = self.stores.manifest.block_texts(wanted)
+        except sqlite3.Error as exc:
+            log.warning("block refs shown as %s: %s", NOT_SHOWN, exc)
+            blocks = {}
+        return shown_refs(text, blocks)
 
     def status(self) -> dict[str, Any]:
         notes, chunks = self._counts
@@ -434,6 +449,13 @@ class Index:
         st = self.stores
         total = len(plan.read) + len(plan.delete)
         self._progress = (0, total)
+        if total > BATCH_FILES:  # more than one round: minutes, with a slow embedder
+            log.info(
+                "indexing: %s; each round of %d is searchable once embedded",
+                f"{len(plan.read)} notes to read"
+                + (f" and {len(plan.delete)} to remove" if plan.delete else ""),
+                BATCH_FILES,
+            )
         st.manifest.set_meta("writing", "1")
         bar = tqdm(
             total=total,
@@ -466,7 +488,8 @@ class Index:
         done += n
         self._progress = (done, total)
         bar.update(n)
-        if total >= PROGRESS_BAR_FILES and (done * 10 // total) != ((done - n) * 10 // total):
+        # Every tenth, once there is more than one round (a round can take minutes).
+        if total > BATCH_FILES and (done * 10 // total) != ((done - n) * 10 // total):
             log.info("indexing: %d of %d notes", done, total)
 
     def _delete(self, plan: Plan) -> None:
