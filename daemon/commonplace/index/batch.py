@@ -26,6 +26,8 @@ from commonplace.vault.blockrefs import note_blocks
 
 log = logging.getLogger(__name__)
 
+BATCH_FILES = 128  # files per read/embed/write round: bounds memory on a 50,000-note vault
+
 
 @dataclass
 class Loaded:

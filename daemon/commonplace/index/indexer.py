@@ -26,7 +26,15 @@ from tqdm import tqdm
 from commonplace.config import Settings
 from commonplace.foreground import pause
 from commonplace.index import hubness
-from commonplace.index.batch import Batch, Loaded, add_stats, merge, read_files, stack
+from commonplace.index.batch import (
+    BATCH_FILES,
+    Batch,
+    Loaded,
+    add_stats,
+    merge,
+    read_files,
+    stack,
+)
 from commonplace.index.chunking import IndexedChunk
 from commonplace.index.manifest import FileEntry, read_neighbours
 from commonplace.index.memory import VectorMemory
@@ -43,7 +51,6 @@ from commonplace.vault.notes import title_from_path, title_property
 
 log = logging.getLogger(__name__)
 
-BATCH_FILES = 128  # files per read/embed/write round: bounds memory on a 50,000-note vault
 DOWN_RETRY_S = 30.0  # after an embedding failure, do not ask Ollama again for this long
 PROBE_TEXT = "commonplace"  # embedded to ask whether notes waiting for vectors can have them
 PROGRESS_BAR_FILES = 200  # show a progress bar for runs at least this long

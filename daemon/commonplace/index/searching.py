@@ -14,6 +14,7 @@ import sqlite3
 from collections import OrderedDict
 from typing import TYPE_CHECKING
 
+from commonplace.index.batch import BATCH_FILES
 from commonplace.index.filters import SearchFilter
 from commonplace.index.highlight import query_terms
 from commonplace.index.hybrid import fuse, known_share, named_first
@@ -237,9 +238,12 @@ def _beyond_the_list(
 
 
 def _building(status: dict[str, object], unindexed: int) -> str | None:
-    """While the index is being built, results come from the part indexed so far: say so."""
+    """While the index is being built, results come from the part indexed so far: say so,
+    for a run of more than one round (each round is searchable once embedded; with a slow
+    embedder a round takes minutes: a 173-note vault's first index took 10 minutes, silent
+    under a threshold of 200 notes). A few notes re-read after an edit say nothing."""
     progress = status.get("progress")
-    if status.get("running") and isinstance(progress, dict) and progress["total"] >= 200:
+    if status.get("running") and isinstance(progress, dict) and progress["total"] > BATCH_FILES:
         done, total = progress["done"], progress["total"]
         return f"The index is being built ({done} of {total} notes so far); results may be missing."
     if unindexed:
