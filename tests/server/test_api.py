@@ -248,6 +248,9 @@ async def test_offline_capture_keeps_the_time_it_was_written(
         ("2026-10-20T08:05", "a time without a zone"),
         ("2999-01-01T00:00:00Z", "in the future"),
         (1700000000, "not a time"),
+        # at the calendar's edge: the zone change overflowed, a 500 the page resent for ever
+        ("9999-12-31T23:59:59-12:00", "not a time on the calendar"),
+        ("0001-01-01T00:00:00+14:00", "not a time on the calendar"),
     ],
 )
 async def test_a_capture_time_that_is_not_used_is_logged_and_kept(

@@ -115,7 +115,10 @@ def _captured_time(value: Any, settings: Settings) -> tuple[datetime, str]:
         return now, "not an ISO time"
     if when.tzinfo is None:  # the phone always sends a zone; without one the time is ambiguous
         return now, "a time without a zone"
-    when = when.astimezone(settings.tz)
+    try:
+        when = when.astimezone(settings.tz)
+    except OverflowError:  # year 1 or 9999 with an offset: a 500, and the page resent it for ever
+        return now, "not a time on the calendar"
     if when < now - MAX_BACKDATE:
         return now, f"more than {MAX_BACKDATE.days} days old"
     if when > now + timedelta(minutes=5):
