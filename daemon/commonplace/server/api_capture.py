@@ -62,6 +62,21 @@ async def capture(request: web.Request) -> web.Response:
     limit_kb = settings.tidy.max_capture_kb
     if len(text.encode("utf-8")) + CAPTURE_HEAD_BYTES > limit_kb * 1024:  # tidy would refuse it
         raise ApiError(413, "too_large", f"a capture is limited to {limit_kb} KB")
+    if not capture_id:
+        return await _save(request, settings, body, text, via, "")
+    async with request.app[SENT].one_at_a_time(capture_id):  # two sends at once: one file
+        return await _save(request, settings, body, text, via, capture_id)
+
+
+async def _save(
+    request: web.Request,
+    settings: Settings,
+    body: dict[str, Any],
+    text: str,
+    via: str,
+    capture_id: str,
+) -> web.Response:
+    """Write the capture, unless its id was saved already (then that file's path)."""
     sent = request.app[SENT]
     if capture_id and (earlier := await asyncio.to_thread(sent.get, capture_id)):
         return web.json_response({"path": earlier, "repeat": True})
