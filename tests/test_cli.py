@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import subprocess
@@ -15,6 +16,9 @@ import pytest
 from click.testing import CliRunner
 
 from commonplace.cli.main import COMMANDS, cli
+from commonplace.config import Settings
+from commonplace.doctor import ollama_checks
+from commonplace.llm import OllamaStatus
 from tests.fakes.ollama import FakeOllama
 
 REPO = Path(__file__).resolve().parents[1]
@@ -82,6 +86,64 @@ def test_doctor_names_the_model_to_pull(fake_ollama_thread: FakeOllama, vault: P
     assert "FAIL chat model: qwen3.5:4b is not pulled; run: ollama pull qwen3.5:4b" in result.output
     assert "ok   embedding model" in result.output
     assert result.exit_code == 1
+
+
+def test_doctor_says_when_a_model_cannot_do_its_job(
+    fake_ollama_thread: FakeOllama, vault: Path
+) -> None:
+    """Ollama's /api/show lists what each model can do: a pulled model in the wrong role fails
+    here, in words naming the setting, before a capture or a search meets Ollama's refusal."""
+    fake_ollama_thread.add_model("gemma3:4b", "completion", "vision")
+    env = {
+        "COMMONPLACE_VAULT": str(vault),
+        "COMMONPLACE_CHAT_MODEL": "nomic-embed-text",
+        "COMMONPLACE_EMBED_MODEL": "qwen3.5:9b",
+    }
+    result = CliRunner().invoke(cli, ["doctor"], env=env)
+    assert (
+        "FAIL chat model: nomic-embed-text is pulled but is not a chat model (Ollama lists it "
+        "as: embedding); set [ollama] chat_model to one, e.g. qwen3.5:9b"
+    ) in result.output
+    assert (
+        "FAIL embedding model: qwen3.5:9b is pulled but is not an embedding model (Ollama lists "
+        "it as: completion, tools, thinking); set [ollama] embed_model to one, e.g. "
+        "nomic-embed-text"
+    ) in result.output
+    assert result.exit_code == 1
+    env = {"COMMONPLACE_VAULT": str(vault), "COMMONPLACE_CHAT_MODEL": "gemma3:4b"}
+    result = CliRunner().invoke(cli, ["doctor"], env=env)
+    assert (
+        "warn chat model: gemma3:4b is pulled but cannot call tools, so the assistant cannot "
+        "use it (tidy, ask and the digest can)"
+    ) in result.output
+    assert result.exit_code == 0
+
+
+def test_doctor_fails_a_model_ollama_runs_elsewhere(
+    fake_ollama_thread: FakeOllama, vault: Path
+) -> None:
+    fake_ollama_thread.add_model("mine:latest", remote_host="https://ollama.com:443")
+    env = {"COMMONPLACE_VAULT": str(vault), "COMMONPLACE_CHAT_MODEL": "mine"}
+    result = CliRunner().invoke(cli, ["doctor"], env=env)
+    assert (
+        "FAIL chat model: mine is a cloud model: Ollama sends its requests, with your notes, "
+        "to https://ollama.com:443; pick a model that runs on this computer"
+    ) in result.output
+    assert result.exit_code == 1
+
+
+def test_doctor_says_think_on_is_refused_by_a_model_that_cannot_think(
+    settings: Settings,
+) -> None:
+    on = dataclasses.replace(
+        settings, ollama=dataclasses.replace(settings.ollama, chat_model="llama3.2:3b", think="on")
+    )
+    status = OllamaStatus(True, "http://x", "0.12.6", ("llama3.2:3b", "nomic-embed-text:latest"))
+    caps = {"llama3.2:3b": ["completion", "tools"], "nomic-embed-text": ["embedding"]}
+    chat, embed = ollama_checks(on, status, caps)[1:]
+    assert chat.level == "fail" and 'set [ollama] think = "off"' in chat.message
+    assert embed.level == "ok"
+    assert ollama_checks(on, status)[1].level == "ok"  # an Ollama that does not say
 
 
 def test_doctor_with_ollama_down(dead_ollama_url: str, tmp_path: Path) -> None:

@@ -85,6 +85,11 @@ def test_config_path_from_environment(tmp_path: Path) -> None:
         ('[ollama]\nkeep_alive = "5min"\n', "use a number of seconds or a Go duration"),
         ("[ollama]\nnum_ctx = 100\n", "ollama.num_ctx = 100 is too small"),
         ('[ollama]\nthink = "maybe"\n', "ollama.think = 'maybe' is not allowed"),
+        (
+            '[ollama]\nchat_model = "gpt-oss:120b-cloud"\n',
+            "ollama.chat_model = 'gpt-oss:120b-cloud' is one of Ollama's cloud models",
+        ),
+        ('[ollama]\nembed_model = "qwen3-embedding:cloud"\n', "send every note to ollama.com"),
     ],
 )
 def test_bad_config_gets_one_clear_line(tmp_path: Path, text: str, message: str) -> None:

@@ -78,6 +78,14 @@ class OllamaSettings:
             raise ConfigError(
                 f"ollama.num_ctx = {self.num_ctx} is too small; use 0 (Ollama's own) or 512+"
             )
+        for key in ("chat_model", "embed_model"):
+            name = getattr(self, key)
+            if is_cloud_model(name):
+                raise ConfigError(
+                    f"ollama.{key} = {name!r} is one of Ollama's cloud models: Ollama would "
+                    "send every note to ollama.com to run it; pick a model that runs on this "
+                    "computer (e.g. qwen3.5:9b, nomic-embed-text)"
+                )
         if keep_alive_value(self.keep_alive) is None:
             raise ConfigError(
                 f"ollama.keep_alive = {self.keep_alive!r} is not a duration; use a number of "
@@ -414,6 +422,15 @@ def _is_zone(name: str) -> bool:
 
 
 _GO_DURATION = re.compile(r"[-+]?(?:0|(?:(?:\d+\.?\d*|\.\d+)(?:ns|us|µs|μs|ms|s|m|h))+)")
+
+
+def is_cloud_model(name: str) -> bool:
+    """A model Ollama runs on ollama.com, not here: its tag is `cloud` or ends in `-cloud`
+    (`gpt-oss:120b-cloud`, `kimi-k2:1t-cloud`, `gpt-oss:20b:cloud`), as Ollama's own
+    `modelref.ParseRef` reads a name; Ollama sends such a request on, with the notes in it."""
+    _, colon, suffix = name.strip().rpartition(":")
+    suffix = suffix.strip().lower()
+    return bool(colon) and (suffix == "cloud" or ("/" not in suffix and suffix.endswith("-cloud")))
 
 
 def keep_alive_value(text: str) -> str | float | None:

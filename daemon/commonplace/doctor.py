@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path, PurePosixPath
@@ -15,7 +17,7 @@ from commonplace.config import Settings, default_config_path
 from commonplace.conflicts import find_conflict_copies
 from commonplace.daemon_notes import left_in_earlier_pages
 from commonplace.lease import describe_lease
-from commonplace.llm import LLM, OllamaStatus
+from commonplace.llm import LLM, LLMError, OllamaStatus
 from commonplace.llm.support import Lookup, host_warning, system_lookup, version_warnings
 from commonplace.tidy.state import TidyState
 from commonplace.vault import iter_note_paths
@@ -233,7 +235,13 @@ def skipped_checks(settings: Settings, shown: Iterable[tuple[str, str]] = ()) ->
     return checks
 
 
-def ollama_checks(settings: Settings, status: OllamaStatus) -> list[Check]:
+def ollama_checks(
+    settings: Settings,
+    status: OllamaStatus,
+    capabilities: Mapping[str, Sequence[str]] | None = None,
+) -> list[Check]:
+    """Ollama answers, and each model is pulled and can do its job (`capabilities`: what
+    /api/show lists for each model, where Ollama says)."""
     if not status.reachable:
         return [Check("fail", "ollama", status.error)]
     checks = [Check("ok", "ollama", f"{status.host} (version {status.version or 'unknown'})")]
@@ -241,11 +249,73 @@ def ollama_checks(settings: Settings, status: OllamaStatus) -> list[Check]:
         ("chat model", settings.ollama.chat_model),
         ("embedding model", settings.ollama.embed_model),
     ):
-        if status.has_model(model):
-            checks.append(Check("ok", role, f"{model} is pulled"))
+        if status.remote_host(model):
+            checks.append(
+                Check(
+                    "fail",
+                    role,
+                    f"{model} is a cloud model: Ollama sends its requests, with your notes, to "
+                    f"{status.remote_host(model)}; pick a model that runs on this computer",
+                )
+            )
+        elif status.has_model(model):
+            caps = (capabilities or {}).get(model)
+            checks.append(_model_check(settings, role, model, caps))
         else:
             checks.append(Check("fail", role, f"{model} is not pulled; run: ollama pull {model}"))
     return checks
+
+
+def _model_check(settings: Settings, role: str, model: str, caps: Sequence[str] | None) -> Check:
+    """A pulled model in the wrong role. Ollama refuses chat to an embedding model (400), and
+    loads a chat model for embeddings only to have its runner refuse them (501), so both are
+    said here, before a capture or a search meets them."""
+    if not caps:
+        return Check("ok", role, f"{model} is pulled")
+    listed = ", ".join(caps)
+    if role == "chat model" and "completion" not in caps:
+        return Check(
+            "fail",
+            role,
+            f"{model} is pulled but is not a chat model (Ollama lists it as: {listed}); set "
+            "[ollama] chat_model to one, e.g. qwen3.5:9b",
+        )
+    if role == "chat model" and settings.ollama.think == "on" and "thinking" not in caps:
+        return Check(
+            "fail",
+            role,
+            f'{model} cannot think, and Ollama refuses think = "on" for it; set [ollama] '
+            'think = "off" or pick a model that can think',
+        )
+    if role == "chat model" and "tools" not in caps:
+        return Check(
+            "warn",
+            role,
+            f"{model} is pulled but cannot call tools, so the assistant cannot use it (tidy, "
+            "ask and the digest can)",
+        )
+    if role == "embedding model" and "embedding" not in caps:
+        return Check(
+            "fail",
+            role,
+            f"{model} is pulled but is not an embedding model (Ollama lists it as: {listed}); "
+            "set [ollama] embed_model to one, e.g. nomic-embed-text",
+        )
+    return Check("ok", role, f"{model} is pulled")
+
+
+async def model_capabilities(settings: Settings, status: OllamaStatus) -> dict[str, list[str]]:
+    """/api/show's capabilities of the pulled chat and embedding models; a model Ollama cannot
+    describe now is left out (the pulled check still stands)."""
+    if not status.reachable:
+        return {}
+    llm = LLM(dataclasses.replace(settings.ollama, retries=0))
+    found: dict[str, list[str]] = {}
+    for model in {settings.ollama.chat_model, settings.ollama.embed_model}:
+        if status.has_model(model):
+            with contextlib.suppress(LLMError):
+                found[model] = list(await llm.capabilities(model) or ())
+    return found
 
 
 def daemon_checks(running: list[Entry] | None) -> list[Check]:
@@ -299,7 +369,8 @@ def lease_checks(settings: Settings) -> list[Check]:
 
 async def run_checks(settings: Settings) -> list[Check]:
     status = await LLM(settings.ollama).status()
-    checks = config_checks(settings) + ollama_checks(settings, status)
+    capabilities = await model_capabilities(settings, status)
+    checks = config_checks(settings) + ollama_checks(settings, status, capabilities)
     checks += await ollama_warning_checks(settings, status)
     if not settings.vault.is_dir():
         return checks

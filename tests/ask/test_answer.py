@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 
 from commonplace.ask import REFUSAL, Answer, AskError, answer_question, stream_answer
-from commonplace.ask.answer import SafeStream
+from commonplace.ask.answer import CUT_OFF, SafeStream
 from commonplace.config import Settings
 from commonplace.llm import LLM
 from tests.ask.helpers import FixedIndex, cite_passage_with, hit, passages_in
-from tests.fakes.ollama import FakeOllama
+from tests.fakes.ollama import FakeOllama, Unfinished
 
 TODAY = date(2026, 10, 27)  # a Tuesday
 
@@ -224,6 +224,27 @@ async def test_stream_yields_safe_text_then_the_checked_answer(
     assert "draft" not in preview
     assert re.sub(r"\s+", " ", preview).strip() == re.sub(r"\s+", " ", final.answer)
     assert [s.n for s in final.sources] == [1, 2]
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+@pytest.mark.parametrize("how", ["length", "unfinished"])
+async def test_an_answer_cut_before_its_end_says_so(
+    fake_ollama: FakeOllama, ask_settings: Settings, streamed: bool, how: str
+) -> None:
+    text = "Your passport expires on 9 February 2027 [1] and the"
+    cut = Unfinished(text) if how == "unfinished" else {"content": text, "done_reason": "length"}
+    fake_ollama.enqueue_chat(cut)
+    if streamed:
+        llm = LLM(ask_settings.ollama)
+        stream = stream_answer(
+            "When?", index=FixedIndex(FIVE), llm=llm, settings=ask_settings, today=TODAY
+        )
+        *_, answer = [e async for e in stream]
+        assert isinstance(answer, Answer)
+    else:
+        answer = await ask("When?", ask_settings)
+    assert answer.answer.startswith("Your passport expires")  # what was written is kept
+    assert CUT_OFF in answer.findings
 
 
 async def test_a_stream_closed_early_frees_the_model_at_once(

@@ -14,7 +14,7 @@ import pytest
 
 from commonplace.assistant import Assistant, Refused, checks
 from tests.assistant.conftest import TASKS, call, tool_results, write
-from tests.fakes.ollama import FakeOllama
+from tests.fakes.ollama import FakeOllama, Unfinished
 
 
 def vault_hashes(vault: Path) -> dict[str, str]:
@@ -333,6 +333,14 @@ async def test_a_reply_cut_at_the_length_limit_says_so(
     turn = await assistant.respond("Hello there")
     assert turn.reply == "Your tasks for this week are\n\n" + checks.CUT_SHORT
     assert turn.corrections == [checks.CUT_SHORT]
+
+
+async def test_a_reply_ollama_never_finished_says_so(
+    assistant: Assistant, fake_ollama: FakeOllama
+) -> None:
+    fake_ollama.enqueue_chat(Unfinished("Your tasks for this week are"))
+    turn = await assistant.respond("Hello there")
+    assert turn.reply == "Your tasks for this week are\n\n" + checks.CUT_SHORT
 
 
 async def test_typed_yes_answers_only_the_question_this_chat_just_asked(

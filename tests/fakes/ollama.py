@@ -79,7 +79,20 @@ class StreamError:
     status: int = 500
 
 
-Reply = str | dict[str, Any] | FakeError | Stall | Hold | Raw | StreamError
+@dataclass(frozen=True)
+class Unfinished:
+    """The runner returns before its final response, so the reply never says done.
+
+    As in `llm/llama_server.go` `Completion`, which stops a model repeating one token more
+    than 30 times by returning `ctx.Err()` (nil) without the `Stop` event (and `Chat`, when
+    llama-server's stream ends without a finish_reason): without streaming, Ollama's answer is
+    the last chunk, `done: false` and no `done_reason`; streamed, no done line ever comes.
+    """
+
+    content: str
+
+
+Reply = str | dict[str, Any] | FakeError | Stall | Hold | Raw | StreamError | Unfinished
 
 
 @dataclass
@@ -164,6 +177,7 @@ class FakeOllama:
             m: rules.default_capabilities(m) for m in self.models
         }
         self.context_length: dict[str, int] = {}  # trained context; default by kind
+        self.model_num_ctx: dict[str, int] = {}  # a Modelfile's PARAMETER num_ctx
         self.default_num_ctx = rules.DEFAULT_NUM_CTX  # the server's own, when none is sent
         self.dim = dim
         self.url = ""
@@ -177,6 +191,9 @@ class FakeOllama:
         self.version = "0.12.6"  # what /api/version reports (an old one, to test the warning)
         self.chats_in_flight = 0  # /api/chat requests being answered now
         self.max_chats_in_flight = 0  # the most at once: the daemon sends one at a time
+        self.max_queue = 0  # when set, a chat finding this many in flight gets 503 server busy
+        self.sent_to_cloud = 0  # requests real Ollama would have sent on to ollama.com
+        self.remote_host: dict[str, str] = {}  # pulled cloud stubs: where Ollama sends them
         self._chat_queue: deque[Reply] = deque()
 
     # scripting and inspection
@@ -184,12 +201,25 @@ class FakeOllama:
         """Queue replies, consumed one per /api/chat request in order."""
         self._chat_queue.extend(replies)
 
-    def add_model(self, name: str, *capabilities: str, context_length: int = 0) -> None:
-        """Serve another model; capabilities default to what Ollama's library lists for it."""
+    def add_model(
+        self,
+        name: str,
+        *capabilities: str,
+        context_length: int = 0,
+        num_ctx: int = 0,
+        remote_host: str = "",
+    ) -> None:
+        """Serve another model; capabilities default to what Ollama's library lists for it.
+        `num_ctx` is its Modelfile's parameter, which beats the server's default;
+        `remote_host` makes it a pulled cloud model, which Ollama runs there, not here."""
+        if remote_host:
+            self.remote_host[name] = remote_host
         self.models.append(name)
         self.capabilities[name] = capabilities or rules.default_capabilities(name)
         if context_length:
             self.context_length[name] = context_length
+        if num_ctx:
+            self.model_num_ctx[name] = num_ctx
 
     def chat_requests(self) -> list[dict[str, Any]]:
         return [r.body for r in self.requests if r.path == "/api/chat"]
@@ -201,11 +231,12 @@ class FakeOllama:
         return [r.body for r in self.requests if r.path == "/api/embed"]
 
     def _resolve(self, name: str) -> str | None:
-        """Match Ollama's naming: "nomic-embed-text" means "nomic-embed-text:latest"."""
-        for candidate in (name, f"{name}:latest"):
-            if name and candidate in self.models:
-                return candidate
-        return None
+        """Match Ollama's naming: "nomic-embed-text" means "nomic-embed-text:latest", and
+        "Qwen3.5:9B" or "registry.ollama.ai/library/qwen3.5:9b" mean "qwen3.5:9b"."""
+        if not name:
+            return None
+        wanted = rules.canonical_name(name)
+        return next((m for m in self.models if rules.canonical_name(m) == wanted), None)
 
     def _caps(self, model: str) -> tuple[str, ...]:
         return self.capabilities.get(model) or rules.default_capabilities(model)
@@ -226,6 +257,8 @@ class FakeOllama:
         family = "nomic-bert" if "nomic" in name else "bert"
         if not embed:
             family = re.sub(r"[^a-z].*", "", name) or "llama"
+            if name.lower().startswith(rules.DEEPSEEK2_MODELS):
+                family = "deepseek2"
         tag = name.split(":")[1] if ":" in name else ""
         size = tag.upper() if re.fullmatch(r"[\d.]+[bm]", tag) else ("137M" if embed else "7B")
         quant = "F16" if embed else "Q4_K_M"
@@ -238,9 +271,14 @@ class FakeOllama:
             "quantization_level": quant,
         }
 
+    def _remote(self, name: str) -> dict[str, str]:
+        """`remote_model` and `remote_host`, in /api/tags and /api/show, for a cloud stub."""
+        host = self.remote_host.get(name)
+        return {"remote_model": name, "remote_host": host} if host else {}
+
     def _model_entry(self, name: str) -> dict[str, Any]:
         digest = hashlib.sha256(name.encode()).hexdigest()
-        return {
+        return self._remote(name) | {
             "name": name,
             "model": name,
             "modified_at": "2025-06-01T12:00:00.000000000Z",
@@ -318,11 +356,16 @@ class FakeOllama:
             f"{arch}.context_length": self._train_ctx(model),
             f"{arch}.embedding_length": self.dim if embed else 4096,
         }
+        params = {"temperature": 0.7} | (
+            {"num_ctx": self.model_num_ctx[model]} if model in self.model_num_ctx else {}
+        )
         return web.json_response(
-            {
+            self._remote(model)
+            | {
                 "license": "fake",
                 "modelfile": f"FROM {model}\n",
-                "parameters": "temperature 0.7",
+                # ShowHandler: one `%-30s %#v` line per Modelfile parameter
+                "parameters": "\n".join(f"{k:<30} {json.dumps(v)}" for k, v in params.items()),
                 "template": "{{ .Prompt }}",
                 "details": details,
                 "model_info": info,
@@ -342,19 +385,38 @@ class FakeOllama:
         return _not_found(name) if self._resolve(name) is None else None
 
     async def _embed(self, request: web.Request, body: dict[str, Any]) -> Response:
-        if refusal := await self._embed_refusal(body):
-            return refusal
-        texts = body.get("input", "")
-        texts = [texts] if isinstance(texts, str) else texts
+        """EmbedHandler's order: the body (keep_alive, dimensions), the input's type, the model,
+        then the runner (which is loaded even when there is nothing to embed)."""
+        rules.check_keep_alive(body.get("keep_alive"))
+        dims = body.get("dimensions") or 0
+        if not isinstance(dims, int):
+            kind = "string" if isinstance(dims, str) else "number"
+            raise rules.RuleError(
+                400,
+                f"json: cannot unmarshal {kind} into Go struct field "
+                "EmbedRequest.dimensions of type int",
+            )
+        texts = body.get("input")
+        texts = ([texts] if texts else []) if isinstance(texts, str) else texts
+        if texts is None:
+            texts = []
+        self._to_cloud(str(body.get("model", "")))
         if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
             return _error(400, "invalid input type")
-        dims = body.get("dimensions") or self.dim
-        if not isinstance(dims, int) or not 0 < dims <= self.dim:
-            return _error(400, f"dimensions must be between 1 and {self.dim}")
-        limit = self._train_ctx(self._resolve(body["model"]) or "")
+        if refusal := await self._embed_refusal(body):
+            return refusal
+        model = self._resolve(body["model"]) or ""
+        if not texts:  # the model is loaded, nothing is embedded
+            return web.json_response({"model": body["model"], "embeddings": []})
+        if "embedding" not in self._caps(model):
+            return _error(501, rules.EMBED_UNSUPPORTED)
+        options = body.get("options") if isinstance(body.get("options"), dict) else {}
+        limit = self._num_ctx(model, options or {})
         if body.get("truncate") is False and any(rules.count_tokens(t) > limit for t in texts):
             return _error(400, "the input length exceeds the context length")
-        vectors = [_truncated(hashed_embedding(_cut(t, limit), self.dim), dims) for t in texts]
+        vectors = [hashed_embedding(_cut(t, limit), self.dim) for t in texts]
+        if 0 < dims < self.dim:  # a larger or negative `dimensions` is ignored
+            vectors = [_truncated(v, dims) for v in vectors]
         return web.json_response(
             {
                 "model": body["model"],
@@ -366,20 +428,35 @@ class FakeOllama:
         )
 
     async def _embeddings(self, request: web.Request, body: dict[str, Any]) -> Response:
+        """The old endpoint: an empty prompt only loads the model; a runner's error is 500."""
         if refusal := await self._embed_refusal(body):
             return refusal
-        vector = hashed_embedding(str(body.get("prompt") or ""), self.dim)
-        return web.json_response({"embedding": vector})
+        prompt = str(body.get("prompt") or "")
+        if not prompt:
+            return web.json_response({"embedding": []})
+        if "embedding" not in self._caps(self._resolve(body["model"]) or ""):
+            return _error(500, rules.EMBED_UNSUPPORTED)
+        return web.json_response({"embedding": hashed_embedding(prompt, self.dim)})
+
+    def _to_cloud(self, name: str) -> None:
+        """A cloud model's request goes on to ollama.com: answered as a signed-out Ollama."""
+        if rules.is_cloud(name):
+            self.sent_to_cloud += 1
+            raise rules.RuleError(401, "unauthorized")
 
     def _admit(self, body: dict[str, Any], *, chat: bool) -> tuple[str, bool]:
         """ChatHandler's checks before any generation, in its order: (model, thinks)."""
         rules.check_keep_alive(body.get("keep_alive"))
         rules.check_think(body.get("think"))
         name = str(body.get("model", ""))
+        self._to_cloud(name)
         model = self._resolve(name)
         if model is None:
             message = f"model '{name}' not found" if chat else f'model "{name}" not found'
             raise rules.RuleError(404, message if chat else f"{message}, try pulling it first")
+        if model in self.remote_host:  # ChatHandler: a stub's chat goes to its RemoteHost
+            self.sent_to_cloud += 1
+            raise rules.RuleError(401, "unauthorized")
         caps = self._caps(model)
         think = body.get("think")
         if "thinking" in caps:
@@ -396,8 +473,10 @@ class FakeOllama:
         return model, thinks
 
     def _num_ctx(self, model: str, options: dict[str, Any]) -> int:
-        asked = options.get("num_ctx") or self.default_num_ctx
-        return min(int(asked), self._train_ctx(model))
+        """`modelOptions` then `effectiveContext`: the request's num_ctx, else the Modelfile's,
+        else the server's default; never more than the model was trained for."""
+        asked = options.get("num_ctx") or self.model_num_ctx.get(model) or self.default_num_ctx
+        return max(1, min(int(asked), self._train_ctx(model)))
 
     def _generate_reply(
         self,
@@ -415,8 +494,9 @@ class FakeOllama:
         messages = body.get("messages") or [{"role": "user", "content": body.get("prompt", "")}]
         kept = rules.fit_messages(messages, tools, num_ctx)
         used = rules.prompt_tokens(kept, tools)
+        shift = rules.context_shift(model, body.get("shift"))
         if used > num_ctx - 1:
-            if body.get("shift") is False:
+            if not shift:
                 raise rules.RuleError(400, rules.PROMPT_TOO_LONG)
             record.truncated = True
             used = rules.context_shift_limit(num_ctx)
@@ -431,7 +511,7 @@ class FakeOllama:
         predict = options.get("num_predict")
         if isinstance(predict, int) and predict > 0:
             budget = min(budget, predict)
-        if body.get("shift") is False:
+        if not shift:
             budget = min(budget, num_ctx - used)
         done_reason = str(reply.get("done_reason") or "stop")
         out_thinking, out_content = thinking, content
@@ -465,6 +545,8 @@ class FakeOllama:
                     "done": True,
                 }
             )
+        if self.max_queue and self.chats_in_flight >= self.max_queue:
+            raise rules.RuleError(503, rules.SERVER_BUSY)
         reply = self._next_chat_reply(body)
         self.chats_in_flight += 1
         self.max_chats_in_flight = max(self.max_chats_in_flight, self.chats_in_flight)
@@ -507,7 +589,7 @@ class FakeOllama:
         message: dict[str, Any] = {"content": reply} if isinstance(reply, str) else {}
         if isinstance(reply, dict):
             message = reply
-        elif isinstance(reply, StreamError):
+        elif isinstance(reply, StreamError | Unfinished):
             message = {"content": reply.content}
         gen = self._generate_reply(body, request[_RECORD], model, message, thinks)
         name = str(body.get("model"))
@@ -528,10 +610,13 @@ class FakeOllama:
             "prompt_eval_duration": 300_000,
             **_DURATIONS,
         }
+        unfinished = isinstance(reply, Unfinished)
         if not stream:
             extra: dict[str, Any] = {"thinking": gen.thinking} if gen.thinking else {}
             if gen.tool_calls and chat:
                 extra["tool_calls"] = gen.tool_calls
+            if unfinished:  # writeChatResponse: the last chunk it had, with all the text
+                return web.json_response(chunk(False, gen.content, **extra))
             return web.json_response(chunk(True, gen.content, **extra) | final)
 
         response = web.StreamResponse(headers={"Content-Type": "application/x-ndjson"})
@@ -542,7 +627,7 @@ class FakeOllama:
             lines.append(chunk(False, "", tool_calls=gen.tool_calls))
         if isinstance(reply, StreamError):
             lines = [*lines[: reply.after_chunks], {"error": reply.message}]
-        else:
+        elif not unfinished:
             lines.append(chunk(True, "") | final)
         for line in lines:
             await response.write(json.dumps(line).encode() + b"\n")

@@ -15,9 +15,22 @@ status code and error text, so that a test fails here where a real Ollama would 
 - `server/prompt.go` `chatPrompt`: older messages are dropped until the prompt fits `num_ctx`
   (system messages and the last message always stay); `llm/llama_server.go`
   `completionPromptForRequest`: a prompt still too long is cut (context shift: the first
-  `num_keep` tokens and the newest ones are kept) or, with `shift: false`, refused with 400.
+  `num_keep` tokens and the newest ones are kept) or, with `shift: false`, refused with 400;
+  `server/sched.go` `supportsContextShift`: models of the deepseek2 architecture (DeepSeek V2,
+  V3, Coder V2) have no context shift unless the request asks for it.
 - `llm/llama_server.go`: `done_reason` is "length" when `num_predict` (or the context, without
   context shift) stops the reply; open-ended replies are bounded at 10 x num_ctx.
+- `server/routes.go` `EmbedHandler`: an empty input only loads the model (`embeddings: []`);
+  no capability is asked for, so a model without `embedding` is loaded and its llama-server,
+  started without `--embedding` (`llm/llama_server.go` `appendBatchArgs`), answers 501, which
+  `normalizeEmbeddingError` and the handler pass through; `dimensions` larger than the model's
+  own is ignored; `truncate: false` with any input past the context fails the whole batch.
+- `server/sched.go` `getRunner`: a request that finds the pending queue (OLLAMA_MAX_QUEUE, 512)
+  full is refused with `ErrMaxQueue`, 503 (`handleScheduleError`); requests beyond
+  OLLAMA_NUM_PARALLEL otherwise wait, unrefused, for the runner.
+- `internal/modelref/modelref.go` `ParseRef`: a name whose tag is `cloud` or ends in `-cloud`
+  is a cloud model, and ChatHandler and EmbedHandler send the request on to ollama.com
+  (`server/cloud_proxy.go`); signed out, the answer is 401 `unauthorized` with a signin_url.
 - `server/routes.go` `Serve`: with no `num_ctx` the server uses its own default, 4096 on a
   computer with less than 23 GB of GPU memory (32768 or 262144 on larger GPUs).
 """
@@ -33,12 +46,17 @@ from typing import Any
 DEFAULT_NUM_CTX = 4096  # Ollama's default context on a GPU with less than 23 GB
 NUM_KEEP = 4  # api.DefaultOptions().NumKeep
 OPEN_ENDED_MULTIPLIER = 10  # llm/llama_server.go openEndedGenerationContextMultiplier
+EMBED_UNSUPPORTED = "This server does not support embeddings. Start it with `--embeddings`"
+SERVER_BUSY = "server busy, please try again.  maximum pending requests exceeded"
 THINK_STRINGS = ("high", "medium", "low", "max")
 PROMPT_TOO_LONG = (
     "the prompt is longer than the context length currently available to the model; shorten "
     "the prompt, adjust the context length in settings, or use a model with a longer context "
     "length"
 )
+
+# Ollama's library names of models whose GGUF architecture is deepseek2: no context shift.
+DEEPSEEK2_MODELS = ("deepseek-v2", "deepseek-v3", "deepseek-coder-v2")
 
 # Families that ship with the thinking capability in Ollama's library.
 THINKING_FAMILIES = ("qwen3", "deepseek-r1", "gpt-oss", "magistral", "phi4-reasoning")
@@ -136,6 +154,34 @@ def default_capabilities(name: str) -> tuple[str, ...]:
     if base.startswith(THINKING_FAMILIES):
         caps.append("thinking")
     return tuple(caps)
+
+
+def context_shift(name: str, shift: Any) -> bool:
+    """`resolveContextShift`: the request's `shift` if sent, else on unless the model is of the
+    deepseek2 architecture."""
+    if shift is not None:
+        return bool(shift)
+    return not name.rsplit("/", 1)[-1].lower().startswith(DEEPSEEK2_MODELS)
+
+
+def is_cloud(name: str) -> bool:
+    """`parseSourceSuffix`: the last `:` part is `cloud`, or a tag ending in `-cloud`."""
+    _, colon, suffix = name.strip().rpartition(":")
+    suffix = suffix.strip().lower()
+    return bool(colon) and (suffix == "cloud" or ("/" not in suffix and suffix.endswith("-cloud")))
+
+
+def canonical_name(name: str) -> str:
+    """`model.ParseName` with its defaults (host registry.ollama.ai, namespace library, tag
+    latest), compared as `getExistingName` does: without case."""
+    parts = name.split("/")
+    if len(parts) == 1:
+        parts = ["library", *parts]
+    if len(parts) == 2:
+        parts = ["registry.ollama.ai", *parts]
+    if ":" not in parts[-1]:
+        parts[-1] += ":latest"
+    return "/".join(parts).casefold()
 
 
 def full_name(name: str) -> str:

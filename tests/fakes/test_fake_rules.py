@@ -6,6 +6,7 @@ the project meets it. Requests the client cannot send (`shift`) go through plain
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import httpx
@@ -13,7 +14,7 @@ import ollama
 import pytest
 
 from tests.fakes import ollama_rules as rules
-from tests.fakes.ollama import FakeError, FakeOllama, StreamError
+from tests.fakes.ollama import FakeError, FakeOllama, Hold, StreamError, Unfinished
 
 CHAT = "qwen3.5:9b"  # a thinking model, as in Ollama's library
 PLAIN = "llama3.2:3b"  # completion and tools, no thinking
@@ -89,6 +90,44 @@ class TestCapabilities:
         self, client: ollama.AsyncClient
     ) -> None:
         assert await refused(client.chat("ghost:1b", MSGS)) == (404, "model 'ghost:1b' not found")
+
+    @pytest.mark.parametrize(
+        "name", ["QWEN3.5:9B", "library/qwen3.5:9b", "registry.ollama.ai/library/Qwen3.5:9b"]
+    )
+    async def test_a_name_is_matched_as_ollama_parses_it(
+        self, client: ollama.AsyncClient, name: str
+    ) -> None:
+        """`getExistingName` matches each part of the name without case; `ParseName` fills in
+        the default host, namespace and tag."""
+        assert (await client.chat(name, MSGS)).message.content == "OK"
+        assert (await client.show(name)).capabilities
+        assert (await client.embed(EMBED.upper(), "x")).embeddings
+
+    @pytest.mark.parametrize("name", ["gpt-oss:120b-cloud", "gpt-oss:120b:cloud", "kimi-k2:CLOUD"])
+    async def test_a_cloud_model_goes_to_ollama_com(
+        self, client: ollama.AsyncClient, fake_ollama: FakeOllama, name: str
+    ) -> None:
+        """`modelref.ParseRef`: a `:cloud` or `-cloud` tag is proxied to ollama.com, pulled or
+        not; the fake answers as a signed-out Ollama (cloud_proxy.go) and counts the leak."""
+        assert await refused(client.chat(name, MSGS)) == (401, "unauthorized")
+        assert await refused(client.embed(name, "x")) == (401, "unauthorized")
+        assert fake_ollama.sent_to_cloud == 2
+        assert not rules.is_cloud(PLAIN) and rules.is_cloud(name)
+
+    async def test_a_pulled_cloud_model_under_another_name_still_goes_to_ollama_com(
+        self, client: ollama.AsyncClient, fake_ollama: FakeOllama
+    ) -> None:
+        """A pulled cloud model is a stub with a RemoteHost (`ollama cp` keeps it under any
+        name): /api/tags and /api/show say so, and ChatHandler sends the chat on to it."""
+        fake_ollama.add_model("mine:latest", remote_host="https://ollama.com:443")
+        async with httpx.AsyncClient(base_url=fake_ollama.url) as http:
+            tags = (await http.get("/api/tags")).json()["models"]
+            shown = (await http.post("/api/show", json={"model": "mine"})).json()
+        (entry,) = [m for m in tags if m["name"] == "mine:latest"]
+        assert entry["remote_host"] == shown["remote_host"] == "https://ollama.com:443"
+        assert all("remote_host" not in m for m in tags if m["name"] != "mine:latest")
+        assert await refused(client.chat("mine", MSGS)) == (401, "unauthorized")
+        assert fake_ollama.sent_to_cloud == 1
 
     async def test_no_messages_loads_the_model(self, client: ollama.AsyncClient) -> None:
         assert (await client.chat(CHAT, [])).done_reason == "load"
@@ -242,6 +281,18 @@ class TestContext:
         assert answer.status_code == 400
         assert answer.json()["error"] == rules.PROMPT_TOO_LONG
 
+    async def test_deepseek2_models_have_no_context_shift(
+        self, client: ollama.AsyncClient, fake_ollama: FakeOllama
+    ) -> None:
+        fake_ollama.add_model("deepseek-v2:16b")
+        long = [{"role": "user", "content": "word " * 4000}]
+        assert await refused(client.chat("deepseek-v2:16b", long)) == (400, rules.PROMPT_TOO_LONG)
+        fake_ollama.enqueue_chat("x" * 20_000)
+        reply = await client.chat("deepseek-v2:16b", MSGS)
+        assert reply.done_reason == "length"  # the context, not num_predict, ended it
+        assert (reply.prompt_eval_count or 0) + (reply.eval_count or 0) <= 4096
+        assert (await client.show("deepseek-v2:16b")).details.family == "deepseek2"
+
     async def test_a_reply_cut_by_num_predict_is_done_reason_length(
         self, client: ollama.AsyncClient, fake_ollama: FakeOllama
     ) -> None:
@@ -276,3 +327,91 @@ class TestContext:
         assert len((await client.embed(EMBED, long)).embeddings) == 1
         got = await refused(client.embed(EMBED, long, truncate=False))
         assert got == (400, "the input length exceeds the context length")
+
+
+class TestEmbed:
+    async def test_a_model_that_cannot_embed_is_501_from_its_runner(
+        self, client: ollama.AsyncClient
+    ) -> None:
+        """/api/embed asks for no capability: the chat model is loaded, then its llama-server
+        (started without --embedding) refuses with 501, passed through as it is."""
+        assert await refused(client.embed(CHAT, ["hello"])) == (501, rules.EMBED_UNSUPPORTED)
+        assert (await client.embed(CHAT, [])).embeddings == []  # nothing to embed: loaded only
+
+    async def test_the_context_is_num_ctx_capped_at_the_trained_one(
+        self, client: ollama.AsyncClient, fake_ollama: FakeOllama
+    ) -> None:
+        """routes.go EmbedHandler: min(opts.NumCtx, trained), where NumCtx is the request's,
+        else the Modelfile's, else the server's own default (4096 on a small GPU)."""
+        fake_ollama.add_model("long-embed", "embedding", context_length=32768)
+        fake_ollama.add_model("set-embed", "embedding", context_length=32768, num_ctx=8192)
+        words = "word " * 6000  # 7,500 tokens by the fake's count
+        assert (await client.embed("long-embed", words)).prompt_eval_count == 4096
+        asked = await client.embed("long-embed", words, options={"num_ctx": 8192})
+        assert asked.prompt_eval_count == 7500
+        assert (await client.embed("set-embed", words)).prompt_eval_count == 7500
+        short = {"num_ctx": 3}
+        got = await refused(
+            client.embed(EMBED, "why is the sky blue?", truncate=False, options=short)
+        )
+        assert got == (400, "the input length exceeds the context length")
+
+    async def test_show_lists_the_modelfiles_parameters(
+        self, client: ollama.AsyncClient, fake_ollama: FakeOllama
+    ) -> None:
+        fake_ollama.add_model("set-embed", "embedding", context_length=32768, num_ctx=8192)
+        shown = await client.show("set-embed")
+        assert "num_ctx" not in str((await client.show(EMBED)).parameters)
+        assert any(
+            line.split() == ["num_ctx", "8192"] for line in str(shown.parameters).splitlines()
+        )
+        assert shown.modelinfo and shown.modelinfo["bert.context_length"] == 32768
+        assert shown.capabilities == ["embedding"]
+
+    async def test_an_empty_input_only_loads_the_model(self, client: ollama.AsyncClient) -> None:
+        assert (await client.embed(EMBED, "")).embeddings == []
+        assert len((await client.embed(EMBED, ["", "x"])).embeddings) == 2  # a list keeps ""
+
+    async def test_dimensions_past_the_models_own_are_ignored(
+        self, client: ollama.AsyncClient
+    ) -> None:
+        assert len((await client.embed(EMBED, "x", dimensions=100_000)).embeddings[0]) == 384
+        assert len((await client.embed(EMBED, "x", dimensions=16)).embeddings[0]) == 16
+
+
+class TestUnfinished:
+    """llama_server.go `Completion`: past 30 repeats of one token the runner returns without
+    its final response, so Ollama's reply never says done (and has no done_reason)."""
+
+    async def test_without_streaming_the_reply_is_not_done(
+        self, client: ollama.AsyncClient, fake_ollama: FakeOllama
+    ) -> None:
+        fake_ollama.enqueue_chat(Unfinished("yes yes yes"))
+        reply = await client.chat(PLAIN, MSGS)
+        assert reply.message.content == "yes yes yes"
+        assert reply.done is False and not reply.done_reason
+
+    async def test_a_stream_ends_without_a_done_line(
+        self, client: ollama.AsyncClient, fake_ollama: FakeOllama
+    ) -> None:
+        fake_ollama.enqueue_chat(Unfinished("yes yes yes"))
+        chunks = [c async for c in await client.chat(PLAIN, MSGS, stream=True)]
+        assert "".join(c.message.content or "" for c in chunks) == "yes yes yes"
+        assert not any(c.done for c in chunks)
+
+
+class TestQueue:
+    async def test_a_full_queue_is_503_server_busy(
+        self, client: ollama.AsyncClient, fake_ollama: FakeOllama
+    ) -> None:
+        fake_ollama.max_queue = 1
+        release = asyncio.Event()
+        fake_ollama.enqueue_chat(Hold(release))
+        first = asyncio.create_task(client.chat(PLAIN, MSGS))
+        async with asyncio.timeout(30):
+            while not fake_ollama.chats_in_flight:  # noqa: ASYNC110 - polling the fake's count
+                await asyncio.sleep(0.01)
+        assert await refused(client.chat(PLAIN, MSGS)) == (503, rules.SERVER_BUSY)
+        release.set()
+        assert (await first).message.content == "OK"
+        assert (await client.chat(PLAIN, MSGS)).message.content == "OK"

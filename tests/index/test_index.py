@@ -291,6 +291,22 @@ async def test_embedding_error_from_ollama_falls_back(
     assert resp.results[0].path == "Areas/Health/Dentist.md"
 
 
+async def test_a_chat_model_as_embedding_model_is_named_in_the_search_notice(
+    open_index: OpenIndex, fake_ollama: FakeOllama
+) -> None:
+    """Real Ollama loads a chat model for /api/embed, then refuses with 501: the notes still
+    get their keywords, and the notice names the setting to change (not llama-server's flag)."""
+    fake_ollama.capabilities["nomic-embed-text:latest"] = ("completion",)
+    index = open_index()
+    stats = await index.refresh()
+    assert stats.notes > 0 and stats.vectors_pending == stats.notes
+    resp = await index.search("dentist appointment", limit=3)
+    assert resp.mode == "keyword"
+    assert "not an embedding model" in (resp.notice or "")
+    assert "[ollama] embed_model" in (resp.notice or "")
+    assert resp.results[0].path == "Areas/Health/Dentist.md"
+
+
 async def test_a_scan_while_embeddings_fail_reads_no_waiting_note_again(
     open_index: OpenIndex, fake_ollama: FakeOllama, monkeypatch: pytest.MonkeyPatch
 ) -> None:

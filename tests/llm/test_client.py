@@ -15,16 +15,19 @@ from commonplace.config import OllamaSettings
 from commonplace.llm import (
     LLM,
     BadAnswer,
+    CloudModel,
     LLMTimeout,
     ModelMissing,
     ModelUnsuitable,
     OllamaBadReply,
     OllamaFailed,
     OllamaUnavailable,
+    StreamEnd,
     ThinkFilter,
     strip_think,
 )
-from tests.fakes.ollama import FakeError, FakeOllama, Raw, Stall, StreamError
+from tests.fakes import ollama_rules as rules
+from tests.fakes.ollama import FakeError, FakeOllama, Raw, Stall, StreamError, Unfinished
 
 MSGS = [{"role": "user", "content": "hello"}]
 
@@ -207,6 +210,10 @@ async def test_status_lists_models(fake_ollama: FakeOllama) -> None:
     assert status.has_model("nomic-embed-text")  # ':latest' is implied
     assert status.has_model("qwen3.5:9b")
     assert not status.has_model("qwen3.5:4b")
+    # Ollama matches names without case, with its default host and namespace implied
+    assert status.has_model("Qwen3.5:9B")
+    assert status.has_model("registry.ollama.ai/library/nomic-embed-text")
+    assert status.digest("QWEN3.5:9b") == status.digest("qwen3.5:9b") != ""
 
 
 async def test_status_does_not_read_the_ca_bundle_each_time(
@@ -357,3 +364,127 @@ async def test_an_error_mid_stream_is_worded_for_the_user(fake_ollama: FakeOllam
         async for _ in make_llm(fake_ollama.url).chat_stream(MSGS):
             pass
     assert str(err.value) == "Ollama stopped the answer with an error: out of memory"
+
+
+async def test_a_chat_model_as_embedding_model_says_what_to_change(
+    fake_ollama: FakeOllama,
+) -> None:
+    """Ollama loads the model, then its runner refuses with 501 and a line about a server
+    flag: not retried (each try loads the whole model again) and said in this program's terms."""
+    llm = make_llm(fake_ollama.url, embed_model="qwen3.5:9b")
+    with pytest.raises(ModelUnsuitable) as err:
+        await llm.embed(["x"])
+    assert "is not an embedding model" in str(err.value)
+    assert "[ollama] embed_model" in str(err.value)
+    assert not err.value.retryable
+    assert len(fake_ollama.embed_requests()) == 1
+
+
+async def test_tools_to_a_model_without_them_says_what_to_change(fake_ollama: FakeOllama) -> None:
+    fake_ollama.add_model("gemma3:4b", "completion", "vision")
+    llm = make_llm(fake_ollama.url, chat_model="gemma3:4b")
+    tools = [{"type": "function", "function": {"name": "weather", "parameters": {}}}]
+    with pytest.raises(ModelUnsuitable, match=r"does not support tools.*can call tools"):
+        await llm.chat(MSGS, tools=tools)
+
+
+async def test_a_reply_ollama_never_finished_is_reported_as_cut(fake_ollama: FakeOllama) -> None:
+    """A runner that stops a model repeating itself ends the reply without `done`: the text is
+    kept, and it is not taken for a whole answer."""
+    llm = make_llm(fake_ollama.url)
+    fake_ollama.enqueue_chat(Unfinished('{"title": "x", "tags": ["a", "a", "a"'))
+    with pytest.raises(BadAnswer) as err:
+        await llm.chat_json(MSGS, Proposal)
+    assert "before it ended" in err.value.reason and err.value.raw
+    fake_ollama.enqueue_chat(Unfinished("the the the"))
+    assert (await llm.chat(MSGS)).cut
+    fake_ollama.enqueue_chat(Unfinished("the the the"))
+    shown: list[str] = []
+
+    async def show(text: str) -> None:
+        shown.append(text)
+
+    reply = await llm.chat_turn(MSGS, on_text=show)
+    assert reply.cut and "".join(shown) == "the the the"
+    fake_ollama.enqueue_chat(Unfinished("the the the"))
+    end = StreamEnd()
+    assert "".join([p async for p in llm.chat_stream(MSGS, end=end)]) == "the the the"
+    assert end.cut
+    fake_ollama.enqueue_chat("whole")
+    end = StreamEnd()
+    assert [p async for p in llm.chat_stream(MSGS, end=end)] and not end.cut
+
+
+async def test_an_embedding_models_context_is_the_one_ollama_runs_it_with(
+    fake_ollama: FakeOllama,
+) -> None:
+    """Not the trained context alone: Ollama embeds within min(num_ctx, trained), and with no
+    num_ctx in the Modelfile (or the request) that is its own default, 4096 on a small GPU.
+    A chunk sized to the trained 32,768 tokens would lose its end, silently (truncate)."""
+    fake_ollama.add_model("long-embed", "embedding", context_length=32768)
+    fake_ollama.add_model("set-embed", "embedding", context_length=32768, num_ctx=8192)
+    fake_ollama.add_model("short-embed", "embedding", context_length=512, num_ctx=8192)
+    llm = make_llm(fake_ollama.url)
+    assert await llm.context_length("long-embed") == 4096
+    assert await llm.context_length("set-embed") == 8192
+    assert await llm.context_length("short-embed") == 512
+
+
+async def test_a_prompt_past_the_context_names_the_setting(fake_ollama: FakeOllama) -> None:
+    """A model without context shift refuses a prompt that does not fit with 400 and words
+    of Ollama's app ("adjust the context length in settings"): here that is [ollama] num_ctx."""
+    fake_ollama.add_model("deepseek-v2:16b")
+    llm = make_llm(fake_ollama.url, chat_model="deepseek-v2:16b")
+    with pytest.raises(OllamaFailed) as err:
+        await llm.chat([{"role": "user", "content": "word " * 4000}])
+    assert not err.value.retryable
+    assert "[ollama] num_ctx" in str(err.value)
+    assert "[ollama] num_ctx" in err.value.to_person()
+    assert len(fake_ollama.chat_requests()) == 1
+
+
+async def test_a_busy_ollama_is_tried_again_and_a_person_is_told_to_ask_again(
+    fake_ollama: FakeOllama,
+) -> None:
+    """503 "server busy" (Ollama's pending queue is full) passes: retried in the background,
+    and a person who asked is told to ask again, not that asking again gets the same answer."""
+    fake_ollama.enqueue_chat(FakeError(503, rules.SERVER_BUSY), "fine")
+    assert (await make_llm(fake_ollama.url).chat(MSGS)).content == "fine"
+    fake_ollama.enqueue_chat(FakeError(503, rules.SERVER_BUSY), FakeError(503, rules.SERVER_BUSY))
+    with pytest.raises(OllamaFailed) as err:
+        await make_llm(fake_ollama.url).chat(MSGS)
+    assert err.value.retryable
+    assert (
+        "server busy" in err.value.to_person() and "ask again in a moment" in err.value.to_person()
+    )
+
+
+async def test_a_cloud_model_is_never_sent_a_note(fake_ollama: FakeOllama) -> None:
+    """Ollama sends a `-cloud` model's requests on to ollama.com: refused here, before any
+    request, whichever way the name arrives (settings refuse it already; see test_config)."""
+    llm = make_llm(fake_ollama.url)
+    with pytest.raises(CloudModel, match=r"ollama\.com") as err:
+        await llm.chat(MSGS, model="gpt-oss:120b-cloud")
+    assert not err.value.retryable
+    with pytest.raises(CloudModel):
+        await llm.chat_json(MSGS, Proposal, model="kimi-k2:1t-cloud")
+    with pytest.raises(CloudModel):
+        async for _ in llm.chat_stream(MSGS, model="gpt-oss:20b:cloud"):
+            pass
+    with pytest.raises(CloudModel):
+        await llm.embed(["x"], model="qwen3-embedding:cloud")
+    assert fake_ollama.sent_to_cloud == 0 and fake_ollama.requests == []
+
+
+async def test_a_model_ollama_runs_on_ollama_com_under_another_name_is_refused(
+    fake_ollama: FakeOllama,
+) -> None:
+    """`ollama cp gpt-oss:120b-cloud mine` keeps the cloud stub under a plain name: /api/tags
+    says where it runs, and once the status has seen that, no note goes to it."""
+    fake_ollama.add_model("mine:latest", remote_host="https://ollama.com:443")
+    llm = make_llm(fake_ollama.url, chat_model="mine")
+    status = await llm.status()
+    assert status.remote == ("mine:latest",) and status.has_model("mine")
+    with pytest.raises(CloudModel):
+        await llm.chat(MSGS)
+    assert fake_ollama.sent_to_cloud == 0 and fake_ollama.chat_requests() == []

@@ -20,10 +20,16 @@ from commonplace.ask.models import REFUSAL, Answer, Passage
 from commonplace.ask.passages import SearchIndex, format_passages, retrieve, today_line
 from commonplace.config import Settings
 from commonplace.daemon_notes import ask_pages, ask_rule, daemon_folder_of
-from commonplace.llm import LLM
+from commonplace.llm import LLM, StreamEnd
 
 MAX_QUESTION_CHARS = 2000
 NO_PASSAGES = "Search found no passages in your notes for this question."
+# A reply stopped before its end (done_reason "length", or Ollama never said done): what the
+# model wrote is kept, and the reader is told the rest is missing rather than left to guess.
+CUT_OFF = (
+    "The answer was cut off before its end (the model's length limit, or Ollama stopped it); "
+    "ask again, or a narrower question."
+)
 
 
 class AskError(ValueError):
@@ -102,6 +108,7 @@ async def answer_question(
         return check_answer(question, REFUSAL, passages, notes=[*notes, NO_PASSAGES])
     messages, passages = fitted_messages(llm, question, passages, day)
     reply = await llm.chat(messages)
+    notes = [*notes, CUT_OFF] if reply.cut else notes
     return check_answer(
         question, reply.raw, passages, source_chars=settings.ask.source_chars, notes=notes
     )
@@ -125,13 +132,15 @@ async def stream_answer(
     parts: list[str] = []
     messages, passages = fitted_messages(llm, question, passages, day)
     # Closed with this generator: a page that goes away frees the model at once.
-    async with contextlib.aclosing(llm.chat_stream(messages)) as pieces:
+    end = StreamEnd()
+    async with contextlib.aclosing(llm.chat_stream(messages, end=end)) as pieces:
         async for piece in pieces:
             parts.append(piece)
             if out := safe.feed(piece):
                 yield out
     if out := safe.flush():
         yield out
+    notes = [*notes, CUT_OFF] if end.cut else notes
     yield check_answer(
         question, "".join(parts), passages, source_chars=settings.ask.source_chars, notes=notes
     )

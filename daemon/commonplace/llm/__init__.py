@@ -1,9 +1,17 @@
 """Ollama access: chat with a schema, tool calls, embeddings, and leaked-draft removal."""
 
 from commonplace.llm import budget
-from commonplace.llm.client import LLM, ChatReply, OllamaStatus, ToolCall, same_model
+from commonplace.llm.client import (
+    LLM,
+    ChatReply,
+    OllamaStatus,
+    StreamEnd,
+    ToolCall,
+    same_model,
+)
 from commonplace.llm.errors import (
     BadAnswer,
+    CloudModel,
     LLMError,
     LLMTimeout,
     ModelMissing,
@@ -19,6 +27,7 @@ __all__ = [
     "LLM",
     "BadAnswer",
     "ChatReply",
+    "CloudModel",
     "LLMError",
     "LLMTimeout",
     "ModelBusy",
@@ -29,6 +38,7 @@ __all__ = [
     "OllamaFailed",
     "OllamaStatus",
     "OllamaUnavailable",
+    "StreamEnd",
     "ThinkFilter",
     "ToolCall",
     "budget",

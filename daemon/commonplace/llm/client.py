@@ -24,10 +24,11 @@ import ollama
 import pydantic
 
 from commonplace.backoff import backoff_s
-from commonplace.config import OllamaSettings, keep_alive_value
+from commonplace.config import OllamaSettings, is_cloud_model, keep_alive_value
 from commonplace.llm import budget
 from commonplace.llm.errors import (
     BadAnswer,
+    CloudModel,
     LLMError,
     LLMTimeout,
     ModelMissing,
@@ -42,6 +43,11 @@ from commonplace.llm.think import ThinkFilter, strip_code_fence, strip_think
 log = logging.getLogger(__name__)
 _CUT_REASON = (
     "it was cut off at the length limit (the model's context or num_predict) before it ended"
+)
+# llm/llama_server.go stops a model that repeats one token over and over and returns without
+# its final response: Ollama's reply then never says `done` (and has no done_reason).
+_UNFINISHED_REASON = (
+    "Ollama stopped it before it ended (its runner does so to a model repeating itself)"
 )
 
 M = TypeVar("M", bound=pydantic.BaseModel)
@@ -61,7 +67,19 @@ class ChatReply:
     content: str  # drafts removed
     tool_calls: tuple[ToolCall, ...] = ()
     raw: str = ""  # the content exactly as the model sent it
-    cut: bool = False  # the reply stopped at the length limit (done_reason "length")
+    cut: bool = False  # stopped before its end: the length limit, or Ollama never said done
+
+
+@dataclass
+class StreamEnd:
+    """How a `chat_stream` ended, filled in when it does: `cut` as in ChatReply."""
+
+    cut: bool = False
+
+
+def _cut_short(response: ollama.ChatResponse) -> bool:
+    """The reply stopped before its end: at the length limit, or never marked done."""
+    return response.done_reason == "length" or response.done is False
 
 
 @dataclass(frozen=True)
@@ -72,6 +90,17 @@ class OllamaStatus:
     models: tuple[str, ...] = ()
     error: str = ""
     digests: tuple[str, ...] = ()  # of `models`, in the same order
+    # Pulled cloud models (a stub with a remote_host, under any name, e.g. after `ollama cp`):
+    # Ollama sends their requests to remote_hosts, in the same order.
+    remote: tuple[str, ...] = ()
+    remote_hosts: tuple[str, ...] = ()
+
+    def remote_host(self, name: str) -> str:
+        """Where Ollama sends this model's requests ('' when it runs here)."""
+        for model, host in zip(self.remote, self.remote_hosts, strict=False):
+            if same_model(name, [model]):
+                return host
+        return ""
 
     def has_model(self, name: str) -> bool:
         return same_model(name, self.models)
@@ -94,6 +123,7 @@ class LLM:
     gate: ModelGate = field(default_factory=ModelGate)
     _chat_client: ollama.AsyncClient = field(init=False, repr=False)
     _embed_client: ollama.AsyncClient = field(init=False, repr=False)
+    _remote: tuple[str, ...] = field(init=False, repr=False, default=())  # from status()
 
     def __post_init__(self) -> None:
         s = self.settings
@@ -137,6 +167,8 @@ class LLM:
         self._record("chat_json", model, {"messages": list(messages), "format": fmt}, raw)
         if response.done_reason == "length":
             raise BadAnswer(_CUT_REASON, raw)
+        if response.done is False:
+            raise BadAnswer(_UNFINISHED_REASON, raw)
         text = strip_code_fence(strip_think(raw))
         if not text:
             raise BadAnswer("the answer was empty", raw)
@@ -181,9 +213,9 @@ class LLM:
             for call in response.message.tool_calls or ()
         )
         self._record("chat", model, {"messages": list(messages), "tools": tools}, raw, calls)
-        cut = response.done_reason == "length"
+        cut = _cut_short(response)
         if cut:
-            log.warning("the %s answer was cut off at the length limit", model)
+            log.warning("the %s answer was cut off before its end", model)
         return ChatReply(content=strip_think(raw), tool_calls=calls, raw=raw, cut=cut)
 
     async def chat_stream(
@@ -192,21 +224,29 @@ class LLM:
         *,
         model: str | None = None,
         options: Mapping[str, Any] | None = None,
+        end: StreamEnd | None = None,
     ) -> AsyncGenerator[str, None]:
-        """Yield the answer's text as it arrives, drafts held back.
+        """Yield the answer's text as it arrives, drafts held back; `end` says, once the
+        stream is over, whether the answer stopped before its end.
 
         Timed and gated as `_streamed` says: the model's turn is held until the stream ends or
         is closed, so iterate it under `contextlib.aclosing` when you may stop early."""
         model = model or self.settings.chat_model
         flt = ThinkFilter()
         parts: list[str] = []
+        done = False
         async with contextlib.aclosing(self._streamed(model, messages, None, options)) as chunks:
             async for chunk in chunks:
+                done = done or bool(chunk.done)
+                if end is not None:
+                    end.cut = end.cut or chunk.done_reason == "length"
                 piece = chunk.message.content or ""
                 parts.append(piece)
                 out = flt.feed(piece)
                 if out:
                     yield out
+        if end is not None:
+            end.cut = end.cut or not done
         rest = flt.flush()
         if rest:
             yield rest
@@ -230,10 +270,11 @@ class LLM:
         flt = ThinkFilter()
         parts: list[str] = []
         calls: list[ToolCall] = []
-        cut = False
+        cut = done = False
         async with contextlib.aclosing(self._streamed(model, messages, tools, options)) as chunks:
             async for chunk in chunks:
                 cut = cut or chunk.done_reason == "length"
+                done = done or bool(chunk.done)
                 for call in chunk.message.tool_calls or ():  # arguments: always an object
                     calls.append(ToolCall(call.function.name, dict(call.function.arguments)))
                 piece = chunk.message.content or ""
@@ -241,6 +282,7 @@ class LLM:
                 out = flt.feed(piece)
                 if out:
                     await on_text(out)
+        cut = cut or not done
         rest = flt.flush()
         if rest:
             await on_text(rest)
@@ -262,6 +304,7 @@ class LLM:
         is left running across a `yield`, where it would cancel the caller's own work. The
         model's turn is held until the stream ends or is closed; every failure is an LLMError.
         """
+        self._local_only(model)
         timeout = self.settings.timeout_s
         budget = _ModelTime(timeout)
         async with self.gate.turn():
@@ -280,6 +323,7 @@ class LLM:
             except Exception as exc:
                 raise self._translate(exc, "answer", model, timeout) from exc
             chunks = aiter(stream)
+            done = False
             try:
                 while True:
                     try:
@@ -287,7 +331,10 @@ class LLM:
                     except Exception as exc:
                         raise self._translate(exc, "answer", model, timeout) from exc
                     if chunk is None:
+                        if not done:
+                            log.warning("the %s answer ended without Ollama's end", model)
                         return
+                    done = done or bool(chunk.done)
                     if chunk.done_reason == "length":
                         log.warning("the %s answer was cut off at the length limit", model)
                     yield chunk
@@ -363,13 +410,30 @@ class LLM:
         return vectors
 
     async def context_length(self, model: str) -> int | None:
-        """The model's context size as Ollama reports it (/api/show), None if it says none."""
+        """The context Ollama embeds within for this model (/api/show), None if it says none.
+
+        Not the trained context alone (`<arch>.context_length`): Ollama cuts each input at
+        min(num_ctx, trained), and this program sends no num_ctx for embeddings, so num_ctx is
+        the Modelfile's parameter or else the server's own default, at least 4096 (routes.go
+        `modelOptions`, `EmbedHandler`). A chunk sized past it would lose its end silently.
+        """
         response = await self._call(
             "describe the model", model, 30.0, lambda: self._embed_client.show(model)
         )
         info = response.modelinfo or {}
         value = info.get(f"{info.get('general.architecture', '')}.context_length")
-        return value if isinstance(value, int) and value > 0 else None
+        if not isinstance(value, int) or value <= 0:
+            return None
+        return min(value, _modelfile_num_ctx(response.parameters) or budget.OLLAMA_DEFAULT_CTX)
+
+    async def capabilities(self, model: str) -> tuple[str, ...] | None:
+        """What Ollama says the model can do (/api/show `capabilities`: completion, tools,
+        thinking, embedding, vision, ...), None when this Ollama does not say (older than
+        0.6.4). Ollama itself checks these when a request arrives, except for embeddings."""
+        response = await self._call(
+            "describe the model", model, 30.0, lambda: self._embed_client.show(model)
+        )
+        return tuple(str(c) for c in response.capabilities) if response.capabilities else None
 
     # -- status -------------------------------------------------------------------------------
 
@@ -379,20 +443,42 @@ class LLM:
         try:
             async with httpx.AsyncClient(base_url=host, timeout=5, verify=_tls()) as http:
                 version = (await http.get("/api/version")).json().get("version", "")
-            # asyncio.timeout, not wait_for: on Python 3.11 wait_for can swallow a cancel that
-            # arrives as the call completes, and the task (and a shutdown waiting on it) hangs.
-            async with asyncio.timeout(10):
-                listed = await self._chat_client.list()
+                # asyncio.timeout, not wait_for: on Python 3.11 wait_for can swallow a cancel
+                # that arrives as the call completes, and the task (and a shutdown waiting on
+                # it) hangs. Read as JSON here: the ollama client's list drops remote_host.
+                async with asyncio.timeout(10):
+                    tags = await http.get("/api/tags", timeout=10)
+                if tags.status_code >= 400:
+                    raise ollama.ResponseError(tags.text, tags.status_code)
+                listed = [m for m in tags.json().get("models") or () if isinstance(m, dict)]
         except Exception as exc:  # any failure here means "not usable now"
             error = self._translate(exc, "list its models", "", 10)
             return OllamaStatus(reachable=False, host=host, error=str(error))
-        names = tuple(m.model or "" for m in listed.models)
-        digests = tuple(m.digest or "" for m in listed.models)
+        names = tuple(str(m.get("model") or m.get("name") or "") for m in listed)
+        remote = [
+            (n, str(m["remote_host"]))
+            for n, m in zip(names, listed, strict=True)
+            if m.get("remote_host")
+        ]
+        self._remote = tuple(n for n, _ in remote)
         return OllamaStatus(
-            reachable=True, host=host, version=str(version), models=names, digests=digests
+            reachable=True,
+            host=host,
+            version=str(version),
+            models=names,
+            digests=tuple(str(m.get("digest") or "") for m in listed),
+            remote=self._remote,
+            remote_hosts=tuple(h for _, h in remote),
         )
 
     # -- the error boundary -------------------------------------------------------------------
+
+    def _local_only(self, model: str) -> None:
+        """Principle: no note leaves this computer. Ollama itself sends a cloud model's request
+        on to ollama.com (server/cloud_proxy.go): a cloud name, or a pulled cloud stub that
+        status() has seen under any name, is refused before any request."""
+        if is_cloud_model(model) or same_model(model, self._remote):
+            raise CloudModel(model)
 
     async def _call(
         self,
@@ -405,6 +491,7 @@ class LLM:
     ) -> T:
         """`make()` bounded by limit_s, retried with backoff; a `gated` (chat) call takes the
         model's turn for each attempt, and the time it waits for the turn is not in limit_s."""
+        self._local_only(model)
         for attempt in range(self.settings.retries + 1):
             try:
                 async with self.gate.turn() if gated else contextlib.nullcontext():
@@ -434,6 +521,10 @@ class LLM:
             if exc.status_code == 404 and "not found" in message and model:
                 return ModelMissing(model)
             if exc.status_code == 400 and "does not support" in message and model:
+                return ModelUnsuitable(model, message)
+            if (exc.status_code == 501 or "support embeddings" in message) and model:
+                # /api/embed to a model without the embedding capability: Ollama loads it,
+                # then its llama-server (no --embedding) answers 501 (llm/llama_server.go).
                 return ModelUnsuitable(model, message)
             return OllamaFailed(exc.status_code, message)
         if isinstance(exc, json.JSONDecodeError | pydantic.ValidationError | KeyError):
@@ -465,6 +556,16 @@ class LLM:
             )
 
 
+def _modelfile_num_ctx(parameters: str | None) -> int | None:
+    """num_ctx from /api/show's `parameters`, one `name value` line per Modelfile PARAMETER."""
+    for line in (parameters or "").splitlines():
+        name, _, value = line.strip().partition(" ")
+        if name == "num_ctx":
+            with contextlib.suppress(ValueError):
+                return int(float(value.strip()))
+    return None
+
+
 @functools.cache
 def _tls() -> ssl.SSLContext:
     """The TLS settings httpx would make for `status()`'s client, made once: making them reads
@@ -474,10 +575,16 @@ def _tls() -> ssl.SSLContext:
 
 
 def same_model(name: str, available: Sequence[str]) -> bool:
-    """'nomic-embed-text' is the same model as 'nomic-embed-text:latest'."""
+    """The same model to Ollama: 'nomic-embed-text' is 'nomic-embed-text:latest', and
+    'Qwen3.5:9B' or 'registry.ollama.ai/library/qwen3.5:9b' is 'qwen3.5:9b' (`model.ParseName`
+    fills in the default host, namespace and tag; `getExistingName` ignores case)."""
 
     def norm(n: str) -> str:
-        return n if ":" in n.rsplit("/", 1)[-1] else f"{n}:latest"
+        parts = n.split("/")
+        parts = [*["registry.ollama.ai", "library"][: max(0, 3 - len(parts))], *parts]
+        if ":" not in parts[-1]:
+            parts[-1] += ":latest"
+        return "/".join(parts).casefold()
 
     return norm(name) in {norm(a) for a in available}
 

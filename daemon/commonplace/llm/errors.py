@@ -35,18 +35,49 @@ class ModelMissing(LLMError):
 
 class ModelUnsuitable(LLMError):
     """The model cannot do what was asked: an embedding model as the chat model, thinking or
-    tools asked of a model without them. Ollama says so with a 400; waiting will not help."""
+    tools asked of a model without them (Ollama says so with a 400), or a chat model as the
+    embedding model (its runner says so with a 501, after Ollama loaded the whole model).
+    Waiting will not help."""
 
     retryable = False
 
     def __init__(self, model: str, message: str) -> None:
+        self.model = model
+        if "support embeddings" in message:
+            # Ollama's words are llama-server's: "Start it with `--embeddings`" names a flag
+            # of a server the user never starts; what they can change is the setting.
+            super().__init__(
+                f"The model '{model}' is not an embedding model (Ollama answered: {message}). "
+                "Set [ollama] embed_model to one, e.g. nomic-embed-text "
+                "(ollama pull nomic-embed-text)."
+            )
+            return
         if "does not support thinking" in message:
             advice = 'set [ollama] think = "off" or pick a model that can think'
         elif "does not support chat" in message or "does not support generate" in message:
             advice = "it is not a chat model; set [ollama] chat_model to one (e.g. qwen3.5:9b)"
+        elif "does not support tools" in message:
+            advice = (
+                "the assistant needs a model that can call tools; set [ollama] chat_model to "
+                "one (e.g. qwen3.5:9b)"
+            )
         else:
             advice = "pick a model that supports it"
         super().__init__(f"Ollama refused the model '{model}': {message}; {advice}.")
+
+
+class CloudModel(LLMError):
+    """A model Ollama would run on ollama.com (a `-cloud` or `:cloud` tag): never sent a note.
+    The settings refuse such a name at start-up; this guards every other way a name arrives."""
+
+    retryable = False
+
+    def __init__(self, model: str) -> None:
+        super().__init__(
+            f"The model '{model}' is one of Ollama's cloud models: Ollama would send the notes "
+            "to ollama.com to run it, so nothing was sent. Pick a model that runs on this "
+            "computer."
+        )
         self.model = model
 
 
@@ -79,9 +110,14 @@ class OllamaFailed(LLMError):
 
     def __init__(self, status: int, message: str) -> None:
         if status < 0:  # the client's status for an error line in the middle of a stream
-            super().__init__(f"Ollama stopped the answer with an error: {message}")
+            text = f"Ollama stopped the answer with an error: {message}"
         else:
-            super().__init__(f"Ollama answered with an error ({status}): {message}")
+            text = f"Ollama answered with an error ({status}): {message}"
+        if "longer than the context length" in message:
+            # llm/llama_server.go, a model without context shift: "the settings" are Ollama's
+            # app's; for this program the context is [ollama] num_ctx.
+            text += " (here the context length is [ollama] num_ctx)"
+        super().__init__(text)
         self.status = status
         # A 4xx is Ollama (or its llama-server runner) refusing this request as it is: sending
         # it again gets the same answer. Overload, a crashed runner and a broken stream may pass.

@@ -6,8 +6,9 @@ worse). So every text the index sends goes through a profile: `query(text)` for 
 `document(context, text)` for a chunk, where context is "Title > Heading path".
 
 Each entry cites the model card it comes from. A model not in the table gets no prefixes and
-the context size Ollama reports for it (`/api/show`, `<architecture>.context_length`); the
-choice is logged once. `signature` changes whenever what a model is sent changes, so the index
+the context Ollama embeds it within (`/api/show`: `<architecture>.context_length`, capped by
+the Modelfile's num_ctx or Ollama's smallest default; see `LLM.context_length`); the choice is
+logged once. `signature` changes whenever what a model is sent changes, so the index
 re-reads every note once after a profile changes (chunks whose text is unchanged keep their
 vectors, the rest are embedded again).
 """
