@@ -297,10 +297,19 @@ def leased(job: ScheduledJob, lease: VaultLease) -> ScheduledJob:
 
 
 async def warn_about_ollama(settings: Settings, llm: LLM, services: Services) -> None:
-    """At start-up, without holding it up: too old an Ollama, or notes that would cross a
-    network unencrypted (llm/support.py). Logged, and listed in /api/state's notes."""
+    """At start-up, without holding it up: too old an Ollama, notes that would cross a
+    network unencrypted (llm/support.py), or a model Ollama runs elsewhere (a pulled cloud
+    model, which `llm` now refuses). Logged, and listed in /api/state's notes."""
     status = await llm.status()
     found = version_warnings(settings.ollama, status.version) if status.reachable else []
+    for key in ("chat_model", "embed_model"):
+        model = getattr(settings.ollama, key)
+        if remote := status.remote_host(model):
+            found.append(
+                f"{model} is a cloud model: Ollama would send its requests, with your notes, "
+                f"to {remote}, so nothing is sent to it; set [ollama] {key} to a model that "
+                "runs on this computer"
+            )
     host = await host_warning(settings.ollama.host)
     for text in [*found, *([host] if host else [])]:
         log.warning("%s", text)

@@ -140,3 +140,20 @@ async def test_the_daemon_warns_at_start_up(
     )
     (note,) = services.notes
     assert "192.168.1.50" in note and "unencrypted" in note
+
+
+async def test_the_daemon_says_at_start_up_that_a_cloud_model_gets_nothing(
+    settings: Settings, fake_ollama: FakeOllama
+) -> None:
+    """A chat model that is a pulled cloud stub (Ollama would send it every note): the daemon
+    refuses it (llm/client.py) and says so at start-up, in /api/state's notes."""
+    fake_ollama.add_model("mine:latest", remote_host="https://ollama.com:443")
+    ours = dataclasses.replace(
+        settings,
+        ollama=dataclasses.replace(settings.ollama, host=fake_ollama.url, chat_model="mine"),
+    )
+    services = Services()
+    await warn_about_ollama(ours, LLM(ours.ollama), services)
+    (note,) = services.notes
+    assert "mine is a cloud model" in note and "https://ollama.com:443" in note
+    assert "[ollama] chat_model" in note
