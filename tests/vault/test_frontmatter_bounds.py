@@ -1,7 +1,7 @@
 """Frontmatter that YAML can make enormous or endless is not read (vault/yamlbounds.py).
 
 Found by a black-box run (audit10): a 600-byte "billion laughs" block in one note held the
-index job for good (it walked 43 million strings), put a tag of tens of megabytes in every tidy
+index job for good (it walked 387 million strings), put a tag of tens of megabytes in every tidy
 prompt (Ollama refused them: 413) and took the daemon to 1.5 GB; a block nested thousands deep,
 or a list that holds itself, raised RecursionError in every tidy, each with a 3,000-line
 traceback, so no capture was filed while that note was in the vault.

@@ -1,7 +1,7 @@
 """Bounds on a frontmatter block's YAML before it becomes Python values.
 
 YAML's anchors and aliases (`&a`, `*a`) let a few hundred bytes stand for billions of values
-(the "billion laughs": nine lists of nine aliases, eight deep, are 43 million strings) and let a
+(the "billion laughs": nine lists of nine aliases, nine deep, are 387 million strings) and let a
 list hold itself (`&a [*a]`). PyYAML builds either cheaply, as shared or cyclic objects, but
 everything that then walks the frontmatter (its tags, the words the index keeps, the catalog
 tidy asks the model with) expands it: one such note held the index job for good, sent a tag of
