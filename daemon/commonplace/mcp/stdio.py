@@ -11,15 +11,14 @@ sees the line. Every other line goes to the SDK as it came.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import sys
 from collections.abc import AsyncIterator
 from io import TextIOWrapper
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
-import anyio
-from anyio.streams.memory import MemoryObjectSendStream
 from mcp import types
 from mcp.server.mcpserver import MCPServer
 from mcp.server.stdio import stdio_server
@@ -59,19 +58,26 @@ def _encodable(value: Any) -> bool:
     return True
 
 
-class GuardedLines:
-    """The lines of `source` for the SDK's reader, less the requests answered here."""
+class Replies(Protocol):
+    """The transport's write stream, as far as this module uses it."""
 
-    def __init__(self, source: anyio.AsyncFile[str]) -> None:
+    async def send(self, item: SessionMessage, /) -> None: ...
+
+
+class GuardedLines:
+    """The lines of `source` (a text file) for the SDK's reader, less the requests answered
+    here. Each line is read in a worker thread, as the SDK reads stdin itself."""
+
+    def __init__(self, source: TextIOWrapper) -> None:
         self.source = source
-        self.replies: MemoryObjectSendStream[SessionMessage] | None = None
-        self.ready = anyio.Event()  # set once `replies` is the transport's write stream
+        self.replies: Replies | None = None
+        self.ready = asyncio.Event()  # set once `replies` is the transport's write stream
 
     def __aiter__(self) -> AsyncIterator[str]:
         return self._lines()
 
     async def _lines(self) -> AsyncIterator[str]:
-        async for line in self.source:
+        while line := await asyncio.to_thread(self.source.readline):
             refusal = unreadable_request(line)
             if refusal is None:
                 yield line
@@ -84,10 +90,10 @@ class GuardedLines:
 async def run_stdio(server: MCPServer) -> None:
     """`server.run_stdio_async()`, with stdin read through GuardedLines. stdin is given as
     the SDK would make it itself (UTF-8, undecodable bytes replaced)."""
-    stdin = anyio.wrap_file(TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace"))
-    lines = GuardedLines(stdin)
-    async with stdio_server(stdin=cast(anyio.AsyncFile[str], lines)) as (read, write):
-        lines.replies = cast(MemoryObjectSendStream[SessionMessage], write)
+    lines = GuardedLines(TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace"))
+    # The SDK iterates `stdin` with `async for` only, which GuardedLines provides.
+    async with stdio_server(stdin=cast(Any, lines)) as (read, write):
+        lines.replies = cast(Replies, write)
         lines.ready.set()
         # MCPServer.run_stdio_async does exactly this with the stdio_server() it makes.
         lowlevel = server._lowlevel_server
