@@ -484,3 +484,22 @@ def test_doctor_makes_no_data_folder(
         (data / "x").chmod(0o700)
     if os.geteuid() != 0:  # root writes anywhere
         assert "FAIL data folder: " in result.output
+
+
+def test_doctor_warns_when_obsidian_makes_new_notes_in_the_inbox(
+    fake_ollama_thread: FakeOllama, vault: Path
+) -> None:
+    """The start-up notes (log, /api/state, the phone page) say it too."""
+    from commonplace.config import load_settings
+    from commonplace.daemon import start_notes
+
+    env = {"COMMONPLACE_VAULT": str(vault)}
+    assert "new note" not in CliRunner().invoke(cli, ["doctor"], env=env).output
+    (vault / ".obsidian").mkdir(exist_ok=True)
+    (vault / ".obsidian/app.json").write_text(
+        '{"newFileLocation": "folder", "newFileFolderPath": "Inbox"}', encoding="utf-8"
+    )
+    result = CliRunner().invoke(cli, ["doctor"], env=env)
+    [line] = [x for x in result.output.splitlines() if x.startswith("warn obsidian:")]
+    assert "every new note in Inbox/" in line
+    assert line.removeprefix("warn obsidian: ") in start_notes(load_settings(env=env))

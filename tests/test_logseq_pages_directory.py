@@ -422,3 +422,15 @@ def test_two_tasks_notes_doctor_says_which_one_is_used_and_what_to_do(
         "Logseq); copy what you want to keep from pages/Tasks.md into notes/Tasks.md, then "
         "delete pages/Tasks.md"
     )
+
+
+def test_a_link_left_in_pages_is_not_called_a_second_tasks_note(settings: Settings) -> None:
+    """The daemon never reads a link (vault/files.py), so a `pages/Tasks.md` that is one is no
+    earlier copy of the page to merge by hand; doctor used to follow it and say it was."""
+    s = graph_moved(settings, earlier={})
+    (s.vault / "notes").mkdir(exist_ok=True)
+    (s.vault / "notes/Tasks.md").write_text("- LATER new\n", encoding="utf-8")
+    (s.vault / "pages").mkdir(exist_ok=True)
+    (s.vault / "pages/Tasks.md").symlink_to(s.vault / "notes/Tasks.md")
+    assert note_path(s, "Tasks.md") == "notes/Tasks.md"
+    assert [c for c in config_checks(s) if "no longer the assistant" in c.message] == []

@@ -58,6 +58,10 @@ class OllamaSettings:
     host: str = DEFAULT_OLLAMA_HOST
     chat_model: str = DEFAULT_CHAT_MODEL
     embed_model: str = DEFAULT_EMBED_MODEL
+    # An embedding model's own query and document prefixes, for a model the profile table
+    # (llm/profiles.py) does not know or knows wrongly; both "" keeps the table's (or none).
+    embed_query_prefix: str = ""
+    embed_document_prefix: str = ""
     timeout_s: float = field(default=180.0, metadata=_range(1, 3600))  # one chat call
     embed_timeout_s: float = field(default=120.0, metadata=_range(1, 3600))  # one embed batch
     retries: int = field(default=2, metadata=_range(0, 10))  # extra tries after a failure

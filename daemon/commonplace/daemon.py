@@ -59,6 +59,7 @@ from commonplace.supervise import start_supervised
 from commonplace.tidy.service import TidyService
 from commonplace.vault import in_folder
 from commonplace.vault.layout import remove_stale_temp_files
+from commonplace.vault.obsidian_settings import inbox_clashes
 from commonplace.watcher import PollPlan, VaultWatcher
 
 log = logging.getLogger(__name__)
@@ -337,6 +338,7 @@ def start_notes(settings: Settings) -> list[str]:
     left = left_in_earlier_pages(settings)  # captures and questions nothing would look at
     if left:
         notes.append(left)
+    notes += inbox_clashes(settings.vault, settings.folder("inbox"))  # new notes filed away
     return notes
 
 

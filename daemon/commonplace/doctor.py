@@ -22,8 +22,10 @@ from commonplace.llm.support import Lookup, host_warning, system_lookup, version
 from commonplace.tidy.state import TidyState
 from commonplace.vault import iter_note_paths
 from commonplace.vault.exclusions import load_exclusions
+from commonplace.vault.files import is_regular_file
 from commonplace.vault.journals import DEFAULT_PAGES, journal_names
 from commonplace.vault.layout import count_by_suffix
+from commonplace.vault.obsidian_settings import inbox_clashes
 
 if TYPE_CHECKING:
     from commonplace.calendar import CalendarClient
@@ -61,6 +63,10 @@ def config_checks(settings: Settings) -> list[Check]:
         checks.append(Check("ok", "vault", f"{vault} ({settings.flavor}, {len(notes)} notes)"))
         checks += flavor_checks(settings)
         checks += exclusion_checks(settings, notes)
+        checks += [
+            Check("warn", "obsidian", line)
+            for line in inbox_clashes(vault, settings.folder("inbox"))
+        ]
         checks += journal_checks(settings)
         checks += pages_directory_checks(settings)
         checks += unread_format_checks(vault)
@@ -200,7 +206,7 @@ def pages_directory_checks(settings: Settings) -> list[Check]:
                     f"move it to {pages}/, close Logseq first)",
                 )
             )
-        elif path == f"{pages}/{file}" and (settings.vault / DEFAULT_PAGES / file).is_file():
+        elif path == f"{pages}/{file}" and is_regular_file(settings.vault / DEFAULT_PAGES / file):
             checks.append(
                 Check(
                     "warn",

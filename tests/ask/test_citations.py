@@ -159,3 +159,25 @@ def test_json_shape() -> None:
     data = check_answer("q?", "Yes [1].", passages(1)).to_json()
     assert {"answer", "refused", "sources", "findings"} <= data.keys()
     assert set(data["sources"][0]) >= {"n", "path", "title", "heading", "text"}
+
+
+def test_a_logseq_source_is_quoted_without_its_block_markers() -> None:
+    """Logseq draws `#+BEGIN_EXAMPLE` ... `#+END_EXAMPLE` as a box, not as words (the Logseq
+    docs' Queries page holds dozens); the one-line source under an answer left them in, as
+    search snippets once did. Code keeps what it shows."""
+    text = (
+        "- **priority** Examples:\n"
+        "  #+BEGIN_EXAMPLE\n"
+        "  (priority a b c)\n"
+        "  #+END_EXAMPLE\n"
+        "- #+BEGIN_QUOTE\n"
+        "  Tasks are blocks.\n"
+        "  #+END_QUOTE\n"
+        "- `#+BEGIN_NOTE` starts a note box\n"
+    )
+    passage = Passage(1, "pages/Queries.md", "Queries", "Query Filters", text)
+    [source] = check_answer("q?", "By priority [1].", [passage]).sources
+    assert source.text == (
+        "- **priority** Examples: (priority a b c) Tasks are blocks. "
+        "- `#+BEGIN_NOTE` starts a note box"
+    )

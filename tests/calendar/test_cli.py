@@ -12,6 +12,8 @@ from click.testing import CliRunner
 from commonplace.cli.main import cli
 from commonplace.config import CalendarSettings, Settings
 from commonplace.doctor import calendar_checks, weather_checks
+from tests.calendar.conftest import calendar_settings
+from tests.calendar.proxy import Proxy
 
 
 def invoke(settings: Settings, *args: str) -> tuple[int, str]:
@@ -73,6 +75,21 @@ def test_briefing_with_no_phone_says_nothing_was_sent(cal_settings: Settings) ->
     code, out = invoke(cal_settings, "briefing", "--date", "2026-10-27")
     assert code == 0, out
     assert "No phone has notifications turned on" in out
+
+
+@pytest.mark.parametrize(
+    "args",
+    [("calendar", "--date", "2026-10-29"), ("briefing", "--date", "2026-10-27", "--dry-run")],
+)
+def test_the_commands_close_their_calendar_connections(
+    settings: Settings, proxy: Proxy, account: str, args: tuple[str, ...]
+) -> None:
+    """The client used to be left for the process's exit to close: its keep-alive connection
+    stayed open to the end (and a Python that finalises it in the loop's thread warns)."""
+    code, out = invoke(calendar_settings(settings, proxy.url, account), *args)
+    assert code == 0, out
+    assert "REPORT" in proxy.methods()  # the events were read through the proxy
+    assert proxy.open_connections() == 0
 
 
 async def test_doctor_lists_the_calendars_and_the_write_calendar(cal_settings: Settings) -> None:

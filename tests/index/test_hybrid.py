@@ -10,7 +10,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from commonplace.index import SearchFilter, SearchResult, fuse, group_by_note, keyword_query
-from commonplace.index.hybrid import known_share
+from commonplace.index.chunking import name_key
+from commonplace.index.hybrid import known_share, named_first
 from commonplace.index.keywords import (
     FIELDS,
     MAX_PAIRS,
@@ -223,3 +224,40 @@ def test_the_keyword_side_counts_by_the_share_of_the_query_the_vault_holds() -> 
     # An unknown word weighs as much as the rarest word can, so it counts more than a common one.
     assert known_share(10, [5, 0]) == pytest.approx(idf(5) / (idf(5) + idf(0)))
     assert known_share(10, [1, 0]) > known_share(10, [9, 0]) > 0.0
+
+
+def test_the_named_note_goes_first_and_nothing_else_moves() -> None:
+    ranked = [hit("b.md", score=0.9), hit("a.md", score=0.7), hit("c.md", score=0.5)]
+    out = named_first(ranked, ["a.md"], {}, limit=3)
+    assert [(h.path, h.score) for h in out] == [("a.md", 0.9), ("b.md", 0.9), ("c.md", 0.5)]
+    assert named_first(ranked, [], {}, limit=2) == ranked[:2]
+
+
+def test_a_named_note_the_ranking_left_out_comes_in_first_at_the_first_score() -> None:
+    ranked = [hit("b.md", score=0.9), hit("c.md", score=0.5)]
+    found = {"a.md": hit("a.md", ordinal=2, score=8.1)}  # a BM25 score: another scale
+    out = named_first(ranked, ["a.md", "gone.md"], found, limit=2)
+    assert [(h.path, h.ordinal, h.score) for h in out] == [("a.md", 2, 0.9), ("b.md", 0, 0.9)]
+
+
+def test_two_notes_of_one_name_keep_their_order_and_chunks_stay_in_place() -> None:
+    ranked = [hit("x.md"), hit("b/t.md", 1), hit("a/t.md"), hit("b/t.md", 0)]
+    out = named_first(ranked, ["a/t.md", "b/t.md"], {}, limit=4)
+    assert [(h.path, h.ordinal) for h in out] == [
+        ("b/t.md", 1),
+        ("a/t.md", 0),
+        ("x.md", 0),
+        ("b/t.md", 0),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("typed", "title"),
+    [
+        ("feb 26th 2021", "Feb 26th, 2021"),
+        ("Whiteboard/Quick Add", "whiteboard quick add"),
+        ("  Zoë   Martín ", "zoë martín"),
+    ],
+)
+def test_a_name_is_its_words(typed: str, title: str) -> None:
+    assert name_key(typed) == name_key(title) != ""

@@ -962,3 +962,81 @@ async def test_words_the_vault_lacks_weaken_the_keyword_side_not_the_meaning_sid
         assert await first(query, "vector") == ["Birds/Up.md", "Birds/Log.md"]
     assert (await first(asked, "hybrid"))[0] == "Birds/Log.md"
     assert (await first(unknown, "hybrid"))[0] == "Birds/Up.md"
+
+
+async def test_a_notes_name_typed_finds_it_first_in_every_mode_but_meaning(
+    open_index: OpenIndex, isettings: Settings
+) -> None:
+    """Journal pages empty but for their dates stand nearer by meaning to a date than the page
+    of that date with something written on it: typed as named, it fell out of hybrid's ten."""
+    shutil.rmtree(isettings.vault)
+    for year in range(2009, 2021):  # the same day of other years, and other months' 26th
+        write(isettings.vault, f"journals/Feb 26th, {year}.md", "-\n")
+    for month in ("Jan", "Mar", "Apr", "May"):
+        write(isettings.vault, f"journals/{month} 26th, 2021.md", "-\n")
+    body = " ".join(["Wrote the changelog for the release, checked the build."] * 30)
+    write(isettings.vault, "journals/Feb 26th, 2021.md", f"- {body}\n")
+    write(isettings.vault, "People/Devon.md", "---\naliases: [DZ]\n---\nMet at the meetup.\n")
+    index = open_index()
+    await index.refresh()
+    for typed in ("Feb 26th, 2021", "feb 26th 2021"):
+        for mode in ("hybrid", "keyword"):
+            for grouped in (True, False):
+                resp = await index.search(typed, limit=5, mode=mode, group_by_note=grouped)
+                assert resp.results[0].path == "journals/Feb 26th, 2021.md", (mode, grouped)
+    hybrid = await index.search("dz", limit=5, mode="hybrid", group_by_note=True)
+    assert [r.path for r in hybrid.results][:1] == ["People/Devon.md"]
+    inside = await index.search(
+        "feb 26th 2021", limit=5, mode="hybrid", group_by_note=True, exclude_folders=("journals",)
+    )
+    assert "journals/Feb 26th, 2021.md" not in [r.path for r in inside.results]
+
+
+async def test_a_keyword_index_made_with_other_fields_is_made_anew(
+    open_index: OpenIndex, isettings: Settings, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A Tantivy index keeps the fields it was made with: one from before a field was added
+    (the names, layout 5) is replaced, not opened and then asked for a field it lacks."""
+    write(isettings.vault, "Recipes/Kedgeree.md", "# Kedgeree\n\nRice and eggs.\n")
+    index = open_index()
+    first = await index.refresh()
+    index.close()
+    notes = isettings.data_path / "index" / "keywords" / "notes"
+    shutil.rmtree(notes)
+    old = tantivy.SchemaBuilder()
+    for name in ("title", "where", "text"):
+        old.add_text_field(name, stored=False, tokenizer_name="en_stem")
+    old.add_text_field("path", stored=True, tokenizer_name="raw")
+    notes.mkdir()
+    tantivy.Index(old.build(), path=str(notes))
+    caplog.set_level("WARNING")
+    reopened = open_index()
+    assert "made by a version with other fields" in caplog.text
+    stats = await reopened.refresh()
+    assert stats.notes == first.notes and stats.embedded == 0
+    resp = await reopened.search("kedgeree", limit=3, mode="hybrid", group_by_note=True)
+    assert [r.path for r in resp.results][:1] == ["Recipes/Kedgeree.md"]
+
+
+async def test_a_first_index_of_more_than_one_round_says_what_it_does(
+    open_index: OpenIndex, isettings: Settings, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The Obsidian Help vault's 173 notes took ten minutes to embed on a busy CPU, and the log
+    said nothing between "checking the vault against the index" and "search index ready":
+    progress was logged from 200 notes only, so two rounds of 128 went unsaid."""
+    gen_notes(isettings.vault, 150)
+    index = open_index()
+    with caplog.at_level(logging.INFO, logger="commonplace.index.indexer"):
+        await index.refresh()
+    said = [r.getMessage() for r in caplog.records if r.getMessage().startswith("indexing")]
+    notes = 150 + 24  # and the sample vault's
+    assert said == [
+        f"indexing: {notes} notes to read; each round of 128 is searchable once embedded",
+        f"indexing: 128 of {notes} notes",
+        f"indexing: {notes} of {notes} notes",
+    ]
+    caplog.clear()
+    gen_notes(isettings.vault, 40, folder="More")  # one round: quiet
+    with caplog.at_level(logging.INFO, logger="commonplace.index.indexer"):
+        await index.refresh()
+    assert not [r for r in caplog.records if r.getMessage().startswith("indexing")]

@@ -110,6 +110,48 @@ async def test_an_unknown_model_is_sized_by_ollama_and_the_choice_is_logged(
     assert sent(fake_ollama) == ["word7"]
 
 
+@pytest.mark.parametrize("model", ["e5-embed", "all-minilm"])
+async def test_prefixes_from_the_config_are_what_the_model_is_sent(
+    open_index: OpenIndex,
+    isettings: Settings,
+    fake_ollama: FakeOllama,
+    caplog: pytest.LogCaptureFixture,
+    model: str,
+) -> None:
+    """An E5 model pulled under a community name wants "query: " and "passage: "; the owner
+    says so in [ollama], and that replaces the table's (none, for all-minilm)."""
+    text = "# Plan\n\nFirst part about kestrels.\n\n# Later\n\nSecond part.\n"
+    settings = only_note(isettings, model, fake_ollama, text)
+    settings = dataclasses.replace(
+        settings,
+        ollama=dataclasses.replace(
+            settings.ollama, embed_query_prefix="query: ", embed_document_prefix="passage: "
+        ),
+    )
+    caplog.set_level("INFO")
+    index = open_index(settings)
+    await index.refresh()
+    assert "passage: Plan > Later\n\nSecond part." in sent(fake_ollama)
+    assert all(t.startswith("passage: ") for t in sent(fake_ollama))
+    if model == "e5-embed":
+        assert "query prefix 'query: ' and document prefix 'passage: ' (from [ollama]" in (
+            caplog.text
+        )
+    fake_ollama.requests.clear()
+    response = await index.search("kestrels", mode="vector")
+    assert sent(fake_ollama) == ["query: kestrels"]
+    assert response.results[0].text == "First part about kestrels."
+
+
+def test_configured_prefixes_change_the_signature_so_everything_is_embedded_again() -> None:
+    table = known_profile("all-minilm")
+    assert table is not None
+    assert profiles.with_prefixes(table, "", "") == table
+    e5 = profiles.with_prefixes(table, "query: ", "passage: ")
+    assert e5.signature != table.signature and e5.context_tokens == 256
+    assert e5.query("q") == "query: q" and e5.document("T", "x") == "passage: T\n\nx"
+
+
 async def test_an_unknown_model_is_cut_again_once_ollama_can_describe_it(
     open_index: OpenIndex, isettings: Settings, fake_ollama: FakeOllama, dead_ollama_url: str
 ) -> None:

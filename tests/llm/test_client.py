@@ -488,3 +488,21 @@ async def test_a_model_ollama_runs_on_ollama_com_under_another_name_is_refused(
     with pytest.raises(CloudModel):
         await llm.chat(MSGS)
     assert fake_ollama.sent_to_cloud == 0 and fake_ollama.chat_requests() == []
+
+
+async def test_a_cloud_stub_is_refused_even_before_anything_asked_for_the_status(
+    fake_ollama: FakeOllama,
+) -> None:
+    """The daemon's start-up status() runs alongside its first jobs: a capture tidied before
+    it ended went to the stub, and Ollama sent it on to ollama.com. The first request now reads
+    /api/tags itself; later ones do not read it again."""
+    fake_ollama.add_model("mine:latest", remote_host="https://ollama.com:443")
+    llm = make_llm(fake_ollama.url, chat_model="mine")
+    with pytest.raises(CloudModel):
+        await llm.chat(MSGS)
+    with pytest.raises(CloudModel):
+        await llm.embed(["a note"], model="mine")
+    assert fake_ollama.sent_to_cloud == 0 and fake_ollama.chat_requests() == []
+    assert [r.path for r in fake_ollama.requests].count("/api/tags") == 1
+    local = make_llm(fake_ollama.url)
+    assert await local.chat(MSGS) and fake_ollama.chat_requests()  # a local model is used

@@ -78,3 +78,26 @@ async def test_mcp_search_snippet_shows_the_block_text(
         await backend.close()
     (hit,) = [r for r in found["results"] if r["path"] == "pages/Zotero.md"]
     assert SHOWN in hit["snippet"] and KEY not in hit["snippet"]
+
+
+async def test_the_whole_note_on_the_phone_reads_as_logseq_shows_it(
+    make_client: ClientFactory, web_settings: Settings, fake_ollama: FakeOllama, tmp_path: Path
+) -> None:
+    """The phone page's "whole note" under a cited source (/api/note) showed the docs graph's
+    tutorial with `((60293d41-...))` where Logseq shows the block, and the `id::` and
+    `collapsed::` lines Logseq never shows, which the snippet above it had left out."""
+    settings = graph_settings(web_settings, tmp_path, fake_ollama.url)
+    index = Index.open(settings, LLM(settings.ollama))
+    try:
+        await index.refresh()
+        client = await make_client(settings, Services(index=index))
+        zotero = await (await client.get("/api/note", params={"path": "pages/Zotero.md"})).json()
+        keys = await (await client.get("/api/note", params={"path": "pages/API keys.md"})).json()
+    finally:
+        index.close()
+    assert SHOWN in zotero["text"] and KEY not in zotero["text"]
+    assert "((123e4567-e89b-12d3-a456-426614174000))" in zotero["text"]  # code as written
+    assert keys["title"] == "API keys"
+    assert "id::" not in keys["text"] and "collapsed::" not in keys["text"]
+    assert "\t- a child block, not part of the ref\n" in keys["text"]
+    assert (settings.vault / "pages/Zotero.md").read_text(encoding="utf-8") == ZOTERO_PAGE

@@ -104,3 +104,37 @@ async def test_logseq_ask_pages_are_never_offered_to_the_model(
     seen = json.dumps(request, ensure_ascii=False)
     assert "Shed roof plans" in seen
     assert "Ask/Shed roof timber" not in seen and "ask/Jewson timber" not in seen
+
+
+async def test_long_notes_leave_room_for_eight_distinct_candidates(
+    tidy_settings: Settings, fake_ollama: FakeOllama
+) -> None:
+    """The model chooses among 8 notes, however many passages the best ones have. The Logseq
+    docs graph has long pages (a changelog, a tutorial) whose passages alone filled the 30
+    search results: the model was offered 5 notes, and the pages it needed were not among them."""
+    long = tidy_settings.vault / "Long"
+    long.mkdir()
+    for n in range(3):
+        sections = "\n\n".join(
+            f"## Part {i}\n\nshed roof timber from jewson, part {i} of the shed roof timber "
+            f"log {n}: timber for the shed roof.\n"
+            for i in range(16)
+        )
+        (long / f"Shed log {n}.md").write_text(f"# Shed log {n}\n\n{sections}")
+    short = tidy_settings.vault / "Short"
+    short.mkdir()
+    for n in range(8):
+        (short / f"Shed note {n}.md").write_text(f"the shed roof timber, note {n}\n")
+    llm = LLM(tidy_settings.ollama)
+    index = Index.open(tidy_settings, llm)
+    try:
+        await index.refresh()
+        query = "shed roof timber from jewson"
+        found = await find_candidates(index, query, tidy_settings.daemon_folders())
+        passages = await index.search(query, limit=30, mode="hybrid")
+    finally:
+        index.close()
+    # The long notes' passages fill the 30 best passages: the test means something.
+    assert {r.path for r in passages.results} <= {f"Long/Shed log {n}.md" for n in range(3)}
+    assert len(found) == 8
+    assert {c.title for c in found} >= {"Shed log 0", "Shed log 1", "Shed log 2"}

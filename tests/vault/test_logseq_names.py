@@ -124,3 +124,12 @@ def test_aliases_and_tags_written_as_page_references() -> None:
     # YAML front matter in a Logseq graph is read as YAML, as before.
     yaml_note = parse_note("pages/x.md", "---\ntags: [garden]\n---\n- x\n", "logseq")
     assert yaml_note.tags == ("garden",)
+
+
+def test_a_task_priority_is_no_tag() -> None:
+    """`[#A]` is the priority Logseq draws on a task (the docs graph's Tasks page), not a tag:
+    read as one, "a" and "c" were among the person's most used tags in tidy's prompt, and a
+    filed note could be tagged "a". A tag after it is a tag; Obsidian's reading is unchanged."""
+    text = "- TODO [#A] big important thing #errands\n- LATER [#c] the lower one\n- [#B] plain\n"
+    assert parse_note("pages/Tasks.md", text, "logseq").tags == ("errands",)
+    assert parse_note("Tasks.md", text, "obsidian").tags == ("A", "errands", "c", "B")

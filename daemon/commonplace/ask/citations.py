@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from commonplace.ask.models import REFUSAL, Answer, Passage, Source
 from commonplace.llm import strip_think
+from commonplace.vault.shown import quoted_text
 
 # [3], [1, 2], [1-3], [^2]; never the inside of a [[wikilink]].
 _CITATION = re.compile(r"(?<!\[)\[\s*\^?(\d{1,3}(?:\s*(?:,|;|-|–|and)\s*\^?\d{1,3})*)\s*\](?!\])")
@@ -162,7 +163,9 @@ def check_answer(
 
 
 def _source(p: Passage, limit: int) -> Source:
-    safe, _ = sanitize(p.text)
+    """The cited passage as one line under the answer, shown as the snippet of a search result
+    is (vault/shown.quoted_text: no `#+BEGIN_EXAMPLE` lines from a Logseq page)."""
+    safe, _ = sanitize(quoted_text(p.text))
     return Source(
         n=p.n,
         path=p.path,

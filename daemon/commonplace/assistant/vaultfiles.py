@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import errno
 import logging
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +22,7 @@ from commonplace.vault import (
     read_file,
     write_trouble,
 )
+from commonplace.vault.files import is_regular_file
 from commonplace.vault.journals import DEFAULT_PAGES
 
 log = logging.getLogger(__name__)
@@ -48,18 +48,10 @@ def earlier_pages_file(settings: Settings, name: str) -> str | None:
     """`pages/<name>` when the graph's pages directory is another one that has no such file
     and pages/ has it: the page as Logseq still keeps it. None otherwise."""
     pages = settings.pages_folder()
-    if pages == DEFAULT_PAGES or _is_file(settings.vault / pages / name):
+    if pages == DEFAULT_PAGES or is_regular_file(settings.vault / pages / name):
         return None
     earlier = f"{DEFAULT_PAGES}/{name}"
-    return earlier if _is_file(settings.vault / earlier) else None
-
-
-def _is_file(path: Path) -> bool:
-    """An ordinary file, not followed through a link (the vault's rule: vault/files.py)."""
-    try:
-        return stat.S_ISREG(path.lstat().st_mode)
-    except OSError:
-        return False
+    return earlier if is_regular_file(settings.vault / earlier) else None
 
 
 @dataclass(frozen=True)

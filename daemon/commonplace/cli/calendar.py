@@ -9,8 +9,10 @@ from datetime import date, datetime, timedelta
 import click
 
 from commonplace.calendar import CalendarClient, CalendarError
+from commonplace.calendar.models import EventList
 from commonplace.calendar.text import event_json, listing
 from commonplace.cli.common import settings_from
+from commonplace.config import Settings
 
 
 def parse_day(value: str | None, today: date, option: str = "--date") -> date:
@@ -22,6 +24,16 @@ def parse_day(value: str | None, today: date, option: str = "--date") -> date:
         raise click.BadParameter(
             f"{value!r} is not a date; use YYYY-MM-DD", param_hint=option
         ) from None
+
+
+async def _events(settings: Settings, first: date, days: int) -> EventList:
+    """The days' events; the client's connections are closed before the loop ends, so no
+    'unclosed connection' warning is printed under the listing."""
+    client = CalendarClient(settings)
+    try:
+        return await client.events_on(first, days)
+    finally:
+        await client.aclose()
 
 
 @click.command("calendar")
@@ -41,7 +53,7 @@ def calendar_command(ctx: click.Context, day: str | None, days: int, as_json: bo
             param_hint="--date",
         )
     try:
-        events = asyncio.run(CalendarClient(settings).events_on(first, days))
+        events = asyncio.run(_events(settings, first, days))
     except CalendarError as exc:
         raise click.ClickException(str(exc)) from None
     if as_json:

@@ -57,6 +57,7 @@ class IndexedNote:
     where: str  # the path as words: folders and file name
     text: str  # the frontmatter's other values, then the body
     mtime: float
+    names: tuple[str, ...] = ()  # the title and the aliases as name_key makes them
 
     @property
     def folders(self) -> list[str]:
@@ -83,7 +84,18 @@ def index_note(note: Note, flavor: str = "obsidian") -> IndexedNote:
     body = shown_text(note.body, flavor)
     text = "\n".join([*values, body]) if values else body
     where = PurePosixPath(note.path).with_suffix("").as_posix()
-    return IndexedNote(note.path, title, where, text, note.mtime)
+    names = tuple(dict.fromkeys(k for k in map(name_key, [note.title, *note.aliases]) if k))
+    return IndexedNote(note.path, title, where, text, note.mtime, names)
+
+
+_NAME_WORD = re.compile(r"[^\W_]+")
+
+
+def name_key(text: str) -> str:
+    """A note's name, or a query, as the words that make it: "Feb 26th, 2021", "feb 26th
+    2021" and "Feb 26th,  2021" are one name; so are a Logseq page "Whiteboard/Quick Add" and
+    "whiteboard quick add"."""
+    return " ".join(_NAME_WORD.findall(text.casefold()))
 
 
 def frontmatter_words(value: Any) -> Iterator[str]:

@@ -16,13 +16,10 @@ import tantivy
 
 from commonplace.index.keywords import STOP_WORDS, keyword_query
 from commonplace.index.models import SearchResult
-from commonplace.vault.shown import LOGSEQ_HIDDEN_LINE
+from commonplace.vault.shown import quoted_text
 
 SNIPPET_CHARS = 240  # about three lines on a phone
 _WORD = re.compile(r"\w+")
-# Logseq's org-style block lines (`#+BEGIN_NOTE`, `#+END_QUERY`, `- #+BEGIN_SRC clojure`): the
-# app draws a box or a code block there; in a one-line snippet they were words nobody wrote.
-_BLOCK_MARKER = re.compile(r"^[ \t]*(?:-[ \t]+)?#\+(?:BEGIN|END)_[A-Za-z]+\b.*$", re.IGNORECASE)
 
 
 @lru_cache(maxsize=1)
@@ -59,12 +56,7 @@ def snippet(
     """At most `width` characters of `text` (whitespace folded, Logseq's hidden block properties
     and its `#+BEGIN_...`/`#+END_...` lines left out), placed to show the most marked words, cut
     at word boundaries with "…" where text was left out; marks relative to it."""
-    shown = "\n".join(
-        line
-        for line in text.split("\n")
-        if not LOGSEQ_HIDDEN_LINE.match(line) and not _BLOCK_MARKER.match(line)
-    )
-    flat = " ".join((shown if shown.strip() else text).split())
+    flat = " ".join(quoted_text(text).split())
     found = marks(flat, terms)
     if len(flat) <= width:
         return flat, [[a, b] for a, b in found]

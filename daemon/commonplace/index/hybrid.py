@@ -118,6 +118,29 @@ def known_share(notes: int, frequencies: Sequence[int]) -> float:
     return sum(w for w, n in zip(weights, frequencies, strict=True) if n > 0) / total
 
 
+def named_first(
+    results: Sequence[SearchResult],
+    named: Sequence[str],
+    found: Mapping[str, SearchResult],
+    limit: int,
+) -> list[SearchResult]:
+    """The notes named by the query first (KeywordView.named: its title or an alias is the
+    query), each at its best result in the list, or at `found`'s when the ranking left it out,
+    given the first result's score (a keyword hit's own BM25 is on another scale); then the
+    rest in their order, cut at `limit`. Nothing else moves."""
+    if not named:
+        return list(results[:limit])
+    best = {h.path: h for h in reversed(results)} | {
+        p: h for p, h in found.items() if p not in {r.path for r in results}
+    }
+    top = max((h.score for h in results[:1]), default=0.0)
+    place = {h.path: i for i, h in reversed(list(enumerate(results)))}
+    first = sorted((best[p] for p in named if p in best), key=lambda h: place.get(h.path, limit))
+    moved = {id(h) for h in first}
+    lifted = [h if h.score == top else h.rescored(top) for h in first]
+    return [*lifted, *(h for h in results if id(h) not in moved)][:limit]
+
+
 def group_by_note(results: Sequence[SearchResult]) -> list[SearchResult]:
     """Keep each note's first (best) chunk, in rank order."""
     seen: set[str] = set()

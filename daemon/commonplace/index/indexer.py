@@ -14,6 +14,7 @@ import dataclasses
 import datetime as dt
 import functools
 import logging
+import sqlite3
 import threading
 import time
 from collections.abc import Iterable, Sequence
@@ -35,9 +36,9 @@ from commonplace.index.searching import Searcher
 from commonplace.index.store import Stores, open_stores
 from commonplace.index.vector_api import VectorsBusy
 from commonplace.llm import LLM, LLMError
-from commonplace.llm.profiles import EmbedProfile, known_profile, unknown_profile
+from commonplace.llm.profiles import EmbedProfile, known_profile, unknown_profile, with_prefixes
 from commonplace.vault import NoteSkipped, exclusions, journals, read_note
-from commonplace.vault.blockrefs import note_blocks
+from commonplace.vault.blockrefs import NOT_SHOWN, note_blocks, refs_in, shown_refs
 from commonplace.vault.notes import title_from_path, title_property
 
 log = logging.getLogger(__name__)
@@ -61,7 +62,8 @@ class Index:
         self.llm = llm
         self.stores = stores
         self.model = settings.ollama.embed_model
-        self.profile: EmbedProfile | None = known_profile(self.model)  # None: ask Ollama
+        known = known_profile(self.model)
+        self.profile: EmbedProfile | None = known and self._configured(known)  # None: ask Ollama
         self._lock = asyncio.Lock()
         self._io = threading.Lock()  # held by every write in a worker thread, and by close()
         self._closed = False
@@ -202,6 +204,20 @@ class Index:
             exclude_pages=tuple(exclude_pages),
         )
 
+    def shown_refs(self, text: str) -> str:
+        """A whole note's text with its Logseq block refs read as their blocks' text, looked up
+        in the manifest as every search result's are (searching.Searcher.shown), for the phone
+        page's whole note under a cited source. A failed lookup shows the refs as unknown."""
+        wanted = refs_in(text) if self.settings.flavor == "logseq" else set()
+        if not wanted:
+            return text
+        try:
+            blocks = self.stores.manifest.block_texts(wanted)
+        except sqlite3.Error as exc:
+            log.warning("block refs shown as %s: %s", NOT_SHOWN, exc)
+            blocks = {}
+        return shown_refs(text, blocks)
+
     def status(self) -> dict[str, Any]:
         notes, chunks = self._counts
         done, total = self._progress or (0, 0)
@@ -254,16 +270,21 @@ class Index:
             except LLMError as exc:
                 self.embedding_failed(exc)
             else:
-                self.profile = unknown_profile(self.model, context)
+                self.profile = self._configured(unknown_profile(self.model, context))
                 log.info(
-                    "embedding model %s is not in the profile table: no query or document "
-                    "prefix, context %s tokens (from Ollama), chunks of at most %d tokens",
+                    "embedding model %s is not in the profile table: %s, context %s tokens "
+                    "(from Ollama), chunks of at most %d tokens",
                     self.model,
+                    _prefixes_said(self.profile),
                     context if context is not None else "not reported",
                     min(self.settings.index.chunk_tokens, context or 10**9),
                 )
                 return self.profile
-        return unknown_profile(self.model, None)
+        return self._configured(unknown_profile(self.model, None))
+
+    def _configured(self, profile: EmbedProfile) -> EmbedProfile:
+        o = self.settings.ollama
+        return with_prefixes(profile, o.embed_query_prefix, o.embed_document_prefix)
 
     # -- one run --------------------------------------------------------------------------
 
@@ -428,6 +449,13 @@ class Index:
         st = self.stores
         total = len(plan.read) + len(plan.delete)
         self._progress = (0, total)
+        if total > BATCH_FILES:  # more than one round: minutes, with a slow embedder
+            log.info(
+                "indexing: %s; each round of %d is searchable once embedded",
+                f"{len(plan.read)} notes to read"
+                + (f" and {len(plan.delete)} to remove" if plan.delete else ""),
+                BATCH_FILES,
+            )
         st.manifest.set_meta("writing", "1")
         bar = tqdm(
             total=total,
@@ -460,7 +488,8 @@ class Index:
         done += n
         self._progress = (done, total)
         bar.update(n)
-        if total >= PROGRESS_BAR_FILES and (done * 10 // total) != ((done - n) * 10 // total):
+        # Every tenth, once there is more than one round (a round can take minutes).
+        if total > BATCH_FILES and (done * 10 // total) != ((done - n) * 10 // total):
             log.info("indexing: %d of %d notes", done, total)
 
     def _delete(self, plan: Plan) -> None:
@@ -641,3 +670,13 @@ class Index:
                 self.memory.wrote(
                     item.path, {c.fingerprint: vectors[c.fingerprint] for c in item.chunks}
                 )
+
+
+def _prefixes_said(profile: EmbedProfile) -> str:
+    """What the log says of the prefixes an unknown model is sent."""
+    if profile.source != "config":
+        return "no query or document prefix"
+    return (
+        f"query prefix {profile.query_prefix!r} and document prefix "
+        f"{profile.document_prefix!r} (from [ollama] in the config)"
+    )

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import pickle
 import re
 import threading
 from collections.abc import Iterable, Sequence
@@ -34,7 +35,7 @@ from typing import Any
 import tantivy
 
 from commonplace.foreground import pause
-from commonplace.index.chunking import IndexedChunk, IndexedNote
+from commonplace.index.chunking import IndexedChunk, IndexedNote, name_key
 from commonplace.index.filters import SearchFilter, page_pattern
 from commonplace.index.models import SearchResult
 
@@ -43,7 +44,8 @@ log = logging.getLogger(__name__)
 # What a document holds, and how notes are cut; a new layout reads every note again (its
 # vectors are kept). 2: frontmatter searched. 3: a note of only headings or frontmatter has a chunk.
 # 4: lines the note's app hides (Logseq block ids, Obsidian ^block-ids) left out (vault/shown.py).
-LAYOUT = 4
+# 5: a note's names (title, aliases) kept whole, so a search for one finds its note first.
+LAYOUT = 5
 FIELDS = ["title", "heading", "text"]  # a chunk's searched fields
 BOOSTS = {"title": 0.1, "heading": 0.1}  # measured: see the module docstring
 NOTE_FIELDS = ["title", "where", "text"]  # a note's searched fields
@@ -99,6 +101,7 @@ def _note_schema() -> tantivy.Schema:
     sb.add_text_field("path", stored=True, tokenizer_name="raw")
     sb.add_text_field("folders", stored=False, tokenizer_name="raw")
     sb.add_float_field("mtime", stored=False, indexed=True, fast=True)
+    sb.add_text_field("name", stored=False, tokenizer_name="raw")  # chunking.name_key, each
     return sb.build()
 
 
@@ -149,6 +152,10 @@ class _Tantivy:
         try:
             if tantivy.Index.exists(str(folder)):
                 self.index = tantivy.Index.open(str(folder))
+                # A Tantivy index keeps the schema it was made with; a layout with another
+                # field must start a new one. Schemas pickle to their fields, so compare those.
+                if pickle.dumps(self.index.schema) != pickle.dumps(schema):
+                    raise KeywordIndexError(f"{folder}: made by a version with other fields")
             else:
                 self.index = tantivy.Index(schema, path=str(folder))
             self.schema = self.index.schema
@@ -352,6 +359,21 @@ class KeywordView:
         hits = _top(searcher, query, limit)
         return [(str(searcher.doc(at)["path"][0]), float(score)) for score, at in hits]
 
+    def named(self, text: str, flt: SearchFilter, limit: int = 10) -> list[str]:
+        """The notes whose title or an alias is this text, word for word (chunking.name_key):
+        one term lookup. Someone who types a note's name wants that note, and the ranking
+        alone does not always give it: "Feb 26th, 2021" was its journal page, first by
+        keywords, but the meaning side put the other February pages, empty but for their
+        dates, far above it and it fell out of hybrid's ten."""
+        key = name_key(text)
+        if not key or limit <= 0:
+            return []
+        searcher = self._note_searcher
+        query = _filtered(
+            self._notes.schema, tantivy.Query.term_query(self._notes.schema, "name", key), flt
+        )
+        return [str(searcher.doc(at)["path"][0]) for _, at in _top(searcher, query, limit)]
+
     def note_scores(self, text: str, paths: Sequence[str]) -> dict[str, float]:
         """The whole-note BM25 of these notes, for those that match at all: the same scores
         `search_notes` gives, for notes found another way (the meaning side's candidates)."""
@@ -459,6 +481,7 @@ def _note_document(n: IndexedNote) -> tantivy.Document:
         path=n.path,
         folders=n.folders,
         mtime=float(n.mtime),
+        name=list(n.names),
     )
 
 

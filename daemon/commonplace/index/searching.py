@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from commonplace.index.filters import SearchFilter
 from commonplace.index.highlight import query_terms
-from commonplace.index.hybrid import fuse, known_share
+from commonplace.index.hybrid import fuse, known_share, named_first
 from commonplace.index.hybrid import group_by_note as group_hits
 from commonplace.index.models import SEARCH_MODES, SearchResponse, SearchResult, Unread
 from commonplace.index.vector_api import VectorsBusy
@@ -156,7 +156,13 @@ class Searcher:
             keyword_weight=cfg.keyword_weight * _known_share(keywords, query) if meaning else 1.0,
             limit=limit,
         )
-        return self.shown(self._read(fused.notes if group_by_note else fused.chunks, keywords))
+        ranked = fused.notes if group_by_note else fused.chunks
+        named = keywords.named(query, flt)
+        if named:
+            listed = {h.path for h in ranked}
+            found = keywords.best_chunks(query, [p for p in named if p not in listed])
+            ranked = named_first(ranked, named, found, limit)
+        return self.shown(self._read(ranked, keywords))
 
     def shown(self, results: list[SearchResult]) -> list[SearchResult]:
         """The results' text as the reader sees it: in a Logseq graph, each block ref replaced

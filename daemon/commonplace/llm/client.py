@@ -124,6 +124,8 @@ class LLM:
     _chat_client: ollama.AsyncClient = field(init=False, repr=False)
     _embed_client: ollama.AsyncClient = field(init=False, repr=False)
     _remote: tuple[str, ...] = field(init=False, repr=False, default=())  # from status()
+    _listed: bool = field(init=False, repr=False, default=False)  # /api/tags read once
+    _listing: asyncio.Lock = field(init=False, repr=False, default_factory=asyncio.Lock)
 
     def __post_init__(self) -> None:
         s = self.settings
@@ -304,7 +306,7 @@ class LLM:
         is left running across a `yield`, where it would cancel the caller's own work. The
         model's turn is held until the stream ends or is closed; every failure is an LLMError.
         """
-        self._local_only(model)
+        await self._local_only(model)
         timeout = self.settings.timeout_s
         budget = _ModelTime(timeout)
         async with self.gate.turn():
@@ -461,6 +463,7 @@ class LLM:
             if m.get("remote_host")
         ]
         self._remote = tuple(n for n, _ in remote)
+        self._listed = True
         return OllamaStatus(
             reachable=True,
             host=host,
@@ -473,11 +476,20 @@ class LLM:
 
     # -- the error boundary -------------------------------------------------------------------
 
-    def _local_only(self, model: str) -> None:
+    async def _local_only(self, model: str) -> None:
         """Principle: no note leaves this computer. Ollama itself sends a cloud model's request
-        on to ollama.com (server/cloud_proxy.go): a cloud name, or a pulled cloud stub that
-        status() has seen under any name, is refused before any request."""
-        if is_cloud_model(model) or same_model(model, self._remote):
+        on to ollama.com (server/cloud_proxy.go): a cloud name, or a pulled cloud stub under
+        any name, is refused before any request. Which names are stubs only /api/tags says, so
+        it is read before the first request (the daemon's start-up status() runs alongside its
+        first jobs, and a capture filed before it ended was sent on); read again while Ollama
+        cannot be asked, since the request itself then fails too."""
+        if is_cloud_model(model):
+            raise CloudModel(model)
+        if not self._listed:
+            async with self._listing:
+                if not self._listed:
+                    await self.status()
+        if same_model(model, self._remote):
             raise CloudModel(model)
 
     async def _call(
@@ -491,7 +503,7 @@ class LLM:
     ) -> T:
         """`make()` bounded by limit_s, retried with backoff; a `gated` (chat) call takes the
         model's turn for each attempt, and the time it waits for the turn is not in limit_s."""
-        self._local_only(model)
+        await self._local_only(model)
         for attempt in range(self.settings.retries + 1):
             try:
                 async with self.gate.turn() if gated else contextlib.nullcontext():

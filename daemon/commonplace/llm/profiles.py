@@ -16,7 +16,7 @@ vectors, the rest are embedded again).
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 
 @dataclass(frozen=True)
@@ -27,7 +27,8 @@ class EmbedProfile:
     title_format: str = "{title}\n\n"  # the chunk's context line, before its text
     untitled: str = ""  # used instead of title_format when a chunk has no context line
     context_tokens: int | None = None  # None: not known (the chunk_tokens setting decides)
-    source: str = "table"  # table (a known model), ollama (/api/show) or default (unknown)
+    # table (a known model), ollama (/api/show), default (unknown) or config (prefixes set)
+    source: str = "table"
 
     def query(self, text: str) -> str:
         return f"{self.query_prefix}{text}"
@@ -151,3 +152,13 @@ def unknown_profile(model: str, context_tokens: int | None) -> EmbedProfile:
         context_tokens=context_tokens,
         source="ollama" if context_tokens else "default",
     )
+
+
+def with_prefixes(profile: EmbedProfile, query: str, document: str) -> EmbedProfile:
+    """The profile with the owner's prefixes (`[ollama] embed_query_prefix` and
+    `embed_document_prefix`) when either is set: a model the table does not know (an E5 model,
+    say, wants "query: " and "passage: ") is otherwise sent its text as is. Together they
+    replace the table's prefixes: one left "" means no prefix on that side."""
+    if not query and not document:
+        return profile
+    return replace(profile, query_prefix=query, document_prefix=document, source="config")

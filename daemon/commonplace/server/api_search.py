@@ -3,10 +3,10 @@
 `/api/search` returns, as `results`, exactly the list `commonplace search --json` prints: one
 result per note by default (its best passage, a snippet of it and where the query's words are in
 the snippet), every matching chunk with `chunks=1`; plus the mode used and a `notice` when Ollama
-is down and search fell back to keywords. `/api/note` opens a cited note; its path comes from
-the client, so it is checked to name a note inside the vault before anything is read, and the
-read itself follows the vault's rule (an ordinary file, never through a link, never a FIFO:
-vault/files.py).
+is down and search fell back to keywords. `/api/note` opens a cited note, as its app shows it;
+its path comes from the client, so it is checked to name a note inside the vault before anything
+is read, and the read itself follows the vault's rule (an ordinary file, never through a link,
+never a FIFO: vault/files.py).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from commonplace.server.errors import ApiError
 from commonplace.server.limits import limited
 from commonplace.vault import NoteSkipped, read_note
 from commonplace.vault.paths import PathRefused, folder_in_vault, note_in_vault
+from commonplace.vault.shown import shown_text
 
 MAX_QUERY_CHARS = 1000
 MAX_LIMIT = 50
@@ -79,7 +80,13 @@ async def note(request: web.Request) -> web.Response:
                 "the note may have been moved or deleted)",
             ) from None
         raise ApiError(422, "note_unavailable", str(exc)) from None
-    return web.json_response({"path": found.path, "title": found.title, "text": found.text})
+    # As the app shows it, as the snippet above it was: what Logseq or Obsidian keeps in the file
+    # but never shows left out (vault/shown.py), and Logseq's block refs as their blocks' text.
+    text = shown_text(found.text, settings.flavor)
+    index = request.app[SERVICES].index
+    if index is not None:
+        text = await asyncio.to_thread(index.shown_refs, text)
+    return web.json_response({"path": found.path, "title": found.title, "text": text})
 
 
 def safe_note_path(vault: Path, raw: str) -> str:

@@ -2,9 +2,12 @@
 
 The daemon folders are excluded inside the search (so a month of filed captures cannot fill the
 30 results and push the user's notes out), and so are Logseq's Ask namespace pages, which sit
-beside the owner's pages where no folder can name them (`exclude_pages`). Both are checked once
-more here (`ours`), in case an index ignores the filter, so the model is never offered a note
-validation would refuse. The first 8 distinct titles become the schema's enum of allowed links.
+beside the owner's pages where no folder can name them (`exclude_pages`). The search gives one
+result per note: as passages, a few long pages (a changelog, a tutorial) filled the 30 results
+and the model was offered five notes of the Logseq docs graph instead of eight. The daemon's
+notes are checked once more here (`ours`), in case an index ignores the filter, so the model is
+never offered a note validation would refuse. The first 8 distinct titles become the schema's
+enum of allowed links.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ class SearchIndex(Protocol):
         mode: str = ...,
         *,
         exclude_folders: Sequence[str] = ...,
+        group_by_note: bool = ...,
         exclude_pages: Sequence[str] = ...,
     ) -> Any: ...
 
@@ -85,6 +89,7 @@ async def find_candidates(
         limit=SEARCH_LIMIT,
         mode="hybrid",
         exclude_folders=tuple(exclude_folders),
+        group_by_note=True,
         exclude_pages=tuple(exclude_pages),
     )
     return pick_candidates(list(response.results), exclude_folders, ours=ours)

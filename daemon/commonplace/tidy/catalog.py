@@ -34,6 +34,9 @@ class VaultFacts:
     """The vault as validation sees it."""
 
     titles: dict[str, str] = field(default_factory=dict)  # casefolded -> real title (user notes)
+    # casefolded title -> the user notes of that name: more than one, and a bare `[[Title]]`
+    # may open the other one (validate.link_name)
+    title_paths: dict[str, tuple[str, ...]] = field(default_factory=dict)
     daemon_titles: frozenset[str] = frozenset()  # casefolded titles of Inbox/Filed/Ask/Digests
     tags: Counter[str] = field(default_factory=Counter)  # tag -> notes using it
     filed: dict[str, tuple[str, ...]] = field(default_factory=dict)  # capture id -> filed paths
@@ -53,6 +56,7 @@ class VaultCatalog:
         s = self.settings
         kind_of = classifier(s)
         titles: dict[str, str] = {}
+        title_paths: dict[str, list[str]] = {}
         daemon_titles: set[str] = set()
         tags: Counter[str] = Counter()
         filed: dict[str, list[str]] = {}
@@ -74,11 +78,13 @@ class VaultCatalog:
                     titles.setdefault(name.casefold(), facts.title)
                 # A real title wins over another note's alias of the same name.
                 titles[facts.title.casefold()] = facts.title
+                title_paths.setdefault(facts.title.casefold(), []).append(path)
             tags.update({t.casefold() for t in facts.tags})
         for gone in set(self._cache) - seen:
             del self._cache[gone]
         return VaultFacts(
             titles=titles,
+            title_paths={k: tuple(sorted(v)) for k, v in title_paths.items()},
             daemon_titles=frozenset(daemon_titles),
             tags=tags,
             filed={k: tuple(sorted(v)) for k, v in filed.items()},

@@ -126,6 +126,7 @@ async def tidy_capture(ctx: TidyContext, path: str, *, dry_run: bool = False) ->
         facts,
         flavor=settings.flavor,
         name_format=journal_names(settings.vault).name_format,  # read in the Logseq flavour
+        candidates=candidates,
     )
     if decision.dropped:
         # The values are the model's reading of the capture's words: DEBUG only.

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import date
 
 from commonplace.capture import Capture
 from commonplace.tidy import support
 from commonplace.tidy.catalog import VaultFacts
-from commonplace.tidy.models import Decision, Dropped, Proposal, Todo, TodoProposal
+from commonplace.tidy.models import Candidate, Decision, Dropped, Proposal, Todo, TodoProposal
 from commonplace.tidy.proposal import MAX_TAGS, MAX_TODOS, TITLE_MAX
 from commonplace.vault import logseq_names, markdown
 
@@ -41,15 +41,17 @@ def decide(
     *,
     flavor: str = "obsidian",
     name_format: str = logseq_names.TRIPLE_LOWBAR,
+    candidates: Sequence[Candidate] = (),
 ) -> Decision:
-    """`name_format` is the Logseq graph's `:file/name-format` (the flavour "logseq" only)."""
+    """`name_format` is the Logseq graph's `:file/name-format` (the flavour "logseq" only);
+    `candidates` are the notes the model was shown (they tell two notes of one name apart)."""
     dropped: list[Dropped] = []
     own = support.own_words(capture.body)
     title = check_title(proposal.title, own, dropped)
     if flavor == "logseq":
         title = logseq_title(title, own, dropped, name_format)
     tags = check_tags(proposal.tags, own, facts, dropped)
-    links = check_links(proposal.links, facts, dropped)
+    links = check_links(proposal.links, facts, dropped, candidates, flavor)
     todos = check_todos(proposal.todos, capture, own, dropped)
     return Decision(title, tags, links, todos, tuple(dropped))
 
@@ -199,7 +201,33 @@ def _title_key(raw: str, facts: VaultFacts) -> str:
     return link_target(raw).casefold()
 
 
-def check_links(raws: Iterable[str], facts: VaultFacts, dropped: list[Dropped]) -> tuple[str, ...]:
+def link_name(
+    raw: str, real: str, facts: VaultFacts, candidates: Sequence[Candidate], flavor: str
+) -> str:
+    """What goes between the brackets: the note's title, unless other notes have that name.
+
+    Obsidian opens `[[Templates]]` as one of the notes named Templates, whichever the capture
+    was about (the Obsidian Help vault has two), and itself links such a note by its path. So
+    does tidy: the path the model wrote, else the note it was shown under that name. A Logseq
+    page's name is the page (one per name)."""
+    paths = facts.title_paths.get(real.casefold(), ())
+    if flavor == "logseq" or len(paths) < 2:
+        return real
+    written = _link_text(raw).removesuffix(".md").strip().casefold()
+    shown = [c.path for c in candidates if c.title.casefold() == real.casefold()]
+    for path in [p for p in paths if p.removesuffix(".md").casefold() == written] + shown:
+        if path in paths:
+            return path.removesuffix(".md")
+    return real
+
+
+def check_links(
+    raws: Iterable[str],
+    facts: VaultFacts,
+    dropped: list[Dropped],
+    candidates: Sequence[Candidate] = (),
+    flavor: str = "obsidian",
+) -> tuple[str, ...]:
     kept: list[str] = []
     for raw in raws:
         key = _title_key(raw, facts)
@@ -212,6 +240,7 @@ def check_links(raws: Iterable[str], facts: VaultFacts, dropped: list[Dropped]) 
             )
             dropped.append(Dropped("link", raw, why))
             continue
+        real = link_name(raw, real, facts, candidates, flavor)
         if real in kept:
             continue
         if len(kept) == MAX_LINKS:

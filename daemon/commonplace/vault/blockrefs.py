@@ -36,7 +36,7 @@ _PROPERTY = re.compile(r"^[ \t]*[\w.-]+::(?:[ \t]|$)")
 _MARKERS = re.compile(
     r"^(?:#{1,6}[ \t]+)?"
     rf"(?:(?:{'|'.join(map(re.escape, markdown.LOGSEQ_OPEN + markdown.LOGSEQ_CLOSED))})[ \t]+)?"
-    r"(?:\[#[A-Ca-c]\][ \t]*)?"
+    rf"(?:{markdown.LOGSEQ_PRIORITY}[ \t]*)?"
 )
 # Code is shown as written (Logseq does not read refs in it, and the docs quote example uuids in
 # backticks); a link whose target is a block ref shows its label, as Logseq does.

@@ -35,6 +35,9 @@ _TODO_MD = re.compile(r"^(\s*)[-*+] \[([ xX\-/])\] (.*)$")
 # Logseq's task markers (frontend/util/marker.cljs), after the bullet and an optional heading.
 LOGSEQ_OPEN = ("TODO", "DOING", "LATER", "NOW", "WAITING", "WAIT", "IN-PROGRESS")
 LOGSEQ_CLOSED = ("DONE", "CANCELED", "CANCELLED")
+# A task's priority, which Logseq draws as a badge: `- TODO [#A] call the bank`. Not a tag.
+LOGSEQ_PRIORITY = r"\[#[A-Ca-c]\]"
+_PRIORITY = re.compile(LOGSEQ_PRIORITY)
 _TODO_LOGSEQ = re.compile(rf"^(\s*)- (?:#{{1,6}} )?({'|'.join(LOGSEQ_OPEN + LOGSEQ_CLOSED)}) (.*)$")
 # A Logseq block's date line: `DEADLINE: <2026-12-03 Thu 10:00 .+1w>` (time and repeater optional).
 _LOGSEQ_DATE = re.compile(
@@ -240,9 +243,12 @@ def wikilinks(text: str) -> list[str]:
     return list(seen)
 
 
-def inline_tags(text: str) -> list[str]:
+def inline_tags(text: str, flavor: str = "obsidian") -> list[str]:
+    """`#tags` outside code; in Logseq not a task's priority `[#A]` (which it draws as one)."""
     seen: dict[str, None] = {}
     for _, line in prose_lines(text):
+        if flavor == "logseq" and "[#" in line:
+            line = _PRIORITY.sub("", line)
         for match in _TAG.finditer(line):
             tag = match.group(1).rstrip("/-")
             if tag and not tag.replace("_", "").isdigit():

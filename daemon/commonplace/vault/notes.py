@@ -130,7 +130,7 @@ def parse_note(
         for key, value in props.items():
             meta.setdefault(key, value)
     named = _page_refs(meta, props) if flavor == "logseq" else meta
-    tags = dict.fromkeys(markdown.frontmatter_tags(named) + markdown.inline_tags(body))
+    tags = dict.fromkeys(markdown.frontmatter_tags(named) + markdown.inline_tags(body, flavor))
     return Note(
         path=path,
         title=title,

@@ -52,6 +52,11 @@ LOGSEQ_HIDDEN = [
 LOGSEQ_HIDDEN_LINE = re.compile(
     rf"^[ \t]*(?:{'|'.join(map(re.escape, LOGSEQ_HIDDEN))})::[ \t].*$", re.IGNORECASE
 )
+# Logseq's org-style block lines (`#+BEGIN_NOTE`, `#+END_QUERY`, `- #+BEGIN_SRC clojure`): the
+# app draws a box or a code block there; in a one-line quote they were words nobody wrote.
+LOGSEQ_BLOCK_MARKER = re.compile(
+    r"^[ \t]*(?:-[ \t]+)?#\+(?:BEGIN|END)_[A-Za-z]+\b.*$", re.IGNORECASE
+)
 # Obsidian's block identifier: Latin letters, digits and dashes after a caret, at the end of a
 # block, or on a line of its own after a list, table or quote (help.obsidian.md, "Link to a
 # block in a note").
@@ -67,6 +72,18 @@ def shown_lines(lines: list[str], flavor: str) -> list[str | None]:
 def shown_text(text: str, flavor: str) -> str:
     """The text without what the app hides (its hidden lines left out)."""
     return "\n".join(s for s in shown_lines(text.split("\n"), flavor) if s is not None)
+
+
+def quoted_text(text: str) -> str:
+    """The text for a one-line quote (a search snippet, a source under an answer): without
+    Logseq's hidden block properties and its `#+BEGIN_...`/`#+END_...` lines, which a reader
+    sees as a box, not as words. A text of nothing else is kept as it is."""
+    kept = "\n".join(
+        line
+        for line in text.split("\n")
+        if not LOGSEQ_HIDDEN_LINE.match(line) and not LOGSEQ_BLOCK_MARKER.match(line)
+    )
+    return kept if kept.strip() else text
 
 
 def _shown(line: str, flavor: str) -> str | None:
