@@ -80,6 +80,19 @@ def test_time_falls_back_to_the_file_name_then_mtime() -> None:
     assert parse_capture("Inbox/idea.md", b"x", LONDON, stamp).captured.hour == 3
 
 
+@pytest.mark.parametrize(
+    "given", ["9999-12-31T23:59:59-12:00", "'9999-12-31T23:59:59-12:00'", "0001-01-01T00:00+14:00"]
+)
+def test_a_captured_time_at_the_calendars_edge_falls_back_to_the_file_name(given: str) -> None:
+    """In London the first is in the year 10000, which Python cannot hold: the OverflowError
+    failed every tidy of the capture (a traceback each time) and it was never filed."""
+    data = f"---\ncaptured: {given}\n---\nring the garage\n".encode()
+    cap = parse_capture("Inbox/2026-10-22 1405.md", data, LONDON)
+    assert cap.captured == datetime(2026, 10, 22, 14, 5, tzinfo=LONDON)
+    assert cap.body == "ring the garage\n"
+    assert cap.captured_unread  # kept in the filed note as captured_original
+
+
 def test_broken_frontmatter_stays_part_of_the_words() -> None:
     data = b"---\ncaptured: [unclosed\n---\nwords"
     cap = parse_capture("Inbox/2026-10-22 1405.md", data, LONDON)

@@ -227,8 +227,16 @@ def capture_order_key(path: str, tz: ZoneInfo, mtime: float) -> tuple[datetime, 
 
 
 def _as_datetime(value: Any, tz: ZoneInfo) -> datetime | None:
+    """`captured` as a time in the owner's zone; None when it is none, or one at the very edge
+    of the calendar (`9999-12-31T23:59-12:00` is in the year 10000 in London, which Python
+    cannot hold: the OverflowError failed the capture's every tidy, a traceback each time)."""
     if isinstance(value, datetime):
-        return value.replace(tzinfo=tz) if value.tzinfo is None else value.astimezone(tz)
+        if value.tzinfo is None:
+            return value.replace(tzinfo=tz)
+        try:
+            return value.astimezone(tz)
+        except OverflowError:
+            return None
     if isinstance(value, date):
         return datetime(value.year, value.month, value.day, tzinfo=tz)
     if isinstance(value, str):

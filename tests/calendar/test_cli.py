@@ -130,3 +130,12 @@ async def test_doctor_says_what_to_do_when_the_calendar_fails(settings: Settings
 async def test_doctor_weather_not_set_up(settings: Settings) -> None:
     (check,) = await weather_checks(settings)
     assert check.line() == "ok   weather: not set up (optional: [weather] latitude and longitude)"
+
+
+def test_a_window_past_the_calendars_last_day_is_a_sentence(cal_settings: Settings) -> None:
+    """`--date 9999-12-31 --days 2` ended in an OverflowError traceback (audit10)."""
+    code, out = invoke(cal_settings, "calendar", "--date", "9999-12-31", "--days", "2")
+    assert code == 2, out
+    assert "pass the calendar's last day, 9999-12-31" in out and "Traceback" not in out
+    code, out = invoke(cal_settings, "calendar", "--date", "9999-12-30", "--days", "1")
+    assert "Traceback" not in out

@@ -181,3 +181,32 @@ async def test_an_older_daemon_without_an_address_says_to_restart_it(
     said = error_text(result)
     assert "does not know /api/tasks: it is an older version than this MCP server" in said
     assert "Restart the daemon" in said
+
+
+async def test_the_daemon_is_reached_at_the_port_its_lock_names(
+    mcp_settings: Settings, token: str, dead_ollama_url: str
+) -> None:
+    """A daemon started with another port than this process reads (COMMONPLACE_WEB_PORT in its
+    terminal, or the config edited since) was still asked at the configured one: every capture
+    and question failed with "not answering; try again in a moment" while it ran (audit10)."""
+    from urllib.parse import urlsplit
+
+    from commonplace.lock import VaultLock
+    from commonplace.mcp.access import VaultAccess
+
+    nobody = urlsplit(dead_ollama_url).port or 9  # a loopback port nobody answers on
+    settings = dataclasses.replace(
+        mcp_settings, web=dataclasses.replace(mcp_settings.web, port=nobody)
+    )
+    async with daemon(settings) as url:
+        lock = VaultLock.acquire(settings.data_path)  # this process stands in for the daemon
+        lock.record_port(urlsplit(url).port or 0)
+        access = VaultAccess(settings, lambda: token)
+        try:
+            async with connected(settings, await access.backend()) as client:
+                saved = structured(await client.call_tool("capture", {"text": "to the daemon"}))
+        finally:
+            await access.close()
+            lock.release()
+    assert saved["path"].startswith("Inbox/")
+    assert (settings.vault / saved["path"]).read_text().endswith("to the daemon")

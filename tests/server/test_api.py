@@ -9,7 +9,7 @@ import logging
 import time
 from collections.abc import AsyncIterator
 from datetime import datetime, timedelta
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import pytest
@@ -163,6 +163,27 @@ async def test_capture_resent_with_same_id_is_saved_once(
     assert read_capture(web_settings.vault, path, web_settings.tz).via == "dictation"
 
 
+async def test_sends_of_one_capture_at_the_same_moment_save_it_once(
+    make_client: ClientFactory, web_settings: Settings
+) -> None:
+    """The page open twice (the installed app and a tab) flushes the same kept capture; each
+    send found the id not yet recorded, and ten sends made ten files (audit10)."""
+    client = await make_client()
+    body = json.dumps({"text": "sent from two tabs", "id": "phone-capture-race"})
+    other = json.dumps({"text": "another capture", "id": "phone-capture-other"})
+    sends = [
+        client.post("/api/capture", data=text, headers=write_headers(client))
+        for text in [body] * 10 + [other]
+    ]
+    answers = [(r.status, await r.json()) for r in await asyncio.gather(*sends)]
+    paths = {answer["path"] for _, answer in answers[:10]}
+    assert len(paths) == 1 and [status for status, _ in answers].count(201) == 2
+    assert sorted(status for status, _ in answers[:10]) == [200] * 9 + [201]
+    assert sorted(p.name for p in (web_settings.vault / "Inbox").glob("*.md")) == sorted(
+        PurePosixPath(path).name for path in paths | {answers[10][1]["path"]}
+    )
+
+
 async def test_a_capture_on_a_full_disk_is_503_and_says_what_to_do(
     make_client: ClientFactory, web_settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -248,6 +269,9 @@ async def test_offline_capture_keeps_the_time_it_was_written(
         ("2026-10-20T08:05", "a time without a zone"),
         ("2999-01-01T00:00:00Z", "in the future"),
         (1700000000, "not a time"),
+        # at the calendar's edge: the zone change overflowed, a 500 the page resent for ever
+        ("9999-12-31T23:59:59-12:00", "not a time on the calendar"),
+        ("0001-01-01T00:00:00+14:00", "not a time on the calendar"),
     ],
 )
 async def test_a_capture_time_that_is_not_used_is_logged_and_kept(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 
 import click
 
@@ -46,6 +46,12 @@ def calendar_command(ctx: click.Context, day: str | None, days: int, as_json: bo
     assistant sees them: use it to check the [calendar] set-up."""
     settings = settings_from(ctx)
     first = parse_day(day, datetime.now(settings.tz).date())
+    if first > date.max - timedelta(days=days):  # the window's end: a traceback otherwise
+        raise click.BadParameter(
+            f"{first.isoformat()} and {days} day(s) after it pass the calendar's last day, "
+            f"{date.max.isoformat()}",
+            param_hint="--date",
+        )
     try:
         events = asyncio.run(_events(settings, first, days))
     except CalendarError as exc:

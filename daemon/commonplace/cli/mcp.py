@@ -59,12 +59,13 @@ def _token_for(settings: Settings) -> str:
 async def _serve_stdio(settings: Settings) -> None:
     from commonplace.mcp.access import VaultAccess  # the SDK is slow to import: only here
     from commonplace.mcp.server import build_server
+    from commonplace.mcp.stdio import run_stdio
 
     access = VaultAccess(settings, lambda: _token_for(settings))
     server = build_server(settings, access.backend, max_read_chars=settings.mcp.max_read_chars)
     await access.backend()  # with no daemon running, the to-dos start being read ahead now
     try:
-        await server.run_stdio_async()
+        await run_stdio(server)  # the SDK's, answering requests it cannot read
     finally:
         await access.close()
 

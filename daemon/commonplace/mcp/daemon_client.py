@@ -32,10 +32,13 @@ def daemon_url(settings: Settings) -> str:
         host = "127.0.0.1"
     if ":" in host and not host.startswith("["):
         host = f"[{host}]"
-    port = settings.web.port
-    if port == 0:  # any free port: the running daemon's lock says which it got
-        daemon = running_daemon(settings.data_path)
-        port = daemon.port if daemon is not None else 0
+    # The running daemon's lock names the port it listens on: the truth whenever it says one.
+    # `[web] port = 0` lets the system pick; and a daemon started with another port than this
+    # process reads (COMMONPLACE_WEB_PORT in its terminal, or the config edited since) is still
+    # this vault's daemon: asking the configured port instead failed every capture and question
+    # with "not answering; try again in a moment", for as long as the daemon ran.
+    daemon = running_daemon(settings.data_path)
+    port = daemon.port if daemon is not None and daemon.port else settings.web.port
     return f"http://{host}:{port}"
 
 
@@ -44,13 +47,17 @@ class DaemonBackend:
         self, settings: Settings, token: Callable[[], str], base_url: str | None = None
     ) -> None:
         self.settings = settings
-        self.base_url = (base_url or daemon_url(settings)).rstrip("/")
+        self._base_url = base_url.rstrip("/") if base_url else None
         self.token = token  # read at each call: `commonplace token --rotate` needs no restart
-        self._port = urlsplit(self.base_url).port or 80
         self._session: aiohttp.ClientSession | None = None
         ollama = settings.ollama
         # An answer may wait for the model, its retries and backoff, like the daemon does.
         self.ask_timeout_s = ollama.timeout_s * (ollama.retries + 1) + 60.0
+
+    @property
+    def base_url(self) -> str:
+        """Looked up at each call: a daemon restarted meanwhile may listen on another port."""
+        return self._base_url or daemon_url(self.settings).rstrip("/")
 
     async def search(self, query: str, limit: int, mode: str, folder: str) -> dict[str, Any]:
         # chunks=1: passages, as the local backend gives (the API groups by note by default)
@@ -101,12 +108,14 @@ class DaemonBackend:
             raise BackendError(
                 f"the daemon's token cannot be read or made ({exc}); run 'commonplace token'"
             ) from None
+        base_url = self.base_url
         # The daemon knows itself as localhost, whichever address it listens on.
-        headers = {"Authorization": f"Bearer {token}", "Host": f"localhost:{self._port}"}
+        port = urlsplit(base_url).port or 80
+        headers = {"Authorization": f"Bearer {token}", "Host": f"localhost:{port}"}
         try:
             async with self._session.request(
                 method,
-                self.base_url + path,
+                base_url + path,
                 params=params,
                 json=json,
                 headers=headers,
@@ -119,13 +128,13 @@ class DaemonBackend:
             ) from None
         except aiohttp.ClientError as exc:
             raise BackendError(
-                f"the Commonplace daemon at {self.base_url} is not answering ({type(exc).__name__})"
+                f"the Commonplace daemon at {base_url} is not answering ({type(exc).__name__})"
                 "; it may be starting or stopping: try again in a moment"
             ) from None
         if response.status in (401, 403):
             log.warning("the daemon refused %s %s: %s", method, path, _message(body))
             raise BackendError(
-                f"the daemon at {self.base_url} refused this server ({_message(body)}). If it "
+                f"the daemon at {base_url} refused this server ({_message(body)}). If it "
                 "serves another vault, give both the same config; if the token was just "
                 "rotated, restart the MCP client"
             )
@@ -134,7 +143,7 @@ class DaemonBackend:
             # the version it started with), asked for an address only newer ones have.
             log.warning("the daemon has no %s %s: it is older than this server", method, path)
             raise BackendError(
-                f"the Commonplace daemon at {self.base_url} does not know {path}: it is an "
+                f"the Commonplace daemon at {base_url} does not know {path}: it is an "
                 "older version than this MCP server (after an upgrade it runs the old one "
                 "until it is restarted). Restart the daemon, then try again"
             )

@@ -62,6 +62,21 @@ async def capture(request: web.Request) -> web.Response:
     limit_kb = settings.tidy.max_capture_kb
     if len(text.encode("utf-8")) + CAPTURE_HEAD_BYTES > limit_kb * 1024:  # tidy would refuse it
         raise ApiError(413, "too_large", f"a capture is limited to {limit_kb} KB")
+    if not capture_id:
+        return await _save(request, settings, body, text, via, "")
+    async with request.app[SENT].one_at_a_time(capture_id):  # two sends at once: one file
+        return await _save(request, settings, body, text, via, capture_id)
+
+
+async def _save(
+    request: web.Request,
+    settings: Settings,
+    body: dict[str, Any],
+    text: str,
+    via: str,
+    capture_id: str,
+) -> web.Response:
+    """Write the capture, unless its id was saved already (then that file's path)."""
     sent = request.app[SENT]
     if capture_id and (earlier := await asyncio.to_thread(sent.get, capture_id)):
         return web.json_response({"path": earlier, "repeat": True})
@@ -115,7 +130,10 @@ def _captured_time(value: Any, settings: Settings) -> tuple[datetime, str]:
         return now, "not an ISO time"
     if when.tzinfo is None:  # the phone always sends a zone; without one the time is ambiguous
         return now, "a time without a zone"
-    when = when.astimezone(settings.tz)
+    try:
+        when = when.astimezone(settings.tz)
+    except OverflowError:  # year 1 or 9999 with an offset: a 500, and the page resent it for ever
+        return now, "not a time on the calendar"
     if when < now - MAX_BACKDATE:
         return now, f"more than {MAX_BACKDATE.days} days old"
     if when > now + timedelta(minutes=5):

@@ -4,11 +4,20 @@ The page keeps a capture until the daemon answers with its path; if the answer i
 connection dropped after the file was written) the page sends it again with the same id. This
 record turns that resend into "already saved" instead of a second file, also across a daemon
 restart, because it lives in the data folder. It holds the last few hundred ids only.
+
+Two sends of one id can also arrive together (the page open twice, as the installed app and in
+a tab, flushing the same kept captures; a send the page gave up on after 20 s while the daemon
+still waited for git): each found the id not yet recorded and saved its own file, ten files
+for ten sends. So the look-up, the write and the record of one id are done one send at a time
+(`one_at_a_time`); sends of other ids do not wait for each other.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 from commonplace.statefile import read_json, write_json
@@ -24,6 +33,23 @@ class SentCaptures:
         self.path = data_path / FILE_NAME
         self.keep = keep
         self._ids: dict[str, str] | None = None
+        self._sending: dict[str, tuple[asyncio.Lock, int]] = {}  # id -> lock, sends holding it
+
+    @contextlib.asynccontextmanager
+    async def one_at_a_time(self, capture_id: str) -> AsyncIterator[None]:
+        """Hold `capture_id` for one send's look-up, write and record; a second send of it
+        waits here and then finds it recorded."""
+        lock, users = self._sending.get(capture_id, (asyncio.Lock(), 0))
+        self._sending[capture_id] = (lock, users + 1)
+        try:
+            async with lock:
+                yield
+        finally:
+            lock, users = self._sending[capture_id]
+            if users == 1:
+                del self._sending[capture_id]
+            else:
+                self._sending[capture_id] = (lock, users - 1)
 
     def get(self, capture_id: str) -> str | None:
         return self._load().get(capture_id)

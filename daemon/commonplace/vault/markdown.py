@@ -19,6 +19,8 @@ from urllib.parse import unquote
 
 import yaml
 
+from commonplace.vault.yamlbounds import YamlTooLarge, check_node
+
 _FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}(?=[^`]*$)|~{3,})")
 _HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))??(?:[ \t]+#+)?[ \t]*$")
 _BULLET_HEADING = re.compile(r"^[ \t]*[-*+] (#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")  # `- ## Usage`
@@ -117,12 +119,22 @@ def parse_frontmatter(source: str) -> dict[str, Any]:
     """Parse YAML frontmatter safely; raise FrontmatterError when it is not a mapping."""
     if not source.strip():
         return {}
+    loader = _Yaml12Loader(source)
     try:
-        data = yaml.load(source, Loader=_Yaml12Loader)
+        node = loader.get_single_node()
+        if node is not None:
+            check_node(node)  # before the aliases become values anything walks (yamlbounds.py)
+        data = loader.construct_document(node) if node is not None else None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 2}" if mark is not None else ""
         raise FrontmatterError(f"frontmatter is not valid YAML{where}") from exc
+    except YamlTooLarge as exc:
+        raise FrontmatterError(f"frontmatter is not read: {exc}") from exc
+    except RecursionError:  # `[[[[...` thousands deep: PyYAML's parser recurses
+        raise FrontmatterError("frontmatter is not read: it nests too deeply") from None
+    finally:
+        loader.dispose()
     if data is None:
         return {}
     if not isinstance(data, dict):
