@@ -27,11 +27,12 @@ cut at `[index] chunk_tokens` (400), within the model's 512.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+
+from mpnet_ollama import minilm_server
 
 RAW = 2  # the mode added to e5.c: no prefix
 
@@ -74,14 +75,7 @@ def main() -> None:
     parser.add_argument("--tools-dir", type=Path, default=Path("../shared/tools"))
     parser.add_argument("--cache", type=Path, default=Path("/tmp/e5"))
     args = parser.parse_args()
-    spec = importlib.util.spec_from_file_location(
-        "minilm_ollama", args.tools_dir / "minilm_ollama.py"
-    )
-    if spec is None or spec.loader is None:
-        sys.exit(f"{args.tools_dir}/minilm_ollama.py not found: pass --tools-dir")
-    server = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(server)
-    server.MODEL_NAME = "e5"
+    server = minilm_server(args.tools_dir, "e5")
     from aiohttp import web
 
     model = RawE5(build_engine(args.cache))

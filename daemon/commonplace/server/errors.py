@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 from aiohttp import web
 
 from commonplace.llm import LLMError, LLMTimeout, ModelBusy, ModelMissing, OllamaUnavailable
+from commonplace.utf8 import encodable
 
 log = logging.getLogger(__name__)
 
@@ -156,7 +157,7 @@ async def read_json(request: web.Request, max_bytes: int) -> dict[str, Any]:
         raise ApiError(400, "bad_json", "the request body is nested too deeply to read") from None
     if not isinstance(value, dict):
         raise ApiError(400, "bad_json", "the request body must be a JSON object")
-    if _LONE_SURROGATE.search(data) and not _encodable(value):
+    if _LONE_SURROGATE.search(data) and not encodable(value):
         raise ApiError(
             400,
             "bad_json",
@@ -175,14 +176,6 @@ def _not_json(name: str) -> Any:
 # JSON may spell half a UTF-16 pair (\ud800) on its own: Python decodes it to a string that can
 # be neither written to a file nor sent to Ollama. Only bodies with such an escape are checked.
 _LONE_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
-
-
-def _encodable(value: Any) -> bool:
-    try:
-        json.dumps(value, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def text_field(body: dict[str, Any], name: str, *, required: bool = True) -> str:
