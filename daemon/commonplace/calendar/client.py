@@ -81,7 +81,7 @@ ONE_MINUTE = timedelta(minutes=1)
 ANSWER_GRACE_S = 2.0  # beyond a sent change's own request timeout, before it is "unconfirmed"
 NOT_SET_UP = (
     "The calendar is not set up: set [calendar] url and username in commonplace.toml and put "
-    "the app password in the file named by password_file (see the README's calendar section)."
+    "the app password in the file named by password_file (see the docs' calendar how-to)."
 )
 
 
