@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import inspect
 import tempfile
 import types
 from collections.abc import Iterator
@@ -178,6 +179,13 @@ def _param_row(param: click.Parameter) -> str:
         kind = "flag"
     elif isinstance(param.type, click.Choice):
         kind = ", ".join(str(c) for c in param.type.choices)
+    elif isinstance(param.type, click.IntRange | click.FloatRange):
+        lo, hi = param.type.min, param.type.max
+        kind = "number" if isinstance(param.type, click.FloatRange) else "integer"
+        if lo is not None or hi is not None:
+            kind += f" ({lo if lo is not None else ''} to {hi if hi is not None else ''})".replace(
+                "( to", "(up to"
+            ).replace(" to )", " or more)")
     else:
         kind = param.type.name
     default = param.default
@@ -214,13 +222,8 @@ def cli_reference() -> str:
     out += [_param_row(p) for p in cli.params if p.name != "help"]
     out.append("| `--help`, `-h` | flag | Show the command's help. |")
     for name, command in cli_commands():
-        out += [
-            "",
-            f"## `commonplace {name}`",
-            "",
-            (command.help or "").strip().split("\n\n")[0],
-            "",
-        ]
+        summary = " ".join(inspect.cleandoc(command.help or "").split("\n\n")[0].split())
+        out += ["", f"## `commonplace {name}`", "", summary, ""]
         params = [p for p in command.params if p.name != "help"]
         if params:
             out += ["| option | kind | meaning |", "| --- | --- | --- |"]
