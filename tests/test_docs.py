@@ -219,7 +219,10 @@ def test_the_readme_is_short_and_its_links_and_picture_exist() -> None:
     first_screen = "\n".join(text.splitlines()[:60])
     for needed in ("pipx install", "commonplace init", "docs/"):
         assert needed in first_screen, f"the README's first screen lacks {needed!r}"
-    for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text):
+    links = re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text)
+    pictures = re.findall(r"<img [^>]*src=\"([^\"]+)\"", text)
+    assert pictures == ["docs/assets/phone-ask.png"]  # written by tests/browser/test_phone_page.py
+    for target in links + pictures:
         if not EXTERNAL.match(target) and not target.startswith("mailto:"):
             assert (REPO / target).exists(), f"README links to {target}, which does not exist"
 
