@@ -511,3 +511,49 @@ def test_shell_examples_of_commands_not_in_this_build(block: Block) -> None:
     missing = sorted(_commands_in(block.text) - set(COMMANDS))
     assert set(missing) <= PENDING_COMMANDS, f"{block.id}: no such command: {missing}"
     pytest.skip(f"{block.id} not run: `commonplace {', '.join(missing)}` is not in this build yet")
+
+
+def test_every_frontmatter_key_the_daemon_writes_is_in_the_files_reference(
+    tmp_path: Path,
+) -> None:
+    """The keys of a capture, a filed note (both flavours) and a digest, as the real writers
+    write them, each named in docs/reference/files.md."""
+    from datetime import date, datetime
+    from zoneinfo import ZoneInfo
+
+    import yaml
+
+    from commonplace.capture import parse_capture, write_capture
+    from commonplace.digest.render import _properties
+    from commonplace.tidy.filed_note import render_logseq, render_obsidian
+    from commonplace.tidy.models import Decision, Todo
+
+    page = (DOCS / "reference" / "files.md").read_text(encoding="utf-8")
+    (tmp_path / "vault").mkdir()
+    settings = Settings(vault=tmp_path / "vault", data_dir=tmp_path / "data", timezone="UTC")
+    now = datetime(2026, 10, 20, 8, 5, tzinfo=ZoneInfo("UTC"))
+    path = write_capture(settings, "Order timber", "phone", now, original="yesterday")
+    written = (settings.vault / path).read_bytes()
+    capture = parse_capture(path, written, settings.tz)
+    keys = set(yaml.safe_load(written.decode().split("---")[1]))
+    decision = Decision(
+        "Order timber", ("shed",), ("Shed Rebuild",), (Todo("Order", date(2026, 10, 23)),)
+    )
+    keys |= set(yaml.safe_load(render_obsidian(capture, decision).split("---")[1]))
+    keys |= set(re.findall(r"^([\w-]+):: ", render_logseq(capture, decision), re.MULTILINE))
+
+    class Week:
+        label, monday, sunday = "2026-W43", date(2026, 10, 19), date(2026, 10, 25)
+
+    class Todos:
+        overdue = next_seven_days = ()
+
+    class Data:
+        week, captured_count, todos = Week(), 0, Todos()
+
+    keys |= {key for key, _ in _properties(Data(), now)}  # type: ignore[arg-type]
+    assert {"captured", "via", "capture_id", "capture-id", "digest"} <= keys
+    missing = sorted(k for k in keys if f"`{k}`" not in page and f"`{k}::`" not in page)
+    assert missing == [], (
+        f"keys the daemon writes that docs/reference/files.md does not name: {missing}"
+    )
