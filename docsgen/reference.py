@@ -78,6 +78,16 @@ def tables() -> Iterator[tuple[str, dataclasses.Field[Any], Any]]:
             yield f.name, f, hints[f.name]
 
 
+def table_doc(field_: dataclasses.Field[Any], cls: Any) -> str:
+    """A table's description: its field's "doc", else the first sentence of its class's
+    docstring (a dataclass without one gets its signature as __doc__: not a description)."""
+    doc = field_.metadata.get("doc", "")
+    own = cls.__doc__ or ""
+    if not doc and own and not own.startswith(f"{cls.__name__}("):
+        doc = " ".join(own.split("\n\n")[0].split())
+    return str(doc)
+
+
 def config_keys() -> list[Key]:
     """Every key of commonplace.toml, top-level ones first, then table by table."""
     env_of = {path: var for var, path in ENV_OVERRIDES.items()} | SECRETS
@@ -142,7 +152,7 @@ def config_reference() -> str:
     """Tables of every key (type, default, allowed values, environment variable, meaning),
     then the whole file with its defaults."""
     out: list[str] = []
-    table_doc = {name: f.metadata.get("doc", "") for name, f, _ in tables()}
+    docs = {name: table_doc(f, cls) for name, f, cls in tables()}
     current: str | None = None
     for key in config_keys():
         section = key.path[0] if len(key.path) == 2 else ""
@@ -151,7 +161,7 @@ def config_reference() -> str:
             title = f"[{section}]" if section else "Top-level keys"
             out += ["", f"### {title}", ""]
             if section:
-                out += [table_doc[section], ""]
+                out += [docs[section], ""]
             out += [
                 "| key | type | default | allowed | meaning |",
                 "| --- | --- | --- | --- | --- |",
