@@ -297,7 +297,14 @@ def mcp_reference() -> str:
                 )
                 if "enum" in schema:
                     kind_name = ", ".join(schema["enum"])
-                need = "" if name in required else f" (default `{schema.get('default')}`)"
+                default = schema.get("default")
+                need = (
+                    ""
+                    if name in required
+                    else " (optional)"
+                    if default is None
+                    else f" (default `{default}`)"
+                )
                 out.append(
                     f"| `{name}` | {kind_name} | {_cell(schema.get('description', ''))}{need} |"
                 )
