@@ -81,12 +81,23 @@ def fact_present(fact: str, answer: str) -> bool:
 
 
 def grade_answer(
-    item: Mapping[str, Any], answer: str, refused: bool, cited_paths: Sequence[str]
+    item: Mapping[str, Any],
+    answer: str,
+    refused: bool,
+    cited_paths: Sequence[str],
+    flags: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """Facts found, expected notes cited, refusal right; 'right' needs the facts or the refusal.
+    """Facts found, expected notes cited, refusal right, the program's flags; 'right' needs the
+    facts (or the refusal where the notes are silent) and no flag.
 
-    Citing is reported but not required for 'right': an answer can be correct from a
-    passage the dataset did not list, which only a person can judge.
+    `flags` are what the program said about the answer itself before showing it: a citation
+    that matches no passage, an answer that cites nothing, markup it removed, text after the
+    fixed refusal that it left out, a reply cut short, no answer. An answer the program had to
+    flag is wrong, as a reply the assistant's checks had to correct is: the owner was shown
+    a warning, not a sourced answer.
+
+    Citing the expected notes is reported but not required for 'right': an answer can be
+    correct from a passage the dataset did not list, which only a person can judge.
     """
     facts = list(item.get("facts") or [])
     expected = list(item.get("expected_notes") or [])
@@ -104,21 +115,25 @@ def grade_answer(
         "expected_cited": cited,
         "expected_not_cited": [p for p in expected if p not in cited],
         "all_expected_cited": bool(expected) and len(cited) == len(expected),
-        "right": right,
+        "flags": list(flags),
+        "right": right and not flags,
     }
 
 
 def ask_verdict(grade: Mapping[str, Any]) -> str:
     word = "right" if grade["right"] else "wrong"
+    flags = grade.get("flags") or []
+    flagged = f"; flagged: {' '.join(flags)}" if flags else ""
     if not grade["answerable"]:
-        return f"{word} (no answer in the notes; {'refused' if grade['refused'] else 'answered'})"
+        said = "refused" if grade["refused"] else "answered"
+        return f"{word} (no answer in the notes; {said}{flagged})"
     if grade["refused"]:
-        return f"{word} (refused, but the notes hold the answer)"
+        return f"{word} (refused, but the notes hold the answer{flagged})"
     facts = len(grade["facts_found"]) + len(grade["facts_missing"])
     notes = len(grade["expected_cited"]) + len(grade["expected_not_cited"])
     return (
         f"{word} (facts {len(grade['facts_found'])}/{facts}, "
-        f"expected notes cited {len(grade['expected_cited'])}/{notes})"
+        f"expected notes cited {len(grade['expected_cited'])}/{notes}{flagged})"
     )
 
 
@@ -138,6 +153,7 @@ def ask_figures(grades: Sequence[Mapping[str, Any]], errors: int) -> dict[str, A
         "false_refusals": sum(1 for g in answerable if g["refused"]),
         "unanswerable": len(unanswerable),
         "refused_right": sum(1 for g in unanswerable if g["refused"]),
+        "flagged": sum(1 for g in grades if g.get("flags")),
         "errors": errors,
     }
 
@@ -212,8 +228,17 @@ def grade_filing(
     proposed_todos: Sequence[Mapping[str, Any]] = (),
     known_titles: Iterable[str] = (),
     words_kept: bool = True,
+    trims: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """Grade what was kept (the filing), and note what the model proposed that was dropped."""
+    """Grade what was kept (the filing) and what the model proposed.
+
+    `right` is the strict grade: the filing holds the required links and no link beyond the
+    acceptable ones, every expected to-do with its due date and no other, no forbidden tag,
+    the captured words exactly, *and the program did not have to trim the proposal* (`trims`:
+    every value it dropped or rewrote, with the reason) nor did the model propose a forbidden
+    tag or a to-do the capture does not hold. `right_after_checks` is the same rule on the
+    filing alone: what the owner gets, the model's mistakes that the program caught left out.
+    """
     required = [str(t) for t in row.get("links") or []]
     got = {fold(t) for t in links}
     ok = acceptable_links(row, known_titles)
@@ -247,8 +272,9 @@ def grade_filing(
             {t for t in proposed_tags if fold(t).lstrip("#").strip() in forbidden}
         ),
         "words_kept": words_kept,
+        "trims": list(trims),
     }
-    grade["right"] = (
+    grade["right_after_checks"] = (
         not grade["links_missing"]
         and not grade["links_extra"]
         and len(due_right) == len(expected_todos) == len(pairs)
@@ -256,11 +282,19 @@ def grade_filing(
         and not grade["forbidden_tags_kept"]
         and words_kept
     )
+    grade["right"] = (
+        grade["right_after_checks"]
+        and not trims
+        and not grade["forbidden_tags_proposed"]
+        and not grade["todos_spurious_proposed"]
+    )
     return grade
 
 
 def tidy_verdict(grade: Mapping[str, Any]) -> str:
-    parts = [
+    trims = grade.get("trims") or []
+    parts = [f"trimmed {len(trims)}"] if trims else []
+    parts += [
         f"links {len(grade['links_found'])}/{grade['links_required']}",
         f"extra {len(grade['links_extra'])}",
         f"to-dos {len(grade['todos_found'])}/{grade['todos_expected']}",
@@ -269,6 +303,10 @@ def tidy_verdict(grade: Mapping[str, Any]) -> str:
     ]
     if grade["forbidden_tags_kept"]:
         parts.append("forbidden tag " + ", ".join(grade["forbidden_tags_kept"]))
+    elif grade["forbidden_tags_proposed"]:
+        parts.append("forbidden tag proposed " + ", ".join(grade["forbidden_tags_proposed"]))
+    if grade["todos_spurious_proposed"]:
+        parts.append(f"spurious proposed {grade['todos_spurious_proposed']}")
     if not grade["words_kept"]:
         parts.append("WORDS CHANGED")
     return ("right" if grade["right"] else "wrong") + " (" + ", ".join(parts) + ")"
@@ -279,6 +317,8 @@ def tidy_figures(grades: Sequence[Mapping[str, Any]], errors: int) -> dict[str, 
     return {
         "captures": len(grades),
         "right": sum(1 for g in grades if g["right"]),
+        "right_after_checks": sum(1 for g in grades if g.get("right_after_checks")),
+        "trimmed": sum(1 for g in grades if g.get("trims")),
         "links_required": sum(g["links_required"] for g in grades),
         "links_found": sum(len(g["links_found"]) for g in grades),
         "links_extra": sum(len(g["links_extra"]) for g in grades),
