@@ -200,7 +200,11 @@ def test_sentences_and_unknown_specifics() -> None:
         '{"captures": [{"title": "Research slides for Maya", "links": ["Switchboard Redesign"]}]}'
     )
     assert grading.unsupported_specifics(sentences[0], data, counts=[5]) == []
-    assert grading.unsupported_specifics(sentences[1], data, counts=[5]) == ["3", "Napoleon"]
+    assert grading.unsupported_specifics(sentences[1], data, counts=[5]) == [
+        "3",
+        "Napoleon",
+        "said done: sent",  # nothing in the data says anything was sent
+    ]
     assert grading.digest_verdict(["3"]).startswith("unsupported")
 
 
@@ -210,6 +214,74 @@ def test_dates_in_sentences_compare_by_day_and_month() -> None:
     assert grading.unsupported_specifics("On Tuesday 20 Oct you ran.", data) == []
     assert grading.unsupported_specifics("Timber is due on 24 October.", data) == ["10-24"]
     assert grading.unsupported_specifics("20 captures came in.", data, counts=[20]) == []
+
+
+WEEK_DATA = (
+    "Week 2026-W43, Monday 2026-10-19 to Sunday 2026-10-25. "
+    '{"captures": [{"title": "Lunch with Zoë", "day": "Tue 20 Oct", "links": ["Shed Rebuild"]}],'
+    ' "open_todos": [{"text": "Order the timber for the shed roof", "due": "2026-10-23"}]}'
+)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "odd"),
+    [
+        # a name at the start of a sentence is a name too
+        ("Napoleon came round on Tuesday.", ["Napoleon"]),
+        ("Zoë had lunch with you.", []),
+        # a number that is only a piece of one of the data's dates is no count
+        ("You captured 23 notes this week.", ["23"]),
+        ("You captured 10 notes this week.", ["10"]),
+        ("You captured ten notes this week.", ["ten"]),
+        ("You captured three notes this week.", []),
+        ("You captured 3 notes this week.", []),
+        # a to-do said done: the data holds open to-dos only
+        ("You ordered the timber for the shed roof.", ["said done: ordered"]),
+        ("The shed timber is finished and paid for.", ["said done: finished", "said done: paid"]),
+        # a month no date of the data is in
+        ("The timber is due in November.", ["November"]),
+        ("The timber is due in October.", []),
+    ],
+)
+def test_a_digest_sentence_with_a_fact_from_no_input_is_unsupported(
+    sentence: str, odd: list[str]
+) -> None:
+    assert grading.unsupported_specifics(sentence, WEEK_DATA, counts=[1, 3]) == odd
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "This week you had lunch with Zoë and worked on the Shed Rebuild.",
+        "Ordering the timber for the shed roof is due on Friday 23 October.",
+        "Zoë's lunch on Tue 20 Oct was the week's one capture.",
+        "Most of the week went to the Shed Rebuild, with 3 to-dos still open.",
+    ],
+)
+def test_digest_sentences_from_the_data_alone_pass(sentence: str) -> None:
+    assert grading.unsupported_specifics(sentence, WEEK_DATA, counts=[1, 3]) == []
+
+
+def test_a_digest_is_right_only_when_every_rule_of_its_paragraph_holds() -> None:
+    good = [{"text": "This week you worked on the Shed.", "not_in_data": []},
+            {"text": "The timber is due on 23 October.", "not_in_data": []}]  # fmt: skip
+    assert grading.digest_problems(good, trimmed=False, leaked=[]) == []
+    invented = [good[0], {"text": "Napoleon came.", "not_in_data": ["Napoleon"]}]
+    assert grading.digest_problems(invented, trimmed=False, leaked=[]) == [
+        "1 sentence with a fact in no input"
+    ]
+    assert grading.digest_problems(good, trimmed=True, leaked=[])[0].startswith("trimmed")
+    assert grading.digest_problems(good[:1], trimmed=False, leaked=[]) == [
+        "one sentence (two to four asked)"
+    ]
+    linked = [good[0], {"text": "See [[Shed Rebuild]].", "not_in_data": []}]
+    assert grading.digest_problems(linked, trimmed=False, leaked=[]) == ["a link"]
+    listed = [{"text": "To do: - timber - nails - paint.", "not_in_data": []}, good[1]]
+    assert grading.digest_problems(listed, trimmed=False, leaked=[]) == ["a list"]
+    assert grading.digest_problems(good, trimmed=False, leaked=["2026-10-20 0805.md"]) == [
+        "captured words reached the prompt: 2026-10-20 0805.md"
+    ]
+    assert grading.digest_problems([], trimmed=False, leaked=[]) == ["no sentences"]
 
 
 def test_captured_words_in_a_prompt_apart_from_allowed_texts() -> None:
@@ -262,7 +334,9 @@ def test_an_answer_with_a_flagged_citation_is_wrong() -> None:
     assert grading.ask_verdict(bad) == (
         "wrong (facts 1/1, expected notes cited 0/1; flagged: " + flag + ")"
     )
-    good = grading.grade_answer(item, "It expires on 9 Feb 2027 [2].", False, ["Travel/Passport.md"])
+    good = grading.grade_answer(
+        item, "It expires on 9 Feb 2027 [2].", False, ["Travel/Passport.md"]
+    )
     assert good["right"] and good["flags"] == []
     figures = grading.ask_figures([bad, good], errors=0)
     assert (figures["right"], figures["flagged"]) == (1, 1)

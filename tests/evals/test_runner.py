@@ -354,6 +354,49 @@ def test_digest_suite_lists_every_sentence(
     assert "You also met Napoleon." in note
     sheet = (folder / "sheet.md").read_text(encoding="utf-8")
     assert "| 1 | s3 | You also met Napoleon. | unsupported (not in the data: Napoleon) |" in sheet
+    assert item["grade"] == {"right": False, "problems": ["1 sentence with a fact in no input"]}
+    assert "digests right (program) 0/1" in result.output
+
+
+@pytest.mark.parametrize(
+    ("summary", "problems"),
+    [
+        (  # known-good: every fact from the data, two plain sentences
+            "This week you filed notes on the Shed Rebuild and the Garden Plan. "
+            "Ordering the shed roof timber is due on 23 October.",
+            [],
+        ),
+        (  # the first word a name no input holds
+            "Napoleon came round this week. Ordering the shed roof timber is due on 23 October.",
+            ["1 sentence with a fact in no input"],
+        ),
+        (  # an open to-do said done
+            "This week you filed notes on the Shed Rebuild. You ordered the shed roof timber.",
+            ["1 sentence with a fact in no input"],
+        ),
+        (  # five sentences: the program keeps four, so the model's paragraph was trimmed
+            "This week you filed notes on the Shed Rebuild. The Garden Plan had notes too. "
+            "Ordering the shed roof timber is due on 23 October. Ring Mum about Christmas. "
+            "Napoleon came round.",
+            ["trimmed by the program (more than four sentences or 900 characters)"],
+        ),
+    ],
+    ids=["good", "first-word-name", "said-done", "trimmed"],
+)
+def test_digest_suite_grades_the_paragraph_by_its_rules(
+    fake_ollama_thread: FakeOllama,
+    datasets: Path,
+    tmp_path: Path,
+    summary: str,
+    problems: list[str],
+) -> None:
+    fake_ollama_thread.chat_handler = lambda body: json.dumps({"summary": summary})
+    out = tmp_path / "runs"
+    result = run_eval("digest", "--datasets", str(datasets), "--out", str(out), "--note", NOTE)
+    assert result.exit_code == 0, result.output
+    (item,) = [r for r in records(only_folder(out) / "run-1.jsonl") if r["type"] == "item"]
+    assert item["grade"] == {"right": not problems, "problems": problems}
+    assert f"digests right (program) {0 if problems else 1}/1" in result.output
 
 
 def test_a_missing_model_stops_before_anything_is_written(

@@ -11,7 +11,6 @@ captured words reached the prompt.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from datetime import date, datetime
 from pathlib import Path
@@ -20,7 +19,12 @@ from typing import Any
 from commonplace.capture import parse_capture
 from commonplace.digest.collect import collect
 from commonplace.digest.render import render_digest
-from commonplace.digest.summary import summary_data, summary_messages, write_summary
+from commonplace.digest.summary import (
+    fitted_messages,
+    flat_summary,
+    summary_data,
+    write_summary,
+)
 from commonplace.digest.week import parse_week
 from commonplace.evals import grading
 from commonplace.evals.fixture import capture_files, copy_vault, load_jsonl
@@ -93,7 +97,8 @@ async def run_item(env: SuiteEnv, item: Item) -> ItemResult:
     week = parse_week(str(item["week"]))
     data = collect(s, week)
     given = summary_data(data)
-    prompt = "\n".join(m["content"] for m in summary_messages(data))
+    messages = fitted_messages(env.llm, data)  # what the model is sent, as write_summary does
+    prompt = "\n".join(m["content"] for m in messages)
     allowed = [c.title for c in data.captures] + [
         t.text for c in data.captures for t in c.kept_todos
     ]
@@ -108,16 +113,23 @@ async def run_item(env: SuiteEnv, item: Item) -> ItemResult:
     (env.folder / f"digest-run-{env.run}.md").write_text(note, encoding="utf-8")
     counts = [len(data.captures), len(given["open_todos"]), len(data.groups)]
     counts += [len(items) for _, items in data.groups]
-    data_text = json.dumps(given, ensure_ascii=False)
+    # The input: the week line and the data block the model was sent (the rules are not data).
+    data_text = messages[-1]["content"]
     sentences: list[dict[str, Any]] = []
     for text in grading.split_sentences(summary.text or ""):
         odd = grading.unsupported_specifics(text, data_text, counts)
         sentences.append({"text": text, "not_in_data": odd, "program": grading.digest_verdict(odd)})
+    # Cut by the program: sentences past the fourth or past 900 characters left out.
+    trimmed = summary.text is not None and flat_summary(summary.model_text) != summary.text
+    problems = grading.digest_problems(sentences, trimmed=trimmed, leaked=leaked)
     record = {
         "week": week.label,
         "data": given,
         "summary": summary.text,
+        "model_text": summary.model_text,
         "problem": summary.problem,
+        "trimmed": trimmed,
+        "grade": {"right": not problems, "problems": problems},
         "sentences": sentences,
         "captured_words_in_prompt": leaked,
         "note": note,
@@ -129,8 +141,10 @@ async def run_item(env: SuiteEnv, item: Item) -> ItemResult:
     if summary.text is None:
         row = SheetRow("s0", {"sentence": ""}, f"unsupported (no sentences: {summary.problem})")
         return ItemResult(week.label, record, rows=(row,), error=summary.problem)
-    line = f"{len(sentences)} sentences, {sum(1 for x in sentences if not x['not_in_data'])} "
-    return ItemResult(week.label, record, rows=rows, line=line + "with no unknown number or name")
+    verdict = "right" if not problems else "wrong (" + "; ".join(problems) + ")"
+    line = f"{verdict}: {len(sentences)} sentences, "
+    line += f"{sum(1 for x in sentences if not x['not_in_data'])} with no fact from no input"
+    return ItemResult(week.label, record, rows=rows, line=line)
 
 
 def figures(results: Sequence[ItemResult]) -> dict[str, Any]:
@@ -140,6 +154,8 @@ def figures(results: Sequence[ItemResult]) -> dict[str, Any]:
         "no_summary": sum(1 for r in results if r.error),
         "sentences": len(sentences),
         "supported_by_program": sum(1 for x in sentences if not x["not_in_data"]),
+        "right": sum(1 for r in results if (r.record.get("grade") or {}).get("right")),
+        "trimmed": sum(1 for r in results if r.record.get("trimmed")),
         "captured_words_in_prompt": sum(
             len(r.record.get("captured_words_in_prompt", [])) for r in results
         ),
@@ -148,7 +164,10 @@ def figures(results: Sequence[ItemResult]) -> dict[str, Any]:
 
 def report(f: Mapping[str, Any]) -> list[str]:
     return [
-        f"sentences {f['sentences']:g}; with every number and name in the data (program) "
+        f"digests right (program) {f['right']:g}/{f['digests']:g} (two to four plain sentences, "
+        f"each with no fact from no input, none cut by the program: trimmed {f['trimmed']:g})",
+        f"sentences {f['sentences']:g}; with every date, number and name in the data and "
+        "nothing said done (program) "
         f"{f['supported_by_program']:g}/{f['sentences']:g}",
         f"digests without sentences {f['no_summary']:g}/{f['digests']:g}; captures whose "
         f"words reached the prompt {f['captured_words_in_prompt']:g} (must be 0)",
