@@ -256,6 +256,7 @@ def test_a_digest_sentence_with_a_fact_from_no_input_is_unsupported(
         "Ordering the timber for the shed roof is due on Friday 23 October.",
         "Zoë's lunch on Tue 20 Oct was the week's one capture.",
         "Most of the week went to the Shed Rebuild, with 3 to-dos still open.",
+        "You've a busy week: I'd start with the timber, as You're due to order it.",
     ],
 )
 def test_digest_sentences_from_the_data_alone_pass(sentence: str) -> None:
@@ -282,6 +283,14 @@ def test_a_digest_is_right_only_when_every_rule_of_its_paragraph_holds() -> None
         "captured words reached the prompt: 2026-10-20 0805.md"
     ]
     assert grading.digest_problems([], trimmed=False, leaked=[]) == ["no sentences"]
+    about = {"busiest": ["Shed"], "soonest": ["Order the timber"]}
+    assert grading.digest_problems(good, trimmed=False, leaked=[], **about) == []
+    joke = [{"text": "Why did the scarecrow win?", "not_in_data": []},
+            {"text": "He was outstanding in his field.", "not_in_data": []}]  # fmt: skip
+    assert grading.digest_problems(joke, trimmed=False, leaked=[], **about) == [
+        "the week's busiest note not named (Shed)",
+        "the to-do due soonest not named (Order the timber)",
+    ]
 
 
 def test_captured_words_in_a_prompt_apart_from_allowed_texts() -> None:

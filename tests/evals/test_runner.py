@@ -20,6 +20,7 @@ from commonplace.evals import fixture
 from commonplace.evals.runner import new_run_folder, safe_name
 from commonplace.evals.suites import SUITES
 from tests.fakes.ollama import FakeOllama
+from tests.fakes.stand_in_models import STAND_INS
 
 NOTE = "fake Ollama: these figures mean nothing"
 SLICE = {
@@ -367,7 +368,8 @@ def test_digest_suite_lists_every_sentence(
             [],
         ),
         (  # the first word a name no input holds
-            "Napoleon came round this week. Ordering the shed roof timber is due on 23 October.",
+            "Napoleon helped with the Shed Rebuild. Ordering the shed roof timber is due on "
+            "23 October.",
             ["1 sentence with a fact in no input"],
         ),
         (  # an open to-do said done
@@ -431,3 +433,28 @@ def test_model_names_in_folder_names(tmp_path: Path) -> None:
 def test_runs_go_to_the_checkout_unless_told(tmp_path: Path) -> None:
     assert fixture.runs_dir(tmp_path) == tmp_path
     assert fixture.runs_dir() == fixture.REPO / "eval_suite" / "runs"
+
+
+@pytest.mark.parametrize("stand_in", sorted(STAND_INS))
+@pytest.mark.parametrize(
+    ("suite", "figure"),
+    [
+        ("tidy", "filed right (program): 0/3"),
+        ("ask", "right (program): 0/3"),
+        ("digest", "digests right (program) 0/1"),
+    ],
+)
+def test_known_bad_stand_ins_are_graded_wrong_by_every_suite(
+    fake_ollama_thread: FakeOllama,
+    datasets: Path,
+    tmp_path: Path,
+    suite: str,
+    figure: str,
+    stand_in: str,
+) -> None:
+    """A model that only claims changes, or only tells jokes, gets nothing right anywhere."""
+    fake_ollama_thread.chat_handler = STAND_INS[stand_in]
+    out = tmp_path / "runs"
+    result = run_eval(suite, "--datasets", str(datasets), "--out", str(out), "--note", NOTE)
+    assert result.exit_code == 0, result.output
+    assert figure in result.output

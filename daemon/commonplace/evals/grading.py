@@ -355,7 +355,8 @@ _OPENERS_TEXT = """there here they we he she my our their his her most much many
     overall plus besides elsewhere finally first second third further however though although
     otherwise together mostly mainly largely lots plenty few open due upcoming coming pending
     outstanding notes note captures capture to-dos todos tasks task month remember keep do
-    don't be make take"""
+    don't be make take because since instead perhaps maybe just only even again now soon later
+    nor yet for"""
 _OPENERS = _COMMON | frozenset(_OPENERS_TEXT.split())
 _MONTH_NUMBER = {
     "january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7,
@@ -420,7 +421,7 @@ def unsupported_specifics(sentence: str, data_text: str, counts: Iterable[int] =
     names += [(n, True) for n in _NAME.findall(tail)]
     for name, inside in names:
         word = fold(name).strip("'-")
-        word = re.sub(r"'s$", "", word)
+        word = re.sub(r"'(?:s|ve|m|ll|d|re)$", "", word)  # Zoë's, I've, You're
         if not word or word in _COMMON or word.rstrip("s") in _COMMON or _in_data(word, data):
             continue
         if word in _MONTH_NUMBER:
@@ -444,16 +445,24 @@ _HEADING = re.compile(r"(?:^|\s)#{1,6}\s")
 
 
 def digest_problems(
-    sentences: Sequence[Mapping[str, Any]], *, trimmed: bool, leaked: Sequence[str]
+    sentences: Sequence[Mapping[str, Any]],
+    *,
+    trimmed: bool,
+    leaked: Sequence[str],
+    busiest: Sequence[str] = (),
+    soonest: Sequence[str] = (),
 ) -> list[str]:
     """Why the program grades a digest's paragraph wrong (empty: right). Its rules: two to four
     plain sentences, no lists, headings or links, only what is in the data (every sentence
-    passes unsupported_specifics), written from the lists alone (no captured words reached
-    the prompt); and not cut by the program (a model that wrote more had it trimmed)."""
+    passes unsupported_specifics), saying what the week was mostly about (one of the `busiest`
+    linked notes named) and naming the to-dos due soonest (one of `soonest`, by shared words),
+    written from the lists alone (no captured words reached the prompt); and not cut by the
+    program (a model that wrote more had it trimmed)."""
     out: list[str] = []
     if not sentences:
         return ["no sentences"]
     text = " ".join(str(s["text"]) for s in sentences)
+    folded = fold(text)
     if trimmed:
         out.append("trimmed by the program (more than four sentences or 900 characters)")
     if len(sentences) < 2:
@@ -464,6 +473,10 @@ def digest_problems(
         out.append("a list")
     if _HEADING.search(text):
         out.append("a heading")
+    if busiest and not any(_in_data(fold(t), folded) for t in busiest):
+        out.append("the week's busiest note not named (" + " / ".join(busiest) + ")")
+    if soonest and not any(todo_similarity(t, text) >= TODO_MATCH for t in soonest):
+        out.append("the to-do due soonest not named (" + " / ".join(soonest) + ")")
     odd = sum(1 for s in sentences if s.get("not_in_data"))
     if odd:
         out.append(f"{odd} sentence{'s' if odd > 1 else ''} with a fact in no input")

@@ -18,6 +18,7 @@ from typing import Any
 
 from commonplace.capture import parse_capture
 from commonplace.digest.collect import collect
+from commonplace.digest.models import DigestData
 from commonplace.digest.render import render_digest
 from commonplace.digest.summary import (
     fitted_messages,
@@ -121,7 +122,9 @@ async def run_item(env: SuiteEnv, item: Item) -> ItemResult:
         sentences.append({"text": text, "not_in_data": odd, "program": grading.digest_verdict(odd)})
     # Cut by the program: sentences past the fourth or past 900 characters left out.
     trimmed = summary.text is not None and flat_summary(summary.model_text) != summary.text
-    problems = grading.digest_problems(sentences, trimmed=trimmed, leaked=leaked)
+    problems = grading.digest_problems(
+        sentences, trimmed=trimmed, leaked=leaked, busiest=busiest(data), soonest=soonest(given)
+    )
     record = {
         "week": week.label,
         "data": given,
@@ -147,6 +150,18 @@ async def run_item(env: SuiteEnv, item: Item) -> ItemResult:
     return ItemResult(week.label, record, rows=rows, line=line)
 
 
+def busiest(data: DigestData) -> list[str]:
+    """The linked notes with the most of the week's captures (ties all count)."""
+    most = max((len(items) for _, items in data.groups), default=0)
+    return [title for title, items in data.groups if most and len(items) == most]
+
+
+def soonest(given: Mapping[str, Any]) -> list[str]:
+    """The open to-dos the model was sent with the earliest due date (ties all count)."""
+    dues = [t["due"] for t in given["open_todos"] if t.get("due")]
+    return [str(t["text"]) for t in given["open_todos"] if dues and t.get("due") == min(dues)]
+
+
 def figures(results: Sequence[ItemResult]) -> dict[str, Any]:
     sentences = [x for r in results for x in r.record.get("sentences", [])]
     return {
@@ -164,8 +179,9 @@ def figures(results: Sequence[ItemResult]) -> dict[str, Any]:
 
 def report(f: Mapping[str, Any]) -> list[str]:
     return [
-        f"digests right (program) {f['right']:g}/{f['digests']:g} (two to four plain sentences, "
-        f"each with no fact from no input, none cut by the program: trimmed {f['trimmed']:g})",
+        f"digests right (program) {f['right']:g}/{f['digests']:g} (two to four plain sentences "
+        "naming the busiest note and the to-do due soonest, each with no fact from no input, "
+        f"none cut by the program: trimmed {f['trimmed']:g})",
         f"sentences {f['sentences']:g}; with every date, number and name in the data and "
         "nothing said done (program) "
         f"{f['supported_by_program']:g}/{f['sentences']:g}",
