@@ -5,8 +5,10 @@ titles below (written with the suite, before any measurement, as a good tidy wou
 them), so this suite measures the digest alone, not a model's tidying. Each run
 writes the digest once; its sentences go to the sheet, one row each, for a person to mark
 supported or unsupported against that run's lists (kept as digest-run-N.md). The program
-flags numbers and names that are not in the data the model was given, and checks that no
-captured words reached the prompt.
+flags, per sentence, facts from no input (dates, numbers, names, months not in what the model
+was sent; an open to-do said done), and grades the paragraph right only if it keeps the rules
+it was given (grading.digest_problems: two to four plain sentences, not cut by the program,
+the busiest note and the to-do due soonest named) and no captured words reached the prompt.
 """
 
 from __future__ import annotations
