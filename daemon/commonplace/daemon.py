@@ -58,7 +58,6 @@ from commonplace.speech import SpeechUnavailable, WhisperTranscriber, model_path
 from commonplace.supervise import start_supervised
 from commonplace.tidy.service import TidyService
 from commonplace.vault import in_folder
-from commonplace.vault.layout import remove_stale_temp_files
 from commonplace.vault.obsidian_settings import inbox_clashes
 from commonplace.watcher import PollPlan, VaultWatcher
 
@@ -174,14 +173,10 @@ def _read_ahead(reader: TaskReader, parts: Parts) -> Callable[[], Awaitable[None
 
 
 def clean_up_after_a_crash(settings: Settings) -> None:
-    """Temp files a crash left between writing and renaming, in the vault and the data folder
-    (before anything else runs: nothing may index or file one meanwhile)."""
-    for root in (settings.vault, settings.data_path):
-        removed = remove_stale_temp_files(root)
-        if removed:
-            log.info("removed %d temp file(s) left by an earlier crash in %s", len(removed), root)
-            log.debug("removed %s", removed)
-    put_back_left_aside(settings)  # a crash mid-`remove_file`; a young one later (leftovers.py)
+    """Temp files a crash left between writing and renaming, in the vault and the data folder,
+    and files left moved aside by a delete (before anything else runs: nothing may index or
+    file one meanwhile). Those too young now are cleared later, while it runs (leftovers.py)."""
+    put_back_left_aside(settings)
 
 
 async def build_parts(settings: Settings, llm: LLM, attention: Attention | None = None) -> Parts:
