@@ -13,9 +13,8 @@ import pytest
 from commonplace.config import Settings
 from commonplace.daemon import clean_up_after_a_crash, run_daemon
 from commonplace.leftovers import keep_putting_back, put_back_left_aside
-from commonplace.vault import atomic
+from commonplace.vault import atomic, layout
 from commonplace.vault.atomic import REMOVING_SUFFIX
-from commonplace.vault import layout
 from commonplace.vault.layout import TEMP_SUFFIX
 from tests.fakes.ollama import FakeOllama
 from tests.test_daemon_flow import WAIT_S, eventually
