@@ -32,6 +32,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "token:token",
         "Print (or --rotate) the token the Obsidian plugin and MCP clients send.",
     ),
+    "service": (
+        "service:service_group",
+        "Start the daemon at login and keep it running: install, uninstall, status, logs.",
+    ),
     "logs": ("logs:logs", "Show the daemon's log (-f: follow it)."),
     "eval": ("evals:eval_group", "Measure search, tidying, answers and the digest."),
 }
