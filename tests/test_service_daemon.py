@@ -102,9 +102,7 @@ def test_the_daemon_started_as_the_unit_starts_it_stops_cleanly_with_nothing_los
     assert code == 0, err  # a clean stop: Restart=on-failure does not start it again
     holding = [p for p in settings.vault.rglob("*.md") if WORDS in p.read_text(encoding="utf-8")]
     assert holding, "the capture's words are nowhere in the vault"
-    assert (
-        (capture.exists()
-        and capture.read_text(encoding="utf-8") == text)
-        or any("Filed" in p.parts for p in holding)
+    assert (capture.exists() and capture.read_text(encoding="utf-8") == text) or any(
+        "Filed" in p.parts for p in holding
     )
     assert list(settings.vault.rglob("*.cptmp")) == []

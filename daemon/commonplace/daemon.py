@@ -98,7 +98,7 @@ async def run_daemon(
             "set 'vault' in commonplace.toml or COMMONPLACE_VAULT"
         )
     try:
-        lock = VaultLock.acquire(settings.data_path)
+        lock = VaultLock.acquire(settings.data_path, vault=settings.vault.absolute())
     except LockHeld as exc:
         raise DaemonError(str(exc)) from None
     try:

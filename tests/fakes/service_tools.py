@@ -26,6 +26,14 @@ PRINT = '''gui/501/local.commonplace.daemon = {
 	pid = 4242
 	last exit code = 0
 }'''
+TS_STATUS = json.dumps({
+    "Version": "1.90.0",
+    "BackendState": "Running",
+    "Self": {"DNSName": "laptop.tail1234.ts.net.", "UserID": 7, "HostName": "laptop"},
+    "User": {"7": {"ID": 7, "LoginName": "you@example.com", "DisplayName": "You"}},
+    "MagicDNSSuffix": "tail1234.ts.net",
+    "CertDomains": ["laptop.tail1234.ts.net"],
+})
 name = os.path.basename(sys.argv[0])
 args = sys.argv[1:]
 with open(os.environ["FAKE_CALLS"], "a") as f:
@@ -42,6 +50,10 @@ elif name == "systemctl" and "show" in args and "--value" in args:
     print(os.environ.get("FAKE_MAIN_PID", "0"))
 elif name == "systemctl" and "show" in args:
     print(os.environ.get("FAKE_SHOW", SHOW))
+elif name == "tailscale" and args[:2] == ["status", "--json"]:
+    print(os.environ.get("FAKE_TS_STATUS", TS_STATUS))
+elif name == "tailscale" and args[:3] == ["serve", "status", "--json"]:
+    print(os.environ.get("FAKE_TS_SERVE", "{}"))
 elif name == "launchctl" and args[:1] == ["print"]:
     print(PRINT)
 """
@@ -52,6 +64,9 @@ class FakeTools:
         self.bin_dir = bin_dir
         self.calls_file = calls
 
+    def only_fakes(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch.setenv("PATH", str(self.bin_dir))
+
     def calls(self, name: str | None = None) -> list[list[str]]:
         if not self.calls_file.exists():
             return []
@@ -59,10 +74,28 @@ class FakeTools:
         return [c[1:] for c in found if name is None or c[0] == name]
 
 
-def make_fake_tools(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakeTools:
+def serve_config(port: int) -> str:
+    """What `tailscale serve status --json` prints after `tailscale serve --bg <port>`."""
+    return json.dumps(
+        {
+            "TCP": {"443": {"HTTPS": True}},
+            "Web": {
+                "laptop.tail1234.ts.net:443": {
+                    "Handlers": {"/": {"Proxy": f"http://127.0.0.1:{port}"}}
+                }
+            },
+        }
+    )
+
+
+def make_fake_tools(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, tailscale: bool = False
+) -> FakeTools:
+    """The fakes in a folder put first on PATH; `tailscale` only when asked. For its absence,
+    `only_fakes` also takes the rest of PATH away (a real tailscale may be installed)."""
     bin_dir = tmp_path / "fake-bin"
     bin_dir.mkdir()
-    for name in ("systemctl", "loginctl", "launchctl"):
+    for name in ("systemctl", "loginctl", "launchctl", *(("tailscale",) if tailscale else ())):
         path = bin_dir / name
         path.write_text(SCRIPT.replace("{python}", sys.executable))
         path.chmod(path.stat().st_mode | stat.S_IXUSR)
