@@ -59,11 +59,13 @@ from commonplace.supervise import start_supervised
 from commonplace.tidy.service import TidyService
 from commonplace.vault import in_folder
 from commonplace.vault.obsidian_settings import inbox_clashes
+from commonplace.vault_access import keep_checking_access
 from commonplace.watcher import PollPlan, VaultWatcher
 
 log = logging.getLogger(__name__)
 
 WATCH_DEBOUNCE_S = 0.5
+ACCESS_CHECK_S = 60.0  # a permission granted in System Settings is noticed within a minute
 
 
 class DaemonError(Exception):
@@ -271,6 +273,10 @@ def start_background(settings: Settings, llm: LLM, parts: Parts) -> list[asyncio
     tasks.append(start_supervised("scheduler", scheduler.run_forever, parts.attention))
     conflicts = functools.partial(watch_conflicts, settings, parts.attention)
     tasks.append(start_supervised("conflict check", conflicts, parts.attention))
+    access = functools.partial(
+        keep_checking_access, settings.vault, parts.attention, ACCESS_CHECK_S
+    )
+    tasks.append(start_supervised("vault access", access, parts.attention))
     return tasks
 
 
