@@ -139,3 +139,30 @@ def test_a_young_temp_file_is_left_for_a_write_in_progress(
     now[0] += 11.0
     assert put_back_left_aside(settings) is None
     assert not tmp.exists() and other.exists()
+
+
+async def test_the_running_daemon_removes_a_crash_temp_file_at_its_periodic_scan(
+    fake_ollama: FakeOllama, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Seen from outside: SIGKILL before the rename, restarted at once by the service
+    manager: the temp file was still there 40 s later. Now the periodic scan (6 s here)
+    removes it once it is old enough."""
+    later = [-30.0]  # the daemon's clock half a minute behind: young, however slow the start
+    monkeypatch.setattr(layout, "_clock", lambda: time.time() + later[0])
+    settings = dataclasses.replace(
+        settings,
+        ollama=dataclasses.replace(settings.ollama, host=fake_ollama.url),
+        web=dataclasses.replace(settings.web, port=0),
+        index=dataclasses.replace(settings.index, reconcile_minutes=0.1),
+    )
+    tmp = crash_temp(settings.vault / "Filed", "2026-10-19 0800 Flour.md", "buy flour")
+    ready, stop = asyncio.Event(), asyncio.Event()
+    daemon = asyncio.create_task(run_daemon(settings, ready=ready, stop=stop))
+    try:
+        await asyncio.wait_for(ready.wait(), WAIT_S)
+        assert tmp.exists()  # too young when the daemon started
+        later[0] = 60.0  # a minute on: old enough
+        await eventually(lambda: not tmp.exists(), "the crash's temp file removed")
+    finally:
+        stop.set()
+        await asyncio.wait_for(daemon, WAIT_S)

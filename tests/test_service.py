@@ -112,8 +112,6 @@ def test_install_enables_starts_and_says_when_it_runs_only_while_logged_in(
     monkeypatch.setattr(tools, "platform", lambda: "linux")
     result = service(config, "install")
     assert result.exit_code == 0, result.output
-    path = home / "xdg-config-not-used"  # XDG_CONFIG_HOME is the test's own
-    assert not path.exists()
     unit = systemd.unit_path()
     assert unit.read_text().startswith(systemd.MARK)
     asked = fake.calls("systemctl")
