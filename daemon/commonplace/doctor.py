@@ -374,7 +374,8 @@ def phone_checks(settings: Settings) -> list[Check]:
     web = settings.web
     running = running_daemon(settings.data_path)
     port = running.port if running is not None and running.port else web.port
-    local = f"only on this computer (http://127.0.0.1:{port}/)"
+    where = f"http://127.0.0.1:{port}/" if port else "on a free port, as [web] port = 0 asks"
+    local = f"only on this computer ({where})"
     if not web.ts_name or not web.owner_login:
         unset = " and ".join(k for k in ("ts_name", "owner_login") if not getattr(web, k))
         return [
@@ -399,6 +400,15 @@ def phone_checks(settings: Settings) -> list[Check]:
                 "phone page",
                 f"{local}: [web] ts_name = {web.ts_name!r}, but this computer is "
                 f"{tailnet.dns_name!r} on the tailnet; set ts_name = {tailnet.dns_name!r}",
+            )
+        ]
+    if not port:
+        return [
+            Check(
+                "warn",
+                "phone page",
+                f"{local}: tailscale serve needs a fixed port; set [web] port (8765 is the "
+                f"default), then run: {serve_command(8765)}",
             )
         ]
     serving = serves_port(port)
