@@ -50,6 +50,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
 
 from commonplace.calendar import ical
+from commonplace.calendar.duration import add_duration
 from commonplace.calendar.find import title_matches
 from commonplace.calendar.models import (
     CalendarError,
@@ -624,12 +625,11 @@ class CalendarClient:
         found: list[Event] = []
         unreadable = 0
         for name, calendar in self._list():
-            results = calendar.search(
-                event=True, start=start, end=end, expand=True, split_expanded=False
-            )
-            for obj in results:
+            # the resources as stored (a series with its overrides), expanded here: caldav's
+            # expansion ends each occurrence on the clock and drops its DURATION (`ical.expand`)
+            for obj in calendar.search(event=True, start=start, end=end, expand=False):
                 try:
-                    data = obj.get_icalendar_instance()
+                    data = ical.expand(obj.get_icalendar_instance(), start, end, self.tz)
                 except ValueError:
                     unreadable += 1
                     log.warning("calendar: %s cannot be read; left out", obj.url)
@@ -801,7 +801,7 @@ class CalendarClient:
             ical.move(data, seen.recurrence_id, start, end, self.tz, _now(self.tz))
         self._save(obj, seen)
         log.info("calendar: moved an event in %s", name)
-        asked = _with(seen, start=start, end=end, etag=None)
+        asked = _with(seen, start=start, end=end, etag=None, duration=None)
         return self._read_back(obj, name, seen.recurrence_id, asked)
 
     def _delete(self, seen: Event) -> None:
@@ -873,7 +873,7 @@ def _same_time(a: datetime | date, b: datetime | date) -> bool:
 def _later(moment: datetime, length: timedelta, tz: Any) -> datetime:
     """`length` of real time after `moment`, on the clock of `tz` (aware arithmetic within one
     zone is on the clock, and drops which of a repeated hour's two passes it was)."""
-    return (moment.astimezone(UTC) + length).astimezone(tz)
+    return add_duration(moment, length, exact=True).astimezone(tz)
 
 
 def _with(event: Event, **changes: Any) -> Event:
