@@ -74,7 +74,9 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 _SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "PROPFIND", "REPORT"})  # read, never change
-_MAYBE_STORED = frozenset({500, 502, 504})  # a change answered so may have been stored
+# 5xx answers to a change that say it was not performed (RFC 9110 15.6.2 and 15.6.6, RFC 4918
+# 11.5); every other 5xx may follow a stored change (see `_maybe_stored`)
+_NOT_PERFORMED = frozenset({501, 505, 507})
 PASSWORD_ENV = "COMMONPLACE_CALDAV_PASSWORD"
 DISCOVERY_TTL_S = 600.0  # calendars are listed again after this long
 MAX_UID_TRIES = 5  # UIDs one add request may take (see `_add`)
@@ -400,9 +402,9 @@ class CalendarClient:
 
         Failing before that (`_Attempt.on_wire` never came: refused, no such name, TLS), it
         certainly was not. A server's answer that refuses it (4xx, 412) says it was not made;
-        a 500, 502 or 504 says the server, or a gateway in front of it, failed while handling
-        it, which may be after it was stored: ChangeUnconfirmed. So is a refusal of a second
-        try (caldav sends a PUT again after a 5xx): a 412 then may be the first one's doing.
+        a 5xx says the server, or a gateway in front of it, failed while handling it, which may
+        be after it was stored (`_maybe_stored`): ChangeUnconfirmed. So is a refusal of a
+        second try (caldav sends a PUT again after a 5xx): a 412 then may be the first one's.
         """
         import niquests
         from caldav.lib import error as dav_error
@@ -411,7 +413,7 @@ class CalendarClient:
         try:
             result = change()
         except dav_error.DAVError as exc:
-            if self._attempt.resent or getattr(exc, "status", None) in _MAYBE_STORED:
+            if self._attempt.resent or _maybe_stored(getattr(exc, "status", None)):
                 log.info(
                     "calendar at %s: a change failed on the server (%s, HTTP %s)",
                     self._where,
@@ -456,7 +458,13 @@ class CalendarClient:
         elif isinstance(exc, dav_error.DAVError):
             status = getattr(exc, "status", None)
             what = "failed while handling the change"
-            what += f" (HTTP {status})" if status in _MAYBE_STORED else ""
+            if status == 503:
+                what += (
+                    " (HTTP 503 Service Unavailable, which a proxy in front of the server also "
+                    "sends when the server took the change and then did not answer)"
+                )
+            elif _maybe_stored(status):
+                what += f" (HTTP {status})"
         else:
             what = f"broke off the connection before answering the change ({_reason(exc)})"
         return f"The calendar at {self._where} {what}, so it may have been made, or not."
@@ -829,6 +837,21 @@ def _if_match(obj: Any, seen: Event) -> str | bool:
     if seen.etag and not seen.etag.startswith("W/"):
         return seen.etag
     return obj.schedule_tag is not None
+
+
+def _maybe_stored(status: object) -> bool:
+    """A change answered with this status may have been stored: any 5xx but those that say
+    it was not performed (501 Not Implemented, 505, 507 Insufficient Storage).
+
+    RFC 9110 (15.6) promises nothing of a 5xx about what was done; 500, 502 and 504 come
+    after a request was handed on, and so does a 503: Envoy (and Istio, built on it) answers
+    503 when the server's connection ends or is reset after the request went to it ("UC",
+    "UR": "upstream connect error or disconnect/reset before headers"). A 503 sent before
+    anything reached the server (overload, maintenance, no server up) cannot be told from
+    one sent after, so "Nothing was changed" could be false: the owner is told it may have
+    been made, and asking again is safe (PUT and DELETE are idempotent, RFC 9110 9.2.2; a
+    new event keeps its UID and is then found as already on the calendar)."""
+    return isinstance(status, int) and 500 <= status <= 599 and status not in _NOT_PERFORMED
 
 
 def _forbidden(exc: Exception) -> bool:
