@@ -355,6 +355,29 @@ def test_an_override_given_by_duration_keeps_its_own() -> None:
         assert again.duration == found.duration
 
 
+HOLIDAYS = resource(
+    "holiday@phone",
+    "Long weekend",
+    "DTSTART;VALUE=DATE:20270327\r\nDURATION:P2D\r\nRRULE:FREQ=WEEKLY;COUNT=2\r\n",
+)
+
+
+def test_each_occurrence_of_an_all_day_series_lasts_its_days() -> None:
+    data = icalendar.Calendar.from_ical(HOLIDAYS)
+    events, _ = ical.events_of(
+        ical.expand(data, *window(date(2027, 3, 20), 30), LONDON),
+        tz=LONDON,
+        calendar="Personal",
+        href="h",
+        etag=None,
+        recurring=False,
+    )
+    assert [(e.start, e.end, e.all_day) for e in events] == [
+        (date(2027, 3, 27), date(2027, 3, 29), True),
+        (date(2027, 4, 3), date(2027, 4, 5), True),
+    ]
+
+
 # -- through the calendar client against real Radicale, and what the model reads --------------
 
 
@@ -377,8 +400,13 @@ async def test_every_occurrence_and_the_override_are_listed_so_by_the_calendar_c
         if title == "Daily train":
             text = with_override(text)
         put_raw(radicale.url, account, "Personal", f"{title.replace(' ', '-')}.ics", text)
+    put_raw(radicale.url, account, "Personal", "holidays.ics", HOLIDAYS)
     events = await client.events(*window(date(2026, 10, 23), 11))
     events += await client.events(*window(date(2027, 3, 12), 24))
+    assert [(e.start, e.end) for e in events if e.title == "Long weekend"] == [
+        (date(2027, 3, 27), date(2027, 3, 29)),
+        (date(2027, 4, 3), date(2027, 4, 5)),
+    ]
     for title, (_, zone, expected) in SERIES.items():
         if title == "Daily train":
             expected = [*expected[:1], *expected[2:3], ("2027-03-28T02:30+01:00",
