@@ -20,7 +20,7 @@ import pytest
 
 from commonplace.assistant import Assistant, Refused, build_assistant
 from commonplace.calendar import CalendarClient
-from commonplace.calendar.client import _maybe_stored
+from commonplace.calendar.wire import maybe_stored
 from commonplace.config import Settings
 from commonplace.llm import LLM
 from tests.assistant.conftest import NOW, call, tool_results
@@ -130,4 +130,4 @@ async def test_a_503_to_a_delete_that_reached_the_server_says_it_may_have_been_m
 def test_which_answers_to_a_change_may_follow_a_stored_change(
     status: int | None, maybe: bool
 ) -> None:
-    assert _maybe_stored(status) is maybe
+    assert maybe_stored(status) is maybe

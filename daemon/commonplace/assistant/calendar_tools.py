@@ -33,6 +33,7 @@ from commonplace.calendar import (
 )
 from commonplace.calendar.duration import add_duration
 from commonplace.calendar.ical import clean_title
+from commonplace.calendar.instants import later
 from commonplace.calendar.text import event_line, last_day, listing
 from commonplace.dates import (
     clock,
@@ -127,13 +128,6 @@ def on_the_clock(day: date, at: time, tz: ZoneInfo) -> datetime:
             "night. Ask the owner for another time."
         )
     return moment if happens_twice(moment) else moment.replace(fold=0)
-
-
-def later(start: datetime, length: timedelta, tz: ZoneInfo) -> datetime:
-    """`length` of real time after `start`, on the owner's clock. Aware arithmetic within one
-    zone is wall-clock arithmetic: 90 minutes from 00:30 on the night the clocks go forward
-    must end at 03:00, not 02:00."""
-    return add_duration(start, length, exact=True).astimezone(tz)
 
 
 def real_length(start: datetime, end: datetime) -> timedelta:
