@@ -381,52 +381,9 @@ def test_each_occurrence_of_an_all_day_series_lasts_its_days() -> None:
 # -- through the calendar client against real Radicale, and what the model reads --------------
 
 
-async def test_every_case_is_listed_so_by_the_calendar_client(
-    client: CalendarClient, radicale: Radicale, account: str
-) -> None:
-    for case in CASES:
-        name = uid_of(case.name).split("@")[0]
-        put_raw(radicale.url, account, "Personal", f"{name}.ics", timed(case))
-    events = await client.events(*window(date(2026, 10, 23), 11))
-    events += await client.events(*window(date(2027, 3, 12), 18))
-    for case in CASES:
-        assert spans(events, case.name, case.zone) == [(case.start, case.end)], case.name
-
-
-async def test_every_occurrence_and_the_override_are_listed_so_by_the_calendar_client(
-    client: CalendarClient, radicale: Radicale, account: str
-) -> None:
-    for title, (text, _, _) in SERIES.items():
-        if title == "Daily train":
-            text = with_override(text)
-        put_raw(radicale.url, account, "Personal", f"{title.replace(' ', '-')}.ics", text)
-    put_raw(radicale.url, account, "Personal", "holidays.ics", HOLIDAYS)
-    events = await client.events(*window(date(2026, 10, 23), 11))
-    events += await client.events(*window(date(2027, 3, 12), 24))
-    assert [(e.start, e.end) for e in events if e.title == "Long weekend"] == [
-        (date(2027, 3, 27), date(2027, 3, 29)),
-        (date(2027, 4, 3), date(2027, 4, 5)),
-    ]
-    for title, (_, zone, expected) in SERIES.items():
-        if title == "Daily train":
-            expected = [*expected[:1], *expected[2:3], ("2027-03-28T02:30+01:00",
-                        "2027-03-28T04:00+01:00"), *expected[3:]]  # fmt: skip
-        assert spans(events, title, zone) == sorted(expected), title
-    # one occurrence read again by its name, as a move or a delete reads it
-    (sunday,) = [
-        e for e in events if e.title == "Daily train" and e.day == date(2027, 3, 28) and
-        e.recurrence_id == "2027-03-28T01:15:00+00:00"
-    ]  # fmt: skip
-    again = await client.get(sunday.href, sunday.recurrence_id)
-    assert again is not None
-    assert (there(again.start, "UTC"), there(again.end, "UTC")) == (
-        "2027-03-28T01:15+00:00",
-        "2027-03-28T02:15+00:00",
-    )
-
-
 @pytest.fixture
 def s(cal_settings: Settings, fake_ollama: FakeOllama) -> Settings:
+    """The fixture week's account; a generous wait (30 s) for a busy machine."""
     return dataclasses.replace(
         cal_settings,
         ollama=dataclasses.replace(cal_settings.ollama, host=fake_ollama.url),
@@ -442,6 +399,50 @@ def calendar(s: Settings) -> CalendarClient:
 @pytest.fixture
 def helper(s: Settings, calendar: CalendarClient) -> Assistant:
     return build_assistant(s, LLM(s.ollama), clock=lambda: NOW, calendar=calendar)
+
+
+async def test_every_case_is_listed_so_by_the_calendar_client(
+    calendar: CalendarClient, radicale: Radicale, account: str
+) -> None:
+    for case in CASES:
+        name = uid_of(case.name).split("@")[0]
+        put_raw(radicale.url, account, "Personal", f"{name}.ics", timed(case))
+    events = await calendar.events(*window(date(2026, 10, 23), 11))
+    events += await calendar.events(*window(date(2027, 3, 12), 18))
+    for case in CASES:
+        assert spans(events, case.name, case.zone) == [(case.start, case.end)], case.name
+
+
+async def test_every_occurrence_and_the_override_are_listed_so_by_the_calendar_client(
+    calendar: CalendarClient, radicale: Radicale, account: str
+) -> None:
+    for title, (text, _, _) in SERIES.items():
+        if title == "Daily train":
+            text = with_override(text)
+        put_raw(radicale.url, account, "Personal", f"{title.replace(' ', '-')}.ics", text)
+    put_raw(radicale.url, account, "Personal", "holidays.ics", HOLIDAYS)
+    events = await calendar.events(*window(date(2026, 10, 23), 11))
+    events += await calendar.events(*window(date(2027, 3, 12), 24))
+    assert [(e.start, e.end) for e in events if e.title == "Long weekend"] == [
+        (date(2027, 3, 27), date(2027, 3, 29)),
+        (date(2027, 4, 3), date(2027, 4, 5)),
+    ]
+    for title, (_, zone, expected) in SERIES.items():
+        if title == "Daily train":
+            expected = [*expected[:1], *expected[2:3], ("2027-03-28T02:30+01:00",
+                        "2027-03-28T04:00+01:00"), *expected[3:]]  # fmt: skip
+        assert spans(events, title, zone) == sorted(expected), title
+    # one occurrence read again by its name, as a move or a delete reads it
+    (sunday,) = [
+        e for e in events if e.title == "Daily train" and e.day == date(2027, 3, 28) and
+        e.recurrence_id == "2027-03-28T01:15:00+00:00"
+    ]  # fmt: skip
+    again = await calendar.get(sunday.href, sunday.recurrence_id)
+    assert again is not None
+    assert (there(again.start, "UTC"), there(again.end, "UTC")) == (
+        "2027-03-28T01:15+00:00",
+        "2027-03-28T02:15+00:00",
+    )
 
 
 NIGHT_TRAIN = resource(

@@ -44,8 +44,9 @@ def via_proxy(
 
 @pytest.fixture
 def direct(cal_settings: Settings) -> CalendarClient:
-    """Radicale itself, without the proxy: what is really stored."""
-    return CalendarClient(cal_settings, env=PASSWORD_ENV)
+    """Radicale itself, without the proxy: what is really stored (a generous wait, 30 s)."""
+    config = dataclasses.replace(cal_settings.calendar, timeout_s=30.0)
+    return CalendarClient(dataclasses.replace(cal_settings, calendar=config), env=PASSWORD_ENV)
 
 
 async def test_a_503_after_the_server_stored_the_event_says_it_may_have_been_made(
