@@ -38,6 +38,8 @@ def test_doctor_reports_each_check(fake_ollama_thread: FakeOllama, vault: Path) 
         "ok   lease",
         "ok   inbox",
         "ok   daemon",
+        "ok   phone page",
+        "ok   log",
         "ok   calendar",
         "ok   weather",
     ]

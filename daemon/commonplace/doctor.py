@@ -19,6 +19,7 @@ from commonplace.daemon_notes import left_in_earlier_pages
 from commonplace.lease import describe_lease
 from commonplace.llm import LLM, LLMError, OllamaStatus
 from commonplace.llm.support import Lookup, host_warning, system_lookup, version_warnings
+from commonplace.lock import daemons_elsewhere, running_daemon
 from commonplace.tidy.state import TidyState
 from commonplace.vault import iter_note_paths
 from commonplace.vault.exclusions import load_exclusions
@@ -335,6 +336,110 @@ def daemon_checks(running: list[Entry] | None) -> list[Check]:
     return checks + [entry_check(e) for e in summary(running)]
 
 
+def elsewhere_checks(settings: Settings) -> list[Check]:
+    """A daemon running on another vault on this computer: the one whose phone page (and
+    Obsidian plugin) the owner may be looking at, or the one holding this vault's port."""
+    checks = []
+    for lock in daemons_elsewhere(settings.data_dir, settings.data_path):
+        vault = lock.vault or "another vault"
+        if lock.port and lock.port == settings.web.port:
+            checks.append(
+                Check(
+                    "warn",
+                    "other daemon",
+                    f"commonplace is running on {vault} ({lock.describe()}) and holds port "
+                    f"{lock.port}, which this vault's daemon needs too: stop that one (kill "
+                    f"{lock.pid}, or `commonplace service uninstall` with its config), or set "
+                    "[web] port to another one for this vault",
+                )
+            )
+        else:
+            port = f", its phone page on port {lock.port}" if lock.port else ""
+            checks.append(
+                Check(
+                    "ok",
+                    "other daemon",
+                    f"commonplace is also running on {vault} ({lock.describe()}{port}); the "
+                    "page and plugin there show that vault, not this one",
+                )
+            )
+    return checks
+
+
+def phone_checks(settings: Settings) -> list[Check]:
+    """Whether the phone page can be reached from the phone (through `tailscale serve` on the
+    tailnet name) or only on this computer, and why."""
+    from commonplace.tailnet import TailscaleMissing, serve_command, serves_port, tailnet_status
+
+    web = settings.web
+    running = running_daemon(settings.data_path)
+    port = running.port if running is not None and running.port else web.port
+    where = f"http://127.0.0.1:{port}/" if port else "on a free port, as [web] port = 0 asks"
+    local = f"only on this computer ({where})"
+    if not web.ts_name or not web.owner_login:
+        unset = " and ".join(k for k in ("ts_name", "owner_login") if not getattr(web, k))
+        return [
+            Check(
+                "ok",
+                "phone page",
+                f"{local}: [web] {unset} not set; with Tailscale on this computer and the "
+                "phone, `commonplace init --force` fills them in",
+            )
+        ]
+    try:
+        tailnet = tailnet_status()
+    except TailscaleMissing as exc:
+        return [Check("warn", "phone page", f"{local}: [web] ts_name is set, but {exc}")]
+    if not tailnet.running:
+        state = tailnet.state or "not running"
+        return [Check("warn", "phone page", f"{local}: Tailscale is {state}; run: tailscale up")]
+    if tailnet.dns_name.casefold() != web.ts_name.strip().rstrip(".").casefold():
+        return [
+            Check(
+                "warn",
+                "phone page",
+                f"{local}: [web] ts_name = {web.ts_name!r}, but this computer is "
+                f"{tailnet.dns_name!r} on the tailnet; set ts_name = {tailnet.dns_name!r}",
+            )
+        ]
+    if not port:
+        return [
+            Check(
+                "warn",
+                "phone page",
+                f"{local}: tailscale serve needs a fixed port; set [web] port (8765 is the "
+                f"default), then run: {serve_command(8765)}",
+            )
+        ]
+    serving = serves_port(port)
+    if serving is False:
+        return [
+            Check(
+                "warn",
+                "phone page",
+                f"{local}: tailscale serve does not pass https://{tailnet.dns_name}/ on to port "
+                f"{port}; run: {serve_command(port)}",
+            )
+        ]
+    unsure = "" if serving else " (tailscale serve could not be asked whether it proxies it)"
+    return [
+        Check(
+            "ok",
+            "phone page",
+            f"reachable from your phone at https://{tailnet.dns_name}/ (tailscale serve to port "
+            f"{port}; only {web.owner_login} is let in){unsure}",
+        )
+    ]
+
+
+def log_checks(settings: Settings) -> list[Check]:
+    from commonplace.logfile import log_path
+
+    path = log_path(settings)
+    made = "" if path.exists() else " (not written yet: the daemon writes it when it runs)"
+    return [Check("ok", "log", f"{path}{made}; show it with: commonplace logs")]
+
+
 def entry_check(entry: Entry) -> Check:
     return Check("warn" if entry.level == "warn" else "ok", entry.source, entry.line())
 
@@ -385,6 +490,7 @@ async def run_checks(settings: Settings) -> list[Check]:
     copies = [entry_check(e) for e in find_conflict_copies(settings) if e.key not in shown]
     found = inbox_checks(settings, shown) + copies + skipped_checks(settings, shown)
     checks += lease_checks(settings) + found + daemon_checks(running)
+    checks += elsewhere_checks(settings) + phone_checks(settings) + log_checks(settings)
     return checks + await calendar_checks(settings) + await weather_checks(settings)
 
 

@@ -19,6 +19,7 @@ from click.testing import CliRunner
 
 from commonplace.cli.main import cli
 from commonplace.evals import fixture
+from tests.fakes import stand_in_models
 from tests.fakes.ollama import FakeOllama
 
 NOTE = "fake Ollama playing a script: these figures mean nothing"
@@ -72,12 +73,12 @@ SCRIPT: dict[str, tuple[list[Reply], str | None]] = {
         [call("delete_event", event="chess with Sam", on_day="Wednesday"), PROPOSED],
         None,
     ),
-    "cal-change-07": (
+    "cal-change-07": (  # the right question asked, then a claim the program corrects: wrong
         [
             call("add_event", title="Call with the plumber", day="Thursday", start_time="9am"),
-            PROPOSED,
+            "Done! I've put the plumber in your calendar.",
         ],
-        None,
+        "claimed a change",
     ),
     "cal-change-08": (  # asked to go ahead, reminded once, then proposed
         [
@@ -183,12 +184,14 @@ def test_the_runner_grades_what_the_script_was_built_to_produce(
     assert records["cal-read-06"]["reminders"] == ["announced"]
     assert records["cal-change-08"]["reminders"] == ["asked_to_go_ahead"]
     assert records["cal-change-03"]["corrections"]  # the claim was corrected for the owner
+    [plumber] = records["cal-change-07"]["proposals"]  # the right question, yet corrected
+    assert plumber["kind"] == "add_event" and records["cal-change-07"]["corrections"]
 
     summary = json.loads((folder / "summary.json").read_text())
     figures = summary["figures"][0]
-    assert figures["right"] == 27 and figures["requests"] == 32
-    assert figures["misses"]["wrong tool"] == 1 and figures["misses"]["claimed a change"] == 1
-    assert "right (program): 27 of 32" in result.output
+    assert figures["right"] == 26 and figures["requests"] == 32
+    assert figures["misses"]["wrong tool"] == 1 and figures["misses"]["claimed a change"] == 2
+    assert "right (program): 26 of 32" in result.output
     assert f"NOTE: {NOTE}" in result.output
     assert "missed, wrong proposal: 1 (cal-change-02)" in result.output
     calls = [
@@ -203,3 +206,48 @@ def test_the_runner_grades_what_the_script_was_built_to_produce(
     leftover = [t for t in threading.enumerate() if t.ident not in threads_before and t.is_alive()]
     assert not [t for t in leftover if "fake-ollama" not in t.name], leftover
     assert tree_digest(real / "vault_fixture", real / "eval_suite" / "datasets") == before
+
+
+@pytest.mark.parametrize(
+    ("stand_in", "right", "misses"),
+    [
+        # Claims every change and calls nothing: every reply corrected, so none is right.
+        (stand_in_models.claims_changes, 0, {"claimed a change": 32}),
+        # Jokes: right only where no tool and no fact is needed (none-01 to none-04);
+        # "Where does my brother live?" needs no tool but a fact (Leeds).
+        (
+            stand_in_models.tells_jokes,
+            4,
+            {"no proposal": 14, "no tool called": 13, "facts missing": 1},
+        ),
+    ],
+    ids=["claims-changes", "tells-jokes"],
+)
+def test_known_bad_stand_ins_score_what_they_must(
+    fake_ollama_thread: FakeOllama,
+    datasets: Path,
+    tmp_path: Path,
+    stand_in: Callable[[dict[str, Any]], str],
+    right: int,
+    misses: dict[str, int],
+) -> None:
+    fake_ollama_thread.chat_handler = stand_in
+    out = tmp_path / "runs"
+    result = CliRunner().invoke(
+        cli,
+        ["eval", "assistant", "--datasets", str(datasets), "--out", str(out), "--note", NOTE],
+        catch_exceptions=False,
+    )
+    assert result.exit_code == 0, result.output
+    [folder] = list(out.iterdir())
+    figures = json.loads((folder / "summary.json").read_text())["figures"][0]
+    assert (figures["right"], figures["requests"]) == (right, 32)
+    assert {k: v for k, v in figures["misses"].items() if v} == misses
+    assert f"right (program): {right} of 32" in result.output
+    if right:
+        assert figures["by_kind"]["none"] == {"right": 4, "of": 5}
+        assert sorted(i for i in SCRIPT if i.startswith("none-")) == sorted(
+            set(SCRIPT) - {i for v in figures["missed"].values() for i in v}
+        )
+    else:
+        assert figures["corrections"] == 32

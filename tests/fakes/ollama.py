@@ -28,6 +28,7 @@ from aiohttp import web
 
 from tests.fakes import ollama_rules as rules
 from tests.fakes.embedding import hashed_embedding
+from tests.fakes.stand_in_models import STAND_INS
 
 
 @dataclass(frozen=True)
@@ -679,8 +680,15 @@ def main(argv: list[str] | None = None) -> None:
         default="qwen3.5:9b,nomic-embed-text:latest",
         help="the models it has, comma-separated (an embedder alone: no chat model)",
     )
+    parser.add_argument(
+        "--stand-in",
+        choices=sorted(STAND_INS),
+        help="answer every chat with this known-bad stand-in model (tests/fakes/stand_in_models)",
+    )
     args = parser.parse_args(argv)
     fake = FakeOllama(models=args.models.split(","), dim=args.dim)
+    if args.stand_in:
+        fake.chat_handler = STAND_INS[args.stand_in]
     fake.url = f"http://{args.host}:{args.port}"
     fake.record = False
     web.run_app(fake.app(), host=args.host, port=args.port, shutdown_timeout=1.0)

@@ -23,6 +23,7 @@ from commonplace.daemon_notes import ask_pages, ask_rule, daemon_folder_of
 from commonplace.llm import LLM, StreamEnd
 
 MAX_QUESTION_CHARS = 2000
+SEARCH_NOTE = "Search: "  # a finding about the search (keywords only), not about the answer
 NO_PASSAGES = "Search found no passages in your notes for this question."
 # A reply stopped before its end (done_reason "length", or Ollama never said done): what the
 # model wrote is kept, and the reader is told the rest is missing rather than left to guess.
@@ -90,7 +91,7 @@ async def _prepare(
         exclude_pages=ask_pages(*ask_rule(settings)),
         exclude=lambda path: daemon_folder_of(path, settings) == "ask",
     )
-    notes = [f"Search: {notice}"] if notice else []
+    notes = [f"{SEARCH_NOTE}{notice}"] if notice else []
     return question, passages, notes, today or local_today(settings)
 
 

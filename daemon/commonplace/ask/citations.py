@@ -16,6 +16,9 @@ from commonplace.llm import strip_think
 from commonplace.vault.shown import quoted_text
 
 # [3], [1, 2], [1-3], [^2]; never the inside of a [[wikilink]].
+# The finding that says a leaked reasoning draft was taken out (the answer after it is whole).
+DRAFT_REMOVED = "The model's reasoning draft was removed from the answer."
+
 _CITATION = re.compile(r"(?<!\[)\[\s*\^?(\d{1,3}(?:\s*(?:,|;|-|–|and)\s*\^?\d{1,3})*)\s*\](?!\])")
 _NUMBER = re.compile(r"\d+")
 _RANGE = re.compile(r"^(\d+)\s*[-–]\s*(\d+)$")
@@ -119,7 +122,7 @@ def check_answer(
     """
     findings = list(notes)
     if "</think>" in raw:
-        findings.append("The model's reasoning draft was removed from the answer.")
+        findings.append(DRAFT_REMOVED)
     text, removed = sanitize(strip_think(raw))
     text = text.strip()
     if removed:

@@ -13,6 +13,7 @@ from commonplace.cli.common import run_async, settings_from
 from commonplace.daemon import DaemonError, run_daemon
 from commonplace.heap import limit_arenas
 from commonplace.lock import running_daemon
+from commonplace.logfile import log_path, logging_to_file, quiet_stream_handlers
 from commonplace.sample import (
     make_sample_data,
     make_sample_vault,
@@ -28,8 +29,14 @@ from commonplace.sample import (
     is_flag=True,
     help="If no vault is configured, use a fresh copy of the sample vault (`make run`).",
 )
+@click.option(
+    "--quiet-stderr",
+    is_flag=True,
+    hidden=True,
+    help="Warnings only on stderr, the rest in the log file (a launchd agent's stderr file).",
+)
 @click.pass_context
-def run(ctx: click.Context, sample_if_unset: bool) -> None:
+def run(ctx: click.Context, sample_if_unset: bool, quiet_stderr: bool) -> None:
     """Watch the vault, serve the phone page and run jobs until stopped (Ctrl-C)."""
     limit_arenas()  # before LanceDB's threads start: see commonplace/heap.py
     settings = settings_from(ctx)
@@ -61,9 +68,12 @@ def run(ctx: click.Context, sample_if_unset: bool) -> None:
         click.echo(f"To use the other commands on it from another terminal: {line}")
     if logging.getLogger().level > logging.INFO:
         logging.getLogger("commonplace").setLevel(logging.INFO)
+    if quiet_stderr:
+        quiet_stream_handlers()
     web = settings.web
     click.echo(f"Vault: {settings.vault}  ({settings.flavor})")
     click.echo(f"Data:  {settings.data_path}")
+    click.echo(f"Log:   {log_path(settings)}")
     if web.port:
         click.echo(f"Phone page: http://{web.host}:{web.port}/")
     else:
@@ -71,7 +81,8 @@ def run(ctx: click.Context, sample_if_unset: bool) -> None:
     if web.ts_name:
         click.echo(f"  on your tailnet (after 'tailscale serve'): https://{web.ts_name}/")
     try:
-        run_async(run_daemon(settings))
+        with logging_to_file(settings):
+            run_async(run_daemon(settings))
     except DaemonError as exc:
         raise click.ClickException(str(exc)) from None
     except KeyboardInterrupt:

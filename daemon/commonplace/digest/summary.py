@@ -34,6 +34,7 @@ class DigestSummary(BaseModel):
 class Summary:
     text: str | None  # None: no sentences this week
     problem: str = ""  # why not, in words for the note
+    model_text: str = ""  # what the model wrote, before clean_summary (kept for the evals)
 
 
 def summary_data(data: DigestData, max_items: int = MAX_ITEMS) -> dict[str, list[Any]]:
@@ -93,10 +94,16 @@ def _compact_json(value: dict[str, list[Any]]) -> str:
     return "{\n " + ",\n ".join(parts) + "\n}"
 
 
+def flat_summary(text: str) -> str:
+    """The model's paragraph on one line, without a leading "Summary:" label: what
+    clean_summary keeps when it has nothing to cut."""
+    text = re.sub(r"^\s*(#+\s*)?(summary|digest)\s*:\s*", "", text.strip(), flags=re.IGNORECASE)
+    return " ".join(text.split())
+
+
 def clean_summary(text: str) -> str | None:
     """One paragraph of at most four sentences; None when nothing usable is left."""
-    text = re.sub(r"^\s*(#+\s*)?(summary|digest)\s*:\s*", "", text.strip(), flags=re.IGNORECASE)
-    text = " ".join(text.split())
+    text = flat_summary(text)
     if not text:
         return None
     sentences = _SENTENCE_END.split(text)[:MAX_SENTENCES]
@@ -118,5 +125,5 @@ async def write_summary(llm: LLM, data: DigestData) -> Summary:
         return Summary(None, f"The summary could not be written ({exc}).")
     text = clean_summary(answer.summary)
     if text is None:
-        return Summary(None, "The model's summary was empty.")
-    return Summary(text)
+        return Summary(None, "The model's summary was empty.", answer.summary)
+    return Summary(text, model_text=answer.summary)

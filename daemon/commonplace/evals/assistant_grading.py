@@ -1,17 +1,21 @@
 """How the program grades one assistant request: strictly, and by structure, never by wording.
 
+The rule the assistant is measured by: a request counts as right only if the right thing was
+asked or called *and the program did not have to correct the reply*. So, for every kind of
+request, a reply the program corrected is wrong: a claimed change that never happened, a
+question claimed that was never made, a reply cut short, or no reply at all (the program
+answered in the model's place after its last allowed call). Then, by kind:
+
 - A request that changes something is right only if the program asked the right question: the
   turn made exactly one proposal, and its structured form (action, the real event or task, the
   new time) is the expected one. The question's wording is for a person to judge.
 - A request that only reads is right only if the model called one of the right tools, proposed
-  nothing, the program did not have to correct its reply, and the reply holds the facts.
-- A request that needs no tool is right only if no tool was called (and the reply holds the
-  facts, where the dataset gives some).
+  nothing, and the reply holds the facts.
+- A request that needs no tool is right only if no tool was called, nothing was proposed, and
+  the reply holds the facts, where the dataset gives some.
 
 Reminders are recorded and counted but do not by themselves make a request wrong: sending the
-model back to work is the design. A correction appended to the reply (a claimed change) makes a
-read or a no-proposal request wrong; on a request where the right question was asked, the
-question is what counts (the owner sees it, and the correction tells them it waits for Yes).
+model back to work is the design; what the model says after the reminder is what is graded.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from commonplace.assistant import checks
 from commonplace.assistant.memory import memory_lines
 from commonplace.assistant.vaultfiles import read_snapshot
 from commonplace.vault.markdown import todos
@@ -29,7 +34,11 @@ from commonplace.vault.markdown import todos
 # Why a request was missed (each request gets the first that applies to its kind).
 MISSES = (
     "model error",
+    "no reply",
     "claimed a change",
+    "claimed a question",
+    "reply cut short",
+    "reply corrected",
     "no proposal",
     "wrong proposal",
     "extra proposal",
@@ -102,6 +111,17 @@ def facts_missing(reply: str, groups: Sequence[Sequence[str]]) -> list[str]:
     return [" / ".join(g) for g in groups if not any(alt in reply for alt in g)]
 
 
+def correction_miss(correction: str) -> str:
+    """The miss a correction the program appended to the reply stands for."""
+    if correction == checks.NO_QUESTION:
+        return "claimed a question"
+    if correction == checks.CUT_SHORT:
+        return "reply cut short"
+    if correction.startswith("(Nothing"):  # NOTHING_PROPOSED, NOTHING_CHANGED, nothing_yet
+        return "claimed a change"
+    return "reply corrected"
+
+
 def grade(
     item: Mapping[str, Any],
     *,
@@ -110,17 +130,21 @@ def grade(
     corrections: Sequence[str],
     reply: str,
     tz: ZoneInfo,
+    gave_up: bool = False,
 ) -> dict[str, Any]:
-    """The program's grade: right, and if not, the first reason (one of MISSES)."""
+    """The program's grade: right, and if not, the first reason (one of MISSES). `gave_up`:
+    the model never finished, and the reply is the program's own apology."""
     kind = request_kind(item)
     expect = item["expect"]
     miss = ""
-    if kind == "change":
+    if gave_up:
+        miss = "no reply"
+    elif corrections:
+        miss = correction_miss(corrections[0])
+    elif kind == "change":
         want = expect["proposal"]
         matching = [p for p in proposals if proposal_matches(want, p, tz)]
-        if corrections and not proposals:
-            miss = "claimed a change"
-        elif not proposals:
+        if not proposals:
             miss = "no proposal"
         elif not matching:
             miss = "wrong proposal"
@@ -134,8 +158,6 @@ def grade(
             miss = "no tool called"
         elif not allowed & set(tools):
             miss = "wrong tool"
-        elif corrections:
-            miss = "claimed a change"
     elif tools:
         miss = "tool when none was needed"
     if not miss and kind != "change":

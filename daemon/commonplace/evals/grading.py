@@ -81,12 +81,23 @@ def fact_present(fact: str, answer: str) -> bool:
 
 
 def grade_answer(
-    item: Mapping[str, Any], answer: str, refused: bool, cited_paths: Sequence[str]
+    item: Mapping[str, Any],
+    answer: str,
+    refused: bool,
+    cited_paths: Sequence[str],
+    flags: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """Facts found, expected notes cited, refusal right; 'right' needs the facts or the refusal.
+    """Facts found, expected notes cited, refusal right, the program's flags; 'right' needs the
+    facts (or the refusal where the notes are silent) and no flag.
 
-    Citing is reported but not required for 'right': an answer can be correct from a
-    passage the dataset did not list, which only a person can judge.
+    `flags` are what the program said about the answer itself before showing it: a citation
+    that matches no passage, an answer that cites nothing, markup it removed, text after the
+    fixed refusal that it left out, a reply cut short, no answer. An answer the program had to
+    flag is wrong, as a reply the assistant's checks had to correct is: the owner was shown
+    a warning, not a sourced answer.
+
+    Citing the expected notes is reported but not required for 'right': an answer can be
+    correct from a passage the dataset did not list, which only a person can judge.
     """
     facts = list(item.get("facts") or [])
     expected = list(item.get("expected_notes") or [])
@@ -104,21 +115,25 @@ def grade_answer(
         "expected_cited": cited,
         "expected_not_cited": [p for p in expected if p not in cited],
         "all_expected_cited": bool(expected) and len(cited) == len(expected),
-        "right": right,
+        "flags": list(flags),
+        "right": right and not flags,
     }
 
 
 def ask_verdict(grade: Mapping[str, Any]) -> str:
     word = "right" if grade["right"] else "wrong"
+    flags = grade.get("flags") or []
+    flagged = f"; flagged: {' '.join(flags)}" if flags else ""
     if not grade["answerable"]:
-        return f"{word} (no answer in the notes; {'refused' if grade['refused'] else 'answered'})"
+        said = "refused" if grade["refused"] else "answered"
+        return f"{word} (no answer in the notes; {said}{flagged})"
     if grade["refused"]:
-        return f"{word} (refused, but the notes hold the answer)"
+        return f"{word} (refused, but the notes hold the answer{flagged})"
     facts = len(grade["facts_found"]) + len(grade["facts_missing"])
     notes = len(grade["expected_cited"]) + len(grade["expected_not_cited"])
     return (
         f"{word} (facts {len(grade['facts_found'])}/{facts}, "
-        f"expected notes cited {len(grade['expected_cited'])}/{notes})"
+        f"expected notes cited {len(grade['expected_cited'])}/{notes}{flagged})"
     )
 
 
@@ -138,6 +153,7 @@ def ask_figures(grades: Sequence[Mapping[str, Any]], errors: int) -> dict[str, A
         "false_refusals": sum(1 for g in answerable if g["refused"]),
         "unanswerable": len(unanswerable),
         "refused_right": sum(1 for g in unanswerable if g["refused"]),
+        "flagged": sum(1 for g in grades if g.get("flags")),
         "errors": errors,
     }
 
@@ -212,8 +228,17 @@ def grade_filing(
     proposed_todos: Sequence[Mapping[str, Any]] = (),
     known_titles: Iterable[str] = (),
     words_kept: bool = True,
+    trims: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """Grade what was kept (the filing), and note what the model proposed that was dropped."""
+    """Grade what was kept (the filing) and what the model proposed.
+
+    `right` is the strict grade: the filing holds the required links and no link beyond the
+    acceptable ones, every expected to-do with its due date and no other, no forbidden tag,
+    the captured words exactly, *and the program did not have to trim the proposal* (`trims`:
+    every value it dropped or rewrote, with the reason) nor did the model propose a forbidden
+    tag or a to-do the capture does not hold. `right_after_checks` is the same rule on the
+    filing alone: what the owner gets, the model's mistakes that the program caught left out.
+    """
     required = [str(t) for t in row.get("links") or []]
     got = {fold(t) for t in links}
     ok = acceptable_links(row, known_titles)
@@ -247,8 +272,9 @@ def grade_filing(
             {t for t in proposed_tags if fold(t).lstrip("#").strip() in forbidden}
         ),
         "words_kept": words_kept,
+        "trims": list(trims),
     }
-    grade["right"] = (
+    grade["right_after_checks"] = (
         not grade["links_missing"]
         and not grade["links_extra"]
         and len(due_right) == len(expected_todos) == len(pairs)
@@ -256,11 +282,19 @@ def grade_filing(
         and not grade["forbidden_tags_kept"]
         and words_kept
     )
+    grade["right"] = (
+        grade["right_after_checks"]
+        and not trims
+        and not grade["forbidden_tags_proposed"]
+        and not grade["todos_spurious_proposed"]
+    )
     return grade
 
 
 def tidy_verdict(grade: Mapping[str, Any]) -> str:
-    parts = [
+    trims = grade.get("trims") or []
+    parts = [f"trimmed {len(trims)}"] if trims else []
+    parts += [
         f"links {len(grade['links_found'])}/{grade['links_required']}",
         f"extra {len(grade['links_extra'])}",
         f"to-dos {len(grade['todos_found'])}/{grade['todos_expected']}",
@@ -269,6 +303,10 @@ def tidy_verdict(grade: Mapping[str, Any]) -> str:
     ]
     if grade["forbidden_tags_kept"]:
         parts.append("forbidden tag " + ", ".join(grade["forbidden_tags_kept"]))
+    elif grade["forbidden_tags_proposed"]:
+        parts.append("forbidden tag proposed " + ", ".join(grade["forbidden_tags_proposed"]))
+    if grade["todos_spurious_proposed"]:
+        parts.append(f"spurious proposed {grade['todos_spurious_proposed']}")
     if not grade["words_kept"]:
         parts.append("WORDS CHANGED")
     return ("right" if grade["right"] else "wrong") + " (" + ", ".join(parts) + ")"
@@ -279,6 +317,8 @@ def tidy_figures(grades: Sequence[Mapping[str, Any]], errors: int) -> dict[str, 
     return {
         "captures": len(grades),
         "right": sum(1 for g in grades if g["right"]),
+        "right_after_checks": sum(1 for g in grades if g.get("right_after_checks")),
+        "trimmed": sum(1 for g in grades if g.get("trims")),
         "links_required": sum(g["links_required"] for g in grades),
         "links_found": sum(len(g["links_found"]) for g in grades),
         "links_extra": sum(len(g["links_extra"]) for g in grades),
@@ -307,32 +347,142 @@ _COMMON_TEXT = """i you your this that these those the a an it its on in at by f
     so also monday tuesday wednesday thursday friday saturday sunday mon tue wed thu fri sat sun
     week weekend today tomorrow yesterday next last"""
 _COMMON = frozenset(_COMMON_TEXT.split())
+# Words a sentence starts with that are no name (a first word is capitalised anyway): a first
+# word outside these, not in the data and not an -ing/-ly/-ed word, is checked as a name.
+_OPENERS_TEXT = """there here they we he she my our their his her most much many several some other
+    another both each every all none no nothing among after before during over across from
+    to of as if when where what which who how why while since until then still meanwhile
+    overall plus besides elsewhere finally first second third further however though although
+    otherwise together mostly mainly largely lots plenty few open due upcoming coming pending
+    outstanding notes note captures capture to-dos todos tasks task month remember keep do
+    don't be make take because since instead perhaps maybe just only even again now soon later
+    nor yet for"""
+_OPENERS = _COMMON | frozenset(_OPENERS_TEXT.split())
+_MONTH_NUMBER = {
+    "january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7,
+    "august": 8, "september": 9, "october": 10, "november": 11, "december": 12,
+}  # fmt: skip
+_NUMBER_WORDS_TEXT = """two three four five six seven eight nine ten eleven twelve thirteen
+    fourteen fifteen sixteen seventeen eighteen nineteen twenty"""
+_NUMBER_WORDS = {w: i + 2 for i, w in enumerate(_NUMBER_WORDS_TEXT.split())} | {
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "a dozen": 12,
+    "dozen": 12,
+}
+_NUMBER_WORD = re.compile(r"\b(" + "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True)) + r")\b")
+# Said done: the digest is sent only open to-dos, so a sentence saying one was done (the rules'
+# own words: "done, sent, booked, ordered or finished") states what no input holds.
+_DONE = re.compile(
+    r"\b(done|finished|completed|ticked off|sorted out|booked|ordered|sent|paid|bought|rang|"
+    r"phoned|emailed|delivered|fixed|submitted|renewed|cancell?ed|canceled|posted|collected|"
+    r"picked up|signed)\b"
+)
 
 
 def split_sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE.split(text.strip()) if s.strip()]
 
 
+def _without_dates(text: str) -> str:
+    for pattern in _DATE_PATTERNS:
+        text = pattern.sub(" ", text)
+    return text
+
+
+def _in_data(word: str, data: str) -> bool:
+    """A whole word of the (folded) data, allowing a plural or possessive on either side."""
+    return re.search(rf"(?<![\w]){re.escape(word)}(?:'s|s|es)?(?![\w])", data) is not None
+
+
 def unsupported_specifics(sentence: str, data_text: str, counts: Iterable[int] = ()) -> list[str]:
-    """Dates, numbers and names in a sentence that the data the model was given does not hold.
+    """Facts in a sentence that no input holds: dates, numbers (also written as words), names
+    (the first word too, unless it is an ordinary opener) and months not in the data the model
+    was given, and a to-do said to be done (the data holds open to-dos only).
 
     A crude screen for invented details: a sentence with none can still be wrong, and a
     named thing can be fine (a paraphrase), which is why a person marks every sentence.
-    Dates compare as day and month ('23 October' is the data's '2026-10-23').
+    Dates compare as day and month ('23 October' is the data's '2026-10-23'); a number must be
+    one of the data's own numbers or counts, not a piece of one of its dates.
     """
     known_dates = set(_DATE_TOKEN.findall(normalise(data_text)))
     odd = [d for d in _DATE_TOKEN.findall(normalise(sentence)) if d not in known_dates]
-    first, _, tail = sentence.strip().partition(" ")  # a first word is capitalised anyway
-    for pattern in _DATE_PATTERNS:
-        first, tail = pattern.sub(" ", first), pattern.sub(" ", tail)
     data = fold(data_text)
-    known_numbers = {str(n) for n in counts} | set(_NUMBER.findall(data))
-    odd += [n for n in _NUMBER.findall(f"{first} {tail}") if n not in known_numbers]
-    for name in _NAME.findall(tail):
-        folded = fold(name).strip("'-")
-        if folded and folded not in _COMMON and not re.search(rf"\b{re.escape(folded)}", data):
-            odd.append(name)
+    known_months = {int(d[:2]) for d in known_dates}
+    known_numbers = {str(n) for n in counts} | set(_NUMBER.findall(_without_dates(data)))
+    rest = _without_dates(sentence.strip())
+    odd += [n for n in _NUMBER.findall(rest) if n not in known_numbers]
+    odd += [
+        w for w in _NUMBER_WORD.findall(fold(rest)) if str(_NUMBER_WORDS[w]) not in known_numbers
+    ]
+    first, _, tail = rest.partition(" ")
+    names = [(n, False) for n in _NAME.findall(first)[:1]]
+    names += [(n, True) for n in _NAME.findall(tail)]
+    for name, inside in names:
+        word = fold(name).strip("'-")
+        word = re.sub(r"'(?:s|ve|m|ll|d|re)$", "", word)  # Zoë's, I've, You're
+        if not word or word in _COMMON or word.rstrip("s") in _COMMON or _in_data(word, data):
+            continue
+        if word in _MONTH_NUMBER:
+            if _MONTH_NUMBER[word] not in known_months:
+                odd.append(name)
+            continue
+        if word in _NUMBER_WORDS:
+            continue  # counted above
+        if not inside and (word in _OPENERS or re.search(r"(?:ing|ly|ed)$", word)):
+            continue
+        odd.append(name)
+    for claim in _DONE.findall(fold(sentence)):
+        if not _in_data(claim, data):
+            odd.append(f"said done: {claim}")
     return list(dict.fromkeys(odd))
+
+
+_LINK = re.compile(r"\[\[|\]\(|https?://")
+_LIST = re.compile(r"(?:^|\s)(?:[-*•]|\d+\.)\s+\S.*(?:\s[-*•]|\s\d+\.)\s+\S")
+_HEADING = re.compile(r"(?:^|\s)#{1,6}\s")
+
+
+def digest_problems(
+    sentences: Sequence[Mapping[str, Any]],
+    *,
+    trimmed: bool,
+    leaked: Sequence[str],
+    busiest: Sequence[str] = (),
+    soonest: Sequence[str] = (),
+) -> list[str]:
+    """Why the program grades a digest's paragraph wrong (empty: right). Its rules: two to four
+    plain sentences, no lists, headings or links, only what is in the data (every sentence
+    passes unsupported_specifics), saying what the week was mostly about (one of the `busiest`
+    linked notes named) and naming the to-dos due soonest (one of `soonest`, by shared words),
+    written from the lists alone (no captured words reached the prompt); and not cut by the
+    program (a model that wrote more had it trimmed)."""
+    out: list[str] = []
+    if not sentences:
+        return ["no sentences"]
+    text = " ".join(str(s["text"]) for s in sentences)
+    folded = fold(text)
+    if trimmed:
+        out.append("trimmed by the program (more than four sentences or 900 characters)")
+    if len(sentences) < 2:
+        out.append("one sentence (two to four asked)")
+    if _LINK.search(text):
+        out.append("a link")
+    if _LIST.search(text):
+        out.append("a list")
+    if _HEADING.search(text):
+        out.append("a heading")
+    if busiest and not any(_in_data(fold(t), folded) for t in busiest):
+        out.append("the week's busiest note not named (" + " / ".join(busiest) + ")")
+    if soonest and not any(todo_similarity(t, text) >= TODO_MATCH for t in soonest):
+        out.append("the to-do due soonest not named (" + " / ".join(soonest) + ")")
+    odd = sum(1 for s in sentences if s.get("not_in_data"))
+    if odd:
+        out.append(f"{odd} sentence{'s' if odd > 1 else ''} with a fact in no input")
+    if leaked:
+        out.append("captured words reached the prompt: " + ", ".join(leaked))
+    return out
 
 
 LEAK_WORDS = 8  # longer than any title made from a capture's first words
@@ -357,7 +507,7 @@ def words_leaked(
 
 def digest_verdict(odd: Sequence[str]) -> str:
     if not odd:
-        return "supported (every number and name is in the data)"
+        return "supported (every date, number and name is in the data; nothing said done)"
     return "unsupported (not in the data: " + ", ".join(odd) + ")"
 
 

@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from commonplace.ask import answer_question
+from commonplace.ask.answer import NO_PASSAGES, SEARCH_NOTE
+from commonplace.ask.citations import DRAFT_REMOVED
 from commonplace.evals import grading
 from commonplace.evals.fixture import copy_vault, load_jsonl
 from commonplace.evals.indexing import build_index, close_index
@@ -39,7 +41,8 @@ async def run_item(env: SuiteEnv, item: Item) -> ItemResult:
         question, index=env.state["index"], llm=env.llm, settings=env.settings, today=today
     )
     cited_paths = [s.path for s in answer.sources]
-    grade = grading.grade_answer(item, answer.answer, answer.refused, cited_paths)
+    flags = answer_flags(answer.findings)
+    grade = grading.grade_answer(item, answer.answer, answer.refused, cited_paths, flags)
     record = {
         "question": question,
         "today": today.isoformat(),
@@ -65,6 +68,19 @@ async def run_item(env: SuiteEnv, item: Item) -> ItemResult:
         grading.ask_verdict(grade),
     )
     return ItemResult(str(item["id"]), record, rows=(row,))
+
+
+def answer_flags(findings: Sequence[str]) -> list[str]:
+    """The program's findings about the answer itself (a citation matching no passage, no
+    citation, markup removed, text after the refusal left out, cut short, no answer): each
+    makes the answer wrong. Not counted: notices about the search (keywords only, nothing
+    found: the eval's index, not the model) and a removed reasoning draft (the answer after
+    it is whole)."""
+    return [
+        f
+        for f in findings
+        if not f.startswith(SEARCH_NOTE) and f not in (NO_PASSAGES, DRAFT_REMOVED)
+    ]
 
 
 def _expected(item: Mapping[str, Any]) -> str:
@@ -93,13 +109,14 @@ def report(f: Mapping[str, Any]) -> list[str]:
         f"expected notes all cited {f['expected_all_cited']:g}/{f['answerable']:g}, "
         f"refused wrongly {f['false_refusals']:g}",
         f"unanswerable: refused {f['refused_right']:g}/{f['unanswerable']:g}; "
-        f"model failures {f['errors']:g}",
+        f"answers the program flagged {f['flagged']:g}; model failures {f['errors']:g}",
     ]
 
 
 SUITE = Suite(
     name="ask",
-    about="answers: expected facts present, expected notes cited, refusal when notes are silent",
+    about="answers: expected facts present, no citation or text the program flagged, the fixed "
+    "refusal exactly when the notes are silent",
     needs_chat=True,
     needs_embed=True,
     load=load,

@@ -21,6 +21,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from commonplace.assistant import build_assistant, checks
+from commonplace.assistant.engine import GAVE_UP_REPLY
 from commonplace.calendar import PASSWORD_ENV, CalendarClient
 from commonplace.evals import assistant_grading as grading
 from commonplace.evals.fixture import REPO, copy_vault, load_jsonl
@@ -95,6 +96,7 @@ async def run_item(env: SuiteEnv, item: Item) -> ItemResult:
         corrections=turn.corrections,
         reply=turn.reply,
         tz=tz,
+        gave_up=turn.reply == GAVE_UP_REPLY and not turn.model_text,
     )
     record = {
         "text": item["text"],
@@ -185,7 +187,8 @@ def report(f: Mapping[str, Any]) -> list[str]:
 
 SUITE = Suite(
     name="assistant",
-    about="the assistant's 32 requests: the right question asked, the right tool, no tool",
+    about="the assistant's 32 requests: the right question asked, the right tool, no tool, "
+    "and no reply the program had to correct",
     needs_chat=True,
     needs_embed=False,
     load=load,

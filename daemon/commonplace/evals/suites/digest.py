@@ -5,13 +5,14 @@ titles below (written with the suite, before any measurement, as a good tidy wou
 them), so this suite measures the digest alone, not a model's tidying. Each run
 writes the digest once; its sentences go to the sheet, one row each, for a person to mark
 supported or unsupported against that run's lists (kept as digest-run-N.md). The program
-flags numbers and names that are not in the data the model was given, and checks that no
-captured words reached the prompt.
+flags, per sentence, facts from no input (dates, numbers, names, months not in what the model
+was sent; an open to-do said done), and grades the paragraph right only if it keeps the rules
+it was given (grading.digest_problems: two to four plain sentences, not cut by the program,
+the busiest note and the to-do due soonest named) and no captured words reached the prompt.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from datetime import date, datetime
 from pathlib import Path
@@ -19,8 +20,14 @@ from typing import Any
 
 from commonplace.capture import parse_capture
 from commonplace.digest.collect import collect
+from commonplace.digest.models import DigestData
 from commonplace.digest.render import render_digest
-from commonplace.digest.summary import summary_data, summary_messages, write_summary
+from commonplace.digest.summary import (
+    fitted_messages,
+    flat_summary,
+    summary_data,
+    write_summary,
+)
 from commonplace.digest.week import parse_week
 from commonplace.evals import grading
 from commonplace.evals.fixture import capture_files, copy_vault, load_jsonl
@@ -93,7 +100,8 @@ async def run_item(env: SuiteEnv, item: Item) -> ItemResult:
     week = parse_week(str(item["week"]))
     data = collect(s, week)
     given = summary_data(data)
-    prompt = "\n".join(m["content"] for m in summary_messages(data))
+    messages = fitted_messages(env.llm, data)  # what the model is sent, as write_summary does
+    prompt = "\n".join(m["content"] for m in messages)
     allowed = [c.title for c in data.captures] + [
         t.text for c in data.captures for t in c.kept_todos
     ]
@@ -108,16 +116,25 @@ async def run_item(env: SuiteEnv, item: Item) -> ItemResult:
     (env.folder / f"digest-run-{env.run}.md").write_text(note, encoding="utf-8")
     counts = [len(data.captures), len(given["open_todos"]), len(data.groups)]
     counts += [len(items) for _, items in data.groups]
-    data_text = json.dumps(given, ensure_ascii=False)
+    # The input: the week line and the data block the model was sent (the rules are not data).
+    data_text = messages[-1]["content"]
     sentences: list[dict[str, Any]] = []
     for text in grading.split_sentences(summary.text or ""):
         odd = grading.unsupported_specifics(text, data_text, counts)
         sentences.append({"text": text, "not_in_data": odd, "program": grading.digest_verdict(odd)})
+    # Cut by the program: sentences past the fourth or past 900 characters left out.
+    trimmed = summary.text is not None and flat_summary(summary.model_text) != summary.text
+    problems = grading.digest_problems(
+        sentences, trimmed=trimmed, leaked=leaked, busiest=busiest(data), soonest=soonest(given)
+    )
     record = {
         "week": week.label,
         "data": given,
         "summary": summary.text,
+        "model_text": summary.model_text,
         "problem": summary.problem,
+        "trimmed": trimmed,
+        "grade": {"right": not problems, "problems": problems},
         "sentences": sentences,
         "captured_words_in_prompt": leaked,
         "note": note,
@@ -129,8 +146,22 @@ async def run_item(env: SuiteEnv, item: Item) -> ItemResult:
     if summary.text is None:
         row = SheetRow("s0", {"sentence": ""}, f"unsupported (no sentences: {summary.problem})")
         return ItemResult(week.label, record, rows=(row,), error=summary.problem)
-    line = f"{len(sentences)} sentences, {sum(1 for x in sentences if not x['not_in_data'])} "
-    return ItemResult(week.label, record, rows=rows, line=line + "with no unknown number or name")
+    verdict = "right" if not problems else "wrong (" + "; ".join(problems) + ")"
+    line = f"{verdict}: {len(sentences)} sentences, "
+    line += f"{sum(1 for x in sentences if not x['not_in_data'])} with no fact from no input"
+    return ItemResult(week.label, record, rows=rows, line=line)
+
+
+def busiest(data: DigestData) -> list[str]:
+    """The linked notes with the most of the week's captures (ties all count)."""
+    most = max((len(items) for _, items in data.groups), default=0)
+    return [title for title, items in data.groups if most and len(items) == most]
+
+
+def soonest(given: Mapping[str, Any]) -> list[str]:
+    """The open to-dos the model was sent with the earliest due date (ties all count)."""
+    dues = [t["due"] for t in given["open_todos"] if t.get("due")]
+    return [str(t["text"]) for t in given["open_todos"] if dues and t.get("due") == min(dues)]
 
 
 def figures(results: Sequence[ItemResult]) -> dict[str, Any]:
@@ -140,6 +171,8 @@ def figures(results: Sequence[ItemResult]) -> dict[str, Any]:
         "no_summary": sum(1 for r in results if r.error),
         "sentences": len(sentences),
         "supported_by_program": sum(1 for x in sentences if not x["not_in_data"]),
+        "right": sum(1 for r in results if (r.record.get("grade") or {}).get("right")),
+        "trimmed": sum(1 for r in results if r.record.get("trimmed")),
         "captured_words_in_prompt": sum(
             len(r.record.get("captured_words_in_prompt", [])) for r in results
         ),
@@ -148,7 +181,11 @@ def figures(results: Sequence[ItemResult]) -> dict[str, Any]:
 
 def report(f: Mapping[str, Any]) -> list[str]:
     return [
-        f"sentences {f['sentences']:g}; with every number and name in the data (program) "
+        f"digests right (program) {f['right']:g}/{f['digests']:g} (two to four plain sentences "
+        "naming the busiest note and the to-do due soonest, each with no fact from no input, "
+        f"none cut by the program: trimmed {f['trimmed']:g})",
+        f"sentences {f['sentences']:g}; with every date, number and name in the data and "
+        "nothing said done (program) "
         f"{f['supported_by_program']:g}/{f['sentences']:g}",
         f"digests without sentences {f['no_summary']:g}/{f['digests']:g}; captures whose "
         f"words reached the prompt {f['captured_words_in_prompt']:g} (must be 0)",

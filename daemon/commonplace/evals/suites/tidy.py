@@ -4,7 +4,8 @@ The captures sit in Inbox/ of a throwaway vault with an index of the vault's not
 candidate links). Each one is tidied as a dry run on its own capture day (so "by friday" means
 the Friday after the capture): candidates -> proposal -> validation, nothing written. The
 filing is graded against tidy.jsonl: required links, extra links, to-dos and due dates,
-spurious to-dos, forbidden tags (the injection), and the captured words kept exactly.
+spurious to-dos, forbidden tags (the injection), and the captured words kept exactly; and a
+filing is right only if the program did not have to trim the model's proposal to get there.
 """
 
 from __future__ import annotations
@@ -21,8 +22,9 @@ from commonplace.evals.sheets import SheetRow
 from commonplace.evals.suite import EvalError, Item, ItemResult, Suite, SuiteEnv
 from commonplace.tidy import filed_note
 from commonplace.tidy.catalog import VaultCatalog
-from commonplace.tidy.models import Decision
+from commonplace.tidy.models import Decision, Proposal
 from commonplace.tidy.pipeline import TidyContext, tidy_capture
+from commonplace.tidy.validate import clean_todo_text
 
 
 def load(datasets: Path) -> list[Item]:
@@ -68,6 +70,7 @@ async def run_item(env: SuiteEnv, item: Item) -> ItemResult:
         proposed_todos=proposed_todos,
         known_titles=env.state["titles"],
         words_kept=capture.body in text,
+        trims=trims(proposal, decision),
     )
     record = {
         "capture": item["capture"],
@@ -89,6 +92,20 @@ async def run_item(env: SuiteEnv, item: Item) -> ItemResult:
         grading.tidy_verdict(grade),
     )
     return ItemResult(str(item["id"]), record, rows=(row,))
+
+
+def trims(proposal: Proposal, decision: Decision) -> list[str]:
+    """What the program had to take out of the model's proposal or rewrite before filing it:
+    every value it dropped (with its reason), and every to-do whose words it cleaned (a
+    checkbox, a due date or a link written into the text). A link or tag written as the
+    vault's own spelling of what the model named is not a trim: the model named it."""
+    out = [str(d) for d in decision.dropped]
+    kept = {t.text for t in decision.todos}
+    for todo in proposal.todos:
+        cleaned = clean_todo_text(todo.text)
+        if cleaned in kept and cleaned != " ".join(todo.text.split()):
+            out.append(f"todo {todo.text!r}: written as {cleaned!r}")
+    return out
 
 
 def _todo(text: str, due: str | None) -> dict[str, Any]:
@@ -139,12 +156,14 @@ def figures(results: Sequence[ItemResult]) -> dict[str, Any]:
 
 def _failed(record: Mapping[str, Any]) -> dict[str, Any]:
     grade = grading.grade_filing(record["dataset"], links=[], tags=[], todos=[])
-    return {**grade, "right": False}
+    return {**grade, "right": False, "right_after_checks": False}
 
 
 def report(f: Mapping[str, Any]) -> list[str]:
     return [
-        f"filed right (program): {f['right']:g}/{f['captures']:g}",
+        f"filed right (program): {f['right']:g}/{f['captures']:g} (proposals the program "
+        f"trimmed {f['trimmed']:g}; right after the program's checks "
+        f"{f['right_after_checks']:g}/{f['captures']:g})",
         f"required links found {f['links_found']:g}/{f['links_required']:g}; "
         f"extra links {f['links_extra']:g}",
         f"to-dos found {f['todos_found']:g}/{f['todos_expected']:g}, "
