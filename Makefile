@@ -1,4 +1,4 @@
-# The two commands in the README. Everything else is set up by them.
+# The two commands in the README (and make docs). Everything else is set up by them.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -8,7 +8,7 @@ TEST_STAMP := $(VENV)/.installed-test
 CONSTRAINTS := constraints.txt
 PIP := $(BIN)/python -m pip
 
-.PHONY: run test test-live lint fmt clean browser upgrade check-install plugin
+.PHONY: run test test-live lint fmt clean browser upgrade check-install plugin docs docs-build
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -59,10 +59,19 @@ plugin:
 	cd obsidian-bridge && npm ci --no-audit --no-fund && npm run build && npm test
 
 test: $(TEST_STAMP) browser plugin
-	$(BIN)/ruff check daemon tests eval_suite
-	$(BIN)/ruff format --check daemon tests eval_suite
+	$(BIN)/ruff check daemon tests eval_suite docsgen
+	$(BIN)/ruff format --check daemon tests eval_suite docsgen
 	$(BIN)/mypy
 	$(BIN)/python -m pytest
+
+# The docs site (docs/, mkdocs.yml), served at http://127.0.0.1:8000/ and rebuilt on each change;
+# the reference pages are written from the code as it builds (docsgen/). `make test` builds it
+# with --strict and runs its examples (tests/test_docs.py); docs-build writes site/.
+docs: $(TEST_STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --strict -a 127.0.0.1:8000
+
+docs-build: $(TEST_STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 # The suite against a real Ollama at OLLAMA_HOST (default http://127.0.0.1:11434) with the
 # configured models; it skips with one line when no Ollama answers there.
@@ -94,12 +103,12 @@ check-install:
 	rm -rf .venv-install
 
 lint: $(TEST_STAMP)
-	$(BIN)/ruff check daemon tests eval_suite
+	$(BIN)/ruff check daemon tests eval_suite docsgen
 	$(BIN)/mypy
 
 fmt: $(TEST_STAMP)
-	$(BIN)/ruff format daemon tests eval_suite
-	$(BIN)/ruff check --fix daemon tests eval_suite
+	$(BIN)/ruff format daemon tests eval_suite docsgen
+	$(BIN)/ruff check --fix daemon tests eval_suite docsgen
 
 clean:
 	rm -rf $(VENV) .venv-upgrade .venv-install build dist .pytest_cache .mypy_cache .ruff_cache

@@ -63,7 +63,8 @@ def _third_party_imports(folder: Path, *, module_level: bool = False) -> dict[st
                 names = [node.module]
             for name in names:
                 top = name.split(".")[0]
-                if top not in sys.stdlib_module_names and top not in ("commonplace", "tests"):
+                own = ("commonplace", "tests", "docsgen")
+                if top not in sys.stdlib_module_names and top not in own:
                     found.setdefault(top, str(path.relative_to(REPO)))
     return found
 

@@ -324,7 +324,7 @@ def start_notes(settings: Settings) -> list[str]:
     and its Dictate button say what to download; a model that is set but missing is a warning."""
     notes = []
     if not settings.speech.whisper_model.strip():
-        log.info("dictation: off (no [speech] whisper_model set; see the README's Dictation)")
+        log.info("dictation: off (no [speech] whisper_model set; see the docs' Dictation how-to)")
     else:
         try:
             model_path(settings.speech)

@@ -506,7 +506,7 @@ async def calendar_checks(settings: Settings) -> list[Check]:
 
     config = settings.calendar
     if not config.configured:
-        return [Check("ok", "calendar", "not set up (optional: see the README's calendar section)")]
+        return [Check("ok", "calendar", "not set up (optional: see the docs' calendar how-to)")]
     client = CalendarClient(settings, in_doctor=True)
     try:
         with client.all_within(config.timeout_s):

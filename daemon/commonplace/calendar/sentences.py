@@ -10,7 +10,7 @@ from commonplace.calendar.wire import maybe_stored, reason
 
 NOT_SET_UP = (
     "The calendar is not set up: set [calendar] url and username in commonplace.toml and put "
-    "the app password in the file named by password_file (see the README's calendar section)."
+    "the app password in the file named by password_file (see the docs' calendar how-to)."
 )
 
 

@@ -11,9 +11,11 @@ the vault). The first variant is the project and reproduces its figures; every o
 also compared with it over every question of every set (`fusion_trials.paired`). `ranks` prints
 the expected note's rank in keyword mode under each variant, for the questions where they differ.
 
-    .venv/bin/python eval_suite/keyword_trials.py trials /tmp/dev.pkl:/tmp/hubness-A:logseq \\
+    .venv/bin/python eval_suite/experiments/keyword_trials.py trials \\
+        /tmp/dev.pkl:/tmp/hubness-A:logseq \\
         /tmp/fix.pkl:/tmp/hubness-B:obsidian /tmp/third.pkl:/tmp/hubness-C:obsidian
-    .venv/bin/python eval_suite/keyword_trials.py ranks /tmp/third.pkl:/tmp/hubness-C:obsidian
+    .venv/bin/python eval_suite/experiments/keyword_trials.py ranks \\
+        /tmp/third.pkl:/tmp/hubness-C:obsidian
 """
 
 from __future__ import annotations

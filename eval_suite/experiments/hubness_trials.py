@@ -7,12 +7,12 @@ each way and fuses them with the keyword side as `Searcher.run` does (convex, ke
 the notes past the depth keep their BM25), printing MRR@10 / recall@10 per mode. Without any
 rescoring it reproduces the project's figures (K12: dev hybrid 0.861 / 0.950, fixture 0.873).
 
-    OLLAMA_HOST=http://127.0.0.1:11435 .venv/bin/python eval_suite/hubness_trials.py collect \\
-        ../shared/devsets/logseq-docs /tmp/dev.pkl
-    OLLAMA_HOST=... .venv/bin/python eval_suite/hubness_trials.py collect \\
+    OLLAMA_HOST=http://127.0.0.1:11435 .venv/bin/python \\
+        eval_suite/experiments/hubness_trials.py collect ../shared/devsets/logseq-docs /tmp/dev.pkl
+    OLLAMA_HOST=... .venv/bin/python eval_suite/experiments/hubness_trials.py collect \\
         eval_suite/datasets /tmp/fix.pkl
-    .venv/bin/python eval_suite/hubness_trials.py trials /tmp/dev.pkl /tmp/fix.pkl
-    .venv/bin/python eval_suite/hubness_trials.py skew /tmp/dev.pkl /tmp/fix.pkl
+    .venv/bin/python eval_suite/experiments/hubness_trials.py trials /tmp/dev.pkl /tmp/fix.pkl
+    .venv/bin/python eval_suite/experiments/hubness_trials.py skew /tmp/dev.pkl /tmp/fix.pkl
 
 `EMBED_MODEL=all-mpnet` (with its server's OLLAMA_HOST) collects with another model.
 """

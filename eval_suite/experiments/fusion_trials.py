@@ -10,14 +10,15 @@ notes past the depth keeping their BM25) with one change at a time and prints MR
 recall@10 per set for keyword mode (kw), vector mode (vec) and hybrid (hy). Unchanged, it
 reproduces the project's figures (V26).
 
-    OLLAMA_HOST=http://127.0.0.1:11435 .venv/bin/python eval_suite/hubness_trials.py collect \\
-        ../shared/devsets/logseq-docs /tmp/dev.pkl
-    .venv/bin/python eval_suite/fusion_trials.py terms /tmp/dev.pkl /tmp/hubness-XXXX \\
+    OLLAMA_HOST=http://127.0.0.1:11435 .venv/bin/python \\
+        eval_suite/experiments/hubness_trials.py collect ../shared/devsets/logseq-docs /tmp/dev.pkl
+    .venv/bin/python eval_suite/experiments/fusion_trials.py terms /tmp/dev.pkl /tmp/hubness-XXXX \\
         ../shared/devsets/logseq-docs
-    OLLAMA_HOST=... .venv/bin/python eval_suite/fusion_trials.py outlines /tmp/dev.pkl \\
-        /tmp/hubness-XXXX logseq
+    OLLAMA_HOST=... .venv/bin/python eval_suite/experiments/fusion_trials.py outlines \\
+        /tmp/dev.pkl /tmp/hubness-XXXX logseq
     (the same for eval_suite/datasets (obsidian) and the exported devsets/obsidian-help)
-    .venv/bin/python eval_suite/fusion_trials.py trials /tmp/dev.pkl /tmp/fix.pkl /tmp/third.pkl
+    .venv/bin/python eval_suite/experiments/fusion_trials.py trials \\
+        /tmp/dev.pkl /tmp/fix.pkl /tmp/third.pkl
 """
 
 from __future__ import annotations
