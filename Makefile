@@ -8,7 +8,7 @@ TEST_STAMP := $(VENV)/.installed-test
 CONSTRAINTS := constraints.txt
 PIP := $(BIN)/python -m pip
 
-.PHONY: run test test-live lint fmt clean browser upgrade check-install plugin
+.PHONY: run test test-live lint fmt clean browser upgrade check-install plugin wheel dist uv-cache
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -56,7 +56,26 @@ plugin:
 		exit 1; }
 	cd obsidian-bridge && npm ci --no-audit --no-fund && npm run build && npm test
 
-test: $(TEST_STAMP) browser plugin
+# The wheel a user installs (pipx install / uv tool install dist/commonplace_vault-*.whl):
+# the built plugin goes in it, so the plugin is built first.
+wheel dist: plugin $(TEST_STAMP)
+	rm -rf dist
+	$(BIN)/python -m hatchling build -t wheel -t sdist
+	@ls -l dist
+
+# The wheel test (tests/test_wheel_install.py) installs the wheel's dependencies offline from
+# uv's cache in the virtualenv, so no test downloads anything: this fills it (a download here,
+# at set-up, the first time; nothing after that) by installing the runtime dependencies at the
+# versions constraints.txt pins into a scratch virtualenv.
+UV_CACHE := $(VENV)/uv-cache
+uv-cache: $(TEST_STAMP)
+	rm -rf .venv-uvfill
+	$(BIN)/python -m uv venv --quiet --python $(BIN)/python .venv-uvfill
+	UV_CACHE_DIR=$(UV_CACHE) $(BIN)/python -m uv pip install --quiet --python .venv-uvfill \
+		-c $(CONSTRAINTS) -r pyproject.toml
+	rm -rf .venv-uvfill
+
+test: $(TEST_STAMP) browser plugin uv-cache
 	$(BIN)/ruff check daemon tests eval_suite
 	$(BIN)/ruff format --check daemon tests eval_suite
 	$(BIN)/mypy
@@ -76,7 +95,7 @@ upgrade:
 	.venv-upgrade/bin/python -m pip install --quiet '.[test]'
 	.venv-upgrade/bin/python -m pip check
 	{ echo "# The versions make test and CI install (pip -c). Regenerate with: make upgrade"; \
-	  .venv-upgrade/bin/python -m pip freeze --exclude commonplace; } > $(CONSTRAINTS)
+	  .venv-upgrade/bin/python -m pip freeze --exclude commonplace-vault; } > $(CONSTRAINTS)
 	rm -rf .venv-upgrade
 	@echo "$(CONSTRAINTS) refreshed: run make test, then commit it"
 
@@ -100,5 +119,5 @@ fmt: $(TEST_STAMP)
 	$(BIN)/ruff check --fix daemon tests eval_suite
 
 clean:
-	rm -rf $(VENV) .venv-upgrade .venv-install build dist .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .venv-upgrade .venv-install .venv-uvfill build dist .pytest_cache .mypy_cache .ruff_cache
 	rm -rf obsidian-bridge/node_modules obsidian-bridge/main.js
