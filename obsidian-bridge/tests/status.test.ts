@@ -41,6 +41,11 @@ describe("the status text for each daemon state", () => {
 		expect(token.lines[0]?.text).toContain("commonplace token");
 	});
 
+	it("names the daemon's version, which /api/state reports", () => {
+		const d = describeState(state((s) => (s.daemon.version = "0.2.0")), URL, NOW);
+		expect(d.lines.find((l) => l.label === "daemon")?.text).toBe(`running at ${URL} (version 0.2.0), vault ${STATE.daemon.vault}`);
+	});
+
 	it("shows the last index time and what waits for embeddings", () => {
 		const d = describeState(state((s) => (s.index.vectors_pending = 2)), URL, NOW);
 		const line = d.lines.find((l) => l.label === "index");
