@@ -100,8 +100,11 @@ upgrade:
 	@echo "$(CONSTRAINTS) refreshed: run make test, then commit it"
 
 # A clean install with only the declared (runtime) dependencies, from constraints.txt: pip check,
-# then every module imported, so an import of an undeclared package fails here. CI runs it.
-check-install:
+# then every module imported, so an import of an undeclared package fails here. CI runs it. It
+# installs the wheel a user gets, which carries the built plugin: so the plugin is built first.
+# (tests/test_wheel_install.py then installs that wheel as the install page says, from uv's
+# cache, and runs it.)
+check-install: plugin
 	rm -rf .venv-install
 	$(PYTHON) -m venv .venv-install
 	.venv-install/bin/python -m pip install --quiet --upgrade pip
