@@ -68,12 +68,15 @@ wheel dist: plugin $(TEST_STAMP)
 # at set-up, the first time; nothing after that) by installing the runtime dependencies at the
 # versions constraints.txt pins into a scratch virtualenv.
 UV_CACHE := $(VENV)/uv-cache
-uv-cache: $(TEST_STAMP)
+UV_STAMP := $(VENV)/.uv-cache-filled
+uv-cache: $(UV_STAMP)
+$(UV_STAMP): pyproject.toml $(CONSTRAINTS) $(TEST_STAMP)
 	rm -rf .venv-uvfill
 	$(BIN)/python -m uv venv --quiet --python $(BIN)/python .venv-uvfill
 	UV_CACHE_DIR=$(UV_CACHE) $(BIN)/python -m uv pip install --quiet --python .venv-uvfill \
 		-c $(CONSTRAINTS) -r pyproject.toml
 	rm -rf .venv-uvfill
+	touch $@
 
 test: $(TEST_STAMP) browser plugin uv-cache
 	$(BIN)/ruff check daemon tests eval_suite
