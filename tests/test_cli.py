@@ -191,9 +191,12 @@ def test_wheel_ships_the_phone_page_and_the_sample_vault(tmp_path: Path) -> None
         check=True,
         capture_output=True,
     )
-    (wheel,) = tmp_path.glob("commonplace-*.whl")
+    (wheel,) = tmp_path.glob("commonplace_vault-*.whl")  # the distribution's name
     names = set(zipfile.ZipFile(wheel).namelist())
     assert "commonplace/_data/web/index.html" in names
+    for name in ("main.js", "manifest.json", "styles.css", "LICENSE"):  # the built plugin
+        assert f"commonplace/_data/obsidian-bridge/{name}" in names
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
     assert "commonplace/_data/vault_fixture/Home.md" in names
     assert "commonplace/prompts/__init__.py" in names
     assert any(n.startswith("commonplace/_data/vault_fixture/captures/") for n in names)
