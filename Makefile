@@ -8,7 +8,7 @@ TEST_STAMP := $(VENV)/.installed-test
 CONSTRAINTS := constraints.txt
 PIP := $(BIN)/python -m pip
 
-.PHONY: run test test-live lint fmt clean browser upgrade check-install plugin docs docs-build
+.PHONY: run test test-live lint fmt clean browser upgrade check-install plugin docs docs-build wheel dist uv-cache
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -58,7 +58,29 @@ plugin:
 		exit 1; }
 	cd obsidian-bridge && npm ci --no-audit --no-fund && npm run build && npm test
 
-test: $(TEST_STAMP) browser plugin
+# The wheel a user installs (pipx install / uv tool install dist/commonplace_vault-*.whl):
+# the built plugin goes in it, so the plugin is built first.
+wheel dist: plugin $(TEST_STAMP)
+	rm -rf dist
+	$(BIN)/python -m hatchling build -t wheel -t sdist
+	@ls -l dist
+
+# The wheel test (tests/test_wheel_install.py) installs the wheel's dependencies offline from
+# uv's cache in the virtualenv, so no test downloads anything: this fills it (a download here,
+# at set-up, the first time; nothing after that) by installing the runtime dependencies at the
+# versions constraints.txt pins into a scratch virtualenv.
+UV_CACHE := $(VENV)/uv-cache
+UV_STAMP := $(VENV)/.uv-cache-filled
+uv-cache: $(UV_STAMP)
+$(UV_STAMP): pyproject.toml $(CONSTRAINTS) $(TEST_STAMP)
+	rm -rf .venv-uvfill
+	$(BIN)/python -m uv venv --quiet --python $(BIN)/python .venv-uvfill
+	UV_CACHE_DIR=$(UV_CACHE) $(BIN)/python -m uv pip install --quiet --python .venv-uvfill \
+		-c $(CONSTRAINTS) -r pyproject.toml
+	rm -rf .venv-uvfill
+	touch $@
+
+test: $(TEST_STAMP) browser plugin uv-cache
 	$(BIN)/ruff check daemon tests eval_suite docsgen
 	$(BIN)/ruff format --check daemon tests eval_suite docsgen
 	$(BIN)/mypy
@@ -87,13 +109,16 @@ upgrade:
 	.venv-upgrade/bin/python -m pip install --quiet '.[test]'
 	.venv-upgrade/bin/python -m pip check
 	{ echo "# The versions make test and CI install (pip -c). Regenerate with: make upgrade"; \
-	  .venv-upgrade/bin/python -m pip freeze --exclude commonplace; } > $(CONSTRAINTS)
+	  .venv-upgrade/bin/python -m pip freeze --exclude commonplace-vault; } > $(CONSTRAINTS)
 	rm -rf .venv-upgrade
 	@echo "$(CONSTRAINTS) refreshed: run make test, then commit it"
 
 # A clean install with only the declared (runtime) dependencies, from constraints.txt: pip check,
-# then every module imported, so an import of an undeclared package fails here. CI runs it.
-check-install:
+# then every module imported, so an import of an undeclared package fails here. CI runs it. It
+# installs the wheel a user gets, which carries the built plugin: so the plugin is built first.
+# (tests/test_wheel_install.py then installs that wheel as the install page says, from uv's
+# cache, and runs it.)
+check-install: plugin
 	rm -rf .venv-install
 	$(PYTHON) -m venv .venv-install
 	.venv-install/bin/python -m pip install --quiet --upgrade pip
@@ -111,5 +136,5 @@ fmt: $(TEST_STAMP)
 	$(BIN)/ruff check --fix daemon tests eval_suite docsgen
 
 clean:
-	rm -rf $(VENV) .venv-upgrade .venv-install build dist .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .venv-upgrade .venv-install .venv-uvfill build dist .pytest_cache .mypy_cache .ruff_cache
 	rm -rf obsidian-bridge/node_modules obsidian-bridge/main.js

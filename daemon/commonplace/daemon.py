@@ -38,6 +38,7 @@ from commonplace.config import Settings
 from commonplace.conflicts import watch_conflicts
 from commonplace.daemon_notes import left_in_earlier_pages
 from commonplace.datafolder import keep_lock
+from commonplace.dataformat import NewerDataFolder, bring_forward, refuse_newer
 from commonplace.digest.service import digest_job
 from commonplace.index import Index, IndexBusy, IndexService
 from commonplace.jobs import ChangeRouter, Job, JobQueue, Stage
@@ -100,10 +101,15 @@ async def run_daemon(
             "set 'vault' in commonplace.toml or COMMONPLACE_VAULT"
         )
     try:
+        found = refuse_newer(settings.data_path)  # before the lock: nothing written there yet
+    except NewerDataFolder as exc:
+        raise DaemonError(str(exc)) from None
+    try:
         lock = VaultLock.acquire(settings.data_path, vault=settings.vault.absolute())
     except LockHeld as exc:
         raise DaemonError(str(exc)) from None
     try:
+        await asyncio.to_thread(bring_forward, settings.data_path, found)
         await _run_locked(settings, ready, stop or asyncio.Event(), lock)
     finally:
         lock.release()

@@ -12,10 +12,12 @@ from datetime import datetime
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Literal
 
+from commonplace import __version__
 from commonplace.attention import Entry, read_running, summary
 from commonplace.config import Settings, default_config_path
 from commonplace.conflicts import find_conflict_copies
 from commonplace.daemon_notes import left_in_earlier_pages
+from commonplace.dataformat import FORMAT, NewerDataFolder, refuse_newer
 from commonplace.lease import describe_lease
 from commonplace.llm import LLM, LLMError, OllamaStatus
 from commonplace.llm.support import Lookup, host_warning, system_lookup, version_warnings
@@ -51,7 +53,8 @@ def config_checks(settings: Settings) -> list[Check]:
         if settings.config_path
         else f"no config file at {default_config_path(os.environ)}; defaults used"
     )
-    checks = [Check("ok", "config", where)]
+    checks = [Check("ok", "version", f"commonplace {__version__} (data format {FORMAT})")]
+    checks.append(Check("ok", "config", where))
     vault = settings.vault
     if not vault.is_dir():
         checks.append(
@@ -82,8 +85,28 @@ def config_checks(settings: Settings) -> list[Check]:
         if writable
         else Check("fail", "data folder", f"{data} cannot be created or written; set data_dir")
     )
+    checks += data_format_checks(data)
     checks.append(Check("ok", "timezone", settings.tz.key))
     return checks
+
+
+def data_format_checks(data: Path) -> list[Check]:
+    """Which format the data folder holds (dataformat.py): a newer one stops every other
+    command, an older one is brought forward by the daemon's next start."""
+    try:
+        found = refuse_newer(data)
+    except NewerDataFolder as exc:
+        return [Check("fail", "data format", str(exc))]
+    if found.format is None or found.format == FORMAT:
+        return []
+    return [
+        Check(
+            "ok",
+            "data format",
+            f"format {found.format}, written by an earlier commonplace; the daemon brings it "
+            f"forward to format {FORMAT} as it starts, keeping your state",
+        )
+    ]
 
 
 def flavor_checks(settings: Settings) -> list[Check]:

@@ -54,7 +54,7 @@ export default class CommonplacePlugin extends Plugin implements SettingsHost {
 		this.addSettingTab(new CommonplaceSettingTab(this.app, this, this));
 
 		if (Platform.isDesktopApp) {
-			const bar = new StatusBar(this.addStatusBarItem(), this.client);
+			const bar = new StatusBar(this.addStatusBarItem(), this.client, undefined, this.manifest.version);
 			this.statusBar = bar;
 			this.registerDomEvent(bar.item, "click", () => this.openStatus());
 			this.registerDomEvent(window, "focus", () => void bar.refresh());

@@ -21,9 +21,10 @@ export class StatusBar {
 		readonly item: HTMLElement,
 		private readonly client: DaemonClient,
 		private readonly now: () => number = () => Date.now(),
+		private readonly pluginVersion = "",
 	) {
 		item.classList.add("commonplace-status", "mod-clickable");
-		this.show(describe(this.observation, client.baseUrl));
+		this.show(this.describe());
 	}
 
 	/** Ask the daemon now (a user action, the window got the focus). */
@@ -42,7 +43,7 @@ export class StatusBar {
 			})
 			.finally(() => {
 				this.inFlight = null;
-				this.show(describe(this.observation, this.client.baseUrl));
+				this.show(this.describe());
 			});
 		return this.inFlight;
 	}
@@ -56,7 +57,7 @@ export class StatusBar {
 	}
 
 	describe(): Description {
-		return describe(this.observation, this.client.baseUrl);
+		return describe(this.observation, this.client.baseUrl, undefined, this.pluginVersion);
 	}
 
 	private show(description: Description): void {
