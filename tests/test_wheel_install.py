@@ -5,9 +5,9 @@ Obsidian plugin.
 The quick start's commands are read from the page and run, as far as they can run here: the
 wheel is installed with `uv tool install` (what `pipx install` does: a virtualenv of its own, the
 `commonplace` command linked into a bin folder) from uv's cache, offline, with constraints.txt;
-the models are "pulled" into the fake Ollama; `init` and `service install` are run where this
-program has them; the daemon is started as the service starts it (`commonplace run`), and the
-page's address is opened over HTTP.
+the models are "pulled" into the fake Ollama; `init` runs; `service install --dry-run`
+writes the unit it would install; the daemon is started as the service starts it
+(`commonplace run`), and the page's address is opened over HTTP.
 
 No test downloads anything: `make uv-cache` (which `make test` runs) fills the cache first, at
 set-up. A warm install takes seconds where pip takes most of a minute
@@ -142,7 +142,6 @@ def test_the_installed_wheel_serves_the_phone_page_and_the_plugin_with_no_checko
     env = clean_env(home, uv_cache())
     env["OLLAMA_HOST"] = fake.url
     commands = quick_start()
-    has: set[str] = set()
     port = 0
     proc: subprocess.Popen[str] | None = None
     try:
@@ -156,22 +155,21 @@ def test_the_installed_wheel_serves_the_phone_page_and_the_plugin_with_no_checko
                 program = home / ".local" / "bin" / "commonplace"
                 assert program.exists()
                 listed = run([str(program), "--help"], env, away).stdout
-                has = {name for name in ("init", "service") if re.search(rf"\n  {name} ", listed)}
+                for name in ("init", "service"):
+                    assert re.search(rf"\n  {name} ", listed), f"no {name} command"
                 check_installed(program, env, away, home)
             elif argv[:2] == ["ollama", "pull"]:
                 fake.add_model(argv[2])
             elif argv[:2] == ["commonplace", "init"]:
                 vault = Path(argv[argv.index("--vault") + 1].replace("~", str(home)))
                 installed_sample(program, env, away, vault)
-                if "init" in has:
-                    run([str(program), *argv[1:]], env, away)
+                run([str(program), *argv[1:]], env, away)
             elif argv[:3] == ["commonplace", "service", "install"]:
-                if "service" in has:
-                    run([str(program), "service", "install", "--dry-run"], env, away)
+                unit = run([str(program), "service", "install", "--dry-run"], env, away).stdout
+                assert f"ExecStart={program}" in unit, unit
                 # The service runs `commonplace run`: started here as it would start it.
-                given = [] if "init" in has else ["--vault", str(vault)]
                 proc = subprocess.Popen(
-                    [str(program), "run", *given, "--port", "0"],
+                    [str(program), "run", "--port", "0"],
                     env=env,
                     cwd=away,
                     stdout=subprocess.DEVNULL,
