@@ -66,7 +66,15 @@ class Ct2Model:
 
 def read_ct2(path: Path) -> Ct2Model:
     """CTranslate2's model.bin (binary version 6) with its aliases resolved."""
-    data = path.read_bytes()
+    try:
+        return _read_ct2(path, path.read_bytes())
+    except (struct.error, ValueError, UnicodeDecodeError) as exc:
+        if isinstance(exc, ConversionError):
+            raise
+        raise ConversionError(f"{path} is cut short or not a CTranslate2 model ({exc})") from None
+
+
+def _read_ct2(path: Path, data: bytes) -> Ct2Model:
     pos = 0
 
     def take(fmt: str) -> int:
@@ -285,18 +293,22 @@ def convert(source: Path, dest: Path) -> int:
     count = 0
     dest.parent.mkdir(parents=True, exist_ok=True)
     partial = dest.with_name(dest.name + ".partial")
-    with partial.open("wb") as out:
-        out.write(struct.pack("<i", GGML_MAGIC))
-        out.write(struct.pack(f"<{len(header)}i", *header))
-        out.write(struct.pack("<ii", *filters.shape))
-        out.write(filters.astype("<f4").tobytes())
-        out.write(struct.pack("<i", len(tokens)))
-        for token in tokens:
-            out.write(struct.pack("<i", len(token)))
-            out.write(token)
-        for name, array in ggml_tensors(model):
-            write_tensor(out, name, array)
-            count += 1
+    try:
+        with partial.open("wb") as out:
+            out.write(struct.pack("<i", GGML_MAGIC))
+            out.write(struct.pack(f"<{len(header)}i", *header))
+            out.write(struct.pack("<ii", *filters.shape))
+            out.write(filters.astype("<f4").tobytes())
+            out.write(struct.pack("<i", len(tokens)))
+            for token in tokens:
+                out.write(struct.pack("<i", len(token)))
+                out.write(token)
+            for name, array in ggml_tensors(model):
+                write_tensor(out, name, array)
+                count += 1
+    except BaseException:
+        partial.unlink(missing_ok=True)  # half a model must not be mistaken for one
+        raise
     partial.replace(dest)
     return count
 
