@@ -15,7 +15,9 @@ from click.testing import CliRunner
 from commonplace.cli.main import cli
 from commonplace.config import Settings
 from commonplace.evals.dictation import DictationOptions, run_dictation
+from commonplace.evals.recordings import encode
 from commonplace.evals.suite import EvalError
+from commonplace.speech import decode_audio, duration_s
 
 needs_espeak = pytest.mark.skipif(
     shutil.which("espeak-ng") is None, reason="espeak-ng is not installed (make browser)"
@@ -112,3 +114,13 @@ def test_a_format_phones_do_not_send_is_refused(tmp_path: Path) -> None:
     options = DictationOptions(model=tmp_path / "m.bin", formats=("ogg",), out=tmp_path)
     with pytest.raises(EvalError, match="formats are webm, mp4"):
         run_dictation(options, Settings(), transcriber=FakeWhisper())
+
+
+@pytest.mark.parametrize("kind", ["webm", "mp4"])
+def test_a_long_recording_round_trips_in_both_phone_formats(kind: str) -> None:
+    """The fixture's newsletter is 73 s spoken; AAC in mp4 failed to mux it without timestamps."""
+    rate = 22_050
+    t = np.arange(73 * rate) / rate
+    samples = (0.3 * np.sin(2 * np.pi * 300 * t)).astype(np.float32)
+    audio = decode_audio(encode(samples, rate, kind), max_seconds=300)
+    assert duration_s(audio) == pytest.approx(73.0, abs=0.1)

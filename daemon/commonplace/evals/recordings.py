@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import tempfile
 import wave
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -81,6 +82,8 @@ def encode(samples: Samples, rate: int, kind: str) -> bytes:
             piece = np.ascontiguousarray(samples[start : start + 4096]).reshape(1, -1)
             frame = av.AudioFrame.from_ndarray(piece, format="fltp", layout="mono")
             frame.sample_rate = rate
+            frame.pts = start  # in samples: without it a long AAC recording fails to mux
+            frame.time_base = Fraction(1, rate)
             for out in resampler.resample(frame):
                 for packet in stream.encode(out):
                     container.mux(packet)
