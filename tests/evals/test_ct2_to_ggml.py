@@ -212,10 +212,22 @@ def test_mel_filters_are_slaney_triangles_over_201_bins() -> None:
     hz = np.linspace(0, 8000, 201)
     areas = filters.sum(axis=1) * (hz[1] - hz[0])
     assert np.allclose(areas[10:], 1.0, rtol=0.1)
-    # The first triangle: 0 Hz to 74.4 Hz (mels 0..8 kHz in 81 steps of 37.2 Hz below 1 kHz),
-    # so of the 40 Hz bins only the second is inside it, at (74.4 - 40) / 37.2 * 2 / 74.4.
+    # librosa.filters.mel(sr=16000, n_fft=400, n_mels=80), i.e. openai-whisper's mel_80:
+    # [mel, FFT bin, value] from librosa itself (the numbers other ports test against).
+    for mel, fft_bin, value in [
+        (0, 1, 0.02486259490251541),
+        (1, 1, 0.001990821911022067),
+        (1, 2, 0.022871771827340126),
+        (9, 10, 0.006945197004824877),
+        (39, 41, 0.011486922390758991),
+        (69, 131, 0.00487553421407938),
+        (79, 190, 0.0022320549469441175),
+        (79, 192, 0.0031647116411477327),
+        (79, 199, 0.0004487590049393475),
+    ]:
+        assert filters[mel, fft_bin] == pytest.approx(value, rel=1e-5), (mel, fft_bin)
     assert filters[0, 0] == 0 and filters[0, 2:].max() == 0
-    assert filters[0, 1] == pytest.approx(0.02487, abs=2e-4)
+    assert float(filters.sum()) == pytest.approx(1.999024, rel=1e-5)
 
 
 def test_a_key_bias_that_is_not_zero_is_refused(tmp_path: Path) -> None:
