@@ -60,7 +60,7 @@ def test_the_converted_model_transcribes_known_speech_without_a_hint(
 
 
 def test_the_hint_spells_a_name_the_model_does_not_know(transcriber: WhisperTranscriber) -> None:
-    """Without it tiny.en hears 'Dusen' or 'juice and'; with 'Names: Jewson.' it spells it."""
+    """Without it tiny.en hears 'Dusen' (webm) or 'Houston' (mp4); with the hint it spells it."""
     text = "I need to order the timber for the shed roof from jewson by friday"
     audio = decode_audio(said(text, "mp4"), max_seconds=60)
     assert "Jewson" in transcriber(audio, "Names: Jewson, Dave."), "the hint was not used"
