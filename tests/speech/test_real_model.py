@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from commonplace.config import SpeechSettings
+from commonplace.evals.dictation_grading import words
 from commonplace.evals.recordings import encode, speak
 from commonplace.speech import WhisperTranscriber, decode_audio
 
@@ -55,8 +56,11 @@ def test_the_converted_model_transcribes_known_speech_without_a_hint(
     audio = decode_audio(
         said("The quick brown fox jumps over the lazy dog.", "webm"), max_seconds=60
     )
-    text = transcriber(audio, "").lower()
-    assert "quick brown fox" in text and "lazy dog" in text, text
+    text = transcriber(audio, "")
+    # Here it is "The quick brown fox jump over the lazy dog."; a broken conversion gives
+    # nothing or noise, so one slipped word (another CPU's rounding) is let through.
+    heard = set(words(text))
+    assert len(heard & {"quick", "brown", "fox", "lazy", "dog"}) >= 4, text
 
 
 def test_the_hint_spells_a_name_the_model_does_not_know(transcriber: WhisperTranscriber) -> None:
