@@ -83,6 +83,7 @@ def test_each_capture_is_spoken_sent_in_both_formats_and_transcribed_with_and_wi
 
     summary = json.loads((folder / "summary.json").read_text())
     assert summary["hint"] == hint and summary["runs_done"] == 1
+    assert len(summary["load_average"]) == len(summary["load_average_after"]) == 3
     assert summary["settings"]["speech"]["whisper_model"] == str(model)
     assert {"run-1.jsonl", "transcripts-run-1.md", "audio"} <= set(summary["files"])
     assert (folder / "audio" / "2026-10-19 0742.webm").read_bytes()[:4] == b"\x1a\x45\xdf\xa3"

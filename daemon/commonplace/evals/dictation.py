@@ -382,6 +382,8 @@ def _write_summary(folder: Path, meta: Mapping[str, Any], figures: list[dict[str
     summary = {
         **meta,
         "runs_done": len(figures),
+        # Seconds depend on what else the computer is doing: the load then, beside the start's.
+        "load_average_after": [round(x, 2) for x in os.getloadavg()],
         "figures": figures,
         "mean": mean_figures(figures),
         "min": mean_figures(figures, min),
