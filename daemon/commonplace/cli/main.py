@@ -35,7 +35,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "service": ("service:service_group", "Keep the daemon running: install, status, logs."),
     "logs": ("logs:logs", "Show the daemon's log (-f: follow it)."),
-    "eval": ("evals:eval_group", "Measure search, tidying, answers and the digest."),
+    "eval": ("evals:eval_group", "Measure search, tidying, answers, the digest and dictation."),
 }
 
 
