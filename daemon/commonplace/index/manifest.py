@@ -217,6 +217,17 @@ class Manifest:
         ).fetchone()
         return int(row[0])
 
+    def attachment_count(self, suffixes: tuple[str, ...]) -> int:
+        """Indexed files whose name ends with one of `suffixes` (lower case): attachments."""
+        if not suffixes:
+            return 0
+        where = " OR ".join("lower(path) LIKE ?" for _ in suffixes)
+        row = self._db.execute(
+            f"SELECT count(*) FROM files WHERE skipped = '' AND ({where})",
+            tuple(f"%{s}" for s in suffixes),
+        ).fetchone()
+        return int(row[0])
+
     def counts(self) -> tuple[int, int]:
         """(notes, chunks) in the index."""
         row = self._db.execute(
