@@ -30,6 +30,7 @@ def test_doctor_reports_each_check(fake_ollama_thread: FakeOllama, vault: Path) 
     assert [line.split(":")[0] for line in lines] == [
         "ok   config",
         "ok   vault",
+        "ok   attachments",
         "ok   data folder",
         "ok   timezone",
         "ok   ollama",

@@ -98,12 +98,19 @@ def read_pdf(data: bytes, opts: dict[str, Any], out: IO[str]) -> None:
         text = textpage.get_text_bounded()
         textpage.close()
         how = "text"
-        if opts["ocr"] and len("".join(text.split())) < below:
+        if opts["ocr"] and len("".join(text.split())) < below and has_image(page, pdfium):
             text, how = ocr_page(page, opts), "ocr"
         page.close()
         emit(out, page=i + 1, text=text, how=how)
     doc.close()
     emit(out, end=True)
+
+
+def has_image(page: Any, pdfium: Any) -> bool:
+    """Whether the page shows a picture (inside a form too): a page without one has nothing
+    OCR could read (an empty page, a divider), and rendering it costs a second."""
+    images = page.get_objects(filter=[pdfium.raw.FPDF_PAGEOBJ_IMAGE])
+    return next(iter(images), None) is not None
 
 
 def ocr_page(page: Any, opts: dict[str, Any]) -> str:
