@@ -32,3 +32,4 @@ def fast(settings: Settings, **attachments: object) -> Settings:
 
 
 from tests.index.conftest import isettings, open_index  # noqa: E402, F401  (the index fixtures)
+from tests.server.conftest import make_client, web_settings  # noqa: E402, F401  (the server's)
