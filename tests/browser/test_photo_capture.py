@@ -14,7 +14,6 @@ from tests.attachments import makefiles
 from tests.browser.conftest import ServerThread, screenshot
 from tests.browser.test_phone_page import inbox, wait_until
 
-
 PHOTOS_KEPT = """new Promise((resolve) => {
   const open = indexedDB.open("commonplace-photos");
   open.onsuccess = () => {
