@@ -231,7 +231,7 @@ class Index:
             blocks = {}
         return shown_refs(text, blocks)
 
-    def _count_attachments(self) -> int:
+    def _count_attachments(self) -> tuple[int, int]:
         return self.stores.manifest.attachment_count(attachment_kinds.SUFFIXES)
 
     async def read_attachments(self, *, on_file: Any = None) -> int:
@@ -264,11 +264,11 @@ class Index:
     def status(self) -> dict[str, Any]:
         notes, chunks = self._counts
         done, total = self._progress or (0, 0)
-        attachments = self._attachments_indexed
+        files, searchable = self._attachments_indexed
         return {
-            "notes": notes - attachments,
+            "notes": notes - files,
             "attachments": {
-                "indexed": attachments,
+                "indexed": searchable,
                 **(self.attachments.status() if self.attachments is not None else {}),
             },
             "chunks": chunks,
@@ -404,7 +404,7 @@ class Index:
             # A reconciliation brings the vector index up to date (a long run was cut off).
             await asyncio.to_thread(self._maintain, True)
         stats.notes, stats.chunks = self._counts
-        stats.notes -= self._attachments_indexed
+        stats.notes -= self._attachments_indexed[0]
         stats.vectors_pending = self._pending_vectors
         stats.seconds = time.perf_counter() - start
         self._last_refresh = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")

@@ -217,16 +217,18 @@ class Manifest:
         ).fetchone()
         return int(row[0])
 
-    def attachment_count(self, suffixes: tuple[str, ...]) -> int:
-        """Indexed files whose name ends with one of `suffixes` (lower case): attachments."""
+    def attachment_count(self, suffixes: tuple[str, ...]) -> tuple[int, int]:
+        """(files, files with text) among the indexed files whose name ends with one of
+        `suffixes` (lower case): the attachments, and those a search can find."""
         if not suffixes:
-            return 0
+            return 0, 0
         where = " OR ".join("lower(path) LIKE ?" for _ in suffixes)
         row = self._db.execute(
-            f"SELECT count(*) FROM files WHERE skipped = '' AND ({where})",
+            "SELECT count(*), coalesce(sum(chunks > 0), 0) FROM files "  # noqa: S608
+            f"WHERE skipped = '' AND ({where})",
             tuple(f"%{s}" for s in suffixes),
         ).fetchone()
-        return int(row[0])
+        return int(row[0]), int(row[1])
 
     def counts(self) -> tuple[int, int]:
         """(notes, chunks) in the index."""
