@@ -224,7 +224,7 @@ class Manifest:
             return 0, 0
         where = " OR ".join("lower(path) LIKE ?" for _ in suffixes)
         row = self._db.execute(
-            "SELECT count(*), coalesce(sum(chunks > 0), 0) FROM files "  # noqa: S608
+            "SELECT count(*), coalesce(sum(chunks > 0), 0) FROM files "
             f"WHERE skipped = '' AND ({where})",
             tuple(f"%{s}" for s in suffixes),
         ).fetchone()
