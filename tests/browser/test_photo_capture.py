@@ -101,3 +101,32 @@ def test_an_offline_photo_is_kept_on_the_phone_and_its_text_is_searchable_once_s
     found = server._call(index_it())
     assert target in [r.path for r in found.results]
     screenshot(page, "photo-sent")
+
+
+def test_search_on_the_page_names_a_pdf_passage_by_its_page(
+    page: Any, server: ServerThread
+) -> None:
+    pdf_pages = [
+        f"Page {n}. " + ("Unrelated words about garden sheds and ladders. " * 3) for n in (1, 2)
+    ]
+    pdf_pages.append("Page 3. The tide tables say the causeway floods at half past four. " * 2)
+    makefiles.text_pdf(server.settings.vault / "Docs/Tides.pdf", pdf_pages)
+
+    async def index_it() -> int:
+        await server.index.refresh()
+        return await server.index.read_attachments()
+
+    assert server._call(index_it()) == 1
+    page.click("#tab-ask")
+    page.fill("#ask-text", "causeway floods")
+    page.click("#search-button")
+    page.wait_for_selector("#search-list li:has-text('Tides.pdf')")
+    item = page.locator("#search-list li:has-text('Tides.pdf')").first
+    assert item.locator(".result-title").inner_text() == "Tides.pdf, page 3"
+    marks = [m.lower() for m in item.locator("mark").all_inner_texts()]
+    assert "causeway" in marks and "floods" in marks
+    item.locator("button").click()
+    page.wait_for_selector("#source-sheet:not([hidden])")
+    assert page.inner_text("#source-title") == "Tides.pdf, page 3"
+    assert page.is_hidden("#source-more")  # no note text to show for a PDF
+    screenshot(page, "search-pdf-page")
