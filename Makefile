@@ -29,12 +29,14 @@ run: $(STAMP)
 
 # Debian packages the tests use: Chromium for the browser tests (never a browser downloaded by
 # Playwright), espeak-ng to speak real words for the dictation audio test, systemd for
-# `systemd-analyze verify` of the unit `commonplace service install` writes.
+# `systemd-analyze verify` of the unit `commonplace service install` writes, Tesseract for the
+# OCR of scanned PDFs and images (attachments).
 browser:
 	@missing=""; \
 	command -v chromium >/dev/null || missing="$$missing chromium"; \
 	command -v espeak-ng >/dev/null || missing="$$missing espeak-ng"; \
 	command -v systemd-analyze >/dev/null || missing="$$missing systemd"; \
+	command -v tesseract >/dev/null || missing="$$missing tesseract-ocr"; \
 	if [ -n "$$missing" ]; then \
 		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 			echo "installing$$missing for the tests"; \

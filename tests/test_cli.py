@@ -31,6 +31,7 @@ def test_doctor_reports_each_check(fake_ollama_thread: FakeOllama, vault: Path) 
         "ok   version",
         "ok   config",
         "ok   vault",
+        "ok   attachments",
         "ok   data folder",
         "ok   timezone",
         "ok   ollama",

@@ -324,6 +324,63 @@ class IndexSettings:
 
 
 @dataclass(frozen=True)
+class AttachmentSettings:
+    """PDFs and images in the vault: read, cached by content, indexed page by page."""
+
+    enabled: bool = field(
+        default=True, metadata={"doc": "Read the vault's PDFs and images into the search index."}
+    )
+    ocr: bool = field(
+        default=True,
+        metadata={"doc": "Read images and pages without a text layer by OCR (needs Tesseract)."},
+    )
+    ocr_languages: tuple[str, ...] = field(
+        default=("eng",),
+        metadata={"doc": "Tesseract languages to read with, e.g. ['eng', 'deu']."},
+    )
+    ocr_below_chars: int = field(
+        default=50,
+        metadata={
+            **_range(0, 100_000),
+            "doc": "A PDF page with fewer characters of text than this is read by OCR.",
+        },
+    )
+    max_file_mb: float = field(
+        default=200.0,
+        metadata={**_range(0.1, 100_000), "doc": "Larger attachments are not read."},
+    )
+    max_pages: int = field(
+        default=2000,
+        metadata={**_range(1, 1_000_000), "doc": "Pages read from one PDF; the rest are not."},
+    )
+    max_seconds: float = field(
+        default=300.0,
+        metadata={
+            **_range(1, 86_400),
+            "doc": "Time one file may take to read; the pages read by then are kept.",
+        },
+    )
+    max_pixels: int = field(
+        default=100_000_000,
+        metadata={
+            **_range(1_000_000, 2_000_000_000),
+            "doc": "Larger images are refused as decompression bombs; pages render below it.",
+        },
+    )
+    max_memory_mb: int = field(
+        default=2048,
+        metadata={
+            **_range(0, 1_000_000),
+            "doc": "Memory the reading process may use (0: no limit); a bomb stops there.",
+        },
+    )
+    max_photo_mb: float = field(
+        default=20.0,
+        metadata={**_range(0.1, 1000), "doc": "The largest photo the phone page takes."},
+    )
+
+
+@dataclass(frozen=True)
 class AskSettings:
     """Answers from the notes (ask/): what the model is shown, and `?? ` questions in Ask notes."""
 
@@ -718,6 +775,10 @@ class Settings:
     )
     index: IndexSettings = field(
         default_factory=IndexSettings, metadata={"doc": "The hybrid search index."}
+    )
+    attachments: AttachmentSettings = field(
+        default_factory=AttachmentSettings,
+        metadata={"doc": "PDFs and images in the vault, searched and cited by page."},
     )
     speech: SpeechSettings = field(
         default_factory=SpeechSettings, metadata={"doc": "Dictation with whisper.cpp."}

@@ -202,6 +202,7 @@ async def build_parts(settings: Settings, llm: LLM, attention: Attention | None 
     lease = parts.lease = VaultLease(settings.vault, settings.data_path, settings.lease)
     await check_lease(lease, parts.attention)  # before any stage starts
     service = IndexService(index, settings, attention=parts.attention)
+    parts.closers.append(service.close)  # closers run last-first: before the index closes
     tidy = TidyService(settings, llm, index, attention=parts.attention, may_work=lambda: lease.held)
     ask = AskService(settings, llm, index, attention=parts.attention, may_work=lambda: lease.held)
     parts.stages.update(index=service, tidy=tidy, ask=ask)

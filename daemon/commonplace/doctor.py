@@ -13,6 +13,8 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Literal
 
 from commonplace import __version__
+from commonplace.attachments.kinds import is_pdf, iter_attachment_paths
+from commonplace.attachments.ocr import ocr_status
 from commonplace.attention import Entry, read_running, summary
 from commonplace.config import Settings, default_config_path
 from commonplace.conflicts import find_conflict_copies
@@ -74,6 +76,7 @@ def config_checks(settings: Settings) -> list[Check]:
         checks += journal_checks(settings)
         checks += pages_directory_checks(settings)
         checks += unread_format_checks(vault)
+        checks += attachment_checks(settings)
     data = settings.data_path
     # A check makes nothing: doctor used to create the data folder, one for every vault named
     # (a mistyped one too). The nearest folder that exists must let the daemon make the rest.
@@ -158,6 +161,40 @@ def unread_format_checks(vault: Path) -> list[Check]:
             "other formats",
             f"{found}: Commonplace reads Markdown notes only, so their words are not searched, "
             "asked about or tidied (nothing in them is changed)",
+        )
+    ]
+
+
+def attachment_checks(settings: Settings) -> list[Check]:
+    """How many PDFs and images the vault holds, and whether OCR reads the ones without a text
+    layer: without Tesseract a scanned PDF or a screenshot says nothing to a search, and only
+    doctor can say so (nothing fails)."""
+    cfg = settings.attachments
+    found = list(iter_attachment_paths(settings.vault)) if cfg.enabled else []
+    pdfs = sum(1 for p in found if is_pdf(p))
+    images = len(found) - pdfs
+    counted = f"{pdfs} PDF(s) and {images} image(s) in the vault"
+    if not cfg.enabled:
+        return [Check("ok", "attachments", "not read ([attachments] enabled = false)")]
+    if not cfg.ocr:
+        return [
+            Check(
+                "ok",
+                "attachments",
+                f"{counted}; PDFs are read from their text layer, OCR is off "
+                "([attachments] ocr = false)",
+            )
+        ]
+    status = ocr_status(tuple(cfg.ocr_languages) or ("eng",))
+    if status.available:
+        langs = "+".join(cfg.ocr_languages)
+        return [Check("ok", "attachments", f"{counted}; OCR by Tesseract ({langs})")]
+    return [
+        Check(
+            "warn",
+            "attachments",
+            f"{counted}; {status.problem}, so text PDFs are read but scanned pages and images "
+            f"are not (OCR would make their words searchable): {status.action}",
         )
     ]
 

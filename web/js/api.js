@@ -64,6 +64,12 @@ export async function postJSON(path, body, timeoutMs) {
   return response.json();
 }
 
+// A multipart form (a photo and its capture's fields): the browser sets the boundary.
+export async function postForm(path, form, timeoutMs = 180000) {
+  const response = await send(path, { method: "POST", headers: { Accept: "application/json" }, body: form }, timeoutMs);
+  return response.json();
+}
+
 export async function postAudio(path, blob) {
   const type = blob.type || "audio/webm";
   const response = await send(path, { method: "POST", headers: { "Content-Type": type }, body: blob }, 180000);

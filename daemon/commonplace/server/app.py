@@ -22,6 +22,7 @@ from commonplace.resources import resource_dir
 from commonplace.server import (
     api_ask,
     api_capture,
+    api_photo,
     api_related,
     api_search,
     api_state,
@@ -73,7 +74,9 @@ def create_app(
 ) -> web.Application:
     """The whole server. `services` holds what the daemon runs (index, jobs, transcriber...);
     a test passes only what it needs, and the API says 503 for a part that is missing."""
-    upload_limit = int(settings.speech.max_upload_mb * 1024 * 1024)
+    upload_limit = int(
+        max(settings.speech.max_upload_mb, settings.attachments.max_photo_mb + 1) * 1024 * 1024
+    )  # a recording, or a photo and its capture's words
     policy = Policy.from_settings(settings.web, token_file=token_path(settings.data_path))
     app = web.Application(
         middlewares=[security_middleware(policy), error_middleware, foreground_middleware],
@@ -87,6 +90,7 @@ def create_app(
     app.on_response_prepare.append(add_security_headers)
     app.router.add_get("/api/state", api_state.state)
     app.router.add_post("/api/capture", api_capture.capture)
+    app.router.add_post("/api/capture/photo", api_photo.capture_photo)
     app.router.add_post("/api/transcribe", api_capture.transcribe)
     app.router.add_get("/api/search", api_search.search)
     app.router.add_get("/api/note", api_search.note)

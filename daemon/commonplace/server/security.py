@@ -60,7 +60,7 @@ IDENTITY_HEADER = "Tailscale-User-Login"
 FUNNEL_HEADER = "Tailscale-Funnel-Request"
 LOCAL_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
-UPLOAD_PATHS = frozenset({"/api/transcribe"})
+UPLOAD_PATHS = frozenset({"/api/transcribe", "/api/capture/photo"})  # a recording, a photo
 UPLOAD_TYPES = ("audio/", "video/webm", "video/mp4", "multipart/form-data")
 APP_ORIGIN = "app://obsidian.md"  # Obsidian desktop's window, where its plugins run
 TOKEN_PATHS = frozenset({"/api/assistant/propose"})  # only with the token, from any origin
@@ -291,7 +291,8 @@ def _check_type(facts: RequestFacts) -> Refusal | None:
         return None
     if facts.path in UPLOAD_PATHS and ctype.startswith(UPLOAD_TYPES):
         return None
-    allowed = "application/json" + (" or audio" if facts.path in UPLOAD_PATHS else "")
+    upload = " or a multipart form" if facts.path == "/api/capture/photo" else " or audio"
+    allowed = "application/json" + (upload if facts.path in UPLOAD_PATHS else "")
     return Refusal("content_type", f"content type {ctype[:60] or 'none'!r} is not {allowed}")
 
 
