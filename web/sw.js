@@ -1,7 +1,7 @@
 // Service worker: keeps the page's own files for offline start, shows push notifications.
 // API responses are never cached: they always come from the daemon or fail visibly.
 
-const CACHE = "commonplace-shell-v3";
+const CACHE = "commonplace-shell-v4";
 const SHELL = [
   "/",
   "/style.css",
@@ -12,6 +12,7 @@ const SHELL = [
   "/js/assistant.js",
   "/js/capture.js",
   "/js/dictate.js",
+  "/js/pair.js",
   "/js/push.js",
   "/js/search.js",
   "/js/store.js",

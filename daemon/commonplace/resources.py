@@ -12,8 +12,19 @@ _PACKAGE = Path(__file__).resolve().parent
 
 
 def resource_dir(name: str) -> Path:
-    """`name` is 'web' or 'vault_fixture'."""
+    """`name` is 'web', 'vault_fixture' or 'obsidian-bridge'."""
     for candidate in (_PACKAGE / "_data" / name, _PACKAGE.parents[1] / name):
         if candidate.is_dir():
             return candidate
     raise FileNotFoundError(f"the program's '{name}' folder is missing; reinstall commonplace")
+
+
+PLUGIN_FILES = ("main.js", "manifest.json", "styles.css")
+
+
+def plugin_files() -> dict[str, Path]:
+    """The built Obsidian plugin's release files, by name (from the checkout's obsidian-bridge/
+    after `make plugin`, or from the wheel's commonplace/_data/obsidian-bridge/). A file not
+    built yet is missing from the answer: the caller says what to run."""
+    folder = resource_dir("obsidian-bridge")
+    return {name: folder / name for name in PLUGIN_FILES if (folder / name).is_file()}

@@ -30,8 +30,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "briefing": ("briefing:briefing", "Print (and send) the morning briefing for a day."),
     "token": (
         "token:token",
-        "Print (or --rotate) the token the Obsidian plugin and MCP clients send.",
+        "Print (or --rotate) the token the Obsidian plugin and MCP clients send; list, revoke.",
     ),
+    "plugin": ("plugin:plugin", "Install the Obsidian plugin into a vault; confirm a pairing."),
     "eval": ("evals:eval_group", "Measure search, tidying, answers and the digest."),
 }
 
