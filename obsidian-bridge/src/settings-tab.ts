@@ -1,6 +1,8 @@
-// Settings > Commonplace: the daemon's address, its token, and what related notes leave out.
+// Settings > Commonplace: the daemon's address, pairing (or a pasted token), what related notes
+// leave out, and what the plugin asks the daemon when (it talks to nothing else).
 
-import { type App, type Plugin, PluginSettingTab, Setting } from "obsidian";
+import { type App, Platform, type Plugin, PluginSettingTab, Setting } from "obsidian";
+import type { Found } from "./discovery";
 import { parseFolders } from "./related/model";
 import { DEFAULT_DAEMON_URL, type Settings, validUrl } from "./settings";
 import type { TokenStore } from "./token-store";
@@ -10,7 +12,13 @@ export interface SettingsHost {
 	tokens: TokenStore;
 	saveSettings(): Promise<void>;
 	checkConnection(): Promise<string>;
+	pair(): Promise<string>;
+	daemonUrl(): string;
+	findDaemon(): Found | null;
 }
+
+export const NETWORK_NOTE =
+	"The plugin talks only to the Commonplace daemon at this address, never to another server. It asks for the daemon's state when you open Obsidian or return to it (at most every 5 seconds, and less often while the daemon does not answer), after a search, a question or related notes, and when you click the state; while pairing, every 2 seconds until the code is confirmed. There is no other background request.";
 
 export class CommonplaceSettingTab extends PluginSettingTab {
 	constructor(app: App, plugin: Plugin, private readonly host: SettingsHost) {
@@ -22,9 +30,15 @@ export class CommonplaceSettingTab extends PluginSettingTab {
 		while (containerEl.firstChild) containerEl.removeChild(containerEl.firstChild);
 		const host = this.host;
 
+		const found = Platform.isDesktopApp ? host.findDaemon() : null;
+		const addressHelp = Platform.isMobile
+			? `On a phone: the computer's Tailscale name, e.g. https://laptop.tail1234.ts.net (the daemon's page through tailscale serve). Default ${DEFAULT_DAEMON_URL}.`
+			: found
+				? `Found the daemon on this computer at ${found.url}; it is used while this is left at the default (${DEFAULT_DAEMON_URL}).`
+				: `Where the daemon listens (default ${DEFAULT_DAEMON_URL}). Left at the default, the plugin looks for a daemon running on this computer.`;
 		new Setting(containerEl)
 			.setName("Daemon address")
-			.setDesc(`Where \`commonplace run\` listens (default ${DEFAULT_DAEMON_URL}).`)
+			.setDesc(addressHelp)
 			.addText((text) =>
 				text
 					.setPlaceholder(DEFAULT_DAEMON_URL)
@@ -40,13 +54,26 @@ export class CommonplaceSettingTab extends PluginSettingTab {
 
 		const where = host.tokens.secure
 			? "Kept in Obsidian's secret storage on this device, not in the vault."
-			: "This version of Obsidian has no secret storage: the token is kept in the vault, in .obsidian/plugins/commonplace/data.json, and travels wherever the vault is synced. Update Obsidian (1.11.4 or later) to keep it out of the vault.";
+			: `This version of Obsidian has no secret storage: the token is kept in the vault, in ${this.app.vault.configDir}/plugins/commonplace/data.json, and travels wherever the vault is synced. Update Obsidian (1.11.4 or later) to keep it out of the vault.`;
+		const pairing = new Setting(containerEl)
+			.setName("Pair with the daemon")
+			.setDesc(`${host.tokens.get() ? "This device has a token. Pair again to get a new one." : "Not paired yet."} The daemon shows a code; confirm it on the computer with the pair command or on the phone page, and this device gets a token of its own.`)
+			.addButton((button) =>
+				button
+					.setButtonText("Pair")
+					.setCta()
+					.onClick(async () => {
+						const outcome = await host.pair();
+						if (outcome === "paired") pairing.setDesc("Paired: this device has a token of its own.");
+					}),
+			);
+
 		const tokenSetting = new Setting(containerEl)
 			.setName("Token")
-			.setDesc(`Run \`commonplace token\` on this computer and paste what it prints. ${where}`)
+			.setDesc(`Filled in by pairing. Or paste the output of the token command run on the computer. ${where}`)
 			.addText((text) => {
 				text.inputEl.type = "password";
-				text.setPlaceholder("paste the token").setValue(host.tokens.get()).onChange(async (value) => {
+				text.setPlaceholder("Filled in by pairing").setValue(host.tokens.get()).onChange(async (value) => {
 					await host.tokens.set(value);
 				});
 			});
@@ -62,10 +89,10 @@ export class CommonplaceSettingTab extends PluginSettingTab {
 
 		new Setting(containerEl)
 			.setName("Folders to leave out of related notes")
-			.setDesc("One folder per line, e.g. Inbox or Archive/Old.")
+			.setDesc("One folder per line, for example the inbox or an archive folder.")
 			.addTextArea((area) =>
 				area
-					.setPlaceholder("Inbox\nDigests")
+					.setPlaceholder("Inbox")
 					.setValue(host.settings.excludeFolders.join("\n"))
 					.onChange(async (value) => {
 						host.settings.excludeFolders = parseFolders(value);
@@ -82,5 +109,7 @@ export class CommonplaceSettingTab extends PluginSettingTab {
 					await host.saveSettings();
 				}),
 			);
+
+		new Setting(containerEl).setName("Network use").setDesc(NETWORK_NOTE);
 	}
 }
