@@ -5,6 +5,7 @@
 // an address, never a token. Mobile Obsidian has no files outside the vault and no Node: there
 // nothing is read, and the address is the one the user types (the ts.net name).
 
+/* global require -- Electron's, on desktop only (below, behind Platform.isDesktop) */
 import { Platform } from "obsidian";
 
 export interface Found {

@@ -139,15 +139,15 @@ export class DaemonClient {
 			onDelta(answer.answer);
 			return answer;
 		}
-		let answer: Answer | null = null;
-		let failure: DaemonError | null = null;
+		const got: { answer: Answer | null; failure: DaemonError | null } = { answer: null, failure: null };
 		const onValue = (value: unknown): void => {
 			const event = (typeof value === "object" && value !== null ? value : {}) as Record<string, unknown>;
 			if (event.type === "delta" && typeof event.text === "string") onDelta(event.text);
-			else if (event.type === "answer") answer = parseAnswer(event);
+			else if (event.type === "answer") got.answer = parseAnswer(event);
 			else if (event.type === "error") {
 				const error = (event.error ?? {}) as Record<string, unknown>;
-				failure = new DaemonError("api", String(error.message ?? "the answer failed"), String(error.code ?? ""));
+				const message = typeof error.message === "string" ? error.message : "the answer failed";
+				got.failure = new DaemonError("api", message, typeof error.code === "string" ? error.code : "");
 			}
 		};
 		try {
@@ -158,9 +158,9 @@ export class DaemonClient {
 			if (err instanceof BadResponse || err instanceof SyntaxError) throw this.report(new DaemonError("bad_response", `the daemon's answer could not be read: ${err.message}`), path);
 			throw this.report(this.down(), path);
 		}
-		if (failure) throw failure;
-		if (!answer) throw this.report(new DaemonError("bad_response", "the answer ended before it was complete"), path);
-		return answer;
+		if (got.failure) throw got.failure;
+		if (!got.answer) throw this.report(new DaemonError("bad_response", "the answer ended before it was complete"), path);
+		return got.answer;
 	}
 
 	async json(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<unknown> {

@@ -139,7 +139,7 @@ export function parseState(value: unknown): DaemonState {
 			models,
 		},
 		captures_waiting: num(body.captures_waiting),
-		index: (typeof body.index === "object" && body.index !== null ? body.index : {}) as DaemonState["index"],
+		index: (typeof body.index === "object" && body.index !== null ? body.index : {}),
 		stages: (typeof body.stages === "object" && body.stages !== null ? body.stages : {}) as DaemonState["stages"],
 		attention: list(body.attention).map((item) => {
 			const entry = obj(item, "attention entry");

@@ -2,6 +2,26 @@
 // parts the plugin uses, behaving as the API documents them, plus a few handles for tests
 // (what was opened, which notices showed, how many listeners are still attached).
 
+// Obsidian's HTMLElement.createEl (text set as text, never parsed), as the app adds it.
+declare global {
+	interface HTMLElement {
+		createEl<K extends keyof HTMLElementTagNameMap>(tag: K, o?: { cls?: string | string[]; text?: string; attr?: Record<string, string> }): HTMLElementTagNameMap[K];
+	}
+}
+if (typeof HTMLElement !== "undefined" && !("createEl" in HTMLElement.prototype)) {
+	Object.defineProperty(HTMLElement.prototype, "createEl", {
+		configurable: true,
+		value<K extends keyof HTMLElementTagNameMap>(this: HTMLElement, tag: K, o: { cls?: string | string[]; text?: string; attr?: Record<string, string> } = {}) {
+			const child = this.ownerDocument.createElement(tag);
+			if (o.cls) child.className = Array.isArray(o.cls) ? o.cls.join(" ") : o.cls;
+			if (o.text !== undefined) child.textContent = o.text;
+			for (const [name, value] of Object.entries(o.attr ?? {})) child.setAttribute(name, value);
+			this.appendChild(child);
+			return child;
+		},
+	});
+}
+
 export let apiVersion = "1.12.0";
 export function setApiVersion(version: string): void {
 	apiVersion = version;
