@@ -146,12 +146,12 @@ export class RelatedView extends ItemView {
 		if (!items.length) el(this.list, "div", { cls: "commonplace-muted", text: "No related notes found." });
 		for (const item of items) {
 			const row = el(this.list, "div", { cls: item.linked ? "commonplace-related-item is-linked" : "commonplace-related-item" });
-			const title = el(row, "a", { cls: "commonplace-related-name", text: item.title });
+			const title = el(row, "a", { cls: item.attachment ? "commonplace-related-name is-attachment" : "commonplace-related-name", text: item.attachment ? item.label : item.title });
 			if (item.linked) el(row, "span", { cls: "commonplace-badge", text: "linked" });
 			const heading = lastHeading(item.heading);
 			if (heading) el(row, "div", { cls: "commonplace-related-heading", text: heading });
 			if (item.snippet) el(row, "div", { cls: "commonplace-related-snippet", text: item.snippet });
-			clickable(title, (evt) => void this.deps.open(item.path, item.heading, wantsNewTab(evt)));
+			clickable(title, (evt) => void this.deps.open(item.path, item.heading, wantsNewTab(evt), item.page));
 		}
 	}
 }
