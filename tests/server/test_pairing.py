@@ -392,3 +392,28 @@ async def test_plugin_pair_says_what_to_do_when_nothing_waits(
     )
     assert result.exit_code != 0
     assert "Settings > Commonplace" in result.output
+
+
+async def test_plugin_pair_asks_and_a_no_denies(
+    make_client: ClientFactory, web_settings: Settings
+) -> None:
+    client = await make_client()
+    write_discovery(web_settings.vault, "127.0.0.1", client.port)
+    env = {"COMMONPLACE_VAULT": str(web_settings.vault)}
+    asked = await ask_to_pair(client)
+    no = await asyncio.to_thread(
+        CliRunner().invoke, cli, ["plugin", "pair", "--wait", "0"], env=env, input="n\n"
+    )
+    assert no.exit_code == 0, no.output
+    assert f"showing the code {asked['code']}? [y/N]" in no.output and "Denied" in no.output
+    poll = await client.post("/api/pair/poll", json={"id": asked["id"]}, headers=obsidian(client))
+    assert (await poll.json()) == {"status": "denied"}
+    assert read_devices(devices_path(web_settings.data_path)) == []
+
+    again = await ask_to_pair(client)
+    yes = await asyncio.to_thread(
+        CliRunner().invoke, cli, ["plugin", "pair", "--wait", "0"], env=env, input="y\n"
+    )
+    assert yes.exit_code == 0 and "Paired 'Obsidian on Linux (Notes)'" in yes.output
+    poll = await client.post("/api/pair/poll", json={"id": again["id"]}, headers=obsidian(client))
+    assert (await poll.json())["status"] == "confirmed"
