@@ -36,6 +36,10 @@ export default class CommonplacePlugin extends Plugin implements SettingsHost {
 			token: () => this.tokens.get(),
 			fetch: (input, init) => window.fetch(input, init),
 			request: (params) => viaRequestUrl(params),
+			downHint: () =>
+				Platform.isMobile
+					? "On a phone, set the daemon address to your computer's Tailscale name (https://….ts.net) in Settings > Commonplace, with tailscale serve running there."
+					: "Start it with: commonplace run",
 			onOutcome: (error, path) => this.health.outcome(error, path),
 		});
 		const open = noteOpener(this.app);

@@ -4,7 +4,7 @@
 // token is refused and the plugin says to pair again. The daemon's side of the same exchange is
 // tested against the real server in tests/server/test_pairing.py.
 
-import { App, MemorySecretStorage, Setting, liveIntervals, requestUrlCalls } from "obsidian";
+import { App, MemorySecretStorage, Notice, Setting, liveIntervals, requestUrlCalls, setMobile } from "obsidian";
 import { describe, expect, it } from "vitest";
 import CommonplacePlugin from "../src/main";
 import { SECRET_ID } from "../src/token-store";
@@ -121,6 +121,19 @@ describe("pairing", () => {
 		expect(setting.descEl.textContent).toContain("Paired");
 		expect((app.secretStorage as MemorySecretStorage).getSecret(SECRET_ID)).toBe("device-token-1");
 		expect(Setting.all.some((s) => s.name === "Network use" && s.descEl.textContent?.includes("only to the Commonplace daemon"))).toBe(true);
+		plugin.unload();
+	});
+});
+
+describe("on a phone, before the address is set", () => {
+	it("says to set the computer's Tailscale name, not to run the daemon on the phone", async () => {
+		setMobile(true);
+		const plugin = new CommonplacePlugin(new App() as never, MANIFEST as never);
+		await plugin.onload();
+		await plugin.status.refresh();
+		expect(Notice.shown.join("\n")).toContain("Tailscale name");
+		expect(Notice.shown.join("\n")).not.toContain("commonplace run");
+		expect(plugin.statusItems).toHaveLength(0);
 		plugin.unload();
 	});
 });

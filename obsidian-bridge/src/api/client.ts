@@ -93,6 +93,8 @@ export interface ClientOptions {
 	fetch: typeof fetch;
 	/** Obsidian's requestUrl, for every request that does not stream; without it, `fetch`. */
 	request?: HttpRequest;
+	/** What to add when the daemon does not answer (on a phone: set the ts.net name). */
+	downHint?: () => string;
 	/** Told after every request that was not aborted: reachable or not, token right or not. */
 	onOutcome?: (outcome: DaemonError | null, path: string) => void;
 }
@@ -197,7 +199,8 @@ export class DaemonClient {
 	}
 
 	private down(): DaemonError {
-		return new DaemonError("down", `The Commonplace daemon is not answering at ${this.baseUrl}. Start it with: commonplace run`);
+		const hint = this.options.downHint?.() ?? "Start it with: commonplace run";
+		return new DaemonError("down", `The Commonplace daemon is not answering at ${this.baseUrl}. ${hint}`);
 	}
 
 	private async failure(response: Reply): Promise<DaemonError> {
