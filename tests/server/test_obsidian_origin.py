@@ -291,7 +291,7 @@ async def test_preflight_allows_the_authorization_header(
     allowed = {
         h.strip().lower() for h in response.headers["Access-Control-Allow-Headers"].split(",")
     }
-    assert {"authorization", "content-type"} <= allowed
+    assert {"authorization", "content-type", "x-commonplace-client"} <= allowed
     assert "POST" in response.headers["Access-Control-Allow-Methods"]
     assert response.headers["Access-Control-Allow-Private-Network"] == "true"
 

@@ -166,11 +166,28 @@ ALLOWED = [
     ),
     (
         "a paired plugin through requestUrl",
-        facts(method="GET", path="/api/search", origin=None, authorization=f"Bearer {DEVICE}"),
+        facts(
+            method="GET",
+            path="/api/search",
+            origin=None,
+            client="obsidian",
+            authorization=f"Bearer {DEVICE}",
+        ),
     ),
+    ("requestUrl asks to pair", facts(origin=None, client="obsidian")),
 ]
 
 REFUSED = [
+    (
+        "the plugin through requestUrl, unpaired",
+        facts(method="GET", path="/api/state", origin=None, client="obsidian"),
+        "bad_token",
+    ),
+    (
+        "the plugin through requestUrl confirms itself",
+        facts(path="/api/pair/confirm", origin=None, client="obsidian"),
+        "owner_only",
+    ),
     ("a web page asks", facts(origin="https://evil.example"), "cross_origin"),
     ("another computer asks", facts(peer_loopback=False), "not_local"),
     ("the tailnet, not the owner", facts(host=TS_NAME, identity="x@y.z"), "not_owner"),

@@ -22,8 +22,11 @@ Requests from the Obsidian plugin come from the origin `app://obsidian.md` (desk
 app's scheme), or with no Origin at all when the plugin uses Obsidian's `requestUrl`; they pass
 (a)-(c) like any other; instead of (d) they need a bearer token on every request, any method:
 the vault's token (`commonplace token`) or a paired device's own (devices.py, revocable), and
-the daemon answers their CORS preflight. On the ts.net name that is both: the owner's Tailscale
-login (c) and the token. Every other origin is checked as above.
+the daemon answers their CORS preflight. The plugin also names itself (`X-Commonplace-Client:
+obsidian`), so a request through `requestUrl`, which carries no Origin, gets the same rule and not
+the page's: the header can only add the token requirement, never lift a check. On the ts.net name
+that is both: the owner's Tailscale login (c) and the token. Every other origin is checked as
+above.
 
 Pairing (pairing.py) has two sides. Asking to pair (PAIR_OPEN) needs no token, since getting one
 is its point; it is taken only from Obsidian's origins or from a program (no Origin), only from
@@ -79,6 +82,7 @@ APP_ORIGIN = "app://obsidian.md"  # Obsidian desktop's window, where its plugins
 # https in newer Capacitor versions). Treated as APP_ORIGIN: in only with a token.
 MOBILE_ORIGINS = ("capacitor://localhost", "http://localhost", "https://localhost")
 OBSIDIAN_ORIGINS = frozenset({APP_ORIGIN, *MOBILE_ORIGINS})
+CLIENT_HEADER = "X-Commonplace-Client"  # "obsidian": the plugin, whatever its transport
 PAIR_OPEN = frozenset({"/api/pair/request", "/api/pair/poll"})  # the plugin, without a token
 PAIR_OWNER = frozenset({"/api/pair/pending", "/api/pair/confirm", "/api/pair/deny"})
 TOKEN_PATHS = frozenset({"/api/assistant/propose"})  # only with the token, from any origin
@@ -92,7 +96,7 @@ TOKEN_HINT = (
 )
 CORS_HEADERS = {
     "Access-Control-Allow-Methods": "GET, POST",
-    "Access-Control-Allow-Headers": "Authorization, Content-Type",
+    "Access-Control-Allow-Headers": f"Authorization, Content-Type, {CLIENT_HEADER}",
     "Access-Control-Max-Age": "600",
 }
 
@@ -128,6 +132,12 @@ class RequestFacts:
     referer: str | None = None
     content_type: str = ""  # media type only, lower case
     authorization: str | None = None  # the Authorization header (Obsidian, the MCP server)
+    client: str = ""  # X-Commonplace-Client, lower case ("obsidian": the plugin)
+
+    @property
+    def from_obsidian(self) -> bool:
+        """Obsidian's window (its origin) or the plugin naming itself (requestUrl: no Origin)."""
+        return self.origin in OBSIDIAN_ORIGINS or self.client == "obsidian"
 
 
 @dataclass(frozen=True)
@@ -227,7 +237,7 @@ def check_request(
         refusal = _check_pair_owner(facts, token)
         if refusal is not None or facts.authorization is not None:
             return refusal
-    if facts.origin in OBSIDIAN_ORIGINS:
+    if facts.from_obsidian:
         return _check_app(facts, token, devices) or _page_only(facts)
     if facts.authorization is not None or facts.path in TOKEN_PATHS:
         refusal = _check_bearer(facts, token, devices)
@@ -243,7 +253,7 @@ def check_request(
 def _brings_token(facts: RequestFacts) -> bool:
     """Obsidian's origin or an Authorization header: the token is then checked, whoever sent
     it (an Obsidian or MCP client on another computer, when [web] host lets them in)."""
-    return facts.origin in OBSIDIAN_ORIGINS or facts.authorization is not None
+    return facts.from_obsidian or facts.authorization is not None
 
 
 def token_valid(token: str | None, devices: frozenset[str], authorization: str | None) -> bool:
@@ -275,7 +285,7 @@ def _check_pair_open(facts: RequestFacts, *, local: bool) -> Refusal | None:
 
 def _check_pair_owner(facts: RequestFacts, token: str | None) -> Refusal | None:
     """Confirming a pairing is the owner's: never Obsidian itself, never a device token."""
-    if facts.origin in OBSIDIAN_ORIGINS:
+    if facts.from_obsidian:
         return Refusal(
             "owner_only",
             "a pairing is confirmed by the owner, on the phone page or with "
@@ -308,11 +318,7 @@ def _page_only(facts: RequestFacts) -> Refusal | None:
 
 def wants_token(facts: RequestFacts) -> bool:
     """Whether the check needs the current token (read from its file only then)."""
-    return (
-        facts.origin in OBSIDIAN_ORIGINS
-        or facts.authorization is not None
-        or facts.path in TOKEN_PATHS
-    )
+    return facts.from_obsidian or facts.authorization is not None or facts.path in TOKEN_PATHS
 
 
 def _check_bearer(
@@ -417,6 +423,7 @@ def facts_from(request: web.Request) -> RequestFacts:
         referer=request.headers.get("Referer"),
         content_type=request.content_type.lower() if "Content-Type" in request.headers else "",
         authorization=request.headers.get("Authorization"),
+        client=request.headers.get(CLIENT_HEADER, "").strip().lower(),
     )
 
 

@@ -176,7 +176,9 @@ export class DaemonClient {
 	}
 
 	private async send(method: string, path: string, body: unknown, signal?: AbortSignal, stream = false): Promise<Reply> {
-		const headers: Record<string, string> = {};
+		// The plugin names itself: through requestUrl there is no Origin, and the daemon must
+		// still ask for the token (and say so) rather than treat it as its own page.
+		const headers: Record<string, string> = { "X-Commonplace-Client": "obsidian" };
 		const token = this.options.token().trim();
 		if (token) headers.Authorization = `Bearer ${token}`;
 		if (body !== undefined) headers["Content-Type"] = "application/json";
