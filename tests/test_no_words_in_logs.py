@@ -188,3 +188,10 @@ def test_the_daemons_own_log_carries_no_words(
         log = daemon.stop()
     assert "job tidy" in log and "Ask: answered question" in log  # the log is there...
     assert MARK.lower() not in log.lower()  # ...without the words
+    # The same rule holds for the log file a user reads later (logfile.py), which holds the
+    # same records; only its owner may read it.
+    (file,) = (tmp_path / "xdg-state" / "commonplace").glob("*.log")
+    text = file.read_text(encoding="utf-8")
+    assert "job tidy" in text and "Ask: answered question" in text
+    assert MARK.lower() not in text.lower()
+    assert file.stat().st_mode & 0o077 == 0

@@ -38,6 +38,7 @@ from commonplace.config import Settings
 from commonplace.conflicts import watch_conflicts
 from commonplace.daemon_notes import left_in_earlier_pages
 from commonplace.datafolder import keep_lock
+from commonplace.dataformat import NewerDataFolder, bring_forward, refuse_newer
 from commonplace.digest.service import digest_job
 from commonplace.discovery import remove_discovery, write_discovery
 from commonplace.index import Index, IndexBusy, IndexService
@@ -59,13 +60,14 @@ from commonplace.speech import SpeechUnavailable, WhisperTranscriber, model_path
 from commonplace.supervise import start_supervised
 from commonplace.tidy.service import TidyService
 from commonplace.vault import in_folder
-from commonplace.vault.layout import remove_stale_temp_files
 from commonplace.vault.obsidian_settings import inbox_clashes
+from commonplace.vault_access import keep_checking_access
 from commonplace.watcher import PollPlan, VaultWatcher
 
 log = logging.getLogger(__name__)
 
 WATCH_DEBOUNCE_S = 0.5
+ACCESS_CHECK_S = 60.0  # a permission granted in System Settings is noticed within a minute
 
 
 class DaemonError(Exception):
@@ -100,10 +102,15 @@ async def run_daemon(
             "set 'vault' in commonplace.toml or COMMONPLACE_VAULT"
         )
     try:
-        lock = VaultLock.acquire(settings.data_path)
+        found = refuse_newer(settings.data_path)  # before the lock: nothing written there yet
+    except NewerDataFolder as exc:
+        raise DaemonError(str(exc)) from None
+    try:
+        lock = VaultLock.acquire(settings.data_path, vault=settings.vault.absolute())
     except LockHeld as exc:
         raise DaemonError(str(exc)) from None
     try:
+        await asyncio.to_thread(bring_forward, settings.data_path, found)
         await _run_locked(settings, ready, stop or asyncio.Event(), lock)
     finally:
         lock.release()
@@ -180,14 +187,10 @@ def _read_ahead(reader: TaskReader, parts: Parts) -> Callable[[], Awaitable[None
 
 
 def clean_up_after_a_crash(settings: Settings) -> None:
-    """Temp files a crash left between writing and renaming, in the vault and the data folder
-    (before anything else runs: nothing may index or file one meanwhile)."""
-    for root in (settings.vault, settings.data_path):
-        removed = remove_stale_temp_files(root)
-        if removed:
-            log.info("removed %d temp file(s) left by an earlier crash in %s", len(removed), root)
-            log.debug("removed %s", removed)
-    put_back_left_aside(settings)  # a crash mid-`remove_file`; a young one later (leftovers.py)
+    """Temp files a crash left between writing and renaming, in the vault and the data folder,
+    and files left moved aside by a delete (before anything else runs: nothing may index or
+    file one meanwhile). Those too young now are cleared later, while it runs (leftovers.py)."""
+    put_back_left_aside(settings)
 
 
 async def build_parts(settings: Settings, llm: LLM, attention: Attention | None = None) -> Parts:
@@ -282,6 +285,10 @@ def start_background(settings: Settings, llm: LLM, parts: Parts) -> list[asyncio
     tasks.append(start_supervised("scheduler", scheduler.run_forever, parts.attention))
     conflicts = functools.partial(watch_conflicts, settings, parts.attention)
     tasks.append(start_supervised("conflict check", conflicts, parts.attention))
+    access = functools.partial(
+        keep_checking_access, settings.vault, parts.attention, ACCESS_CHECK_S
+    )
+    tasks.append(start_supervised("vault access", access, parts.attention))
     return tasks
 
 
@@ -329,7 +336,7 @@ def start_notes(settings: Settings) -> list[str]:
     and its Dictate button say what to download; a model that is set but missing is a warning."""
     notes = []
     if not settings.speech.whisper_model.strip():
-        log.info("dictation: off (no [speech] whisper_model set; see the README's Dictation)")
+        log.info("dictation: off (no [speech] whisper_model set; see the docs' Dictation how-to)")
     else:
         try:
             model_path(settings.speech)

@@ -12,13 +12,16 @@ from datetime import datetime
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Literal
 
+from commonplace import __version__
 from commonplace.attention import Entry, read_running, summary
 from commonplace.config import Settings, default_config_path
 from commonplace.conflicts import find_conflict_copies
 from commonplace.daemon_notes import left_in_earlier_pages
+from commonplace.dataformat import FORMAT, NewerDataFolder, refuse_newer
 from commonplace.lease import describe_lease
 from commonplace.llm import LLM, LLMError, OllamaStatus
 from commonplace.llm.support import Lookup, host_warning, system_lookup, version_warnings
+from commonplace.lock import daemons_elsewhere, running_daemon
 from commonplace.tidy.state import TidyState
 from commonplace.vault import iter_note_paths
 from commonplace.vault.exclusions import load_exclusions
@@ -50,7 +53,8 @@ def config_checks(settings: Settings) -> list[Check]:
         if settings.config_path
         else f"no config file at {default_config_path(os.environ)}; defaults used"
     )
-    checks = [Check("ok", "config", where)]
+    checks = [Check("ok", "version", f"commonplace {__version__} (data format {FORMAT})")]
+    checks.append(Check("ok", "config", where))
     vault = settings.vault
     if not vault.is_dir():
         checks.append(
@@ -81,8 +85,28 @@ def config_checks(settings: Settings) -> list[Check]:
         if writable
         else Check("fail", "data folder", f"{data} cannot be created or written; set data_dir")
     )
+    checks += data_format_checks(data)
     checks.append(Check("ok", "timezone", settings.tz.key))
     return checks
+
+
+def data_format_checks(data: Path) -> list[Check]:
+    """Which format the data folder holds (dataformat.py): a newer one stops every other
+    command, an older one is brought forward by the daemon's next start."""
+    try:
+        found = refuse_newer(data)
+    except NewerDataFolder as exc:
+        return [Check("fail", "data format", str(exc))]
+    if found.format is None or found.format == FORMAT:
+        return []
+    return [
+        Check(
+            "ok",
+            "data format",
+            f"format {found.format}, written by an earlier commonplace; the daemon brings it "
+            f"forward to format {FORMAT} as it starts, keeping your state",
+        )
+    ]
 
 
 def flavor_checks(settings: Settings) -> list[Check]:
@@ -335,6 +359,110 @@ def daemon_checks(running: list[Entry] | None) -> list[Check]:
     return checks + [entry_check(e) for e in summary(running)]
 
 
+def elsewhere_checks(settings: Settings) -> list[Check]:
+    """A daemon running on another vault on this computer: the one whose phone page (and
+    Obsidian plugin) the owner may be looking at, or the one holding this vault's port."""
+    checks = []
+    for lock in daemons_elsewhere(settings.data_dir, settings.data_path):
+        vault = lock.vault or "another vault"
+        if lock.port and lock.port == settings.web.port:
+            checks.append(
+                Check(
+                    "warn",
+                    "other daemon",
+                    f"commonplace is running on {vault} ({lock.describe()}) and holds port "
+                    f"{lock.port}, which this vault's daemon needs too: stop that one (kill "
+                    f"{lock.pid}, or `commonplace service uninstall` with its config), or set "
+                    "[web] port to another one for this vault",
+                )
+            )
+        else:
+            port = f", its phone page on port {lock.port}" if lock.port else ""
+            checks.append(
+                Check(
+                    "ok",
+                    "other daemon",
+                    f"commonplace is also running on {vault} ({lock.describe()}{port}); the "
+                    "page and plugin there show that vault, not this one",
+                )
+            )
+    return checks
+
+
+def phone_checks(settings: Settings) -> list[Check]:
+    """Whether the phone page can be reached from the phone (through `tailscale serve` on the
+    tailnet name) or only on this computer, and why."""
+    from commonplace.tailnet import TailscaleMissing, serve_command, serves_port, tailnet_status
+
+    web = settings.web
+    running = running_daemon(settings.data_path)
+    port = running.port if running is not None and running.port else web.port
+    where = f"http://127.0.0.1:{port}/" if port else "on a free port, as [web] port = 0 asks"
+    local = f"only on this computer ({where})"
+    if not web.ts_name or not web.owner_login:
+        unset = " and ".join(k for k in ("ts_name", "owner_login") if not getattr(web, k))
+        return [
+            Check(
+                "ok",
+                "phone page",
+                f"{local}: [web] {unset} not set; with Tailscale on this computer and the "
+                "phone, `commonplace init --force` fills them in",
+            )
+        ]
+    try:
+        tailnet = tailnet_status()
+    except TailscaleMissing as exc:
+        return [Check("warn", "phone page", f"{local}: [web] ts_name is set, but {exc}")]
+    if not tailnet.running:
+        state = tailnet.state or "not running"
+        return [Check("warn", "phone page", f"{local}: Tailscale is {state}; run: tailscale up")]
+    if tailnet.dns_name.casefold() != web.ts_name.strip().rstrip(".").casefold():
+        return [
+            Check(
+                "warn",
+                "phone page",
+                f"{local}: [web] ts_name = {web.ts_name!r}, but this computer is "
+                f"{tailnet.dns_name!r} on the tailnet; set ts_name = {tailnet.dns_name!r}",
+            )
+        ]
+    if not port:
+        return [
+            Check(
+                "warn",
+                "phone page",
+                f"{local}: tailscale serve needs a fixed port; set [web] port (8765 is the "
+                f"default), then run: {serve_command(8765)}",
+            )
+        ]
+    serving = serves_port(port)
+    if serving is False:
+        return [
+            Check(
+                "warn",
+                "phone page",
+                f"{local}: tailscale serve does not pass https://{tailnet.dns_name}/ on to port "
+                f"{port}; run: {serve_command(port)}",
+            )
+        ]
+    unsure = "" if serving else " (tailscale serve could not be asked whether it proxies it)"
+    return [
+        Check(
+            "ok",
+            "phone page",
+            f"reachable from your phone at https://{tailnet.dns_name}/ (tailscale serve to port "
+            f"{port}; only {web.owner_login} is let in){unsure}",
+        )
+    ]
+
+
+def log_checks(settings: Settings) -> list[Check]:
+    from commonplace.logfile import log_path
+
+    path = log_path(settings)
+    made = "" if path.exists() else " (not written yet: the daemon writes it when it runs)"
+    return [Check("ok", "log", f"{path}{made}; show it with: commonplace logs")]
+
+
 def entry_check(entry: Entry) -> Check:
     return Check("warn" if entry.level == "warn" else "ok", entry.source, entry.line())
 
@@ -385,6 +513,7 @@ async def run_checks(settings: Settings) -> list[Check]:
     copies = [entry_check(e) for e in find_conflict_copies(settings) if e.key not in shown]
     found = inbox_checks(settings, shown) + copies + skipped_checks(settings, shown)
     checks += lease_checks(settings) + found + daemon_checks(running)
+    checks += elsewhere_checks(settings) + phone_checks(settings) + log_checks(settings)
     return checks + await calendar_checks(settings) + await weather_checks(settings)
 
 
@@ -400,7 +529,7 @@ async def calendar_checks(settings: Settings) -> list[Check]:
 
     config = settings.calendar
     if not config.configured:
-        return [Check("ok", "calendar", "not set up (optional: see the README's calendar section)")]
+        return [Check("ok", "calendar", "not set up (optional: see the docs' calendar how-to)")]
     client = CalendarClient(settings, in_doctor=True)
     try:
         with client.all_within(config.timeout_s):

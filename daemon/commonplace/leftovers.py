@@ -1,4 +1,5 @@
-"""Files a crash left moved aside by a delete, put back while the daemon runs.
+"""What a crash leaves in the vault, cleared while the daemon runs: files moved aside by a
+delete are put back, temp files of a write that never got renamed are removed.
 
 Tidy deletes a capture (or its own filed note) by renaming it aside, checking it and deleting it
 (vault/atomic.py `remove_file`); a crash in between leaves the file under a hidden name, where
@@ -7,6 +8,11 @@ younger one may be a removal still being checked), so a restart within seconds o
 found it too young. It is therefore put back again the moment it is old enough, and at every
 periodic scan (another computer's daemon may have crashed over a synced vault), so a file a crash
 left aside always comes back while the daemon runs.
+
+The temp files (`.<name>.<hex>.cptmp`, vault/atomic.py) are treated the same way: a service
+manager restarts a crashed daemon within a second or two, when the crash's temp file is still
+too young to remove (it might be a write in progress), so it is removed the moment it is old
+enough, and at every periodic scan, in the vault and in the data folder.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from collections.abc import Awaitable, Callable
 
 from commonplace.config import Settings
 from commonplace.vault.atomic import removal_wait_s, restore_removals
+from commonplace.vault.layout import sweep_temp_files
 
 log = logging.getLogger(__name__)
 
@@ -25,10 +32,19 @@ MARGIN_S = 0.5  # past the moment a file is old enough: file times are not exact
 
 
 def put_back_left_aside(settings: Settings) -> float | None:
-    """Put back what is old enough; return in how many seconds the next one is (None: none
-    waits, or only files that could not be put back, which the next scan tries again).
-    Blocking: call it from a thread in async code."""
+    """Put back what is old enough and remove the temp files old enough; return in how many
+    seconds the next one is (None: none waits, or only files that could not be put back,
+    which the next scan tries again). Blocking: call it from a thread in async code."""
     waits = []
+    for root in (settings.vault, settings.data_path):
+        if not root.is_dir():
+            continue
+        removed, wait = sweep_temp_files(root)
+        if removed:
+            log.info("removed %d temp file(s) left by a crash in %s", len(removed), root)
+            log.debug("removed %s", removed)
+        if wait is not None:
+            waits.append(wait)
     for key in FOLDERS:
         folder = settings.vault / settings.folder(key)
         if not folder.is_dir():

@@ -34,6 +34,7 @@ class LockInfo:
     pid: int
     started: float = 0.0
     port: int = 0  # the phone page's, once the server listens (0 before, and for old locks)
+    vault: str = ""  # the vault it runs on, for `doctor` on another vault ("" in old locks)
 
     def describe(self) -> str:
         when = (
@@ -63,12 +64,27 @@ def running_daemon(data_path: Path) -> LockInfo | None:
     return lock
 
 
+def daemons_elsewhere(data_dir: Path, data_path: Path) -> list[LockInfo]:
+    """Daemons running on this computer on other vaults (other folders of `data_dir`): the
+    one the owner may be looking at while asking about this vault, or the one holding the
+    phone page's port."""
+    found = []
+    for lock_file in sorted(data_dir.glob(f"*/{LOCK_NAME}")):
+        if lock_file.parent == data_path:
+            continue
+        lock = running_daemon(lock_file.parent)
+        if lock is not None:
+            found.append(lock)
+    return found
+
+
 def read_lock(path: Path) -> LockInfo | None:
     """The lock's content, or None when it is missing or unreadable (a torn write)."""
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
         port = int(raw.get("port", 0))
-        return LockInfo(str(raw["host"]), int(raw["pid"]), float(raw["started"]), port)
+        vault = str(raw.get("vault", ""))
+        return LockInfo(str(raw["host"]), int(raw["pid"]), float(raw["started"]), port, vault)
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
@@ -82,12 +98,20 @@ class VaultLock:
 
     @classmethod
     def acquire(
-        cls, data_path: Path, *, host: str | None = None, pid: int | None = None
+        cls,
+        data_path: Path,
+        *,
+        host: str | None = None,
+        pid: int | None = None,
+        vault: Path | None = None,
     ) -> VaultLock:
         data_path.mkdir(parents=True, exist_ok=True)
         path = data_path / LOCK_NAME
         me = LockInfo(
-            host=host or socket.gethostname(), pid=pid or os.getpid(), started=time.time()
+            host=host or socket.gethostname(),
+            pid=pid or os.getpid(),
+            started=time.time(),
+            vault=str(vault) if vault is not None else "",
         )
         for _ in range(3):
             try:
@@ -144,7 +168,8 @@ def _write_new(path: Path, me: LockInfo) -> None:
 
 def _as_json(info: LockInfo) -> dict[str, object]:
     found: dict[str, object] = {"host": info.host, "pid": info.pid, "started": info.started}
-    return found | ({"port": info.port} if info.port else {})
+    found |= {"port": info.port} if info.port else {}
+    return found | ({"vault": info.vault} if info.vault else {})
 
 
 def _check_stale(path: Path, me: LockInfo) -> None:

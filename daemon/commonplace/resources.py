@@ -1,7 +1,9 @@
-"""Find the files that ship with the program (the phone page, the sample vault).
+"""Find the files that ship with the program (the phone page, the sample vault, the built
+Obsidian plugin).
 
 From a checkout they are at the repository's top level; from an installed wheel they are
-package data under commonplace/_data/ (see pyproject.toml).
+package data under commonplace/_data/ (see pyproject.toml), so an installed program never
+looks for the repository.
 """
 
 from __future__ import annotations
@@ -9,6 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 
 _PACKAGE = Path(__file__).resolve().parent
+
+# The files Obsidian loads from .obsidian/plugins/commonplace/: `make plugin` builds main.js.
+PLUGIN_FILES = ("main.js", "manifest.json", "styles.css")
 
 
 def resource_dir(name: str) -> Path:
@@ -19,12 +24,11 @@ def resource_dir(name: str) -> Path:
     raise FileNotFoundError(f"the program's '{name}' folder is missing; reinstall commonplace")
 
 
-PLUGIN_FILES = ("main.js", "manifest.json", "styles.css")
-
-
 def plugin_files() -> dict[str, Path]:
-    """The built Obsidian plugin's release files, by name (from the checkout's obsidian-bridge/
-    after `make plugin`, or from the wheel's commonplace/_data/obsidian-bridge/). A file not
-    built yet is missing from the answer: the caller says what to run."""
-    folder = resource_dir("obsidian-bridge")
+    """The built Obsidian plugin's files that are there, by name. From a checkout main.js
+    exists only after `make plugin`; an installed wheel always carries all three."""
+    try:
+        folder = resource_dir("obsidian-bridge")
+    except FileNotFoundError:
+        return {}
     return {name: folder / name for name in PLUGIN_FILES if (folder / name).is_file()}

@@ -18,6 +18,14 @@ if (process.argv.includes("--check")) {
 	if (versions[manifest.version] !== manifest.minAppVersion) {
 		problems.push(`versions.json has no "${manifest.version}": "${manifest.minAppVersion}" (run: npm version ${manifest.version} --allow-same-version)`);
 	}
+	// One version number: the daemon ships the plugin it was built with (commonplace.__version__).
+	let daemon = null;
+	try {
+		daemon = /__version__\s*=\s*"([^"]+)"/.exec(readFileSync("../daemon/commonplace/__init__.py", "utf8"))?.[1] ?? null;
+	} catch {
+		daemon = null; // the plugin on its own (its published repository)
+	}
+	if (daemon && daemon !== manifest.version) problems.push(`the daemon is ${daemon}, the plugin ${manifest.version}: they are released together (npm version ${daemon})`);
 	if (problems.length) {
 		console.error(`obsidian-bridge: the versions are not in step:\n  ${problems.join("\n  ")}`);
 		process.exit(1);

@@ -45,7 +45,7 @@ export default class CommonplacePlugin extends Plugin implements SettingsHost {
 		const open = noteOpener(this.app);
 
 		const item = Platform.isDesktopApp ? this.addStatusBarItem() : null;
-		const status = new StatusBar(item, this.client);
+		const status = new StatusBar(item, this.client, undefined, this.manifest.version);
 		this.status = status;
 		this.registerView(
 			VIEW_TYPE_RELATED,

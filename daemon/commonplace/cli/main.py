@@ -13,6 +13,7 @@ from commonplace.cli.common import setup_logging
 # Commands load on first use: the index's libraries take seconds to import, and `--help`,
 # `doctor` or `run`'s start-up message should not wait for them. name -> (module:attr, summary)
 COMMANDS: dict[str, tuple[str, str]] = {
+    "init": ("init:init", "Set up: find the vault, write the config, check Ollama."),
     "run": ("run:run", "Watch the vault, serve the phone page and run jobs until stopped."),
     "doctor": ("doctor:doctor", "Check the config, the vault, Ollama and its models."),
     "index": ("index:index_command", "Bring the search index up to date with the vault."),
@@ -32,8 +33,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "token:token",
         "Print (or --rotate) the token the Obsidian plugin and MCP clients send; list, revoke.",
     ),
+    "service": ("service:service_group", "Keep the daemon running: install, status, logs."),
+    "logs": ("logs:logs", "Show the daemon's log (-f: follow it)."),
     "plugin": ("plugin:plugin", "Install the Obsidian plugin into a vault; confirm a pairing."),
-    "eval": ("evals:eval_group", "Measure search, tidying, answers and the digest."),
+    "eval": ("evals:eval_group", "Measure search, tidying, answers, the digest and dictation."),
 }
 
 

@@ -6,6 +6,7 @@ import dataclasses
 import logging
 import os
 import shlex
+from pathlib import Path
 
 import click
 
@@ -13,6 +14,7 @@ from commonplace.cli.common import run_async, settings_from
 from commonplace.daemon import DaemonError, run_daemon
 from commonplace.heap import limit_arenas
 from commonplace.lock import running_daemon
+from commonplace.logfile import log_path, logging_to_file, quiet_stream_handlers
 from commonplace.sample import (
     make_sample_data,
     make_sample_vault,
@@ -28,11 +30,33 @@ from commonplace.sample import (
     is_flag=True,
     help="If no vault is configured, use a fresh copy of the sample vault (`make run`).",
 )
+@click.option(
+    "--vault",
+    type=click.Path(file_okay=False, path_type=Path, resolve_path=True),
+    help="The vault to watch, in place of the config's 'vault' (and COMMONPLACE_VAULT).",
+)
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    help="The phone page's port, in place of the config's web.port (0: any free port).",
+)
+@click.option(
+    "--quiet-stderr",
+    is_flag=True,
+    hidden=True,
+    help="Warnings only on stderr, the rest in the log file (a launchd agent's stderr file).",
+)
 @click.pass_context
-def run(ctx: click.Context, sample_if_unset: bool) -> None:
+def run(
+    ctx: click.Context,
+    sample_if_unset: bool,
+    vault: Path | None,
+    port: int | None,
+    quiet_stderr: bool,
+) -> None:
     """Watch the vault, serve the phone page and run jobs until stopped (Ctrl-C)."""
     limit_arenas()  # before LanceDB's threads start: see commonplace/heap.py
-    settings = settings_from(ctx)
+    settings = settings_from(ctx, vault=vault, port=port)
     if sample_if_unset and not settings.vault_configured:
         scratch = sample_scratch()
         settings = dataclasses.replace(settings, vault=scratch / "vault", data_dir=scratch / "data")
@@ -61,9 +85,12 @@ def run(ctx: click.Context, sample_if_unset: bool) -> None:
         click.echo(f"To use the other commands on it from another terminal: {line}")
     if logging.getLogger().level > logging.INFO:
         logging.getLogger("commonplace").setLevel(logging.INFO)
+    if quiet_stderr:
+        quiet_stream_handlers()
     web = settings.web
     click.echo(f"Vault: {settings.vault}  ({settings.flavor})")
     click.echo(f"Data:  {settings.data_path}")
+    click.echo(f"Log:   {log_path(settings)}")
     if web.port:
         click.echo(f"Phone page: http://{web.host}:{web.port}/")
     else:
@@ -71,7 +98,8 @@ def run(ctx: click.Context, sample_if_unset: bool) -> None:
     if web.ts_name:
         click.echo(f"  on your tailnet (after 'tailscale serve'): https://{web.ts_name}/")
     try:
-        run_async(run_daemon(settings))
+        with logging_to_file(settings):
+            run_async(run_daemon(settings))
     except DaemonError as exc:
         raise click.ClickException(str(exc)) from None
     except KeyboardInterrupt:

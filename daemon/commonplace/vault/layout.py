@@ -167,16 +167,29 @@ def _refuse(entry: os.DirEntry[str], rel: str, refused: Refused) -> None:
         refused(rel, kind_problem(entry.stat(follow_symlinks=False).st_mode) or "is not a file")
 
 
-def remove_stale_temp_files(root: Path, older_than_s: float = 10.0) -> list[str]:
-    """Delete our own temp files (see atomic.py) older than `older_than_s` under `root`.
+TEMP_AFTER_S = 10.0  # a temp file younger than this may belong to a write in progress
+_clock = time.time  # for the temp files' age: a test moves it on
+
+
+def remove_stale_temp_files(root: Path, older_than_s: float = TEMP_AFTER_S) -> list[str]:
+    """Delete our own temp files (see atomic.py) older than `older_than_s` under `root`;
+    returns the removed paths, relative to `root` (`sweep_temp_files` says more)."""
+    return sweep_temp_files(root, older_than_s)[0]
+
+
+def sweep_temp_files(
+    root: Path, older_than_s: float = TEMP_AFTER_S
+) -> tuple[list[str], float | None]:
+    """Delete our own temp files (see atomic.py) older than `older_than_s` under `root`, and
+    say in how many seconds the youngest one left is old enough (None: none is left).
 
     A crash between writing a temp file and renaming it leaves one behind; it is never a note
     (is_ignored) and its content is in the target or was never meant to be. Younger ones may
-    belong to a write in progress (a CLI command), so they stay. Folders the daemon never
-    writes into (hidden ones, `.git`, `.obsidian`, ...) are not walked. Returns the removed
-    paths, relative to `root`."""
+    belong to a write in progress (a CLI command), so they stay, for a later sweep. Folders
+    the daemon never writes into (hidden ones, `.git`, `.obsidian`, ...) are not walked."""
     removed: list[str] = []
-    cutoff = time.time() - older_than_s
+    young: list[float] = []
+    now = _clock()
     for folder, dirs, files in os.walk(root):
         dirs[:] = [d for d in dirs if not d.startswith(".") and d not in _IGNORED_DIRS]
         for name in files:
@@ -184,12 +197,17 @@ def remove_stale_temp_files(root: Path, older_than_s: float = 10.0) -> list[str]
                 continue
             full = Path(folder) / name
             try:
-                if full.lstat().st_mtime < cutoff:
+                age = now - full.lstat().st_mtime
+                if age > older_than_s:
                     full.unlink()
                     removed.append(full.relative_to(root).as_posix())
+                else:
+                    young.append(older_than_s - age)
+            except FileNotFoundError:
+                continue  # renamed into place or removed by its writer meanwhile
             except OSError as exc:
                 log.warning("could not remove the leftover temp file %s: %s", full, exc)
-    return removed
+    return removed, max(0.0, min(young)) if young else None
 
 
 def in_folder(rel_path: str, folder: str) -> bool:

@@ -29,9 +29,10 @@ export class StatusBar {
 		readonly item: HTMLElement | null,
 		private readonly client: DaemonClient,
 		private readonly now: () => number = () => Date.now(),
+		private readonly pluginVersion = "",
 	) {
 		item?.classList.add("commonplace-status", "mod-clickable");
-		this.show(describe(this.observation, client.baseUrl));
+		this.show(this.describe());
 	}
 
 	/** How long the automatic checks wait now: longer while the daemon does not answer. */
@@ -76,7 +77,7 @@ export class StatusBar {
 	}
 
 	describe(): Description {
-		const description = describe(this.observation, this.client.baseUrl);
+		const description = describe(this.observation, this.client.baseUrl, undefined, this.pluginVersion);
 		if (this.failures) {
 			const seconds = Math.round(this.backoffMs / 1000);
 			description.lines.push({ level: "warn", label: "checks", text: `asked again when Obsidian gets the focus, at most every ${seconds} s while it does not answer; click to ask now` });

@@ -20,12 +20,12 @@ export interface Description {
 
 export type Observation = { kind: "unknown" } | { kind: "state"; state: DaemonState } | { kind: "error"; error: DaemonError };
 
-export function describe(observation: Observation, baseUrl: string, now: Date = new Date()): Description {
+export function describe(observation: Observation, baseUrl: string, now: Date = new Date(), pluginVersion = ""): Description {
 	if (observation.kind === "unknown") {
 		return { text: "Commonplace …", level: "warn", lines: [{ level: "warn", label: "daemon", text: `not asked yet (${baseUrl})` }] };
 	}
 	if (observation.kind === "error") return describeError(observation.error, baseUrl);
-	return describeState(observation.state, baseUrl, now);
+	return describeState(observation.state, baseUrl, now, pluginVersion);
 }
 
 function describeError(error: DaemonError, baseUrl: string): Description {
@@ -42,10 +42,18 @@ function describeError(error: DaemonError, baseUrl: string): Description {
 	return { text: "Commonplace: error", level: "fail", lines: [{ level: "fail", label: "daemon", text: error.message }] };
 }
 
-function describeState(state: DaemonState, baseUrl: string, now: Date): Description {
+function describeState(state: DaemonState, baseUrl: string, now: Date, pluginVersion: string): Description {
 	const lines: Line[] = [];
 	const version = state.daemon.version ? ` (version ${state.daemon.version})` : "";
 	lines.push({ level: "ok", label: "daemon", text: `running at ${baseUrl}${version}, vault ${state.daemon.vault}` });
+	// The daemon ships the plugin it was built with: after an upgrade of one, the other is older.
+	if (pluginVersion && state.daemon.version && pluginVersion !== state.daemon.version) {
+		lines.push({
+			level: "warn",
+			label: "plugin",
+			text: `this plugin is version ${pluginVersion}, the daemon ${state.daemon.version}: run commonplace plugin install --force on the computer (or copy main.js, manifest.json and styles.css from ${baseUrl}/obsidian-plugin/ into this plugin's folder), then reload Obsidian`,
+		});
+	}
 	const { ollama } = state;
 	if (ollama.reachable) {
 		lines.push({ level: "ok", label: "ollama", text: `${ollama.host}${ollama.version ? ` (version ${ollama.version})` : ""}` });

@@ -45,7 +45,7 @@ describe.skipIf(!DAEMON)("pairing with a real daemon", () => {
 	it("code shown, confirmed by the owner, token stored and used, refused once revoked", async () => {
 		setRequestFetch(nodeFetch);
 		const app = new App();
-		const plugin = new CommonplacePlugin(app as never, { id: "commonplace", version: "0.2.0" } as never);
+		const plugin = new CommonplacePlugin(app as never, { id: "commonplace", version: "0.1.0" } as never);
 		(plugin as unknown as { data: unknown }).data = { daemonUrl: DAEMON };
 		await plugin.onload();
 		plugin.pairPollMs = 50;

@@ -1,0 +1,39 @@
+"""The daemon's own summary for `commonplace service status`: read from its data folder (the
+lock, the attention list, the scheduler's record), so it needs no token and works while the
+daemon is stopped too."""
+
+from __future__ import annotations
+
+from commonplace.attention import read_running, summary
+from commonplace.config import Settings
+from commonplace.lock import running_daemon
+from commonplace.logfile import log_path
+from commonplace.scheduler import Scheduler
+from commonplace.vault import iter_note_paths
+
+
+def daemon_summary(settings: Settings) -> list[str]:
+    lines = [f"vault: {settings.vault} ({settings.flavor})"]
+    lock = running_daemon(settings.data_path)
+    if lock is None:
+        lines.append("daemon: not running on this vault")
+    else:
+        page = f"; phone page http://127.0.0.1:{lock.port}/" if lock.port else ""
+        lines.append(f"daemon: running, {lock.describe()}{page}")
+    if settings.vault.is_dir():
+        waiting = sum(1 for _ in iter_note_paths(settings.vault, under=settings.folder("inbox")))
+        lines.append(f"inbox: {waiting} capture(s) waiting to be filed")
+    entries = read_running(settings.data_path)
+    if entries:
+        lines.append(f"attention: {len(entries)} thing(s) need you:")
+        lines += [f"  {e.source}: {e.line()}" for e in summary(entries)]
+    elif entries is not None:
+        lines.append("attention: nothing needs you")
+    lines.append(f"models: {settings.ollama.chat_model} (chat), {settings.ollama.embed_model}")
+    runs = Scheduler([], settings.data_path).last_runs()
+    for name in ("digest", "briefing"):
+        when = runs.get(name)
+        shown = when.astimezone(settings.tz).strftime("%Y-%m-%d %H:%M") if when else "never yet"
+        lines.append(f"last {name}: {shown}")
+    lines.append(f"log: {log_path(settings)}")
+    return lines
