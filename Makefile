@@ -49,7 +49,9 @@ browser:
 	fi
 
 # The Obsidian plugin (obsidian-bridge/): needs only Node.js 20+ and npm; the packages are the
-# ones package-lock.json names. Builds main.js, then runs its tests (one loads the built file).
+# ones package-lock.json names. Lints with Obsidian's review rules (eslint-plugin-obsidianmd), builds
+# the release files (main.js; manifest.json and versions.json checked in step), lays out the release
+# (obsidian-bridge/release/), then runs its tests (one loads the built file).
 plugin:
 	@command -v node >/dev/null && command -v npm >/dev/null || { \
 		echo "make test: obsidian-bridge/ needs Node.js 20 or later and npm, and they are not installed"; \
@@ -58,7 +60,7 @@ plugin:
 	@node -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 20 ? 0 : 1)' || { \
 		echo "make test: obsidian-bridge/ needs Node.js 20 or later; this is node $$(node --version)"; \
 		exit 1; }
-	cd obsidian-bridge && npm ci --no-audit --no-fund && npm run build && npm test
+	cd obsidian-bridge && npm ci --no-audit --no-fund && npm run lint && npm run build && npm run release && npm test
 
 # The wheel a user installs (pipx install / uv tool install dist/commonplace_vault-*.whl):
 # the built plugin goes in it, so the plugin is built first.
@@ -139,4 +141,4 @@ fmt: $(TEST_STAMP)
 
 clean:
 	rm -rf $(VENV) .venv-upgrade .venv-install .venv-uvfill build dist .pytest_cache .mypy_cache .ruff_cache
-	rm -rf obsidian-bridge/node_modules obsidian-bridge/main.js
+	rm -rf obsidian-bridge/node_modules obsidian-bridge/main.js obsidian-bridge/release

@@ -12,6 +12,7 @@ const SHELL = [
   "/js/assistant.js",
   "/js/capture.js",
   "/js/dictate.js",
+  "/js/pair.js",
   "/js/push.js",
   "/js/search.js",
   "/js/store.js",

@@ -40,6 +40,7 @@ from commonplace.daemon_notes import left_in_earlier_pages
 from commonplace.datafolder import keep_lock
 from commonplace.dataformat import NewerDataFolder, bring_forward, refuse_newer
 from commonplace.digest.service import digest_job
+from commonplace.discovery import remove_discovery, write_discovery
 from commonplace.index import Index, IndexBusy, IndexService
 from commonplace.jobs import ChangeRouter, Job, JobQueue, Stage
 from commonplace.lease import VaultLease, check_lease, keep_lease
@@ -141,6 +142,10 @@ async def _run_locked(
         log.warning("%s", note)
     runner = await start_server(settings, create_app(settings, llm, services))
     lock.record_port(listening_port(runner))  # `[web] port = 0`: where the system put it
+    # Where the Obsidian plugin on this computer finds us (an address, never a token).
+    found_at = write_discovery(
+        settings.vault, settings.web.host, listening_port(runner), settings.web.ts_name.strip()
+    )
     parts.tasks.append(asyncio.create_task(warn_about_ollama(settings, llm, services)))
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -162,6 +167,7 @@ async def _run_locked(
         for sig in (signal.SIGINT, signal.SIGTERM):
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.remove_signal_handler(sig)
+        remove_discovery(found_at)
         await shutdown(parts, jobs, runner)
 
 

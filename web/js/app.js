@@ -12,6 +12,7 @@ import { flushOutbox, initCapture, renderLog, renderOutbox } from "./capture.js"
 import { setSpeechState } from "./dictate.js";
 import { initAsk, renderAnswers } from "./ask.js";
 import { initAssistant, refreshAssistant } from "./assistant.js";
+import { renderPairing } from "./pair.js";
 import { initPush } from "./push.js";
 import { initSearch } from "./search.js";
 import { clearDayLog, isNewDay } from "./store.js";
@@ -90,6 +91,7 @@ async function refresh() {
     setStatus(...describe(state));
     setSpeechState(state.speech);
     renderDetails(state);
+    await renderPairing(state.pairing_waiting || 0);
     if (currentView() === "assistant") refreshAssistant();
     await flushOutbox();
     schedule(POLL_MS);

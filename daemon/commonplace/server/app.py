@@ -16,6 +16,7 @@ from aiohttp import web
 
 from commonplace.apitoken import token_path
 from commonplace.config import Settings
+from commonplace.devices import devices_path
 from commonplace.foreground import foreground
 from commonplace.llm import LLM
 from commonplace.resources import resource_dir
@@ -29,6 +30,7 @@ from commonplace.server import (
     api_tasks,
 )
 from commonplace.server.api_assistant import add_assistant_routes
+from commonplace.server.api_pair import add_pair_routes
 from commonplace.server.context import LLM_KEY, SENT, SERVICES, SETTINGS, Services
 from commonplace.server.errors import Handler, error_middleware
 from commonplace.server.limits import LIMITER, RateLimiter
@@ -77,7 +79,11 @@ def create_app(
     upload_limit = int(
         max(settings.speech.max_upload_mb, settings.attachments.max_photo_mb + 1) * 1024 * 1024
     )  # a recording, or a photo and its capture's words
-    policy = Policy.from_settings(settings.web, token_file=token_path(settings.data_path))
+    policy = Policy.from_settings(
+        settings.web,
+        token_file=token_path(settings.data_path),
+        devices_file=devices_path(settings.data_path),
+    )
     app = web.Application(
         middlewares=[security_middleware(policy), error_middleware, foreground_middleware],
         client_max_size=max(upload_limit, settings.web.max_json_kb * 1024),
@@ -98,6 +104,7 @@ def create_app(
     app.router.add_post("/api/ask", api_ask.ask)
     app.router.add_get("/api/tasks", api_tasks.tasks)
     add_assistant_routes(app)  # /api/assistant/message, /answer, /today
+    add_pair_routes(app)  # /api/pair/request, /poll (the plugin), /pending, /confirm, /deny
     add_push_routes(app)  # GET /api/push/key, POST /api/push/subscribe, /unsubscribe
     add_page_routes(app, web_root or resource_dir("web"))
     return app
