@@ -10,6 +10,12 @@ PIP := $(BIN)/python -m pip
 
 .PHONY: run test test-live lint fmt clean browser upgrade check-install plugin
 
+# The suite runs on every core (pytest-xdist; `make test TEST_WORKERS=4` on a bigger machine).
+# --dist loadgroup: tests marked xdist_group("name") run on one worker (tests/conftest.py).
+TEST_WORKERS ?= 2
+PYTEST_PARALLEL = -n $(TEST_WORKERS) --dist loadgroup
+.PHONY: test-busy
+
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
@@ -60,7 +66,12 @@ test: $(TEST_STAMP) browser plugin
 	$(BIN)/ruff check daemon tests eval_suite
 	$(BIN)/ruff format --check daemon tests eval_suite
 	$(BIN)/mypy
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(PYTEST_PARALLEL)
+
+# The same suite while another process keeps every core busy (tests/busy.py): no test may
+# depend on how busy the machine is. See docs/explanation/tests.md.
+test-busy: $(TEST_STAMP) browser
+	$(BIN)/python tests/busy.py -- $(BIN)/python -m pytest $(PYTEST_PARALLEL)
 
 # The suite against a real Ollama at OLLAMA_HOST (default http://127.0.0.1:11434) with the
 # configured models; it skips with one line when no Ollama answers there.
