@@ -500,7 +500,9 @@ async def test_data_folder_stays_bounded_after_many_edits(
     speed would only make it slow."""
     fake_ollama.record = False
     data = _fast_folder(tmp_path)
-    s = with_host(dataclasses.replace(isettings, data_dir=data), fake_ollama.url, compact_every=COMPACT)
+    s = with_host(
+        dataclasses.replace(isettings, data_dir=data), fake_ollama.url, compact_every=COMPACT
+    )
     index = open_index(s)
     await index.refresh()
     folder = s.data_path / "index"
