@@ -486,15 +486,15 @@ async def test_unknown_mode_is_a_clear_error(open_index: OpenIndex) -> None:
         await open_index().search("x", mode="fuzzy")
 
 
-COMPACT = 10  # refreshes between compactions in the test below
+COMPACT = 5  # refreshes between compactions in the test below
 
 
 @pytest.mark.slow
 async def test_data_folder_stays_bounded_after_many_edits(
     open_index: OpenIndex, isettings: Settings, fake_ollama: FakeOllama, tmp_path: Path
 ) -> None:
-    """300 edits of one note, each its own refresh (a LanceDB version, a Tantivy commit), with
-    compaction every 10: unbounded, the folder would grow five times from edit 60 to 300.
+    """200 edits of one note, each its own refresh (a LanceDB version, a Tantivy commit), with
+    compaction every 5: unbounded, the folder would grow by two thirds from edit 30 to 200.
 
     The data folder goes to tmpfs when there is one: this test is about growth, and fsync
     speed would only make it slow."""
@@ -520,16 +520,16 @@ async def test_data_folder_stays_bounded_after_many_edits(
 
     await edit(0)
     baseline = 0
-    for n in range(1, 301):
+    for n in range(1, 201):
         await edit(n)
-        if n == 60:
+        if n == 30:
             baseline = size()
     final = size()
     assert final < baseline * 1.5, (baseline, final)
     versions = list((folder / "vectors").rglob("_versions/*"))
     assert len(versions) <= 2 * COMPACT + 2
-    resp = await index.search("Version 300", limit=1, mode="keyword")
-    assert resp.results[0].text == "Version 300 of this note."
+    resp = await index.search("Version 200", limit=1, mode="keyword")
+    assert resp.results[0].text == "Version 200 of this note."
     index.close()
     shutil.rmtree(data, ignore_errors=True)
 
