@@ -41,6 +41,7 @@ async def standin() -> AsyncIterator[OpenMeteoStandIn]:
     try:
         yield stand
     finally:
+        stand.closing.set()
         await server.close()
 
 
