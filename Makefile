@@ -10,6 +10,12 @@ PIP := $(BIN)/python -m pip
 
 .PHONY: run test test-live lint fmt clean browser upgrade check-install plugin docs docs-build wheel dist uv-cache
 
+# The suite runs on every core (pytest-xdist; `make test TEST_WORKERS=4` on a bigger machine).
+# --dist loadgroup: tests marked xdist_group("name") run on one worker (tests/conftest.py).
+TEST_WORKERS ?= $(shell nproc 2>/dev/null || echo 2)
+PYTEST_PARALLEL = -n $(TEST_WORKERS) --dist loadgroup
+.PHONY: test-busy
+
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
@@ -88,7 +94,12 @@ test: $(TEST_STAMP) browser plugin uv-cache
 	$(BIN)/ruff check daemon tests eval_suite docsgen
 	$(BIN)/ruff format --check daemon tests eval_suite docsgen
 	$(BIN)/mypy
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(PYTEST_PARALLEL)
+
+# The same suite while another process keeps every core busy (tests/busy.py): no test may
+# depend on how busy the machine is. See docs/explanation/tests.md.
+test-busy: $(TEST_STAMP) browser plugin uv-cache
+	$(BIN)/python tests/busy.py -- $(BIN)/python -m pytest $(PYTEST_PARALLEL)
 
 # The docs site (docs/, mkdocs.yml), served at http://127.0.0.1:8000/ and rebuilt on each change;
 # the reference pages are written from the code as it builds (docsgen/). `make test` builds it

@@ -1,4 +1,16 @@
-"""Shared fixtures: isolated settings, a fresh copy of the sample vault, the fake Ollama."""
+"""Shared fixtures: isolated settings, a fresh copy of the sample vault, the fake Ollama.
+
+The suite runs on two workers at once (`make test`: pytest-xdist) and must pass on a busy
+machine (`make test-busy`). So every test: writes under tmp_path; binds port 0; sets HOME or
+any other variable with monkeypatch (this file already isolates COMMONPLACE_*, OLLAMA_HOST,
+XDG_CONFIG_HOME); uses a fresh account or name in a shared server (the session's Radicale is
+one per worker); waits by polling with a generous bound (30-60 s) and never sleeps to wait;
+and, when it is about a timeout, makes the thing time out never answer in time (a stall far
+past the wait, a swallowed request, a held answer released by the test) so that load cannot
+change the outcome. Tests that must not run beside each other share
+`@pytest.mark.xdist_group("name")` (one worker runs a group). docs/explanation/tests.md says
+more.
+"""
 
 from __future__ import annotations
 

@@ -104,7 +104,7 @@ class Daemon:
     def call(self, path: str) -> tuple[int, Any]:
         request = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}")
         try:
-            with urllib.request.urlopen(request, timeout=10) as response:
+            with urllib.request.urlopen(request, timeout=WAIT_S) as response:
                 return response.status, json.loads(response.read())
         except urllib.error.HTTPError as exc:
             return exc.code, json.loads(exc.read())

@@ -28,13 +28,13 @@ def call(port: int, path: str, body: dict[str, Any] | None = None) -> tuple[int,
     headers = {"Content-Type": "application/json", "Origin": f"http://127.0.0.1:{port}"}
     request = urllib.request.Request(url, data=data, headers=headers if data else {})
     try:
-        with urllib.request.urlopen(request, timeout=10) as response:
+        with urllib.request.urlopen(request, timeout=60) as response:
             return response.status, json.loads(response.read())
     except urllib.error.HTTPError as exc:
         return exc.code, json.loads(exc.read())
 
 
-def wait_for_state(port: int, proc: subprocess.Popen[str], timeout: float = 30) -> dict[str, Any]:
+def wait_for_state(port: int, proc: subprocess.Popen[str], timeout: float = 60) -> dict[str, Any]:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:

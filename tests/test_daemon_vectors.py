@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.daemon_process import Daemon
+from tests.daemon_process import WAIT_S, Daemon
 from tests.fakes.ollama import FakeOllama
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="reads /proc")
@@ -88,7 +88,7 @@ def test_the_daemon_searches_through_a_child_that_stops_when_idle(
         assert mapped(pid) == set()
 
         daemon.wait_until(lambda: vector_child(pid) is None, "the second child stopped too")
-        with urllib.request.urlopen(f"http://127.0.0.1:{daemon.port}/", timeout=10) as page:
+        with urllib.request.urlopen(f"http://127.0.0.1:{daemon.port}/", timeout=WAIT_S) as page:
             assert page.status == 200  # the phone page opened: the child starts before a search
         daemon.wait_until(lambda: vector_child(pid) is not None, "the child warmed up")
         third = vector_child(pid)

@@ -35,7 +35,7 @@ async def test_jobs_run_one_at_a_time_in_order() -> None:
     queue.start()
     for name in "abc":
         queue.put(job(name))
-    await asyncio.wait_for(queue.join(), 5)
+    await asyncio.wait_for(queue.join(), 60)
     assert seen == ["a", "b", "c"]
     assert queue.stats.done == 3
     await queue.stop()
@@ -56,7 +56,7 @@ async def test_a_panic_in_a_rust_library_fails_the_job_and_the_next_runs() -> No
     queue.start()
     queue.put(Job("index", "Inbox/a.md", panics))
     queue.put(Job("index", "Inbox/b.md", fine))
-    await asyncio.wait_for(queue.join(), 5)
+    await asyncio.wait_for(queue.join(), 60)
     assert ran == ["fine"]
     assert queue.stats.failed == 1 and queue.stats.done == 1
     await queue.stop()
@@ -76,7 +76,7 @@ async def test_a_failing_job_is_logged_and_the_next_runs(caplog: pytest.LogCaptu
     with caplog.at_level(logging.INFO, logger="commonplace.jobs"):
         queue.put(Job("tidy", "Inbox/a.md", boom))
         queue.put(Job("index", "Inbox/b.md", fine))
-        await asyncio.wait_for(queue.join(), 5)
+        await asyncio.wait_for(queue.join(), 60)
     assert ran == ["fine"]
     assert queue.stats.failed == 1 and queue.stats.done == 1
     lines = [r.getMessage() for r in caplog.records if r.name == "commonplace.jobs"]

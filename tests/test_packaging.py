@@ -9,6 +9,7 @@ imported there.
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import re
 import subprocess
@@ -50,6 +51,13 @@ PINNED = {
 }
 
 
+@functools.cache
+def _distributions() -> dict[str, list[str]]:
+    """Which installed distributions provide each top-level module: it reads the metadata of
+    every installed package (seconds), so the two tests below share one reading."""
+    return dict(packages_distributions())
+
+
 def _third_party_imports(folder: Path, *, module_level: bool = False) -> dict[str, str]:
     """Top-level module name -> a file importing it, for modules outside the standard library
     (only the imports at a module's top level with `module_level`)."""
@@ -71,7 +79,7 @@ def _third_party_imports(folder: Path, *, module_level: bool = False) -> dict[st
 
 
 def test_every_import_of_the_package_is_a_declared_dependency() -> None:
-    dists = packages_distributions()
+    dists = _distributions()
     package = REPO / "daemon" / "commonplace"
     at_top = _third_party_imports(package, module_level=True)
     for module, where in _third_party_imports(package).items():
@@ -82,7 +90,7 @@ def test_every_import_of_the_package_is_a_declared_dependency() -> None:
 
 
 def test_every_import_of_the_tests_is_declared() -> None:
-    dists = packages_distributions()
+    dists = _distributions()
     for module, where in _third_party_imports(REPO / "tests").items():
         owners = {_norm(d) for d in dists.get(module, [])}
         assert owners & (RUNTIME | TEST), f"{where} imports {module}, declared nowhere"

@@ -104,10 +104,10 @@ async def test_scans_asked_for_while_one_waits_are_one_scan() -> None:
     assert scans.queue("file events were lost")
     assert not scans.queue("file events were lost")
     jobs.start()
-    await asyncio.wait_for(jobs.join(), 5)
+    await asyncio.wait_for(jobs.join(), 60)
     assert stage.scans == 1
     assert scans.queue("file events were lost")  # the last one started: a new one is needed
-    await asyncio.wait_for(jobs.join(), 5)
+    await asyncio.wait_for(jobs.join(), 60)
     assert stage.scans == 2
     await jobs.stop()
 
@@ -128,7 +128,7 @@ async def test_a_periodic_scan_that_went_well_logs_nothing_at_info(
 
     async def fake_sleep(seconds: float) -> None:
         nonlocal sleeps
-        await asyncio.wait_for(jobs.join(), 5)  # the last scan has run
+        await asyncio.wait_for(jobs.join(), 60)  # the last scan has run
         sleeps += 1
         if sleeps > 2:
             raise asyncio.CancelledError
@@ -137,10 +137,10 @@ async def test_a_periodic_scan_that_went_well_logs_nothing_at_info(
     jobs.start()
     with caplog.at_level(logging.DEBUG, logger="commonplace.jobs"):
         scans.queue("start-up", first=True)
-        await asyncio.wait_for(jobs.join(), 5)
+        await asyncio.wait_for(jobs.join(), 60)
         with pytest.raises(asyncio.CancelledError):
             await scans.run_forever()
-        await asyncio.wait_for(jobs.join(), 5)
+        await asyncio.wait_for(jobs.join(), 60)
     await jobs.stop()
     assert quiet.scans == 3  # start-up, then two periodic scans
     lines = [(r.levelno, r.getMessage()) for r in caplog.records if r.name == "commonplace.jobs"]

@@ -36,7 +36,7 @@ from commonplace.vault import iter_note_paths
 from commonplace.watcher import Debouncer, VaultWatcher, poll_diff, resolve, translate
 from tests.fakes.ollama import FakeOllama
 
-WAIT_S = 10.0  # upper bound for anything to show up; the poll returns as soon as it does
+WAIT_S = 60.0  # upper bound for anything to show up; the poll returns as soon as it does
 
 
 async def eventually(check: Callable[[], Awaitable[bool]], what: str) -> None:
@@ -352,8 +352,9 @@ async def test_edit_is_searchable_within_a_second(
             return bool(resp.results) and resp.results[0].path == "Areas/Car.md"
 
         await eventually(found, "the edit in search")
-        # Loaded test machines are slow; the 1 s goal is measured by the benchmark.
-        assert time.monotonic() - saved < 3.0
+        # Loaded test machines are slow (make test-busy); the 1 s goal is measured by the
+        # benchmark. This bound only says it came from the watcher, not a rescan much later.
+        assert time.monotonic() - saved < 15.0
     finally:
         await watcher.stop()
         index.close()

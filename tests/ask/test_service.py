@@ -344,7 +344,7 @@ async def test_an_answer_waits_while_git_holds_the_vault(
     lock.write_text("")
     svc = make_service()
     await svc.on_changes([Change(NOTE, "created")])
-    for _ in range(100):
+    for _ in range(1200):  # 60 s at most
         if svc.attention.get("ask", NOTE):
             break
         await asyncio.sleep(0.05)

@@ -47,7 +47,7 @@ async def running(settings: Settings) -> AsyncIterator[tuple[AskService, VaultWa
         await svc.close()
 
 
-async def until(check: Callable[[], bool], limit_s: float = 10.0) -> None:
+async def until(check: Callable[[], bool], limit_s: float = 60.0) -> None:
     deadline = time.monotonic() + limit_s
     while not check():
         if time.monotonic() > deadline:

@@ -148,7 +148,7 @@ def page(browser: Any, server: ServerThread) -> Iterator[Any]:
     context = browser.new_context(
         viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True
     )
-    context.set_default_timeout(10_000)
+    context.set_default_timeout(30_000)  # an upper bound: a busy machine slows Chromium
     tab = context.new_page()
     errors: list[str] = []
     tab.on("pageerror", lambda exc: errors.append(str(exc)))

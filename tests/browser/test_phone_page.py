@@ -14,7 +14,7 @@ from tests.browser.conftest import PHONE, ServerThread, docs_screenshot, screens
 from tests.fakes.ollama import FakeOllama
 
 
-def wait_until(check: Callable[[], Any], timeout: float = 10) -> Any:
+def wait_until(check: Callable[[], Any], timeout: float = 60) -> Any:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if result := check():

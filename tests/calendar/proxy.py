@@ -73,9 +73,10 @@ class Proxy:
     def methods(self) -> list[str]:
         return [s.method for s in self.sent]
 
-    def open_connections(self, settle_s: float = 1.0) -> int:
+    def open_connections(self, settle_s: float = 15.0) -> int:
         """Connections the client still holds open, once those it closed have had `settle_s`
-        to be seen closed (a handler notices a closed connection within a few milliseconds)."""
+        to be seen closed (a handler notices a closed connection within a few milliseconds on
+        an idle machine; the bound is for a busy one, and a pass returns as soon as it is 0)."""
         end = time.monotonic() + settle_s
         while self.connections and time.monotonic() < end:
             time.sleep(0.02)
@@ -157,7 +158,7 @@ def _handler(proxy: Proxy, upstream: str) -> type[BaseHTTPRequestHandler]:
                 content = proxy.rewrite(self.command, content.decode("utf-8")).encode("utf-8")
             if proxy.weak_etags and content:
                 content = _ETAG_IN_XML.sub(r"\1W/\2", content.decode("utf-8")).encode("utf-8")
-            time.sleep(proxy.hold.get(self.command, 0.0))
+            proxy.stopping.wait(proxy.hold.get(self.command, 0.0))  # or until the proxy stops
             try:
                 self.send_response(status)
                 for name, value in answer.headers.items():

@@ -34,7 +34,7 @@ from commonplace.calendar import (
 from commonplace.config import CalendarSettings, ConfigError, Settings, load_settings
 from commonplace.llm import LLM
 from tests.assistant.conftest import NOW, call
-from tests.calendar.conftest import PASSWORD_ENV, calendar_settings
+from tests.calendar.conftest import PASSWORD_ENV, SHORT_S, calendar_settings, shorten
 from tests.calendar.radicale_server import Radicale, put_raw, running_radicale
 from tests.calendar.test_days import one_event
 from tests.fakes.ollama import FakeOllama
@@ -87,7 +87,7 @@ async def test_a_slow_server_gives_up_after_the_timeout(
     started = time.monotonic()
     with pytest.raises(CalendarUnavailable, match=r"did not answer within 1 s"):
         await client.events_on(MONDAY)
-    assert time.monotonic() - started < 2.5
+    assert time.monotonic() - started < 10  # a bound for a busy machine: it would wait for ever
 
 
 async def test_a_wrong_password_is_refused_with_what_to_do(
@@ -319,8 +319,8 @@ def endpoint(kind: str) -> Iterator[str]:
         ("closed", CalendarUnavailable, "is not answering (connection refused)"),
         ("unresolvable", CalendarUnavailable, "(the server's name cannot be looked up)"),
         ("tls-refused", CalendarUnavailable, "(the secure connection (TLS) failed)"),
-        ("tls-silent", CalendarUnavailable, "did not answer within 1 s"),
-        ("silent", ChangeUnconfirmed, "did not answer the change within 1 s, so it may have"),
+        ("tls-silent", CalendarUnavailable, f"did not answer within {SHORT_S:g} s"),
+        ("silent", ChangeUnconfirmed, f"did not answer the change within {SHORT_S:g} s, so it"),
         ("cut-off", ChangeUnconfirmed, "broke off the connection before answering the change"),
     ],
 )
@@ -335,11 +335,9 @@ async def test_what_the_owner_is_told_depends_on_whether_the_change_left_this_co
     request is on a live connection (refused, no such name, TLS handshake failed or timed out)
     nothing was changed; after (no answer, reset), it may have been. A TLS handshake that
     times out raises the same ReadTimeout as a silent server: only when it happened tells."""
-    settings = dataclasses.replace(
-        cal_settings, calendar=dataclasses.replace(cal_settings.calendar, timeout_s=1.0)
-    )
-    calendar = CalendarClient(settings, env=PASSWORD_ENV)
+    calendar = CalendarClient(cal_settings, env=PASSWORD_ENV)
     (haircut,) = [e for e in await calendar.events_on(date(2026, 10, 31)) if e.title == "Haircut"]
+    shorten(calendar)  # the listing is done; the re-read before the DELETE shares the wait
     real_send = calendar._send
     with endpoint(kind) as url:
 

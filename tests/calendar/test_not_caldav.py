@@ -105,7 +105,7 @@ async def test_an_empty_multistatus_is_still_a_day_without_events(
 async def test_the_assistant_and_the_briefing_say_so_and_list_nothing(
     settings: Settings, proxy: Proxy, account: str, fake_ollama: FakeOllama
 ) -> None:
-    s = calendar_settings(settings, proxy.url, account, timeout_s=2.0)
+    s = calendar_settings(settings, proxy.url, account)
     s = dataclasses.replace(s, ollama=dataclasses.replace(s.ollama, host=fake_ollama.url))
     calendar = CalendarClient(s, env=PASSWORD_ENV)
     helper = build_assistant(s, LLM(s.ollama), clock=lambda: NOW, calendar=calendar)

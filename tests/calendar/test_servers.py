@@ -21,7 +21,7 @@ from commonplace.config import Settings
 from commonplace.doctor import calendar_checks
 from commonplace.llm import LLM
 from tests.assistant.conftest import NOW, call, tool_results
-from tests.calendar.conftest import PASSWORD_ENV, calendar_settings
+from tests.calendar.conftest import PASSWORD_ENV, SHORT_S, calendar_settings, shorten
 from tests.calendar.proxy import Proxy
 from tests.calendar.radicale_server import Radicale, put_raw
 from tests.fakes.ollama import FakeOllama
@@ -41,7 +41,7 @@ def direct(cal_settings: Settings) -> CalendarClient:
 
 
 def through(settings: Settings, proxy: Proxy, account: str, fake_ollama: FakeOllama) -> Settings:
-    s = calendar_settings(settings, proxy.url, account, timeout_s=2.0, write="Personal")
+    s = calendar_settings(settings, proxy.url, account, write="Personal")
     return dataclasses.replace(s, ollama=dataclasses.replace(s.ollama, host=fake_ollama.url))
 
 
@@ -67,19 +67,22 @@ async def test_a_write_answered_after_the_timeout_may_have_been_made_and_says_ho
     proxy: Proxy,
     direct: CalendarClient,
 ) -> None:
-    helper, _ = via_proxy
+    helper, calendar = via_proxy
     fake_ollama.enqueue_chat(
         call("move_event", event="dentist", new_day="friday", new_time="10:00"), "Asked."
     )
     (question,) = (await helper.respond("Move the dentist to Friday at 10")).pending
-    proxy.hold["PUT"] = 5.0  # Radicale stores it at once; the answer comes after our 2 s
+    shorten(calendar)
+    proxy.hold["PUT"] = 60.0  # Radicale stores it at once; the answer comes long after our 3 s
     with pytest.raises(Refused) as refused:
         await helper.answer(question.id, yes=True)
     assert refused.value.code == "unconfirmed"
     message = refused.value.message
     assert "Nothing was changed" not in message
     assert message.startswith("The calendar at 127.0.0.1:")
-    assert "did not answer the change within 2 s, so it may have been made, or not." in message
+    assert f"did not answer the change within {SHORT_S:g} s, so it may have been made, or not." in (
+        message
+    )
     assert message.endswith(
         'Check whether "Dentist" is on Friday 30 October at 10:00 (`commonplace calendar --date '
         "2026-10-30`, or your calendar app) before asking again."
@@ -105,15 +108,16 @@ async def test_a_slow_read_before_the_write_sends_nothing(
     real_delete = calendar.delete
 
     async def with_a_slow_read(seen: Event) -> None:
-        proxy.hold["GET"] = 3.0  # after the re-check at Yes, for the read inside the delete
+        proxy.hold["GET"] = 60.0  # after the re-check at Yes, for the read inside the delete
         await real_delete(seen)
 
     monkeypatch.setattr(calendar, "delete", with_a_slow_read)
+    shorten(calendar)
     with pytest.raises(Refused) as refused:
         await helper.answer(question.id, yes=True)
     assert refused.value.code == "failed"
     assert refused.value.message.startswith("Nothing was changed: The calendar at 127.0.0.1:")
-    assert "did not answer within 2 s" in refused.value.message
+    assert f"did not answer within {SHORT_S:g} s" in refused.value.message
     proxy.hold.clear()
     await calendar.events_on(date(2026, 10, 31))  # waits for the worker thread to be done
     assert "DELETE" not in proxy.methods()
@@ -130,17 +134,18 @@ async def test_a_write_the_server_took_and_never_answered_may_have_been_made(
 ) -> None:
     """The PUT reached the server, which then said nothing: whether it stored it nobody can
     tell (here it did not), so the owner is told it may have been made, never "nothing"."""
-    helper, _ = via_proxy
+    helper, calendar = via_proxy
     fake_ollama.enqueue_chat(
         call("move_event", event="dentist", new_day="friday", new_time="10:00"), "Asked."
     )
     (question,) = (await helper.respond("Move the dentist to Friday at 10")).pending
     proxy.swallow.add("PUT")
+    shorten(calendar)
     with pytest.raises(Refused) as refused:
         await helper.answer(question.id, yes=True)
     assert refused.value.code == "unconfirmed"
     assert "Nothing was changed" not in refused.value.message
-    assert "did not answer the change within 2 s, so it may have been made, or not." in (
+    assert f"did not answer the change within {SHORT_S:g} s, so it may have been made, or not." in (
         refused.value.message
     )
     assert proxy.methods().count("PUT") == 1

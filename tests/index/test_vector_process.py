@@ -34,7 +34,7 @@ def running(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
-def wait_for(check: object, what: str, timeout: float = 20.0) -> None:
+def wait_for(check: object, what: str, timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if callable(check) and check():

@@ -38,7 +38,8 @@ class Proposal(pydantic.BaseModel):
 
 
 def make_llm(url: str, **changes: object) -> LLM:
-    base = OllamaSettings(host=url, retries=1, backoff_s=0.01, timeout_s=2, embed_batch=3)
+    # a generous wait: the tests about a timeout set their own, with a stall far longer
+    base = OllamaSettings(host=url, retries=1, backoff_s=0.01, timeout_s=30, embed_batch=3)
     return LLM(dataclasses.replace(base, **changes))  # type: ignore[arg-type]
 
 
@@ -177,12 +178,12 @@ async def test_a_slow_reader_of_a_stream_is_not_timed_out(fake_ollama: FakeOllam
     each piece (a slow page) is not cut off, and nothing is cancelled under it."""
     words = "one two three four five six seven eight"
     fake_ollama.enqueue_chat(words)
-    llm = make_llm(fake_ollama.url, timeout_s=1.5)  # room for the fake on a loaded machine
+    llm = make_llm(fake_ollama.url, timeout_s=3)  # room for the fake on a loaded machine
     parts: list[str] = []
     async with contextlib.aclosing(llm.chat_stream(MSGS)) as stream:
         async for piece in stream:
             parts.append(piece)
-            await asyncio.sleep(0.25)  # the caller's own work: more than 1.5 s in all
+            await asyncio.sleep(0.45)  # the caller's own work: more than 3 s in all
     assert "".join(parts) == words
     assert not llm.gate.busy
 

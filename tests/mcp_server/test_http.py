@@ -51,7 +51,7 @@ async def http_server(settings: Settings, backend: Backend) -> AsyncIterator[int
     server = build_server(settings, way_in, clock=lambda: NOW, auth=http_auth(port, lambda: TOKEN))
     task = asyncio.create_task(serve(server, port))
     try:
-        for _ in range(200):  # until it answers
+        for _ in range(1200):  # until it answers (60 s at most)
             try:
                 _, writer = await asyncio.open_connection("127.0.0.1", port)
             except OSError:

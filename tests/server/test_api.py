@@ -106,12 +106,13 @@ async def test_state_does_not_wait_for_a_busy_ollama(
     first = await (await client.get("/api/state")).json()  # the very first one asks, and waits
     assert first["ollama"]["reachable"] is True
     monkeypatch.setattr(api_state, "OLLAMA_CACHE_S", 0.0)
-    fake_ollama.delay = 1.5
+    fake_ollama.delay = 10.0
     asked = len(fake_ollama.requests)
     for _ in range(3):
         t0 = time.monotonic()
         state = await (await client.get("/api/state")).json()
-        assert time.monotonic() - t0 < 1.0 and state["ollama"]["reachable"] is True
+        # not waiting for Ollama: far under its 10 s, with room for a busy machine
+        assert time.monotonic() - t0 < 5.0 and state["ollama"]["reachable"] is True
     await asyncio.sleep(2.0)
     assert len(fake_ollama.requests) - asked <= 2  # one refresh at a time: version and tags
 
@@ -499,10 +500,10 @@ async def test_a_question_the_model_failed_says_ask_again_not_tried_again(
     """A page's question is not retried by anyone: the message said 'it will be tried again'
     (true for tidy and Ask notes, which do retry), and the person waited for nothing."""
     quick = dataclasses.replace(
-        live_settings, ollama=dataclasses.replace(live_settings.ollama, timeout_s=0.5)
+        live_settings, ollama=dataclasses.replace(live_settings.ollama, timeout_s=3.0)
     )
     fake_ollama.enqueue_chat(Raw("<html>bad gateway</html>", content_type="text/html"))
-    fake_ollama.enqueue_chat(Stall(5.0))
+    fake_ollama.enqueue_chat(Stall(60.0))  # never in time, whatever the load
     client = await make_client(quick, Services(index=index))
     route = "/api/ask?stream=1" if stream else "/api/ask"
     for code in ("model_failed", "model_timeout"):

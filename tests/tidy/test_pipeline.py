@@ -29,8 +29,8 @@ from commonplace.tidy import pipeline
 from commonplace.tidy.catalog import VaultCatalog
 from commonplace.tidy.filed_note import words_of
 from commonplace.tidy.pipeline import CaptureEdited, TidyContext, tidy_capture
-from commonplace.vault import parse_note
-from tests.fakes.ollama import FakeOllama, Raw, Stall
+from commonplace.vault import atomic, parse_note
+from tests.fakes.ollama import FakeOllama, Hold, Raw
 from tests.tidy.conftest import answer, fast, filed_notes, put_capture
 
 LONDON = ZoneInfo("Europe/London")
@@ -297,13 +297,15 @@ async def test_edit_during_a_slow_answer_wins(
     tidy_settings: Settings, fake_ollama: FakeOllama
 ) -> None:
     rel = put_capture(tidy_settings, SHED)
-    fake_ollama.enqueue_chat(Stall(0.6, answer("Shed timber", tags=["shed"])))
+    release = asyncio.Event()  # the model answers once the edit is made, however slow that is
+    fake_ollama.enqueue_chat(Hold(release, answer("Shed timber", tags=["shed"])))
     task = asyncio.create_task(tidy_capture(context(tidy_settings), rel))
-    async with asyncio.timeout(5):
+    async with asyncio.timeout(60):
         while not fake_ollama.chat_requests():  # noqa: ASYNC110 - the model is now "thinking"
             await asyncio.sleep(0.01)
     edited = inbox_bytes(tidy_settings, rel) + b"\nPS: and the felt for the roof"
     (tidy_settings.vault / rel).write_bytes(edited)
+    release.set()
     with pytest.raises(CaptureEdited):
         await task
     assert filed_notes(tidy_settings) == []
@@ -329,14 +331,16 @@ async def test_a_capture_filed_meanwhile_by_another_computer_is_not_filed_again(
     fake_ollama.enqueue_chat(answer("Timber order"))
     theirs = await tidy_capture(context(other), rel)
     assert theirs.status == "filed" and theirs.filed is not None
-    fake_ollama.enqueue_chat(Stall(0.6, answer("Shed timber", tags=["shed"])))
+    release = asyncio.Event()  # our model answers once the other filing has arrived
+    fake_ollama.enqueue_chat(Hold(release, answer("Shed timber", tags=["shed"])))
     task = asyncio.create_task(tidy_capture(context(tidy_settings), rel))
-    async with asyncio.timeout(5):
+    async with asyncio.timeout(60):
         while len(fake_ollama.chat_requests()) < 2:  # noqa: ASYNC110 - ours is "thinking"
             await asyncio.sleep(0.01)
     synced = tidy_settings.vault / theirs.filed
     synced.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(other.vault / theirs.filed, synced)  # the sync tool delivers it
+    release.set()
     ours = await task
     assert (ours.status, ours.filed) == ("finished", theirs.filed)
     assert filed_notes(tidy_settings) == [synced]
@@ -344,10 +348,16 @@ async def test_a_capture_filed_meanwhile_by_another_computer_is_not_filed_again(
 
 
 async def test_finishing_a_capture_filed_meanwhile_never_blocks_the_event_loop(
-    tidy_settings: Settings, fake_ollama: FakeOllama, tmp_path: Path
+    tidy_settings: Settings,
+    fake_ollama: FakeOllama,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Finishing (archive, then the delete, which waits while git holds the vault) runs in a
-    thread: searches and captures are answered meanwhile."""
+    thread: searches and captures are answered meanwhile. The model's answer is held until
+    the other device's filing is in place, and the delete waits for git far longer than the
+    test needs, so a busy machine cannot change the order."""
+    monkeypatch.setattr(atomic, "GIT_WAIT_S", 60.0)
     rel = put_capture(tidy_settings, SHED)
     other = dataclasses.replace(
         tidy_settings, vault=tmp_path / "other-vault", data_dir=tmp_path / "other-data"
@@ -356,9 +366,10 @@ async def test_finishing_a_capture_filed_meanwhile_never_blocks_the_event_loop(
     fake_ollama.enqueue_chat(answer("Timber order"))
     theirs = await tidy_capture(context(other), rel)
     assert theirs.filed is not None
-    fake_ollama.enqueue_chat(Stall(0.3, answer("Shed timber")))
+    release = asyncio.Event()
+    fake_ollama.enqueue_chat(Hold(release, answer("Shed timber")))
     task = asyncio.create_task(tidy_capture(context(tidy_settings), rel))
-    async with asyncio.timeout(5):
+    async with asyncio.timeout(60):
         while len(fake_ollama.chat_requests()) < 2:  # noqa: ASYNC110 - ours is "thinking"
             await asyncio.sleep(0.01)
     synced = tidy_settings.vault / theirs.filed
@@ -367,12 +378,13 @@ async def test_finishing_a_capture_filed_meanwhile_never_blocks_the_event_loop(
     lock = tidy_settings.vault / ".git" / "index.lock"
     lock.parent.mkdir()
     lock.touch()  # git runs: the delete waits for it
+    release.set()  # the model answers
     ticks = 0
     loop_ran = threading.Event()
     archive = tidy_settings.data_path / "tidy" / "archive"
 
     def git_ends_once_the_loop_ran() -> None:
-        deadline = time.monotonic() + 4  # under the 5 s a delete waits for git
+        deadline = time.monotonic() + 50  # under the 60 s a delete waits for git here
         while not archive.exists() and time.monotonic() < deadline:
             time.sleep(0.01)  # finishing has begun: the delete is waiting for git
         seen = ticks

@@ -178,15 +178,15 @@ async def test_close_cancels_a_slow_answer_and_leaves_the_capture(
 ) -> None:
     rel = put_capture(tidy_settings, WEEK[0])
     before = (tidy_settings.vault / rel).read_bytes()
-    fake_ollama.enqueue_chat(Stall(3, answer("Late")))
+    fake_ollama.enqueue_chat(Stall(60, answer("Late")))  # far longer than close may take
     svc = TidyService(tidy_settings, LLM(tidy_settings.ollama))
     await svc.startup()
-    for _ in range(100):
+    for _ in range(3000):  # 60 s at most
         if fake_ollama.chat_requests():
             break
         await asyncio.sleep(0.02)
     assert svc.status()["busy"] == rel
-    async with asyncio.timeout(2):
+    async with asyncio.timeout(20):  # a bound for a busy machine, far under the model's 60 s
         await svc.close()
     assert (tidy_settings.vault / rel).read_bytes() == before
     assert filed_notes(tidy_settings) == []
@@ -231,7 +231,7 @@ async def test_a_missing_model_waits_without_a_mark(
     svc = TidyService(tidy_settings, LLM(tidy_settings.ollama))
     try:
         await svc.startup()
-        for _ in range(100):
+        for _ in range(3000):  # 60 s at most
             if len(fake_ollama.chat_requests()) >= 4:
                 break
             await asyncio.sleep(0.02)
@@ -261,7 +261,7 @@ async def test_a_model_that_refuses_the_request_waits_without_marking_captures(
     svc = TidyService(settings, LLM(settings.ollama))
     try:
         await svc.startup()
-        for _ in range(200):
+        for _ in range(3000):  # 60 s at most
             if len(fake_ollama.chat_requests()) >= 4:
                 break
             await asyncio.sleep(0.02)
@@ -455,7 +455,7 @@ async def test_a_capture_holding_a_nul_character_stays_in_the_inbox_until_it_is_
     assert "call the vet about Tuesday" in note.body  # what the index reads: found by search
 
 
-async def eventually(check: Any, what: str, seconds: float = 20) -> None:
+async def eventually(check: Any, what: str, seconds: float = 60) -> None:
     for _ in range(int(seconds / 0.05)):
         if check():
             return

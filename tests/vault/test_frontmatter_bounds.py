@@ -45,7 +45,9 @@ def test_hostile_frontmatter_is_read_as_text_with_the_reason(name: str) -> None:
     started = time.monotonic()
     note = parse_note("Bomb.md", text)
     indexed = index_note(note)
-    assert time.monotonic() - started < 5
+    # Seconds, not minutes or a crash: "parser recursion" takes about 1 s alone and 3-7 s on a
+    # loaded machine (make test-busy), so the bound is for the busy one.
+    assert time.monotonic() - started < 30
     assert note.frontmatter == {}
     assert note.frontmatter_error is not None and reason in note.frontmatter_error
     assert note.tags == ("real",)

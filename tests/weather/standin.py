@@ -9,6 +9,7 @@ other ways the real one can: a server error, or no answer at all.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,7 @@ class OpenMeteoStandIn:
         self.mode = "ok"  # "ok" | "refuse" | "error500" | "stall" | "broken"
         self.body: dict[str, Any] = json.loads(RECORDED.read_text(encoding="utf-8"))
         self.url = ""
+        self.closing = asyncio.Event()  # set before the server closes: a stall then ends
 
     def app(self) -> web.Application:
         app = web.Application()
@@ -43,8 +45,9 @@ class OpenMeteoStandIn:
     async def forecast(self, request: web.Request) -> web.Response:
         query = dict(request.query)
         self.requests.append(query)
-        if self.mode == "stall":
-            await asyncio.sleep(30)
+        if self.mode == "stall":  # 30 s, or until the test is over (closing waits for it)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.closing.wait(), 30)
         if self.mode == "error500":
             return web.Response(status=500, text="Internal Server Error")
         if self.mode == "broken":

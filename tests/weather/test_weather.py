@@ -41,6 +41,7 @@ async def standin() -> AsyncIterator[OpenMeteoStandIn]:
     try:
         yield stand
     finally:
+        stand.closing.set()
         await server.close()
 
 
@@ -51,7 +52,7 @@ def weather_settings(settings: Settings, url: str, **changes: object) -> Setting
 
 @pytest.fixture
 def wsettings(settings: Settings, standin: OpenMeteoStandIn) -> Settings:
-    return weather_settings(settings, standin.url, timeout_s=2.0)
+    return weather_settings(settings, standin.url, timeout_s=30.0)  # room on a busy machine
 
 
 @pytest.mark.parametrize(
@@ -174,7 +175,7 @@ async def test_a_slow_service_is_unavailable_within_the_timeout(
     started = time.monotonic()
     with pytest.raises(WeatherUnavailable, match="did not answer in time"):
         await get_forecast(slow, now=NOW)
-    assert time.monotonic() - started < 3
+    assert time.monotonic() - started < 10  # the stand-in stalls 30 s: not waited for
 
 
 @pytest.mark.parametrize(
