@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 import tomllib
 from pathlib import Path
 
@@ -100,7 +101,7 @@ def test_it_asks_which_vault_and_recognises_a_logseq_graph(
     assert settings.vault == home / "graphs" / "My graph"
     assert settings.flavor == "logseq" and settings.timezone == "Europe/Lisbon"
     assert settings.web.ts_name == "" and "[web]" not in config_file(tmp_path).read_text()
-    assert "in Obsidian, install" not in result.output  # a Logseq graph has no plugin
+    assert "in Obsidian" not in result.output  # a Logseq graph has no plugin
 
 
 def test_each_missing_model_gets_its_pull_line(
@@ -220,3 +221,27 @@ def test_the_lists_as_each_platform_keeps_them(tmp_path: Path) -> None:
     (tmp_path / ".config" / "obsidian").mkdir(parents=True)
     (tmp_path / ".config" / "obsidian" / "obsidian.json").write_text("not json")
     assert find_vaults(tmp_path, {}, "linux") == []  # a broken list is no vault, no crash
+
+
+def test_the_plugin_step_copies_the_served_plugin_into_the_vault(
+    home: Path, tmp_path: Path, fake: FakeTools, fake_ollama_thread: FakeOllama
+) -> None:
+    """The plugin is not in Obsidian's plugin directory: the step's command line fetches the
+    three files the daemon serves into the vault (a folder with a space in its name too)."""
+    vault = home / "Old vault"
+    result = init("--yes", "--vault", str(vault), "--port", "8799")
+    assert result.exit_code == 0, result.output
+    assert "install the Commonplace plugin (Settings > Community plugins)" not in result.output
+    line = next(ln.strip() for ln in result.output.splitlines() if ln.strip().startswith("mkdir"))
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    curl = bin_dir / "curl"  # writes the address it was asked for into the file named by -o
+    curl.write_text('#!/bin/sh\nwhile [ "$1" != "-o" ]; do shift; done\necho "$3" > "$2"\n')
+    curl.chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}"}
+    subprocess.run(["sh", "-c", line], env=env, check=True, timeout=60)
+    plugin = vault / ".obsidian" / "plugins" / "commonplace"
+    for name in ("main.js", "manifest.json", "styles.css"):
+        served = (plugin / name).read_text().strip()
+        assert served == f"http://127.0.0.1:8799/obsidian-plugin/{name}"
+    assert "Settings > Community plugins" in result.output and "commonplace token" in result.output

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import shlex
 import sys
 import tempfile
 import time
@@ -248,9 +249,16 @@ def next_steps(settings: Settings, config: Path, ollama_ready: bool) -> None:
             "(Safari: Share > Add to Home Screen; Chrome: menu > Install app)"
         )
     if settings.flavor == "obsidian":
+        # The plugin is not in Obsidian's directory of community plugins: the daemon serves
+        # the copy the installed program carries, and this line puts it in the vault.
+        folder = shlex.quote(str(settings.vault / ".obsidian" / "plugins" / "commonplace"))
+        served = f"http://127.0.0.1:{web.port}/obsidian-plugin"
         steps.append(
-            "in Obsidian, install the Commonplace plugin (Settings > Community plugins), then "
-            "paste the token `commonplace token` prints into its settings"
+            "in Obsidian, the Commonplace plugin: once the daemon runs, copy it into the vault "
+            f"with\n       mkdir -p {folder} && for f in main.js manifest.json styles.css; do "
+            f'curl -fsS -o {folder}/"$f" {served}/"$f"; done\n'
+            "     then enable Commonplace in Obsidian (Settings > Community plugins) and paste "
+            "the token `commonplace token` prints into its settings"
         )
     steps.append("check everything: commonplace doctor")
     click.echo("Next:")
