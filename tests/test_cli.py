@@ -298,7 +298,7 @@ def test_without_a_vault_the_commands_point_at_the_sample_that_make_run_uses(
     env = {"HOME": str(tmp_path / "home")}
     before = CliRunner().invoke(cli, ["search", "bread"], env=env)
     assert before.exit_code == 1
-    assert "does not exist; set 'vault' in commonplace.toml or COMMONPLACE_VAULT\n" in before.output
+    assert "does not exist; run `commonplace init` (it finds your vault" in before.output
     (scratch / "vault").mkdir(parents=True)
     after = CliRunner().invoke(cli, ["search", "bread"], env=env)
     assert after.exit_code == 1
@@ -436,7 +436,10 @@ def test_doctor_says_where_it_looked_for_the_config(
     env = {"COMMONPLACE_VAULT": str(vault), "XDG_CONFIG_HOME": str(tmp_path / "cfg")}
     result = CliRunner().invoke(cli, ["doctor"], env=env)
     where = tmp_path / "cfg" / "commonplace" / "commonplace.toml"
-    assert f"ok   config: no config file at {where}; defaults used\n" in result.output
+    assert (
+        f"ok   config: no config file at {where}; defaults used (`commonplace init`"
+        in result.output
+    )
 
 
 @pytest.mark.parametrize(
@@ -525,3 +528,25 @@ def test_run_takes_the_vault_and_the_port_in_place_of_the_config(
     assert result.exit_code == 1
     assert "is inside the vault" in result.output
     assert not (tmp_path / "inside" / ".data").exists()
+
+
+def test_a_new_user_with_no_config_is_told_to_run_init(
+    fake_ollama_thread: FakeOllama, tmp_path: Path
+) -> None:
+    """Installed, before `init`: doctor and run said to set 'vault' in a file that did not
+    exist; the next step is `commonplace init`, which finds the vault and writes that file."""
+    env = {
+        "HOME": str(tmp_path / "home"),
+        "XDG_CONFIG_HOME": str(tmp_path / "cfg"),
+        "COMMONPLACE_VAULT": "",
+        "OLLAMA_HOST": fake_ollama_thread.url,
+    }
+    doctor = CliRunner().invoke(cli, ["doctor"], env=env)
+    assert "FAIL vault: " in doctor.output and "; run `commonplace init`" in doctor.output
+    run = CliRunner().invoke(cli, ["run", "--port", "0"], env=env)
+    assert run.exit_code != 0
+    assert "does not exist; run `commonplace init` (it finds your vault" in run.output
+    config = tmp_path / "mine.toml"
+    config.write_text(f'vault = "{tmp_path / "gone"}"\n')
+    named = CliRunner().invoke(cli, ["--config", str(config), "doctor"], env=env)
+    assert f"not a folder; set 'vault' in {config} or COMMONPLACE_VAULT" in named.output

@@ -557,3 +557,16 @@ def test_every_frontmatter_key_the_daemon_writes_is_in_the_files_reference(
     assert missing == [], (
         f"keys the daemon writes that docs/reference/files.md does not name: {missing}"
     )
+
+
+def test_no_page_sends_the_reader_to_a_readme_section_that_is_gone() -> None:
+    """The README was cut to a front page: "the README's measurements" or its "Evaluation"
+    section, left in the docs from the long README, pointed at nothing."""
+    stale = re.compile(r"the README's|README's \"|in the README\b")
+    found = [
+        f"{page.relative_to(DOCS)}:{n}"
+        for page in sorted(DOCS.rglob("*.md"))
+        for n, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1)
+        if stale.search(line)
+    ]
+    assert found == []

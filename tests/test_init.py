@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import tomllib
 from pathlib import Path
@@ -83,7 +84,7 @@ def test_yes_takes_the_last_opened_vault_and_writes_only_what_was_chosen(
     assert "tailscale serve --bg 8765" in out
     assert "https://laptop.tail1234.ts.net/" in out and "▀" in out  # the QR code
     assert "commonplace service install" in out and "Add to Home Screen" in out
-    assert "commonplace token" in out
+    assert "commonplace plugin install --vault" in out and "commonplace plugin pair" in out
     assert fake.calls("tailscale") == [["status", "--json"]]
     text = path.read_text()
     assert "from Obsidian's list of vaults" in text and "an Obsidian vault" in text
@@ -100,7 +101,7 @@ def test_it_asks_which_vault_and_recognises_a_logseq_graph(
     assert settings.vault == home / "graphs" / "My graph"
     assert settings.flavor == "logseq" and settings.timezone == "Europe/Lisbon"
     assert settings.web.ts_name == "" and "[web]" not in config_file(tmp_path).read_text()
-    assert "in Obsidian, install" not in result.output  # a Logseq graph has no plugin
+    assert "in Obsidian" not in result.output  # a Logseq graph has no plugin
 
 
 def test_each_missing_model_gets_its_pull_line(
@@ -220,3 +221,38 @@ def test_the_lists_as_each_platform_keeps_them(tmp_path: Path) -> None:
     (tmp_path / ".config" / "obsidian").mkdir(parents=True)
     (tmp_path / ".config" / "obsidian" / "obsidian.json").write_text("not json")
     assert find_vaults(tmp_path, {}, "linux") == []  # a broken list is no vault, no crash
+
+
+def test_the_plugin_step_installs_the_plugin_into_the_vault(
+    home: Path,
+    tmp_path: Path,
+    fake: FakeTools,
+    fake_ollama_thread: FakeOllama,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The plugin is not in Obsidian's plugin directory: the step's command line installs the
+    copy the program carries into the vault (a folder with a space in its name too)."""
+    vault = home / "Old vault"
+    result = init("--yes", "--vault", str(vault), "--port", "8799")
+    assert result.exit_code == 0, result.output
+    assert "install the Commonplace plugin (Settings > Community plugins)" not in result.output
+    line = next(
+        ln.split(": ", 1)[1]
+        for ln in result.output.splitlines()
+        if "commonplace plugin install" in ln
+    )
+    argv = shlex.split(line)
+    assert argv[:3] == ["commonplace", "plugin", "install"]
+    built = tmp_path / "built"
+    built.mkdir()
+    (built / "main.js").write_text("/* main */\n")
+    (built / "styles.css").write_text("")
+    (built / "manifest.json").write_text('{"id": "commonplace", "version": "0.1.0"}')
+    files = {name: built / name for name in ("main.js", "manifest.json", "styles.css")}
+    monkeypatch.setattr("commonplace.plugin_install.plugin_files", lambda: files)
+    installed = CliRunner().invoke(cli, argv[1:])
+    assert installed.exit_code == 0, installed.output
+    plugin = vault / ".obsidian" / "plugins" / "commonplace"
+    assert (plugin / "main.js").read_text() == "/* main */\n"
+    assert "Settings > Community plugins" in result.output
+    assert "commonplace plugin pair" in result.output

@@ -9,15 +9,18 @@ import plistlib
 import shutil
 import subprocess
 import sys
+from datetime import datetime
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
 
+from commonplace import scheduler
 from commonplace.cli.main import cli
 from commonplace.config import Settings
 from commonplace.service import launchd, systemd, tools
 from commonplace.service.program import installed_program
+from commonplace.statefile import write_json
 from tests.fakes.service_tools import FakeTools, make_fake_tools
 
 
@@ -268,3 +271,45 @@ def test_windows_says_not_yet_and_gives_the_manual_way(
     assert result.exit_code == 1
     assert "does not support Windows yet" in result.output
     assert "schtasks /Create /SC ONLOGON /TN Commonplace" in result.output
+
+
+def test_status_does_not_take_the_schedulers_first_start_for_a_digest(
+    settings: Settings, config: Path, home: Path, fake: FakeTools, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At its first start the scheduler records the latest Sunday and 07:00 as a baseline (so
+    no old digest is written): `status` must still say no digest or briefing was made yet."""
+    monkeypatch.setattr(tools, "platform", lambda: "linux")
+    scheduler.Scheduler(
+        [
+            scheduler.Job("digest", scheduler.weekly_at("sunday", "18:00", settings.tz), _never),
+            scheduler.Job("briefing", scheduler.daily_at("07:00", settings.tz), _never),
+        ],
+        settings.data_path,
+    ).missed()
+    assert (settings.data_path / scheduler.STATE_FILE).is_file()  # the baseline was recorded
+    out = service(config, "status").output
+    assert "last digest: never yet" in out and "last briefing: never yet" in out, out
+    write_json(
+        settings.data_path / "digests.json",
+        {
+            "2026-W43": {
+                "path": "Digests/2026-W43.md",
+                "hash": "x",
+                "written": "2026-10-25T18:00:01+00:00",
+            }
+        },
+    )
+    write_json(
+        settings.data_path / "briefing.json",
+        {"days": {"2026-10-26": {"text": "t", "made": "2026-10-26T07:00:02+00:00", "sent": None}}},
+    )
+    out = service(config, "status").output
+    when = {
+        k: datetime.fromisoformat(v).astimezone(settings.tz).strftime("%Y-%m-%d %H:%M")
+        for k, v in (("d", "2026-10-25T18:00:01+00:00"), ("b", "2026-10-26T07:00:02+00:00"))
+    }
+    assert f"last digest: {when['d']}" in out and f"last briefing: {when['b']}" in out, out
+
+
+async def _never(scheduled: datetime) -> None:
+    raise AssertionError("a baseline runs nothing")

@@ -1140,3 +1140,14 @@ def _validate(value: Any, meta: Mapping[str, Any], key: str, source: str) -> Non
     lo, hi = meta.get("min"), meta.get("max")
     if (lo is not None and value < lo) or (hi is not None and value > hi):
         raise ConfigError(f"{source}: {key} = {value!r} is out of range; allowed {lo} to {hi}")
+
+
+def set_vault(settings: Settings) -> str:
+    """What to do about a missing vault: a new user with no config file runs `init` (which
+    finds the vault), not a hand-written key in a file that does not exist yet."""
+    if settings.config_path is None:
+        return (
+            "run `commonplace init` (it finds your vault and writes the config), "
+            "or set COMMONPLACE_VAULT"
+        )
+    return f"set 'vault' in {settings.config_path} or COMMONPLACE_VAULT"

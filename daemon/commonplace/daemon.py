@@ -34,7 +34,7 @@ from commonplace.attention import Attention, attention_file
 from commonplace.briefing import briefing_job
 from commonplace.calendar import CalendarClient
 from commonplace.changes import Change
-from commonplace.config import Settings
+from commonplace.config import Settings, set_vault
 from commonplace.conflicts import watch_conflicts
 from commonplace.daemon_notes import left_in_earlier_pages
 from commonplace.datafolder import keep_lock
@@ -98,8 +98,7 @@ async def run_daemon(
     """Serve until SIGINT/SIGTERM (or `stop` is set), then shut down cleanly."""
     if not settings.vault.is_dir():
         raise DaemonError(
-            f"the vault folder {settings.vault} does not exist; "
-            "set 'vault' in commonplace.toml or COMMONPLACE_VAULT"
+            f"the vault folder {settings.vault} does not exist; {set_vault(settings)}"
         )
     try:
         found = refuse_newer(settings.data_path)  # before the lock: nothing written there yet

@@ -16,7 +16,7 @@ from commonplace import __version__
 from commonplace.attachments.kinds import is_pdf, iter_attachment_paths
 from commonplace.attachments.ocr import ocr_status
 from commonplace.attention import Entry, read_running, summary
-from commonplace.config import Settings, default_config_path
+from commonplace.config import Settings, default_config_path, set_vault
 from commonplace.conflicts import find_conflict_copies
 from commonplace.daemon_notes import left_in_earlier_pages
 from commonplace.dataformat import FORMAT, NewerDataFolder, refuse_newer
@@ -53,15 +53,14 @@ def config_checks(settings: Settings) -> list[Check]:
     where = (
         str(settings.config_path)
         if settings.config_path
-        else f"no config file at {default_config_path(os.environ)}; defaults used"
+        else f"no config file at {default_config_path(os.environ)}; defaults used "
+        "(`commonplace init` writes one)"
     )
     checks = [Check("ok", "version", f"commonplace {__version__} (data format {FORMAT})")]
     checks.append(Check("ok", "config", where))
     vault = settings.vault
     if not vault.is_dir():
-        checks.append(
-            Check("fail", "vault", f"{vault} is not a folder; set 'vault' or COMMONPLACE_VAULT")
-        )
+        checks.append(Check("fail", "vault", f"{vault} is not a folder; {set_vault(settings)}"))
     elif not os.access(vault, os.W_OK):
         checks.append(Check("fail", "vault", f"{vault} is not writable by this user"))
     else:

@@ -11,6 +11,7 @@ and not pushed (a "good morning" at 15:00 is noise).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Callable
 from datetime import date, datetime, time, timedelta
@@ -105,6 +106,15 @@ def keep(settings: Settings, briefing: Briefing, *, now: datetime, sent: bool) -
     }
     recent = dict(sorted(days.items())[-KEEP_DAYS:])
     write_json(settings.data_path / STATE_FILE, {"days": recent})
+
+
+def last_made(settings: Settings) -> datetime | None:
+    """When the latest briefing was made, if ever."""
+    times = []
+    for entry in _load(settings).values():
+        with contextlib.suppress(AttributeError, KeyError, TypeError, ValueError):
+            times.append(datetime.fromisoformat(entry["made"]))
+    return max(times, default=None)
 
 
 def kept_briefing(settings: Settings, day: date) -> dict[str, str] | None:

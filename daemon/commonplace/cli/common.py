@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from commonplace.config import ConfigError, Settings, load_settings
+from commonplace.config import ConfigError, Settings, load_settings, set_vault
 from commonplace.dataformat import NewerDataFolder, refuse_newer
 from commonplace.llm import LLM, LLMError
 from commonplace.sample import sample_env, sample_scratch
@@ -61,8 +61,7 @@ def require_vault(settings: Settings) -> None:
         if not settings.vault_configured and (sample_scratch() / "vault").is_dir():
             hint = f" (or, for the sample vault `make run` uses: {sample_env()})"
         raise click.ClickException(
-            f"the vault folder {settings.vault} does not exist; "
-            f"set 'vault' in commonplace.toml or COMMONPLACE_VAULT{hint}"
+            f"the vault folder {settings.vault} does not exist; {set_vault(settings)}{hint}"
         )
 
 

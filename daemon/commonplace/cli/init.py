@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import shlex
 import sys
 import tempfile
 import time
@@ -248,9 +249,13 @@ def next_steps(settings: Settings, config: Path, ollama_ready: bool) -> None:
             "(Safari: Share > Add to Home Screen; Chrome: menu > Install app)"
         )
     if settings.flavor == "obsidian":
+        # The plugin is not in Obsidian's directory of community plugins: the installed program
+        # carries it, and this command puts it in the vault.
         steps.append(
-            "in Obsidian, install the Commonplace plugin (Settings > Community plugins), then "
-            "paste the token `commonplace token` prints into its settings"
+            "in Obsidian, the Commonplace plugin: "
+            f"commonplace plugin install --vault {shlex.quote(str(settings.vault))}\n"
+            "     then enable Commonplace in Obsidian (Settings > Community plugins) and press "
+            "Pair in its settings; confirm the code it shows with: commonplace plugin pair"
         )
     steps.append("check everything: commonplace doctor")
     click.echo("Next:")

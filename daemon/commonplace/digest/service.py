@@ -14,6 +14,7 @@ week's digest then has no sentences; it is not rewritten when the model comes ba
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from dataclasses import dataclass
 from datetime import datetime
@@ -72,6 +73,15 @@ def _state_path(settings: Settings) -> Path:
 def load_state(settings: Settings) -> dict[str, Any]:
     raw = read_json(_state_path(settings))
     return raw if isinstance(raw, dict) else {}
+
+
+def last_written(settings: Settings) -> datetime | None:
+    """When the latest digest note was written (by the daemon or `commonplace digest`), if ever."""
+    times = []
+    for record in load_state(settings).values():
+        with contextlib.suppress(AttributeError, KeyError, TypeError, ValueError):
+            times.append(datetime.fromisoformat(record["written"]))
+    return max(times, default=None)
 
 
 def _save_state(settings: Settings, state: dict[str, Any]) -> None:

@@ -4,11 +4,14 @@ daemon is stopped too."""
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from commonplace.attention import read_running, summary
+from commonplace.briefing.service import last_made
 from commonplace.config import Settings
+from commonplace.digest.service import last_written
 from commonplace.lock import running_daemon
 from commonplace.logfile import log_path
-from commonplace.scheduler import Scheduler
 from commonplace.vault import iter_note_paths
 
 
@@ -30,9 +33,12 @@ def daemon_summary(settings: Settings) -> list[str]:
     elif entries is not None:
         lines.append("attention: nothing needs you")
     lines.append(f"models: {settings.ollama.chat_model} (chat), {settings.ollama.embed_model}")
-    runs = Scheduler([], settings.data_path).last_runs()
-    for name in ("digest", "briefing"):
-        when = runs.get(name)
+    # From the digest's and the briefing's own records, not the scheduler's: at its first start
+    # the scheduler records the latest scheduled times as a baseline (so that installing on a
+    # Wednesday writes no digest), and a baseline is not a run.
+    last: dict[str, datetime | None] = {"digest": last_written(settings)}
+    last["briefing"] = last_made(settings)
+    for name, when in last.items():
         shown = when.astimezone(settings.tz).strftime("%Y-%m-%d %H:%M") if when else "never yet"
         lines.append(f"last {name}: {shown}")
     lines.append(f"log: {log_path(settings)}")
