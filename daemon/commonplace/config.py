@@ -109,6 +109,27 @@ class WebSettings:
 
 
 @dataclass(frozen=True)
+class ClipSettings:
+    """A shared link's page (clipping.py, pagefetch.py): fetched only when asked, and guarded."""
+
+    fetch_pages: bool = field(
+        default=False,
+        metadata={
+            "doc": "Save the text of every linked page shared as a capture (a fetch tells the "
+            "site your address and when you read it; the page's toggle asks for one capture)."
+        },
+    )
+    max_page_kb: int = field(
+        default=2048,
+        metadata={**_range(16, 65536), "doc": "The largest web page fetched for its text, in KB."},
+    )
+    timeout_s: float = field(
+        default=10.0,
+        metadata={**_range(1, 120), "doc": "Seconds a page fetch may take before it is given up."},
+    )
+
+
+@dataclass(frozen=True)
 class SpeechSettings:
     """Dictation: whisper.cpp on this computer, never a cloud service."""
 
@@ -332,6 +353,7 @@ class Settings:
     web: WebSettings = field(default_factory=WebSettings)
     index: IndexSettings = field(default_factory=IndexSettings)
     speech: SpeechSettings = field(default_factory=SpeechSettings)
+    clip: ClipSettings = field(default_factory=ClipSettings)
     tidy: TidySettings = field(default_factory=TidySettings)
     ask: AskSettings = field(default_factory=AskSettings)
     digest: DigestSettings = field(default_factory=DigestSettings)

@@ -35,9 +35,18 @@ export function initCapture(onChange) {
   box.addEventListener("input", () => {
     saveDraft(box.value); // a half-written note survives the app being closed
     if (!box.value.trim()) setVia("phone");
+    showFetchToggle();
   });
+  showFetchToggle();
   renderLog();
   renderOutbox();
+}
+
+// "Also save the page's text": offered only when the words hold a link; off for every new one.
+function showFetchToggle() {
+  const hasLink = /https?:\/\/\S/i.test($("#capture-text").value);
+  show($("#fetch-page-row"), hasLink);
+  if (!hasLink) $("#fetch-page").checked = false;
 }
 
 function setVia(value) {
@@ -52,12 +61,14 @@ async function sendCapture(onChange) {
     showMessage($("#capture-message"), "Write something first.", "warn");
     return;
   }
-  addToOutbox(text, via); // kept on the phone first: nothing is lost if sending fails
+  const fetchPage = $("#fetch-page").checked && /https?:\/\/\S/i.test(text);
+  addToOutbox(text, via, { fetchPage }); // kept on the phone first: nothing is lost if sending fails
   show($("#capture-message"), false); // an earlier message is about an earlier attempt
   outboxMessage = false;
   box.value = "";
   saveDraft("");
   setVia("phone");
+  showFetchToggle();
   await flushOutbox();
   onChange();
 }
@@ -76,6 +87,7 @@ export async function flushOutbox() {
           via: item.via,
           id: item.id,
           captured: item.captured,
+          ...(item.fetchPage ? { fetch_page: true } : {}),
         });
         removeFromOutbox(item.id);
         logCapture(item.text, result.path, item.captured);

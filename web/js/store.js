@@ -43,8 +43,9 @@ export function outbox() {
   return Array.isArray(items) ? items : [];
 }
 
-export function addToOutbox(text, via) {
+export function addToOutbox(text, via, { fetchPage = false } = {}) {
   const item = { id: newId(), text, via, captured: new Date().toISOString(), error: "" };
+  if (fetchPage) item.fetchPage = true; // the page's text is saved too: the daemon fetches it
   write(OUTBOX_KEY, [...outbox(), item]);
   return item;
 }
