@@ -127,6 +127,13 @@ class ClipSettings:
         default=10.0,
         metadata={**_range(1, 120), "doc": "Seconds a page fetch may take before it is given up."},
     )
+    max_share_mb: float = field(
+        default=25.0,
+        metadata={
+            **_range(0.1, 500),
+            "doc": "The largest total size of the files (photos, PDFs) in one share, in MB.",
+        },
+    )
 
 
 @dataclass(frozen=True)

@@ -70,6 +70,12 @@ export async function postAudio(path, blob) {
   return response.json();
 }
 
+// A multipart form (a share's words and files): the browser sets the boundary.
+export async function postForm(path, form) {
+  const response = await send(path, { method: "POST", headers: { Accept: "application/json" }, body: form }, 180000);
+  return response.json();
+}
+
 // POST that answers NDJSON; calls onEvent(object) for each line.
 export async function postStream(path, body, onEvent) {
   const response = await send(

@@ -8,14 +8,15 @@
 // Captures go through the outbox (store.js), which keeps trying while something waits.
 
 import { getJSON } from "./api.js";
-import { flushOutbox, initCapture, renderLog, renderOutbox } from "./capture.js";
+import { flushOutbox, initCapture, logCapture, renderLog, renderOutbox } from "./capture.js";
 import { setSpeechState } from "./dictate.js";
 import { initAsk, renderAnswers } from "./ask.js";
 import { initAssistant, refreshAssistant } from "./assistant.js";
 import { initPush } from "./push.js";
 import { initSearch } from "./search.js";
+import { flushShares, renderShares } from "./shares.js";
 import { clearDayLog, isNewDay } from "./store.js";
-import { $, el, show } from "./ui.js";
+import { $, el, show, showMessage } from "./ui.js";
 import { setDaemonZone, whenText } from "./when.js";
 
 const POLL_MS = 30000;
@@ -92,6 +93,7 @@ async function refresh() {
     renderDetails(state);
     if (currentView() === "assistant") refreshAssistant();
     await flushOutbox();
+    await flushShares(logCapture);
     schedule(POLL_MS);
   } catch (error) {
     failures += 1;
@@ -100,6 +102,7 @@ async function refresh() {
     $("#offline-text").textContent = `${error.message} Retrying in ${Math.round(wait / 1000)} s…`;
     show($("#offline-banner"), true);
     renderOutbox();
+    renderShares(logCapture, true);
     schedule(wait);
   }
 }
@@ -126,9 +129,17 @@ function init() {
   initAsk();
   initSearch();
   initAssistant();
-  // A tapped morning briefing opens /#assistant.
-  const fromLink = location.hash === "#assistant" ? "assistant" : "";
+  // A tapped morning briefing opens /#assistant; a share from another app (sw.js) opens
+  // /?shared=<id>: the capture view, where the page says it was saved.
+  const shared = new URLSearchParams(location.search).get("shared");
+  const fromLink = shared ? "capture" : location.hash === "#assistant" ? "assistant" : "";
   showView(fromLink || localStorage.getItem("commonplace.view") || "capture");
+  if (shared) {
+    history.replaceState(null, "", "/"); // a reload must not look like a second share
+    const text = shared === "failed" ? "The share could not be read; share it again." : "Saving what you shared…";
+    showMessage($("#capture-message"), text, shared === "failed" ? "error" : "info");
+    $("#capture-message").dataset.share = "saving"; // until it is sent, or known to be kept
+  }
   $("#refresh").addEventListener("click", refresh);
   $("#retry-now").addEventListener("click", refresh);
   $("#reload").addEventListener("click", () => location.reload());

@@ -125,7 +125,7 @@ export async function flushOutbox() {
 }
 
 // `at`: when it was written on the phone, which the daemon dates the capture by (its name).
-function logCapture(text, path, at) {
+export function logCapture(text, path, at) {
   const log = dayLog();
   log.captures.unshift({ text: text.slice(0, 280), path, at: at || new Date().toISOString() });
   saveDayLog(log);

@@ -37,6 +37,7 @@ from commonplace.pagefetch import FetchRefused, fetch_page
 from commonplace.server.context import SENT, SERVICES, SETTINGS, Services
 from commonplace.server.errors import ApiError, BodyPace, read_body, read_json, text_field
 from commonplace.server.limits import limited
+from commonplace.sharedfiles import SharedFile, embed_above, save_shared_files
 from commonplace.speech import (
     AudioError,
     AudioTooLong,
@@ -51,7 +52,7 @@ log = logging.getLogger(__name__)
 
 MAX_CAPTURE_CHARS = 100_000
 CAPTURE_HEAD_BYTES = 64  # the frontmatter write_capture puts above the words
-VIA_CHOICES = ("phone", "dictation", "web", "plugin", "api", "mcp")
+VIA_CHOICES = ("phone", "dictation", "web", "plugin", "api", "mcp", "share", "shortcut")
 MAX_BACKDATE = timedelta(days=30)
 HINT_CACHE_S = 600.0
 _ID = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
@@ -104,6 +105,7 @@ class Wanted:
     capture_id: str
     sent_time: Any  # the phone's 'captured' value, as sent
     link: str = ""  # a page to clip below the words ("" for none)
+    files: tuple[SharedFile, ...] = ()  # saved as attachments, embedded above the words
 
 
 async def save_wanted(request: web.Request, settings: Settings, wanted: Wanted) -> web.Response:
@@ -133,6 +135,13 @@ async def _save(request: web.Request, settings: Settings, wanted: Wanted) -> web
             if len(text.encode("utf-8")) + CAPTURE_HEAD_BYTES > limit:
                 text = wanted.words
                 answer["page"] = {"saved": False, "reason": "the page's text is too long to keep"}
+    if wanted.files:
+        try:
+            saved = await asyncio.to_thread(save_shared_files, settings, wanted.files, when)
+        except OSError as exc:  # the page keeps the share and sends it again
+            raise not_saved(exc) from None
+        text = embed_above(saved, text)
+        answer["files"] = [f.path for f in saved]
     try:
         path = await asyncio.to_thread(write_capture, settings, text, via, when, original=original)
     except CaptureError as exc:
@@ -140,10 +149,11 @@ async def _save(request: web.Request, settings: Settings, wanted: Wanted) -> web
     except OSError as exc:  # nothing was saved: a 5xx, so the page keeps it and sends it again
         raise not_saved(exc) from None
     log.info(
-        "capture saved: %s (via %s, %d characters%s)",
+        "capture saved: %s (via %s, %d characters, %d file(s)%s)",
         path,
         via,
         len(wanted.words),
+        len(wanted.files),
         ", with a page's text" if answer.get("page", {}).get("saved") else "",
     )
     if not_used:

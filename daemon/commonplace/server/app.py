@@ -24,6 +24,7 @@ from commonplace.server import (
     api_capture,
     api_related,
     api_search,
+    api_share,
     api_state,
     api_tasks,
 )
@@ -73,7 +74,9 @@ def create_app(
 ) -> web.Application:
     """The whole server. `services` holds what the daemon runs (index, jobs, transcriber...);
     a test passes only what it needs, and the API says 503 for a part that is missing."""
-    upload_limit = int(settings.speech.max_upload_mb * 1024 * 1024)
+    upload_limit = int(
+        max(settings.speech.max_upload_mb, settings.clip.max_share_mb + 2) * 1024 * 1024
+    )  # a recording, or a share's files and words
     policy = Policy.from_settings(settings.web, token_file=token_path(settings.data_path))
     app = web.Application(
         middlewares=[security_middleware(policy), error_middleware, foreground_middleware],
@@ -87,6 +90,7 @@ def create_app(
     app.on_response_prepare.append(add_security_headers)
     app.router.add_get("/api/state", api_state.state)
     app.router.add_post("/api/capture", api_capture.capture)
+    app.router.add_post("/api/share", api_share.share)  # the share target, the iPhone Shortcut
     app.router.add_post("/api/transcribe", api_capture.transcribe)
     app.router.add_get("/api/search", api_search.search)
     app.router.add_get("/api/note", api_search.note)
