@@ -41,7 +41,9 @@ SHARE = """([fields, files]) => {
   picker.name = "files";
   picker.multiple = true;
   const chosen = new DataTransfer();
-  for (const [name, type, bytes] of files) chosen.items.add(new File([new Uint8Array(bytes)], name, { type }));
+  for (const [name, type, bytes] of files) {
+    chosen.items.add(new File([new Uint8Array(bytes)], name, { type }));
+  }
   picker.files = chosen.files;
   form.append(picker);
   document.body.append(form);
