@@ -103,7 +103,9 @@ def extract_text(html: str, url: str) -> str:
         include_links=False,
         include_images=False,
         favor_precision=True,
-        deduplicate=True,
+        # Not deduplicate=True: its cache lives as long as the process, so the same page shared
+        # twice (or two pages with paragraphs in common) came back with no text the second time.
+        deduplicate=False,
     )
     return (text or "").strip()
 

@@ -165,7 +165,10 @@ def test_the_toggle_saves_a_linked_pages_text_below_the_words(
         page.wait_for_selector("#fetch-page-row:not([hidden])")
         assert not page.is_checked("#fetch-page")  # off unless asked, every time
         page.check("#fetch-page")
-        page.click("#send")
+        with page.expect_response(lambda r: "/api/capture" in r.url) as answer:
+            page.click("#send")
+        saved_page = answer.value.json().get("page")
+        assert saved_page and saved_page["saved"] is True, saved_page  # says why if not
         page.wait_for_selector("#capture-log li")
         [saved] = inbox(server)
         body = split_capture(saved.read_text(encoding="utf-8"))[1]

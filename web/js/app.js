@@ -8,7 +8,7 @@
 // Captures go through the outbox (store.js), which keeps trying while something waits.
 
 import { getJSON } from "./api.js";
-import { flushOutbox, initCapture, logCapture, renderLog, renderOutbox } from "./capture.js";
+import { checkFiled, flushOutbox, initCapture, logCapture, renderLog, renderOutbox } from "./capture.js";
 import { setSpeechState } from "./dictate.js";
 import { initAsk, renderAnswers } from "./ask.js";
 import { initAssistant, refreshAssistant } from "./assistant.js";
@@ -39,23 +39,26 @@ function currentView() {
   return tab ? tab.dataset.view : "";
 }
 
-function setStatus(kind, text) {
+function setStatus(kind, text, detail = "") {
   $("#status-dot").className = `dot ${kind}`;
   $("#status-text").textContent = text;
+  $("#status").title = detail || text; // the whole story, for a long press or a mouse
 }
 
 function describe(state) {
   const waiting = state.captures_waiting || 0;
-  // Short enough to fit a phone's header beside the title ("captures waiting" was cut off).
+  // Short enough to fit a phone's header beside the title ("captures waiting" was cut off);
+  // with a problem the count comes first, so it is never the part that is cut.
   const waitingText = waiting ? ` · ${waiting} waiting` : "";
+  const first = waiting ? `${waiting} waiting · ` : "";
   if (!state.ollama.reachable) {
-    return ["warn", `Ollama not reachable${waitingText}`];
+    return ["warn", `${first}model off`, "Your computer's model (Ollama) isn't running"];
   }
   const missing = Object.entries(state.ollama.models || {}).filter(([, installed]) => !installed);
   if (missing.length) {
-    return ["warn", `Model ${missing[0][0]} not installed${waitingText}`];
+    return ["warn", `${first}model missing`, `Model ${missing[0][0]} not installed`];
   }
-  return ["ok", `Ready${waitingText}`];
+  return ["ok", `Ready${waitingText}`, ""];
 }
 
 function renderDetails(state) {
@@ -94,6 +97,7 @@ async function refresh() {
     if (currentView() === "assistant") refreshAssistant();
     await flushOutbox();
     await flushShares(logCapture);
+    await checkFiled();
     schedule(POLL_MS);
   } catch (error) {
     failures += 1;

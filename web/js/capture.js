@@ -1,6 +1,6 @@
 // The Capture view: type or dictate, check, send. Sending goes through the outbox.
 
-import { ApiError, postJSON } from "./api.js";
+import { ApiError, getJSON, postJSON } from "./api.js";
 import { initDictation } from "./dictate.js";
 import {
   addToOutbox,
@@ -90,7 +90,7 @@ export async function flushOutbox() {
           ...(item.fetchPage ? { fetch_page: true } : {}),
         });
         removeFromOutbox(item.id);
-        logCapture(item.text, result.path, item.captured);
+        logCapture(item.text, result.path, item.captured, result.capture);
       } catch (error) {
         lastError = error;
         if (error instanceof ApiError && !error.offline && error.status >= 400 && error.status < 500 && error.status !== 403) {
@@ -125,11 +125,39 @@ export async function flushOutbox() {
 }
 
 // `at`: when it was written on the phone, which the daemon dates the capture by (its name).
-export function logCapture(text, path, at) {
+// `capture`: the daemon's "<id>@<minute>", by which it says later where the capture was filed.
+export function logCapture(text, path, at, capture = "") {
   const log = dayLog();
-  log.captures.unshift({ text: text.slice(0, 280), path, at: at || new Date().toISOString() });
+  log.captures.unshift({ text: text.slice(0, 280), path, at: at || new Date().toISOString(), capture });
   saveDayLog(log);
   renderLog();
+}
+
+// "Saved today" said Inbox/... long after the capture had been filed somewhere else: ask the
+// daemon where the ones not yet known were filed, and show that instead.
+export async function checkFiled() {
+  const waiting = dayLog().captures.filter((entry) => entry.capture && !entry.filed);
+  if (!waiting.length) return;
+  const ids = waiting.slice(0, 30).map((entry) => entry.capture).join(",");
+  let found;
+  try {
+    found = (await getJSON(`/api/capture/filed?ids=${encodeURIComponent(ids)}`)).filed || {};
+  } catch (ignored) {
+    return; // asked again at the next refresh
+  }
+  const log = dayLog();
+  let changed = false;
+  for (const entry of log.captures) {
+    const where = entry.capture && found[entry.capture.split("@")[0]];
+    if (where && !entry.filed) {
+      entry.filed = where;
+      changed = true;
+    }
+  }
+  if (changed) {
+    saveDayLog(log);
+    renderLog();
+  }
 }
 
 export function renderLog() {
@@ -141,7 +169,10 @@ export function renderLog() {
     const time = clockTime(entry.at); // the daemon's zone, as the capture's name is
     list.append(
       el("li", { className: "saved" }, [
-        el("span", { className: "when", text: `${time ? `${time} · ` : ""}saved to ${entry.path}` }),
+        el("span", {
+          className: "when",
+          text: `${time ? `${time} · ` : ""}${entry.filed ? `filed as ${entry.filed}` : `saved to ${entry.path}`}`,
+        }),
         el("p", { className: "words", text: entry.text }),
       ]),
     );

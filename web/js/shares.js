@@ -59,7 +59,7 @@ export async function flushShares(onSaved) {
       try {
         const result = await postForm("/api/share", form);
         await act("readwrite", (store) => store.delete(share.id));
-        onSaved(summary(share), result.path, share.captured);
+        onSaved(summary(share), result.path, share.captured, result.capture);
         showMessage($("#capture-message"), `Shared into your inbox: saved to ${result.path}. It will be filed when your computer tidies it.`, "ok");
         delete $("#capture-message").dataset.share;
       } catch (error) {

@@ -24,6 +24,7 @@ from typing import Any
 from aiohttp import BodyPartReader, web
 
 from commonplace.capture import CaptureError, not_saved_reason, write_capture
+from commonplace.capture import capture_id as make_capture_id
 from commonplace.clipping import (
     clipping_block,
     extract_text,
@@ -165,6 +166,8 @@ async def _save(request: web.Request, settings: Settings, wanted: Wanted) -> web
         )
     if capture_id:
         await asyncio.to_thread(sent.add, capture_id, path)
+    local = when.astimezone(settings.tz)  # the minute write_capture named and stamped it by
+    answer["capture"] = f"{make_capture_id(path, local)}@{local.strftime('%Y-%m-%d %H%M')}"
     return web.json_response({"path": path, **answer}, status=201)
 
 

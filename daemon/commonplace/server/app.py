@@ -22,6 +22,7 @@ from commonplace.resources import resource_dir
 from commonplace.server import (
     api_ask,
     api_capture,
+    api_filed,
     api_related,
     api_search,
     api_share,
@@ -90,6 +91,7 @@ def create_app(
     app.on_response_prepare.append(add_security_headers)
     app.router.add_get("/api/state", api_state.state)
     app.router.add_post("/api/capture", api_capture.capture)
+    app.router.add_get("/api/capture/filed", api_filed.filed)  # where "Saved today" went
     app.router.add_post("/api/share", api_share.share)  # the share target, the iPhone Shortcut
     app.router.add_post("/api/transcribe", api_capture.transcribe)
     app.router.add_get("/api/search", api_search.search)
