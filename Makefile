@@ -1,4 +1,4 @@
-# The two commands in the README. Everything else is set up by them.
+# The two commands in the README (and make docs). Everything else is set up by them.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -8,7 +8,7 @@ TEST_STAMP := $(VENV)/.installed-test
 CONSTRAINTS := constraints.txt
 PIP := $(BIN)/python -m pip
 
-.PHONY: run test test-live lint fmt clean browser upgrade check-install plugin
+.PHONY: run test test-live lint fmt clean browser upgrade check-install plugin docs docs-build wheel dist uv-cache
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -29,12 +29,14 @@ run: $(STAMP)
 
 # Debian packages the tests use: Chromium for the browser tests (never a browser downloaded by
 # Playwright), espeak-ng to speak real words for the dictation audio test, systemd for
-# `systemd-analyze verify` of the unit `commonplace service install` writes.
+# `systemd-analyze verify` of the unit `commonplace service install` writes, Tesseract for the
+# OCR of scanned PDFs and images (attachments).
 browser:
 	@missing=""; \
 	command -v chromium >/dev/null || missing="$$missing chromium"; \
 	command -v espeak-ng >/dev/null || missing="$$missing espeak-ng"; \
 	command -v systemd-analyze >/dev/null || missing="$$missing systemd"; \
+	command -v tesseract >/dev/null || missing="$$missing tesseract-ocr"; \
 	if [ -n "$$missing" ]; then \
 		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 			echo "installing$$missing for the tests"; \
@@ -47,7 +49,9 @@ browser:
 	fi
 
 # The Obsidian plugin (obsidian-bridge/): needs only Node.js 20+ and npm; the packages are the
-# ones package-lock.json names. Builds main.js, then runs its tests (one loads the built file).
+# ones package-lock.json names. Lints with Obsidian's review rules (eslint-plugin-obsidianmd), builds
+# the release files (main.js; manifest.json and versions.json checked in step), lays out the release
+# (obsidian-bridge/release/), then runs its tests (one loads the built file).
 plugin:
 	@command -v node >/dev/null && command -v npm >/dev/null || { \
 		echo "make test: obsidian-bridge/ needs Node.js 20 or later and npm, and they are not installed"; \
@@ -56,13 +60,44 @@ plugin:
 	@node -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 20 ? 0 : 1)' || { \
 		echo "make test: obsidian-bridge/ needs Node.js 20 or later; this is node $$(node --version)"; \
 		exit 1; }
-	cd obsidian-bridge && npm ci --no-audit --no-fund && npm run build && npm test
+	cd obsidian-bridge && npm ci --no-audit --no-fund && npm run lint && npm run build && npm run release && npm test
 
-test: $(TEST_STAMP) browser plugin
-	$(BIN)/ruff check daemon tests eval_suite
-	$(BIN)/ruff format --check daemon tests eval_suite
+# The wheel a user installs (pipx install / uv tool install dist/commonplace_vault-*.whl):
+# the built plugin goes in it, so the plugin is built first.
+wheel dist: plugin $(TEST_STAMP)
+	rm -rf dist
+	$(BIN)/python -m hatchling build -t wheel -t sdist
+	@ls -l dist
+
+# The wheel test (tests/test_wheel_install.py) installs the wheel's dependencies offline from
+# uv's cache in the virtualenv, so no test downloads anything: this fills it (a download here,
+# at set-up, the first time; nothing after that) by installing the runtime dependencies at the
+# versions constraints.txt pins into a scratch virtualenv.
+UV_CACHE := $(VENV)/uv-cache
+UV_STAMP := $(VENV)/.uv-cache-filled
+uv-cache: $(UV_STAMP)
+$(UV_STAMP): pyproject.toml $(CONSTRAINTS) $(TEST_STAMP)
+	rm -rf .venv-uvfill
+	$(BIN)/python -m uv venv --quiet --python $(BIN)/python .venv-uvfill
+	UV_CACHE_DIR=$(UV_CACHE) $(BIN)/python -m uv pip install --quiet --python .venv-uvfill \
+		-c $(CONSTRAINTS) -r pyproject.toml
+	rm -rf .venv-uvfill
+	touch $@
+
+test: $(TEST_STAMP) browser plugin uv-cache
+	$(BIN)/ruff check daemon tests eval_suite docsgen
+	$(BIN)/ruff format --check daemon tests eval_suite docsgen
 	$(BIN)/mypy
 	$(BIN)/python -m pytest
+
+# The docs site (docs/, mkdocs.yml), served at http://127.0.0.1:8000/ and rebuilt on each change;
+# the reference pages are written from the code as it builds (docsgen/). `make test` builds it
+# with --strict and runs its examples (tests/test_docs.py); docs-build writes site/.
+docs: $(TEST_STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --strict -a 127.0.0.1:8000
+
+docs-build: $(TEST_STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 # The suite against a real Ollama at OLLAMA_HOST (default http://127.0.0.1:11434) with the
 # configured models; it skips with one line when no Ollama answers there.
@@ -78,13 +113,16 @@ upgrade:
 	.venv-upgrade/bin/python -m pip install --quiet '.[test]'
 	.venv-upgrade/bin/python -m pip check
 	{ echo "# The versions make test and CI install (pip -c). Regenerate with: make upgrade"; \
-	  .venv-upgrade/bin/python -m pip freeze --exclude commonplace; } > $(CONSTRAINTS)
+	  .venv-upgrade/bin/python -m pip freeze --exclude commonplace-vault; } > $(CONSTRAINTS)
 	rm -rf .venv-upgrade
 	@echo "$(CONSTRAINTS) refreshed: run make test, then commit it"
 
 # A clean install with only the declared (runtime) dependencies, from constraints.txt: pip check,
-# then every module imported, so an import of an undeclared package fails here. CI runs it.
-check-install:
+# then every module imported, so an import of an undeclared package fails here. CI runs it. It
+# installs the wheel a user gets, which carries the built plugin: so the plugin is built first.
+# (tests/test_wheel_install.py then installs that wheel as the install page says, from uv's
+# cache, and runs it.)
+check-install: plugin
 	rm -rf .venv-install
 	$(PYTHON) -m venv .venv-install
 	.venv-install/bin/python -m pip install --quiet --upgrade pip
@@ -94,13 +132,13 @@ check-install:
 	rm -rf .venv-install
 
 lint: $(TEST_STAMP)
-	$(BIN)/ruff check daemon tests eval_suite
+	$(BIN)/ruff check daemon tests eval_suite docsgen
 	$(BIN)/mypy
 
 fmt: $(TEST_STAMP)
-	$(BIN)/ruff format daemon tests eval_suite
-	$(BIN)/ruff check --fix daemon tests eval_suite
+	$(BIN)/ruff format daemon tests eval_suite docsgen
+	$(BIN)/ruff check --fix daemon tests eval_suite docsgen
 
 clean:
-	rm -rf $(VENV) .venv-upgrade .venv-install build dist .pytest_cache .mypy_cache .ruff_cache
-	rm -rf obsidian-bridge/node_modules obsidian-bridge/main.js
+	rm -rf $(VENV) .venv-upgrade .venv-install .venv-uvfill build dist .pytest_cache .mypy_cache .ruff_cache
+	rm -rf obsidian-bridge/node_modules obsidian-bridge/main.js obsidian-bridge/release

@@ -29,7 +29,7 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
         if var.startswith("COMMONPLACE_") or var == "OLLAMA_HOST":
             monkeypatch.delenv(var)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg-state"))  # the daemon's log file
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg-state"))  # the log, the discovery file
     monkeypatch.setenv("COMMONPLACE_DATA", str(tmp_path / "data"))
 
 

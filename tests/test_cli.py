@@ -28,8 +28,10 @@ def test_doctor_reports_each_check(fake_ollama_thread: FakeOllama, vault: Path) 
     result = CliRunner().invoke(cli, ["doctor"], env={"COMMONPLACE_VAULT": str(vault)})
     lines = result.output.splitlines()
     assert [line.split(":")[0] for line in lines] == [
+        "ok   version",
         "ok   config",
         "ok   vault",
+        "ok   attachments",
         "ok   data folder",
         "ok   timezone",
         "ok   ollama",
@@ -192,9 +194,12 @@ def test_wheel_ships_the_phone_page_and_the_sample_vault(tmp_path: Path) -> None
         check=True,
         capture_output=True,
     )
-    (wheel,) = tmp_path.glob("commonplace-*.whl")
+    (wheel,) = tmp_path.glob("commonplace_vault-*.whl")  # the distribution's name
     names = set(zipfile.ZipFile(wheel).namelist())
     assert "commonplace/_data/web/index.html" in names
+    for name in ("main.js", "manifest.json", "styles.css", "LICENSE"):  # the built plugin
+        assert f"commonplace/_data/obsidian-bridge/{name}" in names
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
     assert "commonplace/_data/vault_fixture/Home.md" in names
     assert "commonplace/prompts/__init__.py" in names
     assert any(n.startswith("commonplace/_data/vault_fixture/captures/") for n in names)
@@ -505,3 +510,18 @@ def test_doctor_warns_when_obsidian_makes_new_notes_in_the_inbox(
     [line] = [x for x in result.output.splitlines() if x.startswith("warn obsidian:")]
     assert "every new note in Inbox/" in line
     assert line.removeprefix("warn obsidian: ") in start_notes(load_settings(env=env))
+
+
+def test_run_takes_the_vault_and_the_port_in_place_of_the_config(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`run --vault --port` are checked as the config's values are: a port out of range is a
+    usage error, and a data folder inside the given vault is refused before anything starts."""
+    result = CliRunner().invoke(cli, ["run", "--vault", str(tmp_path), "--port", "70000"])
+    assert result.exit_code == 2 and "70000" in result.output
+    monkeypatch.setenv("COMMONPLACE_DATA", str(tmp_path / "inside" / ".data"))
+    (tmp_path / "inside").mkdir()
+    result = CliRunner().invoke(cli, ["run", "--vault", str(tmp_path / "inside"), "--port", "0"])
+    assert result.exit_code == 1
+    assert "is inside the vault" in result.output
+    assert not (tmp_path / "inside" / ".data").exists()

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from commonplace.discovery import read_discovery
 from commonplace.lock import LOCK_NAME
 from tests.daemon_process import port_of
 
@@ -84,6 +85,19 @@ def test_run_serves_refuses_a_second_copy_and_stops_on_sigterm(
         state = wait_for_state(port, proc)
         assert state["ollama"]["reachable"] is False
 
+        # Where the plugin (and `commonplace plugin pair`) find it: the discovery file, outside
+        # the vault, with the port the system picked.
+        found = read_discovery(vault)
+        assert found is not None and found["url"] == f"http://127.0.0.1:{port}"
+        pair = subprocess.run(
+            [sys.executable, "-m", "commonplace", "plugin", "pair", "--wait", "0"],
+            env=daemon_env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert pair.returncode == 1 and "no pairing request is waiting" in pair.stderr
+
         # Ollama is down: the capture is still saved, and waits in the inbox.
         status, saved = call(port, "/api/capture", {"text": "buy more flour"})
         assert status == 201
@@ -118,6 +132,7 @@ def test_run_serves_refuses_a_second_copy_and_stops_on_sigterm(
         assert f"serving the phone page at http://127.0.0.1:{port}/" in err  # the real port
         locks = list((tmp_path / "data").glob(f"*/{LOCK_NAME}"))
         assert locks == []
+        assert read_discovery(vault) is None  # removed at a clean stop
     finally:
         if proc.poll() is None:
             proc.kill()

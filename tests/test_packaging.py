@@ -9,6 +9,7 @@ imported there.
 from __future__ import annotations
 
 import ast
+import json
 import re
 import subprocess
 import sys
@@ -63,7 +64,8 @@ def _third_party_imports(folder: Path, *, module_level: bool = False) -> dict[st
                 names = [node.module]
             for name in names:
                 top = name.split(".")[0]
-                if top not in sys.stdlib_module_names and top not in ("commonplace", "tests"):
+                own = ("commonplace", "tests", "docsgen")
+                if top not in sys.stdlib_module_names and top not in own:
                     found.setdefault(top, str(path.relative_to(REPO)))
     return found
 
@@ -110,5 +112,25 @@ def test_one_version_number() -> None:
     from importlib.metadata import version
 
     assert "version" in PYPROJECT["project"]["dynamic"]
-    assert version("commonplace") == commonplace.__version__
+    assert version(PYPROJECT["project"]["name"]) == commonplace.__version__
+    plugin = json.loads((REPO / "obsidian-bridge" / "manifest.json").read_text(encoding="utf-8"))
+    assert plugin["version"] == commonplace.__version__  # the plugin ships inside the wheel
+    versions = json.loads((REPO / "obsidian-bridge" / "versions.json").read_text(encoding="utf-8"))
+    assert commonplace.__version__ in versions
+
+
+def test_the_licence_the_metadata_names_is_there() -> None:
+    """pyproject says MIT; the wheel carries LICENSE, and so does the plugin's folder, as
+    Obsidian's plugin directory requires."""
     assert PYPROJECT["project"]["license"] == "MIT"  # an SPDX expression
+    assert PYPROJECT["project"]["license-files"] == ["LICENSE"]
+    text = (REPO / "LICENSE").read_text(encoding="utf-8")
+    assert text.startswith("MIT License") and "The Commonplace developers" in text
+    assert (REPO / "obsidian-bridge" / "LICENSE").read_text(encoding="utf-8") == text
+
+
+def test_the_distribution_is_not_the_index_s_other_commonplace() -> None:
+    """`commonplace` on the package index is another project: pipx install commonplace would
+    install someone else's program. The command and the import package keep the name."""
+    assert PYPROJECT["project"]["name"] == "commonplace-vault"
+    assert PYPROJECT["project"]["scripts"] == {"commonplace": "commonplace.cli.main:main"}

@@ -31,6 +31,9 @@ NOT_AT_START = [
     "pywebpush",
     "av",
     "mcp",
+    "pypdfium2",  # attachments are read in a child process (attachments/child.py)
+    "PIL",
+    "pytesseract",
 ]
 
 

@@ -160,7 +160,10 @@ def test_translate_events(tmp_path: Path) -> None:
         ("B/N.md", "moved-in"),
     ]
     assert ev(FileCreatedEvent(str(v / ".obsidian/workspace.md"))) == []
-    assert ev(FileCreatedEvent(str(v / "A/image.png"))) == []
+    assert ev(FileCreatedEvent(str(v / "A/image.gif"))) == []
+    # A PDF or image is an attachment: the index reads it (attachments/), tidy and Ask don't.
+    assert ev(FileCreatedEvent(str(v / "A/image.png"))) == [("A/image.png", "created")]
+    assert ev(FileCreatedEvent(str(v / ".obsidian/icon.png"))) == []
     assert ev(FileCreatedEvent(str(tmp_path.parent / "outside.md"))) == []
     assert ev(DirMovedEvent(str(v / "A"), str(v / "B"))) == [
         ("A", "folder-deleted"),
@@ -205,7 +208,7 @@ async def test_temp_file_save_gives_one_change_for_the_note(
     tmp.replace(vault / "Areas/Car.md")
     (vault / ".obsidian").mkdir(exist_ok=True)
     (vault / ".obsidian/workspace.json").write_text("{}")
-    (vault / "Areas/photo.png").write_bytes(b"x")
+    (vault / "Areas/photo.gif").write_bytes(b"x")  # not an attachment (a .png is: attachments/)
 
     async def arrived() -> bool:
         return bool(seen)

@@ -2,7 +2,7 @@
 // receives what other apps share (the manifest's share_target posts it to /share).
 // API responses are never cached: they always come from the daemon or fail visibly.
 
-const CACHE = "commonplace-shell-v4";
+const CACHE = "commonplace-shell-v5";
 const SHARE_DB = "commonplace-shares"; // the share queue: js/shares.js sends and empties it
 const SHELL = [
   "/",
@@ -14,6 +14,7 @@ const SHELL = [
   "/js/assistant.js",
   "/js/capture.js",
   "/js/dictate.js",
+  "/js/pair.js",
   "/js/push.js",
   "/js/search.js",
   "/js/shares.js",

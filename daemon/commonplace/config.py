@@ -47,35 +47,93 @@ def _range(lo: float | None = None, hi: float | None = None) -> dict[str, Any]:
 class Folders:
     """Vault folder names; relative to the vault root."""
 
-    inbox: str = "Inbox"
-    filed: str = "Filed"
-    ask: str = "Ask"
-    digests: str = "Digests"
+    inbox: str = field(
+        default="Inbox", metadata={"doc": "Where captures land; everything saved here is filed."}
+    )
+    filed: str = field(default="Filed", metadata={"doc": "Where tidying writes filed notes."})
+    ask: str = field(
+        default="Ask", metadata={"doc": "Notes here are read for `?? ` questions to answer."}
+    )
+    digests: str = field(default="Digests", metadata={"doc": "Where the weekly digest goes."})
 
 
 @dataclass(frozen=True)
 class OllamaSettings:
-    host: str = DEFAULT_OLLAMA_HOST
-    chat_model: str = DEFAULT_CHAT_MODEL
-    embed_model: str = DEFAULT_EMBED_MODEL
-    # An embedding model's own query and document prefixes, for a model the profile table
-    # (llm/profiles.py) does not know or knows wrongly; both "" keeps the table's (or none).
-    embed_query_prefix: str = ""
-    embed_document_prefix: str = ""
-    timeout_s: float = field(default=180.0, metadata=_range(1, 3600))  # one chat call
-    embed_timeout_s: float = field(default=120.0, metadata=_range(1, 3600))  # one embed batch
-    retries: int = field(default=2, metadata=_range(0, 10))  # extra tries after a failure
-    backoff_s: float = field(default=1.0, metadata=_range(0, 60))  # first retry wait, doubles
-    embed_batch: int = field(default=32, metadata=_range(1, 1024))  # texts per /api/embed call
-    # How long Ollama keeps a model loaded after a call: a Go duration ("10m", "1h30m") or a
-    # number of seconds (negative: for ever).
-    keep_alive: str = field(default="10m", metadata={"numbers_as_text": True})
-    # Chat context in tokens; 0 sends none, so Ollama uses its own (4096 on a small GPU).
-    num_ctx: int = field(default=0, metadata=_range(0, 1_048_576))
-    # Thinking models reason before answering, which is slow: "off" (sent as think=false, which
-    # every model accepts), "on" (refused by models that cannot think), or "" (the model's own
-    # default: thinking models think).
-    think: str = field(default="off", metadata=_choices("off", "on", ""))
+    """Where Ollama is, which models it runs, and how each call to it is made."""
+
+    host: str = field(
+        default=DEFAULT_OLLAMA_HOST,
+        metadata={
+            "doc": "Ollama's address, in the forms Ollama accepts ('0.0.0.0', 'host:port', "
+            "'https://box/ollama')."
+        },
+    )
+    chat_model: str = field(
+        default=DEFAULT_CHAT_MODEL,
+        metadata={"doc": "The chat model tidy, Ask, the digest and the assistant use."},
+    )
+    embed_model: str = field(
+        default=DEFAULT_EMBED_MODEL,
+        metadata={"doc": "The embedding model the search index is built with."},
+    )
+    # For a model the profile table (llm/profiles.py) does not know or knows wrongly.
+    embed_query_prefix: str = field(
+        default="",
+        metadata={
+            "doc": "An embedding model's own query prefix, e.g. 'query: ' for E5 models; both "
+            "prefixes empty keep the profile table's (or none)."
+        },
+    )
+    embed_document_prefix: str = field(
+        default="",
+        metadata={"doc": "An embedding model's own document prefix, e.g. 'passage: '."},
+    )
+    timeout_s: float = field(
+        default=180.0, metadata={**_range(1, 3600), "doc": "Longest wait for one chat call."}
+    )
+    embed_timeout_s: float = field(
+        default=120.0,
+        metadata={**_range(1, 3600), "doc": "Longest wait for one batch of embeddings."},
+    )
+    retries: int = field(
+        default=2,
+        metadata={
+            **_range(0, 10),
+            "doc": "Extra tries after a timeout or a connection failure.",
+        },
+    )
+    backoff_s: float = field(
+        default=1.0,
+        metadata={**_range(0, 60), "doc": "First wait before a retry; it doubles each time."},
+    )
+    embed_batch: int = field(
+        default=32, metadata={**_range(1, 1024), "doc": "Texts per embedding request."}
+    )
+    keep_alive: str = field(
+        default="10m",
+        metadata={
+            "numbers_as_text": True,
+            "doc": "How long Ollama keeps a model loaded after a call: a Go duration ('10m', "
+            "'1h30m') or a number of seconds (negative: for ever).",
+        },
+    )
+    num_ctx: int = field(
+        default=0,
+        metadata={
+            **_range(0, 1_048_576),
+            "doc": "Chat context in tokens; 0 sends none, so Ollama uses its own (4096 on a "
+            "small GPU), and prompts are fitted to 4096.",
+        },
+    )
+    think: str = field(
+        default="off",
+        metadata={
+            **_choices("off", "on", ""),
+            "doc": "Thinking models: 'off' answers at once (sent as think=false, which every "
+            "model accepts), 'on' thinks first (refused by models that cannot), '' is the "
+            "model's own default.",
+        },
+    )
 
     def __post_init__(self) -> None:
         if 0 < self.num_ctx < 512:
@@ -100,12 +158,37 @@ class OllamaSettings:
 
 @dataclass(frozen=True)
 class WebSettings:
-    host: str = "127.0.0.1"
-    port: int = field(default=8765, metadata=_range(0, 65535))  # 0: any free port
-    ts_name: str = ""  # the computer's name.tailnet.ts.net, for the phone page
-    owner_login: str = ""  # the Tailscale login allowed in
-    extra_hosts: tuple[str, ...] = ()  # more Host names treated like localhost (use with care)
-    max_json_kb: int = field(default=256, metadata=_range(1, 65536))  # one JSON request body
+    """The phone page and the JSON API: where the daemon listens and whom it lets in."""
+
+    host: str = field(
+        default="127.0.0.1",
+        metadata={
+            "doc": "The address the server listens on; loopback only unless changed (other "
+            "devices then need the API token)."
+        },
+    )
+    port: int = field(
+        default=8765,
+        metadata={
+            **_range(0, 65535),
+            "doc": "The server's port; 0: any free port (logged, and kept in daemon.lock).",
+        },
+    )
+    ts_name: str = field(
+        default="",
+        metadata={"doc": "The computer's name.tailnet.ts.net, for the phone page over Tailscale."},
+    )
+    owner_login: str = field(
+        default="", metadata={"doc": "The Tailscale login allowed in on the ts_name."}
+    )
+    extra_hosts: tuple[str, ...] = field(
+        default=(),
+        metadata={"doc": "More Host names accepted like localhost (use with care)."},
+    )
+    max_json_kb: int = field(
+        default=256,
+        metadata={**_range(1, 65536), "doc": "Largest JSON request body, in KB."},
+    )
 
 
 @dataclass(frozen=True)
@@ -140,62 +223,279 @@ class ClipSettings:
 class SpeechSettings:
     """Dictation: whisper.cpp on this computer, never a cloud service."""
 
-    whisper_model: str = ""  # path to a ggml model file, e.g. ~/models/ggml-base.en.bin
-    language: str = "en"  # whisper language code, or "auto"
-    threads: int = field(default=4, metadata=_range(1, 64))
-    max_upload_mb: float = field(default=20.0, metadata=_range(0.1, 500))  # one recording
-    max_seconds: float = field(default=300.0, metadata=_range(1, 3600))  # one recording
-    hint_names: int = field(default=60, metadata=_range(0, 500))  # names in the hint prompt
+    whisper_model: str = field(
+        default="",
+        metadata={
+            "doc": "Path of a whisper.cpp ggml model file, e.g. ~/models/ggml-base.en.bin; "
+            "empty: no dictation."
+        },
+    )
+    language: str = field(
+        default="en", metadata={"doc": "The whisper language code of recordings, or 'auto'."}
+    )
+    threads: int = field(
+        default=4, metadata={**_range(1, 64), "doc": "Threads whisper.cpp transcribes with."}
+    )
+    max_upload_mb: float = field(
+        default=20.0,
+        metadata={**_range(0.1, 500), "doc": "Largest recording upload, in MB (larger: 413)."},
+    )
+    max_seconds: float = field(
+        default=300.0,
+        metadata={
+            **_range(1, 3600),
+            "doc": "Longest recording, in seconds; the page stops recording at this length.",
+        },
+    )
+    hint_names: int = field(
+        default=60,
+        metadata={
+            **_range(0, 500),
+            "doc": "Names of people and places from the vault in the dictation hint.",
+        },
+    )
 
 
 @dataclass(frozen=True)
 class IndexSettings:
-    fusion: str = field(default="convex", metadata=_choices("convex", "rrf"))
-    rrf_k: int = field(default=60, metadata=_range(1, 10000))
-    keyword_candidates: int = field(default=20, metadata=_range(0, 1000))  # BM25 notes fused in
-    keyword_weight: float = field(default=1.0, metadata=_range(0, 10))  # of the keyword ranking
-    # The meaning side's hubness correction (index/hubness.py): measured to help MiniLM and to
-    # hurt all-mpnet-base-v2 (eval_suite/README.md, M2), so it can be measured on your model.
-    hubness: bool = True
-    chunk_tokens: int = field(default=400, metadata=_range(32, 8192))  # max tokens per chunk
-    reconcile_minutes: float = field(default=10.0, metadata=_range(0.1, 1440))
-    max_note_kb: int = field(default=2048, metadata=_range(1, 1_000_000))  # larger files skipped
-    embed_titles: bool = True  # embed "title > heading" with each chunk's text
-    compact_every: int = field(default=64, metadata=_range(1, 100_000))  # LanceDB writes
-    vector_index_rows: int = field(default=2000, metadata=_range(256, 100_000_000))  # ANN past it
-    # The daemon runs LanceDB in a process of its own, stopped after this many minutes without
-    # a search or a write (~200 MB given back); 0 keeps it in the daemon's process.
-    vector_process_idle_minutes: float = field(default=5.0, metadata=_range(0, 1440))
-    # Notes left out of the index, in Obsidian's "Excluded files" syntax (a path prefix such as
-    # "Templates/", or "/regex/"); Obsidian's and Logseq's own exclusions are followed too.
-    exclude: tuple[str, ...] = ()
+    """The hybrid search index (index/): how it ranks, cuts notes and keeps up with the vault."""
+
+    fusion: str = field(
+        default="convex",
+        metadata={
+            **_choices("convex", "rrf"),
+            "doc": "How the meaning and keyword rankings are combined: 'convex' (scores scaled "
+            "and averaged) or 'rrf' (reciprocal rank fusion).",
+        },
+    )
+    rrf_k: int = field(
+        default=60,
+        metadata={**_range(1, 10000), "doc": "The reciprocal rank fusion constant (fusion='rrf')."},
+    )
+    keyword_candidates: int = field(
+        default=20,
+        metadata={
+            **_range(0, 1000),
+            "doc": "Best whole-note keyword matches fused with the meaning ranking.",
+        },
+    )
+    keyword_weight: float = field(
+        default=1.0,
+        metadata={
+            **_range(0, 10),
+            "doc": "Weight of the keyword ranking in the fusion (the meaning ranking's is 1).",
+        },
+    )
+    # Measured to help MiniLM and to hurt all-mpnet-base-v2 (eval_suite/README.md, M2), so it
+    # can be measured on the owner's model.
+    hubness: bool = field(
+        default=True,
+        metadata={
+            "doc": "The meaning side's hubness correction (CSLS, index/hubness.py); false: "
+            "plain cosine."
+        },
+    )
+    chunk_tokens: int = field(
+        default=400,
+        metadata={
+            **_range(32, 8192),
+            "doc": "Largest chunk, in (over-estimated) tokens; a model's own limit wins.",
+        },
+    )
+    reconcile_minutes: float = field(
+        default=10.0,
+        metadata={
+            **_range(0.1, 1440),
+            "doc": "How often the index is compared with the vault (the periodic scan).",
+        },
+    )
+    max_note_kb: int = field(
+        default=2048,
+        metadata={
+            **_range(1, 1_000_000),
+            "doc": "Larger note files are skipped (and the log says so).",
+        },
+    )
+    embed_titles: bool = field(
+        default=True, metadata={"doc": "Embed 'Title > Heading' with each chunk's text."}
+    )
+    compact_every: int = field(
+        default=64,
+        metadata={
+            **_range(1, 100_000),
+            "doc": "LanceDB writes between compactions and clean-ups.",
+        },
+    )
+    vector_index_rows: int = field(
+        default=2000,
+        metadata={
+            **_range(256, 100_000_000),
+            "doc": "Chunks past which a LanceDB vector index (ANN) is built.",
+        },
+    )
+    vector_process_idle_minutes: float = field(
+        default=5.0,
+        metadata={
+            **_range(0, 1440),
+            "doc": "The daemon's LanceDB process stops after this long without a search or a "
+            "write (about 200 MB given back); 0 keeps LanceDB in the daemon's process.",
+        },
+    )
+    exclude: tuple[str, ...] = field(
+        default=(),
+        metadata={
+            "doc": "Notes kept out of search, in Obsidian's 'Excluded files' syntax: a path "
+            "prefix such as 'Templates/', or '/regex/'; Obsidian's and Logseq's own exclusions "
+            "are followed too."
+        },
+    )
+
+
+@dataclass(frozen=True)
+class AttachmentSettings:
+    """PDFs and images in the vault: read, cached by content, indexed page by page."""
+
+    enabled: bool = field(
+        default=True, metadata={"doc": "Read the vault's PDFs and images into the search index."}
+    )
+    ocr: bool = field(
+        default=True,
+        metadata={"doc": "Read images and pages without a text layer by OCR (needs Tesseract)."},
+    )
+    ocr_languages: tuple[str, ...] = field(
+        default=("eng",),
+        metadata={"doc": "Tesseract languages to read with, e.g. ['eng', 'deu']."},
+    )
+    ocr_below_chars: int = field(
+        default=50,
+        metadata={
+            **_range(0, 100_000),
+            "doc": "A PDF page with fewer characters of text than this is read by OCR.",
+        },
+    )
+    max_file_mb: float = field(
+        default=200.0,
+        metadata={**_range(0.1, 100_000), "doc": "Larger attachments are not read."},
+    )
+    max_pages: int = field(
+        default=2000,
+        metadata={**_range(1, 1_000_000), "doc": "Pages read from one PDF; the rest are not."},
+    )
+    max_seconds: float = field(
+        default=300.0,
+        metadata={
+            **_range(1, 86_400),
+            "doc": "Time one file may take to read; the pages read by then are kept.",
+        },
+    )
+    max_pixels: int = field(
+        default=100_000_000,
+        metadata={
+            **_range(1_000_000, 2_000_000_000),
+            "doc": "Larger images are refused as decompression bombs; pages render below it.",
+        },
+    )
+    max_memory_mb: int = field(
+        default=2048,
+        metadata={
+            **_range(0, 1_000_000),
+            "doc": "Memory the reading process may use (0: no limit); a bomb stops there.",
+        },
+    )
+    max_photo_mb: float = field(
+        default=20.0,
+        metadata={**_range(0.1, 1000), "doc": "The largest photo the phone page takes."},
+    )
 
 
 @dataclass(frozen=True)
 class AskSettings:
-    passages: int = field(default=8, metadata=_range(1, 50))  # passages given to the model
-    quiet_s: float = field(default=5.0, metadata=_range(0, 600))  # Ask note unchanged this long
-    max_inserts: int = field(default=3, metadata=_range(1, 100))  # re-inserts after reverts
-    source_chars: int = field(default=240, metadata=_range(40, 4000))  # passage text under answers
-    retry_s: float = field(default=60.0, metadata=_range(1, 86400))  # wait after a failed answer
+    """Answers from the notes (ask/): what the model is shown, and `?? ` questions in Ask notes."""
+
+    passages: int = field(
+        default=8, metadata={**_range(1, 50), "doc": "Passages given to the model."}
+    )
+    quiet_s: float = field(
+        default=5.0,
+        metadata={
+            **_range(0, 600),
+            "doc": "An Ask note must be unchanged this long before it is answered.",
+        },
+    )
+    max_inserts: int = field(
+        default=3,
+        metadata={
+            **_range(1, 100),
+            "doc": "Times an answer is put back after it disappeared from its note.",
+        },
+    )
+    source_chars: int = field(
+        default=240,
+        metadata={**_range(40, 4000), "doc": "Length of the passage shown under an answer."},
+    )
+    retry_s: float = field(
+        default=60.0,
+        metadata={
+            **_range(1, 86400),
+            "doc": "Wait before trying a question again after Ollama failed.",
+        },
+    )
 
 
 @dataclass(frozen=True)
 class TidySettings:
     """How captures in the inbox become filed notes (tidy/)."""
 
-    after_filing: str = field(default="archive", metadata=_choices("archive", "delete"))
-    stable_s: float = field(default=2.0, metadata=_range(0, 600))  # unchanged this long: ready
-    max_attempts: int = field(default=3, metadata=_range(1, 100))  # garbage answers, then marked
-    retry_s: float = field(default=30.0, metadata=_range(0, 3600))  # first wait after a failure
-    retry_max_s: float = field(default=900.0, metadata=_range(0, 86400))  # waits double to this
-    # A capture file larger than this stays in the inbox, untouched, shown with the reason.
-    max_capture_kb: int = field(default=512, metadata=_range(1, 1_000_000))
-    # A marked capture is tried again after this, the wait doubling up to a day.
-    marked_retry_s: float = field(default=3600.0, metadata=_range(1, 86400))
-    # How a to-do's due date is written (Obsidian flavour): "plain" (due 2026-10-23), "tasks"
-    # (the Tasks plugin's 📅 2026-10-23) or "dataview" ([due:: 2026-10-23]).
-    todo_format: str = field(default="plain", metadata=_choices("plain", "tasks", "dataview"))
+    after_filing: str = field(
+        default="archive",
+        metadata={
+            **_choices("archive", "delete"),
+            "doc": "'archive' keeps a copy of each filed capture in the data folder; 'delete' "
+            "keeps none.",
+        },
+    )
+    stable_s: float = field(
+        default=2.0,
+        metadata={**_range(0, 600), "doc": "A capture is read once unchanged this long."},
+    )
+    max_attempts: int = field(
+        default=3,
+        metadata={
+            **_range(1, 100),
+            "doc": "Unusable model answers in a row before a capture is marked.",
+        },
+    )
+    retry_s: float = field(
+        default=30.0,
+        metadata={**_range(0, 3600), "doc": "First wait after a failure; waits double."},
+    )
+    retry_max_s: float = field(
+        default=900.0,
+        metadata={**_range(0, 86400), "doc": "The longest wait between tries."},
+    )
+    max_capture_kb: int = field(
+        default=512,
+        metadata={
+            **_range(1, 1_000_000),
+            "doc": "A larger capture file stays in the inbox, untouched, shown with the reason.",
+        },
+    )
+    marked_retry_s: float = field(
+        default=3600.0,
+        metadata={
+            **_range(1, 86400),
+            "doc": "A marked capture is tried again after this, the wait doubling up to a day.",
+        },
+    )
+    todo_format: str = field(
+        default="plain",
+        metadata={
+            **_choices("plain", "tasks", "dataview"),
+            "doc": "How a to-do's due date is written (Obsidian flavour): 'plain' (due "
+            "2026-10-23), 'tasks' (the Tasks plugin's 📅 2026-10-23) or 'dataview' "
+            "([due:: 2026-10-23]).",
+        },
+    )
 
 
 @dataclass(frozen=True)
@@ -203,8 +503,21 @@ class LeaseSettings:
     """The vault lease (lease.py): which computer's daemon tidies and answers, when several
     computers sync one vault."""
 
-    heartbeat_s: float = field(default=60.0, metadata=_range(0.1, 3600))  # holder renews it
-    stale_s: float = field(default=600.0, metadata=_range(1, 86400))  # unchanged: taken over
+    heartbeat_s: float = field(
+        default=60.0,
+        metadata={
+            **_range(0.1, 3600),
+            "doc": "How often the daemon that holds the vault's lease renews it.",
+        },
+    )
+    stale_s: float = field(
+        default=600.0,
+        metadata={
+            **_range(1, 86400),
+            "doc": "A lease unchanged this long (by this computer's clock) is taken over; at "
+            "least three heartbeats.",
+        },
+    )
 
     def __post_init__(self) -> None:
         if self.stale_s < 3 * self.heartbeat_s:
@@ -222,10 +535,23 @@ WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", 
 class DigestSettings:
     """The weekly Digest note (digest/) and when the scheduler writes it."""
 
-    enabled: bool = True
-    day: str = field(default="sunday", metadata={**_choices(*WEEKDAYS), "any_case": True})
-    time: str = "18:00"  # HH:MM in the configured timezone
-    summary: bool = True  # ask the model for a few sentences above the lists
+    enabled: bool = field(default=True, metadata={"doc": "false: the scheduler writes no digest."})
+    day: str = field(
+        default="sunday",
+        metadata={
+            **_choices(*WEEKDAYS),
+            "any_case": True,
+            "doc": "The day it is written ('Sunday' works too); it covers the last "
+            "Monday-Sunday week whose Sunday has come.",
+        },
+    )
+    time: str = field(default="18:00", metadata={"doc": "HH:MM in the configured timezone."})
+    summary: bool = field(
+        default=True,
+        metadata={
+            "doc": "Ask the model for a few sentences above the lists; false: no model call."
+        },
+    )
 
     def __post_init__(self) -> None:
         if not re.fullmatch(r"([01]?\d|2[0-3]):[0-5]\d", self.time):
@@ -236,13 +562,33 @@ class DigestSettings:
 class PushSettings:
     """Web push (push/): who the push services may contact, and how hard to try."""
 
-    # The VAPID 'sub' claim. Apple rejects '@localhost' addresses; use your own email if you like.
-    contact: str = "mailto:commonplace@example.com"
-    retries: int = field(default=3, metadata=_range(0, 10))  # extra tries after a failure
-    backoff_s: float = field(default=2.0, metadata=_range(0, 600))  # first retry wait, doubles
-    timeout_s: float = field(default=10.0, metadata=_range(1, 120))  # one request to a service
-    # The longest Retry-After honoured; a service asking for more is not tried again that time.
-    max_wait_s: float = field(default=60.0, metadata=_range(0, 3600))
+    contact: str = field(
+        default="mailto:commonplace@example.com",
+        metadata={
+            "doc": "The VAPID contact (the 'sub' claim) push services see: a mailto: address "
+            "or an https URL; Apple refuses localhost."
+        },
+    )
+    retries: int = field(
+        default=3,
+        metadata={**_range(0, 10), "doc": "Extra tries after a failure (429, 5xx, network)."},
+    )
+    backoff_s: float = field(
+        default=2.0,
+        metadata={**_range(0, 600), "doc": "First wait before a retry; it doubles."},
+    )
+    timeout_s: float = field(
+        default=10.0,
+        metadata={**_range(1, 120), "doc": "Longest wait for one request to a push service."},
+    )
+    max_wait_s: float = field(
+        default=60.0,
+        metadata={
+            **_range(0, 3600),
+            "doc": "The longest Retry-After honoured; a service asking for more is not tried "
+            "again that time.",
+        },
+    )
     # Tests run a push service on plain http://127.0.0.1; real ones are always https.
     allow_http_loopback: bool = field(default=False, metadata={"internal": True})
 
@@ -263,16 +609,34 @@ class McpSettings:
     """The MCP server (`commonplace mcp`) other AI clients use: where --http listens, how much
     of a note one read hands over."""
 
-    port: int = field(default=8766, metadata=_range(1, 65535))  # --http, on 127.0.0.1 only
-    max_read_chars: int = field(default=60_000, metadata=_range(1000, 10_000_000))  # read_note
+    port: int = field(
+        default=8766,
+        metadata={
+            **_range(1, 65535),
+            "doc": "`commonplace mcp --http` listens on 127.0.0.1 at this port.",
+        },
+    )
+    max_read_chars: int = field(
+        default=60_000,
+        metadata={
+            **_range(1000, 10_000_000),
+            "doc": "read_note hands an MCP client at most this much of a note.",
+        },
+    )
 
 
 @dataclass(frozen=True)
 class AssistantSettings:
     """The assistant on the phone page (assistant/): the vault notes its tools read and change."""
 
-    tasks_note: str = "Tasks.md"  # where new tasks go; created on the first Yes that adds one
-    memory_note: str = "Memory.md"  # lines the assistant keeps in mind; you can edit it by hand
+    tasks_note: str = field(
+        default="Tasks.md",
+        metadata={"doc": "Where the assistant adds tasks; created on the first Yes that adds one."},
+    )
+    memory_note: str = field(
+        default="Memory.md",
+        metadata={"doc": "Lines the assistant keeps in mind; edit it by hand any time."},
+    )
 
     def __post_init__(self) -> None:
         for key in ("tasks_note", "memory_note"):
@@ -289,11 +653,28 @@ class LimitSettings:
     to N is served at once, then one every 60/N seconds; past that the API answers 429 with
     Retry-After. A person typing never meets these; a script looping does."""
 
-    asks_per_minute: int = field(default=10, metadata=_range(1, 10_000))  # questions, assistant
-    searches_per_minute: int = field(default=120, metadata=_range(1, 100_000))
-    transcriptions_per_minute: int = field(default=10, metadata=_range(1, 10_000))
-    # How long a question from the page waits for the model while other work has it.
-    model_wait_s: float = field(default=120.0, metadata=_range(1, 3600))
+    asks_per_minute: int = field(
+        default=10,
+        metadata={
+            **_range(1, 10_000),
+            "doc": "Questions and assistant messages: a burst of this many, then one every 60/N s.",
+        },
+    )
+    searches_per_minute: int = field(
+        default=120,
+        metadata={**_range(1, 100_000), "doc": "Searches and related-notes requests."},
+    )
+    transcriptions_per_minute: int = field(
+        default=10,
+        metadata={**_range(1, 10_000), "doc": "Recordings sent for dictation."},
+    )
+    model_wait_s: float = field(
+        default=120.0,
+        metadata={
+            **_range(1, 3600),
+            "doc": "How long a question from the page waits for the model while other work has it.",
+        },
+    )
 
 
 @dataclass(frozen=True)
@@ -301,12 +682,32 @@ class CalendarSettings:
     """The assistant's calendar over CalDAV (calendar/). The password is never kept here: it is
     read from `password_file` or COMMONPLACE_CALDAV_PASSWORD when the calendar is used."""
 
-    url: str = ""  # the CalDAV address; empty: no calendar
-    username: str = ""
-    password_file: str = ""  # a file holding the app password (or COMMONPLACE_CALDAV_PASSWORD)
-    read: tuple[str, ...] = ()  # calendar names to read; empty = all
-    write: str = ""  # the calendar new events go to; empty = the first one read
-    timeout_s: float = field(default=15.0, metadata=_range(1, 300))  # one calendar operation
+    url: str = field(
+        default="",
+        metadata={
+            "doc": "The CalDAV address, e.g. 'https://caldav.fastmail.com/dav/'; empty: no "
+            "calendar."
+        },
+    )
+    username: str = field(default="", metadata={"doc": "The CalDAV login."})
+    password_file: str = field(
+        default="",
+        metadata={
+            "doc": "A file holding the app password on its first line (or "
+            "COMMONPLACE_CALDAV_PASSWORD, which wins)."
+        },
+    )
+    read: tuple[str, ...] = field(
+        default=(), metadata={"doc": "Calendar names to read; empty: all of the account's."}
+    )
+    write: str = field(
+        default="",
+        metadata={"doc": "The calendar new events go to; empty: the first one read."},
+    )
+    timeout_s: float = field(
+        default=15.0,
+        metadata={**_range(1, 300), "doc": "Longest wait for one calendar operation."},
+    )
 
     def __post_init__(self) -> None:
         if self.url and not re.match(r"https?://[^/\s]+", self.url):
@@ -324,11 +725,24 @@ class CalendarSettings:
 class WeatherSettings:
     """The forecast from Open-Meteo (weather/): no key, only the place's coordinates."""
 
-    latitude: float = field(default=0.0, metadata=_range(-90, 90))  # 0 and 0: no forecast
-    longitude: float = field(default=0.0, metadata=_range(-180, 180))
-    place: str = ""  # the name shown with the forecast, e.g. "Bristol"
-    url: str = "https://api.open-meteo.com/v1/forecast"
-    timeout_s: float = field(default=10.0, metadata=_range(1, 120))
+    latitude: float = field(
+        default=0.0,
+        metadata={**_range(-90, 90), "doc": "The place's latitude; 0 and 0: no forecast."},
+    )
+    longitude: float = field(
+        default=0.0, metadata={**_range(-180, 180), "doc": "The place's longitude."}
+    )
+    place: str = field(
+        default="", metadata={"doc": "The name shown with the forecast, e.g. 'Bristol'."}
+    )
+    url: str = field(
+        default="https://api.open-meteo.com/v1/forecast",
+        metadata={"doc": "Open-Meteo's forecast address."},
+    )
+    timeout_s: float = field(
+        default=10.0,
+        metadata={**_range(1, 120), "doc": "Longest wait for the forecast."},
+    )
 
     @property
     def configured(self) -> bool:
@@ -339,8 +753,11 @@ class WeatherSettings:
 class BriefingSettings:
     """The morning briefing (briefing/): pushed once a day, and shown in the Assistant view."""
 
-    enabled: bool = True
-    time: str = "07:00"  # HH:MM in the configured timezone
+    enabled: bool = field(
+        default=True,
+        metadata={"doc": "Write the briefing and push it to the phones that turned it on."},
+    )
+    time: str = field(default="07:00", metadata={"doc": "HH:MM in the configured timezone."})
 
     def __post_init__(self) -> None:
         if not re.fullmatch(r"([01]?\d|2[0-3]):[0-5]\d", self.time):
@@ -351,27 +768,87 @@ class BriefingSettings:
 
 @dataclass(frozen=True)
 class Settings:
-    vault: Path = Path("~/Notes")
-    flavor: str = field(default="obsidian", metadata=_choices("obsidian", "logseq"))
-    data_dir: Path = field(default_factory=lambda: default_data_dir())
-    timezone: str = ""  # empty: the computer's own timezone
-    folders: Folders = field(default_factory=Folders)
-    ollama: OllamaSettings = field(default_factory=OllamaSettings)
-    web: WebSettings = field(default_factory=WebSettings)
-    index: IndexSettings = field(default_factory=IndexSettings)
-    speech: SpeechSettings = field(default_factory=SpeechSettings)
-    clip: ClipSettings = field(default_factory=ClipSettings)
-    tidy: TidySettings = field(default_factory=TidySettings)
-    ask: AskSettings = field(default_factory=AskSettings)
-    digest: DigestSettings = field(default_factory=DigestSettings)
-    push: PushSettings = field(default_factory=PushSettings)
-    lease: LeaseSettings = field(default_factory=LeaseSettings)
-    assistant: AssistantSettings = field(default_factory=AssistantSettings)
-    mcp: McpSettings = field(default_factory=McpSettings)
-    limits: LimitSettings = field(default_factory=LimitSettings)
-    calendar: CalendarSettings = field(default_factory=CalendarSettings)
-    weather: WeatherSettings = field(default_factory=WeatherSettings)
-    briefing: BriefingSettings = field(default_factory=BriefingSettings)
+    vault: Path = field(
+        default=Path("~/Notes"),
+        metadata={"doc": "The vault: Obsidian's vault folder or Logseq's graph folder."},
+    )
+    flavor: str = field(
+        default="obsidian",
+        metadata={
+            **_choices("obsidian", "logseq"),
+            "doc": "How the vault is written and read: 'obsidian' (also plain Markdown "
+            "folders) or 'logseq'.",
+        },
+    )
+    data_dir: Path = field(
+        default_factory=lambda: default_data_dir(),
+        metadata={
+            "doc": "Where the index, state, keys and archive live, one sub-folder per vault; "
+            "never inside the vault."
+        },
+    )
+    timezone: str = field(
+        default="",
+        metadata={"doc": "An IANA zone such as 'Europe/London'; empty: the computer's own."},
+    )
+    folders: Folders = field(
+        default_factory=Folders,
+        metadata={"doc": "The daemon's folders inside the vault (Logseq: under the pages folder)."},
+    )
+    ollama: OllamaSettings = field(
+        default_factory=OllamaSettings, metadata={"doc": "Ollama and its models."}
+    )
+    web: WebSettings = field(
+        default_factory=WebSettings, metadata={"doc": "The phone page and the JSON API."}
+    )
+    index: IndexSettings = field(
+        default_factory=IndexSettings, metadata={"doc": "The hybrid search index."}
+    )
+    attachments: AttachmentSettings = field(
+        default_factory=AttachmentSettings,
+        metadata={"doc": "PDFs and images in the vault, searched and cited by page."},
+    )
+    speech: SpeechSettings = field(
+        default_factory=SpeechSettings, metadata={"doc": "Dictation with whisper.cpp."}
+    )
+    clip: ClipSettings = field(
+        default_factory=ClipSettings,
+        metadata={"doc": "Shared links: whether and how a linked page's text is saved."},
+    )
+    tidy: TidySettings = field(
+        default_factory=TidySettings, metadata={"doc": "Captures becoming filed notes."}
+    )
+    ask: AskSettings = field(
+        default_factory=AskSettings, metadata={"doc": "Answers from the notes."}
+    )
+    digest: DigestSettings = field(
+        default_factory=DigestSettings, metadata={"doc": "The weekly digest."}
+    )
+    push: PushSettings = field(
+        default_factory=PushSettings, metadata={"doc": "Web push notifications."}
+    )
+    lease: LeaseSettings = field(
+        default_factory=LeaseSettings, metadata={"doc": "Several computers syncing one vault."}
+    )
+    assistant: AssistantSettings = field(
+        default_factory=AssistantSettings, metadata={"doc": "The assistant's notes."}
+    )
+    mcp: McpSettings = field(
+        default_factory=McpSettings, metadata={"doc": "The MCP server for other AI clients."}
+    )
+    limits: LimitSettings = field(
+        default_factory=LimitSettings,
+        metadata={"doc": "Rate limits per identity (your Tailscale login, or this computer)."},
+    )
+    calendar: CalendarSettings = field(
+        default_factory=CalendarSettings, metadata={"doc": "The calendar, over CalDAV."}
+    )
+    weather: WeatherSettings = field(
+        default_factory=WeatherSettings, metadata={"doc": "The forecast, from Open-Meteo."}
+    )
+    briefing: BriefingSettings = field(
+        default_factory=BriefingSettings, metadata={"doc": "The morning briefing."}
+    )
     # Not settable from the file: where the settings came from.
     config_path: Path | None = field(default=None, metadata={"internal": True})
     vault_configured: bool = field(default=False, metadata={"internal": True})

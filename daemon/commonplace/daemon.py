@@ -38,7 +38,9 @@ from commonplace.config import Settings
 from commonplace.conflicts import watch_conflicts
 from commonplace.daemon_notes import left_in_earlier_pages
 from commonplace.datafolder import keep_lock
+from commonplace.dataformat import NewerDataFolder, bring_forward, refuse_newer
 from commonplace.digest.service import digest_job
+from commonplace.discovery import remove_discovery, write_discovery
 from commonplace.index import Index, IndexBusy, IndexService
 from commonplace.jobs import ChangeRouter, Job, JobQueue, Stage
 from commonplace.lease import VaultLease, check_lease, keep_lease
@@ -100,10 +102,15 @@ async def run_daemon(
             "set 'vault' in commonplace.toml or COMMONPLACE_VAULT"
         )
     try:
+        found = refuse_newer(settings.data_path)  # before the lock: nothing written there yet
+    except NewerDataFolder as exc:
+        raise DaemonError(str(exc)) from None
+    try:
         lock = VaultLock.acquire(settings.data_path, vault=settings.vault.absolute())
     except LockHeld as exc:
         raise DaemonError(str(exc)) from None
     try:
+        await asyncio.to_thread(bring_forward, settings.data_path, found)
         await _run_locked(settings, ready, stop or asyncio.Event(), lock)
     finally:
         lock.release()
@@ -135,6 +142,10 @@ async def _run_locked(
         log.warning("%s", note)
     runner = await start_server(settings, create_app(settings, llm, services))
     lock.record_port(listening_port(runner))  # `[web] port = 0`: where the system put it
+    # Where the Obsidian plugin on this computer finds us (an address, never a token).
+    found_at = write_discovery(
+        settings.vault, settings.web.host, listening_port(runner), settings.web.ts_name.strip()
+    )
     parts.tasks.append(asyncio.create_task(warn_about_ollama(settings, llm, services)))
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -156,6 +167,7 @@ async def _run_locked(
         for sig in (signal.SIGINT, signal.SIGTERM):
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.remove_signal_handler(sig)
+        remove_discovery(found_at)
         await shutdown(parts, jobs, runner)
 
 
@@ -196,6 +208,7 @@ async def build_parts(settings: Settings, llm: LLM, attention: Attention | None 
     lease = parts.lease = VaultLease(settings.vault, settings.data_path, settings.lease)
     await check_lease(lease, parts.attention)  # before any stage starts
     service = IndexService(index, settings, attention=parts.attention)
+    parts.closers.append(service.close)  # closers run last-first: before the index closes
     tidy = TidyService(settings, llm, index, attention=parts.attention, may_work=lambda: lease.held)
     ask = AskService(settings, llm, index, attention=parts.attention, may_work=lambda: lease.held)
     parts.stages.update(index=service, tidy=tidy, ask=ask)
@@ -324,7 +337,7 @@ def start_notes(settings: Settings) -> list[str]:
     and its Dictate button say what to download; a model that is set but missing is a warning."""
     notes = []
     if not settings.speech.whisper_model.strip():
-        log.info("dictation: off (no [speech] whisper_model set; see the README's Dictation)")
+        log.info("dictation: off (no [speech] whisper_model set; see the docs' Dictation how-to)")
     else:
         try:
             model_path(settings.speech)

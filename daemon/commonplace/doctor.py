@@ -12,10 +12,14 @@ from datetime import datetime
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Literal
 
+from commonplace import __version__
+from commonplace.attachments.kinds import is_pdf, iter_attachment_paths
+from commonplace.attachments.ocr import ocr_status
 from commonplace.attention import Entry, read_running, summary
 from commonplace.config import Settings, default_config_path
 from commonplace.conflicts import find_conflict_copies
 from commonplace.daemon_notes import left_in_earlier_pages
+from commonplace.dataformat import FORMAT, NewerDataFolder, refuse_newer
 from commonplace.lease import describe_lease
 from commonplace.llm import LLM, LLMError, OllamaStatus
 from commonplace.llm.support import Lookup, host_warning, system_lookup, version_warnings
@@ -51,7 +55,8 @@ def config_checks(settings: Settings) -> list[Check]:
         if settings.config_path
         else f"no config file at {default_config_path(os.environ)}; defaults used"
     )
-    checks = [Check("ok", "config", where)]
+    checks = [Check("ok", "version", f"commonplace {__version__} (data format {FORMAT})")]
+    checks.append(Check("ok", "config", where))
     vault = settings.vault
     if not vault.is_dir():
         checks.append(
@@ -71,6 +76,7 @@ def config_checks(settings: Settings) -> list[Check]:
         checks += journal_checks(settings)
         checks += pages_directory_checks(settings)
         checks += unread_format_checks(vault)
+        checks += attachment_checks(settings)
     data = settings.data_path
     # A check makes nothing: doctor used to create the data folder, one for every vault named
     # (a mistyped one too). The nearest folder that exists must let the daemon make the rest.
@@ -82,8 +88,28 @@ def config_checks(settings: Settings) -> list[Check]:
         if writable
         else Check("fail", "data folder", f"{data} cannot be created or written; set data_dir")
     )
+    checks += data_format_checks(data)
     checks.append(Check("ok", "timezone", settings.tz.key))
     return checks
+
+
+def data_format_checks(data: Path) -> list[Check]:
+    """Which format the data folder holds (dataformat.py): a newer one stops every other
+    command, an older one is brought forward by the daemon's next start."""
+    try:
+        found = refuse_newer(data)
+    except NewerDataFolder as exc:
+        return [Check("fail", "data format", str(exc))]
+    if found.format is None or found.format == FORMAT:
+        return []
+    return [
+        Check(
+            "ok",
+            "data format",
+            f"format {found.format}, written by an earlier commonplace; the daemon brings it "
+            f"forward to format {FORMAT} as it starts, keeping your state",
+        )
+    ]
 
 
 def flavor_checks(settings: Settings) -> list[Check]:
@@ -135,6 +161,40 @@ def unread_format_checks(vault: Path) -> list[Check]:
             "other formats",
             f"{found}: Commonplace reads Markdown notes only, so their words are not searched, "
             "asked about or tidied (nothing in them is changed)",
+        )
+    ]
+
+
+def attachment_checks(settings: Settings) -> list[Check]:
+    """How many PDFs and images the vault holds, and whether OCR reads the ones without a text
+    layer: without Tesseract a scanned PDF or a screenshot says nothing to a search, and only
+    doctor can say so (nothing fails)."""
+    cfg = settings.attachments
+    found = list(iter_attachment_paths(settings.vault)) if cfg.enabled else []
+    pdfs = sum(1 for p in found if is_pdf(p))
+    images = len(found) - pdfs
+    counted = f"{pdfs} PDF(s) and {images} image(s) in the vault"
+    if not cfg.enabled:
+        return [Check("ok", "attachments", "not read ([attachments] enabled = false)")]
+    if not cfg.ocr:
+        return [
+            Check(
+                "ok",
+                "attachments",
+                f"{counted}; PDFs are read from their text layer, OCR is off "
+                "([attachments] ocr = false)",
+            )
+        ]
+    status = ocr_status(tuple(cfg.ocr_languages) or ("eng",))
+    if status.available:
+        langs = "+".join(cfg.ocr_languages)
+        return [Check("ok", "attachments", f"{counted}; OCR by Tesseract ({langs})")]
+    return [
+        Check(
+            "warn",
+            "attachments",
+            f"{counted}; {status.problem}, so text PDFs are read but scanned pages and images "
+            f"are not (OCR would make their words searchable): {status.action}",
         )
     ]
 
@@ -506,7 +566,7 @@ async def calendar_checks(settings: Settings) -> list[Check]:
 
     config = settings.calendar
     if not config.configured:
-        return [Check("ok", "calendar", "not set up (optional: see the README's calendar section)")]
+        return [Check("ok", "calendar", "not set up (optional: see the docs' calendar how-to)")]
     client = CalendarClient(settings, in_doctor=True)
     try:
         with client.all_within(config.timeout_s):

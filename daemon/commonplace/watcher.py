@@ -42,6 +42,7 @@ from watchdog.events import (
     FileSystemEventHandler,
 )
 
+from commonplace.attachments.kinds import attachment_ignored, iter_attachment_paths
 from commonplace.attention import Attention
 from commonplace.changes import Change, ChangeKind
 from commonplace.supervise import start_supervised
@@ -112,7 +113,13 @@ def _inside(vault: Path, raw: bytes | str) -> str | None:
 
 
 def _note(rel: str | None) -> bool:
-    return bool(rel) and rel != "." and not is_ignored(rel or "")
+    """A note, or a PDF or image (the index reads those: attachments/; every other stage
+    looks at notes only)."""
+    return (
+        bool(rel)
+        and rel != "."
+        and (not is_ignored(rel or "") or not attachment_ignored(rel or ""))
+    )
 
 
 def _folder_wanted(rel: str | None) -> bool:
@@ -189,6 +196,8 @@ def resolve(vault: Path, ready: list[tuple[str, Hint]]) -> list[Change]:
         if hint == "folder-created":
             if full.is_dir():
                 for sub in iter_note_paths(vault, under=path):
+                    changes[sub] = "created"
+                for sub in iter_attachment_paths(vault, under=path):
                     changes[sub] = "created"
         elif hint == "folder-deleted":
             if not full.exists():

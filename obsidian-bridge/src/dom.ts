@@ -1,6 +1,6 @@
-// Small DOM helpers on the standard API, so that every module can be tested under happy-dom
-// without Obsidian's HTMLElement extensions. Text is always set as text, never as HTML: what
-// comes from notes and answers is shown, never run.
+// Small DOM helpers over Obsidian's own (`createEl`, which the tests' stand-in provides under
+// happy-dom). Text is always set as text, never as HTML: what comes from notes and answers is
+// shown, never run.
 
 export interface ElOptions {
 	cls?: string;
@@ -13,12 +13,7 @@ export function el<K extends keyof HTMLElementTagNameMap>(
 	tag: K,
 	options: ElOptions = {},
 ): HTMLElementTagNameMap[K] {
-	const child = parent.ownerDocument.createElement(tag);
-	if (options.cls) child.className = options.cls;
-	if (options.text !== undefined) child.textContent = options.text;
-	for (const [name, value] of Object.entries(options.attr ?? {})) child.setAttribute(name, value);
-	parent.appendChild(child);
-	return child;
+	return parent.createEl(tag, { cls: options.cls, text: options.text, attr: options.attr });
 }
 
 export function clear(node: HTMLElement): void {
@@ -40,6 +35,6 @@ export function clickable(node: HTMLElement, action: (evt: MouseEvent | Keyboard
 
 /** Shown unless Obsidian says otherwise (its `isShown` knows about hidden sidebars). */
 export function isShown(node: HTMLElement): boolean {
-	const probe = (node as HTMLElement & { isShown?: () => boolean }).isShown;
-	return node.isConnected && (typeof probe === "function" ? probe.call(node) : true);
+	const probe = node as HTMLElement & { isShown?: (this: HTMLElement) => boolean };
+	return node.isConnected && (typeof probe.isShown === "function" ? probe.isShown() : true);
 }

@@ -46,8 +46,8 @@ describe("the daemon client", () => {
 		expect(fake.requests[0]?.headers.has("Authorization")).toBe(false);
 		expect(error).toBeInstanceOf(DaemonError);
 		expect(error.kind).toBe("auth");
-		expect(error.message).toContain("No token is set");
-		expect(error.message).toContain("commonplace token");
+		expect(error.message).toContain("not paired yet");
+		expect(error.message).toContain("commonplace plugin pair");
 		expect(outcomes).toEqual([error]);
 	});
 

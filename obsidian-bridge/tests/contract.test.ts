@@ -73,6 +73,6 @@ describe("the daemon's recorded answers", () => {
 		const client = makeClient(fakeDaemon({ "GET /api/state": () => json(recorded("no-token.json"), 401) }).fetch, "");
 		const error = await client.state().catch((e) => e);
 		expect(error.kind).toBe("auth");
-		expect(error.message).toContain("commonplace token");
+		expect(error.message).toContain("commonplace plugin pair");
 	});
 });

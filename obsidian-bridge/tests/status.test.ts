@@ -41,6 +41,21 @@ describe("the status text for each daemon state", () => {
 		expect(token.lines[0]?.text).toContain("commonplace token");
 	});
 
+	it("names the daemon's version, which /api/state reports", () => {
+		const d = describeState(state((s) => (s.daemon.version = "0.2.0")), URL, NOW);
+		expect(d.lines.find((l) => l.label === "daemon")?.text).toBe(`running at ${URL} (version 0.2.0), vault ${STATE.daemon.vault}`);
+	});
+
+	it("says when the plugin and the daemon are of two versions, and where the daemon's plugin is", () => {
+		const same = describeState(state((s) => (s.daemon.version = "0.2.0")), URL, NOW, "0.2.0");
+		expect(same.lines.some((l) => l.label === "plugin")).toBe(false);
+		const older = describeState(state((s) => (s.daemon.version = "0.2.0")), URL, NOW, "0.1.0");
+		const line = older.lines.find((l) => l.label === "plugin");
+		expect(line?.level).toBe("warn");
+		expect(line?.text).toContain("this plugin is version 0.1.0, the daemon 0.2.0");
+		expect(line?.text).toContain(`${URL}/obsidian-plugin/`);
+	});
+
 	it("shows the last index time and what waits for embeddings", () => {
 		const d = describeState(state((s) => (s.index.vectors_pending = 2)), URL, NOW);
 		const line = d.lines.find((l) => l.label === "index");

@@ -167,3 +167,19 @@ def screenshot(page: Any, name: str) -> Path:
     path = ARTIFACTS / f"{name}.png"
     page.screenshot(path=str(path))
     return path
+
+
+DOCS_ASSETS = Path(__file__).resolve().parents[2] / "docs" / "assets"
+
+
+def docs_screenshot(page: Any, name: str, height: int = PHONE["height"]) -> Path:
+    """A picture for the docs site (docs/assets/NAME.png), taken by the test that checks what it
+    shows, so the docs show the page as it is: its top `height` CSS pixels. Written only when it
+    changed, so a run that renders the same page leaves the checkout clean."""
+    DOCS_ASSETS.mkdir(parents=True, exist_ok=True)
+    path = DOCS_ASSETS / f"{name}.png"
+    clip = {"x": 0, "y": 0, "width": PHONE["width"], "height": height}
+    image: bytes = page.screenshot(clip=clip)
+    if not path.is_file() or path.read_bytes() != image:
+        path.write_bytes(image)
+    return path

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from commonplace.capture import read_capture
-from tests.browser.conftest import PHONE, ServerThread, screenshot
+from tests.browser.conftest import PHONE, ServerThread, docs_screenshot, screenshot
 from tests.fakes.ollama import FakeOllama
 
 
@@ -68,6 +68,7 @@ def test_ask_a_question_and_open_a_source(
     source = page.locator(".card .sources .source").first
     assert "Sourdough Loaf" in source.inner_text()
     screenshot(page, "ask")
+    docs_screenshot(page, "phone-ask", height=300)  # the README's and the docs' picture
     source.click()
     page.wait_for_selector("#source-sheet:not([hidden])")
     assert "Brunel" in page.inner_text("#source-text")

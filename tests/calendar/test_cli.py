@@ -117,7 +117,7 @@ async def test_doctor_lists_the_calendars_and_the_write_calendar(cal_settings: S
 
 async def test_doctor_says_what_to_do_when_the_calendar_fails(settings: Settings) -> None:
     assert [c.line() for c in await calendar_checks(settings)] == [
-        "ok   calendar: not set up (optional: see the README's calendar section)"
+        "ok   calendar: not set up (optional: see the docs' calendar how-to)"
     ]
     down = dataclasses.replace(
         settings, calendar=CalendarSettings(url="http://127.0.0.1:9/", username="me")

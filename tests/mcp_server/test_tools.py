@@ -77,7 +77,8 @@ async def test_search_notes_gives_paths_headings_and_snippets(
     assert found["mode"] == "hybrid" and found["notice"] is None
     first = found["results"][0]
     assert first["path"] == "Travel/Passport.md" and first["title"] == "Passport"
-    assert set(first) == {"path", "title", "heading", "snippet", "note_date"}
+    assert set(first) == {"path", "title", "heading", "snippet", "note_date", "page", "label"}
+    assert (first["page"], first["label"]) == (None, "Passport")  # a PDF's passage: its page
     assert all(len(r["snippet"]) <= 300 for r in found["results"])
     assert 1 <= len(people["results"]) <= 3
     assert all(r["path"].startswith("People/") for r in people["results"])

@@ -29,6 +29,8 @@ from commonplace.llm import LLM
 from commonplace.server import create_app
 from commonplace.server.security import (
     APP_ORIGIN,
+    PAIR_OPEN,
+    PAIR_OWNER,
     Policy,
     RequestFacts,
     check_request,
@@ -236,6 +238,8 @@ async def test_every_route_refuses_obsidian_without_the_right_token(
     assert ("GET", "/api/state") in all_routes and ("POST", "/api/ask") in all_routes
     assert len(all_routes) >= 10
     for method, path in all_routes:
+        if path in PAIR_OPEN | PAIR_OWNER:
+            continue  # asking to pair needs no token; confirming is never Obsidian's (test_pairing)
         response = await client.request(method, path, headers=app_headers(client, auth), data="{}")
         assert response.status == 401, (method, path)
         body = await response.json()
@@ -287,7 +291,7 @@ async def test_preflight_allows_the_authorization_header(
     allowed = {
         h.strip().lower() for h in response.headers["Access-Control-Allow-Headers"].split(",")
     }
-    assert {"authorization", "content-type"} <= allowed
+    assert {"authorization", "content-type", "x-commonplace-client"} <= allowed
     assert "POST" in response.headers["Access-Control-Allow-Methods"]
     assert response.headers["Access-Control-Allow-Private-Network"] == "true"
 

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
+import pytest
+
+from commonplace import resources
 from commonplace.resources import resource_dir
 from tests.server.conftest import ClientFactory
 
@@ -59,3 +63,41 @@ def test_no_note_text_goes_through_innerhtml() -> None:
             "eval(",
         ):
             assert forbidden not in source, f"{path.name} uses {forbidden}"
+
+
+async def test_the_built_plugin_is_served_beside_the_page(
+    make_client: ClientFactory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An installed program has no checkout to copy the plugin from: the daemon serves the
+    three files Obsidian loads, and only those."""
+    folder = tmp_path / "obsidian-bridge"
+    folder.mkdir()
+    for name, text in {
+        "main.js": "module.exports = {};",
+        "manifest.json": '{"id": "commonplace"}',
+        "styles.css": ".x {}",
+        "main.ts": "source",
+        "LICENSE": "MIT",
+    }.items():
+        (folder / name).write_text(text)
+    monkeypatch.setattr(resources, "resource_dir", lambda name: folder)
+    client = await make_client()
+    types = {
+        "main.js": "text/javascript",
+        "manifest.json": "application/json",
+        "styles.css": "text/css",
+    }
+    for name, ctype in types.items():
+        response = await client.get(f"/obsidian-plugin/{name}")
+        assert response.status == 200, name
+        assert response.content_type == ctype
+        assert await response.text() == (folder / name).read_text()
+    for other in ("main.ts", "LICENSE", "../obsidian-bridge/main.ts", "%2e%2e/pyproject.toml"):
+        assert (await client.get(f"/obsidian-plugin/{other}")).status == 404, other
+
+
+def test_a_checkout_without_the_built_plugin_serves_none_of_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(resources, "resource_dir", lambda name: tmp_path)
+    assert resources.plugin_files() == {}

@@ -10,11 +10,11 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from commonplace.attachments.kinds import attachment_folder
 from commonplace.config import Settings
 from commonplace.sharedfiles import (
     NotAShareableFile,
     SharedFile,
-    attachment_folder,
     embed_above,
     file_kind,
     save_shared_files,

@@ -73,3 +73,7 @@ def test_transcriber_passes_audio_and_hint_to_the_model(
     }
     assert seen["params"] == {"initial_prompt": "Names: Maya Collins.", "language": "en"}
     assert seen["audio"] is audio
+    # No hint is an empty string, never None (pywhispercpp refuses None) and never left out
+    # (pywhispercpp keeps a parameter from one call to the next: the last hint would stay).
+    transcriber(audio, "")
+    assert seen["params"] == {"initial_prompt": "", "language": "en"}

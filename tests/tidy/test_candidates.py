@@ -30,6 +30,16 @@ def test_pick_keeps_first_distinct_titles_outside_daemon_folders() -> None:
     assert [c.title for c in picked] == ["Shed Rebuild", *(f"Note {i}" for i in range(7))]
 
 
+def test_link_candidates_stay_notes_never_a_pdf_or_image() -> None:
+    hits = [
+        Hit("Docs/Manual.pdf", "Manual.pdf"),
+        Hit("assets/scan.png", "scan.png"),
+        Hit("Projects/Shed Rebuild.md", "Shed Rebuild"),
+    ]
+    picked = pick_candidates(hits, ("Inbox", "Filed", "Ask", "Digests"))
+    assert [c.title for c in picked] == ["Shed Rebuild"]
+
+
 async def test_a_month_of_filed_captures_never_pushes_user_notes_out(
     tidy_settings: Settings, fake_ollama: FakeOllama
 ) -> None:

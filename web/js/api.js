@@ -64,15 +64,15 @@ export async function postJSON(path, body, timeoutMs) {
   return response.json();
 }
 
-export async function postAudio(path, blob) {
-  const type = blob.type || "audio/webm";
-  const response = await send(path, { method: "POST", headers: { "Content-Type": type }, body: blob }, 180000);
+// A multipart form (a photo and its capture's fields, a share's words and files): the browser sets the boundary.
+export async function postForm(path, form, timeoutMs = 180000) {
+  const response = await send(path, { method: "POST", headers: { Accept: "application/json" }, body: form }, timeoutMs);
   return response.json();
 }
 
-// A multipart form (a share's words and files): the browser sets the boundary.
-export async function postForm(path, form) {
-  const response = await send(path, { method: "POST", headers: { Accept: "application/json" }, body: form }, 180000);
+export async function postAudio(path, blob) {
+  const type = blob.type || "audio/webm";
+  const response = await send(path, { method: "POST", headers: { "Content-Type": type }, body: blob }, 180000);
   return response.json();
 }
 

@@ -12,6 +12,7 @@ import { checkFiled, flushOutbox, initCapture, logCapture, renderLog, renderOutb
 import { setSpeechState } from "./dictate.js";
 import { initAsk, renderAnswers } from "./ask.js";
 import { initAssistant, refreshAssistant } from "./assistant.js";
+import { renderPairing } from "./pair.js";
 import { initPush } from "./push.js";
 import { initSearch } from "./search.js";
 import { flushShares, renderShares } from "./shares.js";
@@ -94,6 +95,7 @@ async function refresh() {
     setStatus(...describe(state));
     setSpeechState(state.speech);
     renderDetails(state);
+    await renderPairing(state.pairing_waiting || 0);
     if (currentView() === "assistant") refreshAssistant();
     await flushOutbox();
     await flushShares(logCapture);

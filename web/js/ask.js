@@ -105,6 +105,7 @@ function answerCard(answer, pending) {
 }
 
 function sourceLabel(source) {
+  if (source.attachment) return `[${source.n}] ${source.label}`;
   const heading = source.heading ? source.heading.split(" > ").pop() : "";
   const where = heading && heading !== source.title ? ` › ${heading}` : "";
   return `[${source.n}] ${source.title}${where}`;
@@ -141,10 +142,10 @@ export function plain(text) {
 
 export function openSource(source) {
   current = source;
-  $("#source-title").textContent = source.title;
+  $("#source-title").textContent = source.attachment ? source.label : source.title;
   $("#source-where").textContent = [source.path, source.heading, source.note_date].filter(Boolean).join(" · ");
   $("#source-text").textContent = plain(source.text || "");
-  show($("#source-more"), true);
+  show($("#source-more"), !source.attachment); // a PDF or image has no note text to show
   show($("#source-sheet"), true);
 }
 

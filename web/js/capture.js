@@ -1,11 +1,12 @@
 // The Capture view: type or dictate, check, send. Sending goes through the outbox.
 
-import { ApiError, getJSON, postJSON } from "./api.js";
+import { ApiError, getJSON, postForm, postJSON } from "./api.js";
 import { initDictation } from "./dictate.js";
 import {
   addToOutbox,
   dayLog,
   loadDraft,
+  loadPhoto,
   markOutbox,
   outbox,
   removeFromOutbox,
@@ -21,8 +22,15 @@ let outboxMessage = false; // the capture message currently shown is the outbox'
 let retryTimer = null;
 let via = "phone";
 
+let photo = null; // the photo chosen for the next capture (a File), or null
+
 export function initCapture(onChange) {
   $("#send").addEventListener("click", () => sendCapture(onChange));
+  $("#capture-photo").addEventListener("change", (event) => {
+    const file = event.target.files && event.target.files[0];
+    setPhoto(file || null);
+  });
+  $("#photo-clear").addEventListener("click", () => setPhoto(null));
   initDictation((text) => {
     const box = $("#capture-text");
     box.value = box.value.trim() ? `${box.value.trimEnd()}\n${text}` : text;
@@ -49,6 +57,16 @@ function showFetchToggle() {
   if (!hasLink) $("#fetch-page").checked = false;
 }
 
+function setPhoto(file) {
+  photo = file;
+  if (!file) $("#capture-photo").value = "";
+  const name = $("#photo-name");
+  name.textContent = file ? `Photo: ${file.name || "from the camera"} (${Math.max(1, Math.round(file.size / 1024))} KB)` : "";
+  show(name, Boolean(file));
+  show($("#photo-clear"), Boolean(file));
+  $("#photo-pick").textContent = file ? "Another photo" : "Add a photo";
+}
+
 function setVia(value) {
   via = value;
   show($("#dictation-hint"), value === "dictation");
@@ -57,12 +75,19 @@ function setVia(value) {
 async function sendCapture(onChange) {
   const box = $("#capture-text");
   const text = box.value;
-  if (!text.trim()) {
+  if (!text.trim() && !photo) {
     showMessage($("#capture-message"), "Write something first.", "warn");
     return;
   }
   const fetchPage = $("#fetch-page").checked && /https?:\/\/\S/i.test(text);
-  addToOutbox(text, via, { fetchPage }); // kept on the phone first: nothing is lost if sending fails
+  try {
+    // kept on the phone first: nothing is lost if sending fails
+    await addToOutbox(text, via, photo, { fetchPage });
+  } catch (error) {
+    showMessage($("#capture-message"), "This phone could not keep the photo (its storage is full?). Nothing was sent.", "error");
+    return;
+  }
+  setPhoto(null);
   show($("#capture-message"), false); // an earlier message is about an earlier attempt
   outboxMessage = false;
   box.value = "";
@@ -82,15 +107,17 @@ export async function flushOutbox() {
     for (const item of outbox()) {
       if (item.error) continue; // refused by the daemon: waits for the user
       try {
-        const result = await postJSON("/api/capture", {
-          text: item.text,
-          via: item.via,
-          id: item.id,
-          captured: item.captured,
-          ...(item.fetchPage ? { fetch_page: true } : {}),
-        });
+        const result = item.photo
+          ? await sendPhoto(item)
+          : await postJSON("/api/capture", {
+              text: item.text,
+              via: item.via,
+              id: item.id,
+              captured: item.captured,
+              ...(item.fetchPage ? { fetch_page: true } : {}),
+            });
         removeFromOutbox(item.id);
-        logCapture(item.text, result.path, item.captured, result.capture);
+        logCapture(item.photo ? `📷 ${item.text}`.trim() : item.text, result.path, item.captured, result.capture);
       } catch (error) {
         lastError = error;
         if (error instanceof ApiError && !error.offline && error.status >= 400 && error.status < 500 && error.status !== 403) {
@@ -122,6 +149,19 @@ export async function flushOutbox() {
   }
   clearTimeout(retryTimer);
   if (waiting) retryTimer = setTimeout(flushOutbox, RETRY_MS);
+}
+
+// A capture with a photo: a multipart form with the photo kept in IndexedDB.
+async function sendPhoto(item) {
+  const blob = await loadPhoto(item.id);
+  if (!blob) throw new ApiError("The photo of this capture is no longer on this phone.", { status: 410 });
+  const form = new FormData();
+  form.append("text", item.text);
+  form.append("via", item.via);
+  form.append("id", item.id);
+  form.append("captured", item.captured);
+  form.append("photo", blob, item.photo.name || "photo");
+  return postForm("/api/capture/photo", form);
 }
 
 // `at`: when it was written on the phone, which the daemon dates the capture by (its name).
@@ -188,7 +228,8 @@ export function renderOutbox() {
   const list = $("#outbox-list");
   list.replaceChildren();
   for (const item of items) {
-    const children = [el("p", { className: "words", text: item.text.slice(0, 280) })];
+    const words = item.photo ? `📷 ${item.photo.name} ${item.text}`.trim() : item.text;
+    const children = [el("p", { className: "words", text: words.slice(0, 280) })];
     if (item.error) {
       children.push(el("span", { className: "error-text", text: item.error }));
       children.push(
@@ -207,9 +248,14 @@ export function renderOutbox() {
           type: "button",
           className: "small",
           text: "Edit",
-          onclick: () => {
+          onclick: async () => {
             $("#capture-text").value = item.text;
             saveDraft(item.text);
+            if (item.photo) {
+              // The photo comes back to the box too: removing the item must not lose it.
+              const blob = await loadPhoto(item.id);
+              if (blob) setPhoto(new File([blob], item.photo.name || "photo", { type: blob.type }));
+            }
             removeFromOutbox(item.id);
             renderOutbox();
           },

@@ -45,7 +45,10 @@ function render(query, body) {
 
 function resultItem(result) {
   const heading = result.heading ? result.heading.split(" > ").pop() : "";
-  const title = heading && heading !== result.title ? `${result.title} › ${heading}` : result.title;
+  // A PDF's passage is named by its page: "Manual.pdf, page 4".
+  const title = result.attachment
+    ? result.label
+    : heading && heading !== result.title ? `${result.title} › ${heading}` : result.title;
   const where = [result.path, result.note_date].filter(Boolean).join(" · ");
   return el("li", {}, [
     el("button", { type: "button", className: "source search-hit", onclick: () => openSource(result) }, [

@@ -43,15 +43,65 @@ export function outbox() {
   return Array.isArray(items) ? items : [];
 }
 
-export function addToOutbox(text, via, { fetchPage = false } = {}) {
+// A photo goes with its capture: its bytes are kept in IndexedDB (localStorage holds text, and
+// a few MB at most), under the capture's id, before the capture is put in the outbox.
+// `fetchPage`: the linked page's text is saved too (the daemon fetches it).
+export async function addToOutbox(text, via, photo = null, { fetchPage = false } = {}) {
   const item = { id: newId(), text, via, captured: new Date().toISOString(), error: "" };
-  if (fetchPage) item.fetchPage = true; // the page's text is saved too: the daemon fetches it
+  if (fetchPage) item.fetchPage = true;
+  if (photo) {
+    await savePhoto(item.id, photo);
+    item.photo = { name: photo.name || "photo", type: photo.type || "", size: photo.size };
+  }
   write(OUTBOX_KEY, [...outbox(), item]);
   return item;
 }
 
 export function removeFromOutbox(id) {
-  write(OUTBOX_KEY, outbox().filter((item) => item.id !== id));
+  const item = outbox().find((entry) => entry.id === id);
+  write(OUTBOX_KEY, outbox().filter((entry) => entry.id !== id));
+  if (item && item.photo) deletePhoto(id).catch(() => {});
+}
+
+// -- photos waiting to be sent (IndexedDB) ----------------------------------------------------------
+
+const PHOTO_DB = "commonplace-photos";
+const PHOTO_STORE = "photos";
+
+function photoDb() {
+  return new Promise((resolve, reject) => {
+    const request = indexedDB.open(PHOTO_DB, 1);
+    request.onupgradeneeded = () => request.result.createObjectStore(PHOTO_STORE);
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error);
+  });
+}
+
+async function photoRequest(mode, act) {
+  const db = await photoDb();
+  try {
+    return await new Promise((resolve, reject) => {
+      const tx = db.transaction(PHOTO_STORE, mode);
+      const request = act(tx.objectStore(PHOTO_STORE));
+      tx.oncomplete = () => resolve(request.result);
+      tx.onerror = () => reject(tx.error);
+      tx.onabort = () => reject(tx.error);
+    });
+  } finally {
+    db.close();
+  }
+}
+
+export function savePhoto(id, blob) {
+  return photoRequest("readwrite", (store) => store.put(blob, id));
+}
+
+export function loadPhoto(id) {
+  return photoRequest("readonly", (store) => store.get(id));
+}
+
+export function deletePhoto(id) {
+  return photoRequest("readwrite", (store) => store.delete(id));
 }
 
 export function markOutbox(id, error) {

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import posixpath
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
+
+from commonplace.attachments.kinds import is_attachment, is_pdf, page_label
 
 # The one sentence the model must give when the passages don't hold the answer.
 REFUSAL = "I can't find that in your notes."
@@ -39,8 +42,22 @@ class Source:
     def last_heading(self) -> str:
         return self.heading.rsplit(" > ", 1)[-1].strip() if self.heading else ""
 
-    def link(self, flavor: str = "obsidian") -> str:
-        """A wikilink to the note (and its heading in Obsidian; Logseq has no heading links)."""
+    @property
+    def page(self) -> int | None:
+        """A PDF passage's page (start_line holds it: attachments/chunks.py), else None."""
+        return self.start_line if is_pdf(self.path) else None
+
+    @property
+    def label(self) -> str:
+        return page_label(self.path, self.page) if is_attachment(self.path) else self.title
+
+    def link(self, flavor: str = "obsidian", *, from_folder: str = "pages") -> str:
+        """A wikilink to the note (and its heading in Obsidian; Logseq has no heading links).
+        An attachment: `[[Manual.pdf#page=4]]`, which Obsidian opens at that page; in Logseq
+        its own asset link, `![Manual.pdf](../assets/Manual.pdf)`, relative to the folder of
+        the page that holds it (`from_folder`), which opens it in Logseq's PDF viewer."""
+        if is_attachment(self.path):
+            return attachment_link(self.path, self.page, flavor, from_folder)
         if flavor == "logseq":
             return f"[[{_link_safe(self.title)}]]"
         target = _link_safe(str(PurePosixPath(self.path).with_suffix("")))
@@ -57,7 +74,20 @@ class Source:
             "text": self.text,
             "note_date": self.note_date,
             "start_line": self.start_line,
+            "page": self.page,
+            "label": self.label,
+            "attachment": is_attachment(self.path),
         }
+
+
+def attachment_link(path: str, page: int | None, flavor: str, from_folder: str = "pages") -> str:
+    """The editor's link to an attachment (and its page, where the editor has one)."""
+    if flavor == "logseq":
+        name = _link_safe(PurePosixPath(path).name).replace("(", "").replace(")", "")
+        target = posixpath.relpath(path, from_folder.strip("/") or ".")
+        return f"![{name}]({target.replace(' ', '%20').replace(')', '%29')})"
+    target = _link_safe(path).replace("#", " ")
+    return f"[[{target}#page={page}]]" if page else f"[[{target}]]"
 
 
 @dataclass(frozen=True)

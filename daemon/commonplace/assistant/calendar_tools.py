@@ -31,7 +31,9 @@ from commonplace.calendar import (
     EventChanged,
     unreadable_note,
 )
+from commonplace.calendar.duration import add_duration
 from commonplace.calendar.ical import clean_title
+from commonplace.calendar.instants import later
 from commonplace.calendar.text import event_line, last_day, listing
 from commonplace.dates import (
     clock,
@@ -126,13 +128,6 @@ def on_the_clock(day: date, at: time, tz: ZoneInfo) -> datetime:
             "night. Ask the owner for another time."
         )
     return moment if happens_twice(moment) else moment.replace(fold=0)
-
-
-def later(start: datetime, length: timedelta, tz: ZoneInfo) -> datetime:
-    """`length` of real time after `start`, on the owner's clock. Aware arithmetic within one
-    zone is wall-clock arithmetic: 90 minutes from 00:30 on the night the clocks go forward
-    must end at 03:00, not 02:00."""
-    return (start.astimezone(UTC) + length).astimezone(tz)
 
 
 def real_length(start: datetime, end: datetime) -> timedelta:
@@ -444,15 +439,17 @@ def calendar_tools(calendar: CalendarClient) -> list[Tool]:
 def moved_times(
     event: Event, new_day: date | None, new_time: time | None, calendar: CalendarClient
 ) -> tuple[datetime | date, datetime | date | None]:
-    """The new start and end: the same length (of real time, also across a clock change), on
-    the new day and/or at the new time."""
+    """The new start and end, on the new day and/or at the new time, the event as long as
+    before: a DTEND's length is real time (also across a clock change); a DURATION is added
+    again at the new start (RFC 5545 3.3.6: its days on the clock of the event's zone, the rest
+    real time), so an event of P1D still ends at its start's time the next day."""
     if event.all_day or not isinstance(event.start, datetime):
         if new_time is not None:
             raise ToolError(f'"{event.title}" is an all-day event: give only new_day')
         assert new_day is not None
         first = event.start if not isinstance(event.start, datetime) else event.start.date()
         days = (event.end - first) if isinstance(event.end, date) else timedelta(days=1)
-        return new_day, new_day + max(days, timedelta(days=1))
+        return new_day, add_duration(new_day, max(days, timedelta(days=1)))
     day = new_day or event.start.date()
     at = new_time or event.start.time()  # the event's own time keeps its fold
     keeps_pass = day == event.start.date() and _second_pass(event.start)
@@ -461,6 +458,9 @@ def moved_times(
     start = on_the_clock(day, at, calendar.tz)
     if not isinstance(event.end, datetime):
         return start, None
+    if event.duration is not None:  # given by DURATION: its days stay on the event's clock
+        zone = ZoneInfo(event.zone) if event.zone else calendar.tz
+        return start, add_duration(start.astimezone(zone), event.duration).astimezone(calendar.tz)
     return start, later(start, real_length(event.start, event.end), calendar.tz)
 
 

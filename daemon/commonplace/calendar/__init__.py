@@ -1,7 +1,7 @@
 """The owner's calendar over CalDAV: plain events in the user's timezone, compare-and-write
 changes (ETag and If-Match), and text that cannot be misread."""
 
-from commonplace.calendar.client import NOT_SET_UP, PASSWORD_ENV, CalendarClient, read_password
+from commonplace.calendar.client import CalendarClient
 from commonplace.calendar.models import (
     CalendarError,
     CalendarNotSetUp,
@@ -12,6 +12,8 @@ from commonplace.calendar.models import (
     EventList,
     unreadable_note,
 )
+from commonplace.calendar.password import PASSWORD_ENV, read_password
+from commonplace.calendar.sentences import NOT_SET_UP
 
 __all__ = [
     "NOT_SET_UP",

@@ -9,7 +9,7 @@ never a traceback; the password is never logged or put into a message.
 A change (PUT or DELETE) is the exception to the wait: a thread cannot be stopped, so once the
 request is sent, giving up on it would leave the change to happen unseen while the owner is told
 nothing changed. So the reads before it share `timeout_s`, and a write never starts once the
-caller has stopped waiting (`_Attempt`); once sent, its answer is waited for (its own request
+caller has stopped waiting (`Attempt`); once sent, its answer is waited for (its own request
 timeout), and a write that gets no answer is `ChangeUnconfirmed`: it may have been made.
 
 "Sent" is known, not guessed from the exception: niquests' `pre_send` hook fires once a live
@@ -30,6 +30,11 @@ only comparison, and the write itself is unconditional (a Schedule-Tag, if the s
 is still sent). `add` writes a UID made from the request (see `stable_uid`) with If-None-Match: *,
 after checking that no event with the same title and start exists, so a retried Yes never makes
 two.
+
+Around it: `attempt.py` (a call's point of no return), `wire.py` (what went wrong on the wire,
+and which answers may follow a stored change), `sentences.py` (what the owner is told),
+`instants.py` (comparing times as instants), `password.py` (the app password), and `ical.py`
+(the iCalendar data itself).
 """
 
 from __future__ import annotations
@@ -38,19 +43,18 @@ import asyncio
 import contextlib
 import logging
 import os
-import socket
-import ssl
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
-from datetime import UTC, date, datetime, timedelta
-from pathlib import Path
+from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
 
 from commonplace.calendar import ical
+from commonplace.calendar.attempt import SAFE_METHODS, Attempt, collect
 from commonplace.calendar.find import title_matches
+from commonplace.calendar.instants import later, overlaps, same_time
 from commonplace.calendar.models import (
     CalendarError,
     CalendarNotSetUp,
@@ -60,7 +64,10 @@ from commonplace.calendar.models import (
     EventChanged,
     EventList,
 )
-from commonplace.config import CalendarSettings, Settings
+from commonplace.calendar.password import read_password
+from commonplace.calendar.sentences import NOT_SET_UP, Sentences
+from commonplace.calendar.wire import is_forbidden, kind, maybe_stored, reason
+from commonplace.config import Settings
 
 if TYPE_CHECKING:
     from commonplace.calendar.dav import CheckedDAVClient
@@ -72,124 +79,14 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-_SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "PROPFIND", "REPORT"})  # read, never change
-_MAYBE_STORED = frozenset({500, 502, 504})  # a change answered so may have been stored
-PASSWORD_ENV = "COMMONPLACE_CALDAV_PASSWORD"
 DISCOVERY_TTL_S = 600.0  # calendars are listed again after this long
 MAX_UID_TRIES = 5  # UIDs one add request may take (see `_add`)
 ONE_MINUTE = timedelta(minutes=1)
 ANSWER_GRACE_S = 2.0  # beyond a sent change's own request timeout, before it is "unconfirmed"
-NOT_SET_UP = (
-    "The calendar is not set up: set [calendar] url and username in commonplace.toml and put "
-    "the app password in the file named by password_file (see the README's calendar section)."
-)
-
-
-def read_password(settings: CalendarSettings, env: Mapping[str, str]) -> str:
-    """The app password: COMMONPLACE_CALDAV_PASSWORD, else the first line of password_file."""
-    if env.get(PASSWORD_ENV):
-        return env[PASSWORD_ENV]
-    if not settings.password_file:
-        return ""
-    path = Path(settings.password_file).expanduser()
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__
-        raise CalendarNotSetUp(
-            f"The calendar password file {path} cannot be read ({reason}); check "
-            "[calendar] password_file, or set COMMONPLACE_CALDAV_PASSWORD"
-        ) from None
-    return lines[0].strip() if lines else ""
 
 
 def _host(url: str) -> str:
     return urlsplit(url).netloc or url
-
-
-class _GaveUp(CalendarError):
-    """The caller stopped waiting before this call's change was sent: it is never sent."""
-
-
-class _Attempt:
-    """One call's work in the worker thread, and its point of no return.
-
-    The caller stops waiting after timeout_s, but a thread cannot be stopped: left alone, it
-    would go on to write after the owner was told that nothing changed. So a write asks
-    `begin_write` first, which refuses once the caller gave up; and once a write is on its way,
-    `give_up` answers True: "nothing was changed" is no longer known to be true.
-
-    States: "reading" -> "writing" (the write began; no changing request has left this
-    computer yet) -> "sent" (`on_wire`: one has) -> "made" | "refused" (the server answered).
-    """
-
-    def __init__(self, deadline: float | None = None) -> None:
-        self._lock = threading.Lock()
-        self._given_up = False
-        self._state = "reading"
-        self._on_wire = 0  # changing requests sent in this write (caldav may send one again)
-        self._deadline = deadline  # time.monotonic() when the caller stops waiting
-
-    def read_time_left(self, method: str) -> float | None:
-        """Seconds a request may still wait: a read before any write shares the caller's wait
-        (so the thread stops when the caller does); None (its full timeout) for a change, and
-        for anything once a write began, whose outcome the owner must learn."""
-        with self._lock:
-            if self._deadline is None or method not in _SAFE_METHODS or self._state != "reading":
-                return None
-            return self._deadline - time.monotonic()
-
-    def check(self) -> None:
-        with self._lock:
-            if self._given_up:
-                raise _GaveUp("the caller stopped waiting")
-
-    def begin_write(self, *, watched: bool) -> None:
-        """`watched`: the HTTP session reports when a request goes out (`on_wire`); without
-        that, the write counts as sent from here (it may be, and nothing would say)."""
-        with self._lock:
-            if self._given_up:
-                raise _GaveUp("the caller stopped waiting; nothing was sent")
-            self._state = "writing" if watched else "sent"
-            self._on_wire = 0
-
-    def on_wire(self) -> None:
-        """A changing request is about to go out on a live connection."""
-        with self._lock:
-            if self._state in ("writing", "sent"):
-                self._state = "sent"
-                self._on_wire += 1
-
-    @property
-    def resent(self) -> bool:
-        """The change went out more than once (caldav sends a PUT again after a 5xx): an
-        answer to the last one says nothing of what the first did."""
-        with self._lock:
-            return self._on_wire > 1
-
-    def answered(self, *, made: bool) -> None:
-        with self._lock:
-            self._state = "made" if made else "refused"
-
-    @property
-    def sent(self) -> bool:
-        """A change went out and no answer says what became of it: it may have been made."""
-        with self._lock:
-            return self._state == "sent"
-
-    def give_up(self) -> bool:
-        """The caller stops waiting; True if a change may already have been made (a write
-        that began goes on in its thread, so it counts from then)."""
-        with self._lock:
-            self._given_up = True
-            return self._state in ("writing", "sent", "made")
-
-
-def _collect(work: asyncio.Future[Any]) -> None:
-    """A call the caller stopped waiting for still ends: its outcome is taken here, so asyncio
-    does not report an exception nobody retrieved."""
-    if not work.cancelled():
-        work.exception()
 
 
 class CalendarClient:
@@ -207,7 +104,7 @@ class CalendarClient:
         self._client: CheckedDAVClient | None = None
         self._calendars: list[tuple[str, Any]] = []
         self._listed_at = -DISCOVERY_TTL_S
-        self._attempt = _Attempt()  # the call running in the worker thread (under _lock)
+        self._attempt = Attempt()  # the call running in the worker thread (under _lock)
         self._watched = False  # the session reports each request it sends (`_on_request`)
         self._until: float | None = None  # see `all_within`
         self._found: list[tuple[str, Any]] = []  # every calendar, as last listed
@@ -227,24 +124,24 @@ class CalendarClient:
         if self._until is not None:
             wait = min(wait, self._until - started)
             if wait <= 0:
-                raise CalendarUnavailable(self._slow())
-        attempt = _Attempt(deadline=started + wait)
+                raise CalendarUnavailable(self._say.slow())
+        attempt = Attempt(deadline=started + wait)
         work = asyncio.ensure_future(asyncio.to_thread(self._guarded, attempt, fn, *args))
-        work.add_done_callback(_collect)
+        work.add_done_callback(collect)
         try:
             try:
                 async with asyncio.timeout(wait):
                     return await asyncio.shield(work)
             except TimeoutError:
                 if not attempt.give_up():  # nothing was sent, and now nothing will be
-                    raise CalendarUnavailable(self._slow()) from None
+                    raise CalendarUnavailable(self._say.slow()) from None
             # A change is on its way: wait for the server's answer to it, which its own
             # request timeout bounds; past that, nobody can say whether it was made.
             try:
                 async with asyncio.timeout(self.config.timeout_s + ANSWER_GRACE_S):
                     return await asyncio.shield(work)
             except TimeoutError:
-                raise ChangeUnconfirmed(self._unconfirmed()) from None
+                raise ChangeUnconfirmed(self._say.unconfirmed()) from None
         except asyncio.CancelledError:
             attempt.give_up()
             raise
@@ -254,7 +151,7 @@ class CalendarClient:
     def close(self) -> None:
         """Close the connection to the server (its keep-alive thread ends with it). Waits for
         a call still running in the worker thread: a read ends when its caller stopped waiting
-        (`_Attempt.read_time_left`), a change when it is answered or its own timeout is up."""
+        (`Attempt.read_time_left`), a change when it is answered or its own timeout is up."""
         with self._lock:
             if self._client is not None:
                 self._client.close()
@@ -324,7 +221,7 @@ class CalendarClient:
 
     # -- error boundary ---------------------------------------------------------------------
 
-    def _guarded(self, attempt: _Attempt, fn: Callable[..., T], *args: Any) -> T:
+    def _guarded(self, attempt: Attempt, fn: Callable[..., T], *args: Any) -> T:
         with self._lock:
             attempt.check()  # the caller may have stopped waiting while another call ran
             self._attempt = attempt
@@ -335,8 +232,8 @@ class CalendarClient:
             except Exception as exc:
                 self._forget()
                 if attempt.sent:
-                    log.info("calendar at %s: no answer to a change (%s)", self._where, _name(exc))
-                    raise ChangeUnconfirmed(self._unconfirmed(exc)) from None
+                    log.info("calendar at %s: no answer to a change (%s)", self._where, kind(exc))
+                    raise ChangeUnconfirmed(self._say.unconfirmed(exc)) from None
                 raise self._unavailable(exc) from None
 
     def _unavailable(self, exc: Exception) -> CalendarUnavailable:
@@ -353,28 +250,28 @@ class CalendarClient:
                 self._where,
                 exc.what,
             )
-            return CalendarUnavailable(self._not_calendar_data(exc.what))
+            return CalendarUnavailable(self._say.not_calendar_data(exc.what))
         if isinstance(exc, dav_error.AuthorizationError):
             status = getattr(exc, "status", None)
-            log.info("calendar at %s: %s (HTTP %s)", self._where, _name(exc), status)
+            log.info("calendar at %s: %s (HTTP %s)", self._where, kind(exc), status)
             if status == 403:  # the login may be right: this account may not read there
-                return CalendarUnavailable(self._no_access())
-            return CalendarUnavailable(self._refused())
+                return CalendarUnavailable(self._say.no_access())
+            return CalendarUnavailable(self._say.refused())
         if isinstance(exc, niquests.exceptions.Timeout):
-            return CalendarUnavailable(self._slow())
+            return CalendarUnavailable(self._say.slow())
         wire = (niquests.exceptions.RequestException, OSError, dav_error.DAVError)
         if isinstance(exc, wire):
-            log.info("calendar at %s: %s", self._where, _name(exc))
+            log.info("calendar at %s: %s", self._where, kind(exc))
         if isinstance(exc, niquests.exceptions.RequestException | OSError):
             return CalendarUnavailable(
-                f"The calendar at {self._where} is not answering ({_reason(exc)}). Check "
+                f"The calendar at {self._where} is not answering ({reason(exc)}). Check "
                 "[calendar] url, and that the server is up and this computer is online."
             )
         if isinstance(exc, dav_error.DAVError):
             return CalendarUnavailable(
-                f"The calendar at {self._where} answered with an error ({_name(exc)}, "
+                f"The calendar at {self._where} answered with an error ({kind(exc)}, "
                 f"{getattr(exc, 'reason', '') or 'no reason given'})."
-                + self._see_doctor("to check the set-up")
+                + self._say.see_doctor("to check the set-up")
             )
         # not the wire: what the server sent could not be read (a web page, a proxy's or a
         # captive portal's answer, a server's bug). One line says so and what to do; the
@@ -383,25 +280,25 @@ class CalendarClient:
             "calendar at %s: its answer could not be read as CalDAV (%s); check [calendar] url "
             "(`commonplace doctor`)",
             self._where,
-            _name(exc),
+            kind(exc),
         )
         log.debug("calendar at %s: the answer that could not be read", self._where, exc_info=exc)
         return CalendarUnavailable(
             f"The calendar at {self._where} sent an answer that cannot be read as a calendar "
-            f"({_name(exc)}): [calendar] url may point at a web page rather than the CalDAV "
+            f"({kind(exc)}): [calendar] url may point at a web page rather than the CalDAV "
             "address, or something between here and the server answered in its place. Check "
-            "[calendar] url." + self._see_doctor("to check the set-up")
+            "[calendar] url." + self._say.see_doctor("to check the set-up")
         )
 
     def _send(self, change: Callable[[], T]) -> T:
         """Send one change (PUT or DELETE). Refused if the caller has stopped waiting; once
         the request is on the wire the change may be made, whatever becomes of the answer.
 
-        Failing before that (`_Attempt.on_wire` never came: refused, no such name, TLS), it
+        Failing before that (`Attempt.on_wire` never came: refused, no such name, TLS), it
         certainly was not. A server's answer that refuses it (4xx, 412) says it was not made;
-        a 500, 502 or 504 says the server, or a gateway in front of it, failed while handling
-        it, which may be after it was stored: ChangeUnconfirmed. So is a refusal of a second
-        try (caldav sends a PUT again after a 5xx): a 412 then may be the first one's doing.
+        a 5xx says the server, or a gateway in front of it, failed while handling it, which may
+        be after it was stored (`maybe_stored`): ChangeUnconfirmed. So is a refusal of a
+        second try (caldav sends a PUT again after a 5xx): a 412 then may be the first one's.
         """
         import niquests
         from caldav.lib import error as dav_error
@@ -410,17 +307,17 @@ class CalendarClient:
         try:
             result = change()
         except dav_error.DAVError as exc:
-            if self._attempt.resent or getattr(exc, "status", None) in _MAYBE_STORED:
+            if self._attempt.resent or maybe_stored(getattr(exc, "status", None)):
                 log.info(
                     "calendar at %s: a change failed on the server (%s, HTTP %s)",
                     self._where,
-                    _name(exc),
+                    kind(exc),
                     getattr(exc, "status", None),
                 )
-                raise ChangeUnconfirmed(self._unconfirmed(exc)) from None
+                raise ChangeUnconfirmed(self._say.unconfirmed(exc)) from None
             self._attempt.answered(made=False)  # the server refused it
-            if _forbidden(exc):  # the login worked for the read just before: not the password
-                raise CalendarUnavailable(self._forbidden()) from None
+            if is_forbidden(exc):  # the login worked for the read just before: not the password
+                raise CalendarUnavailable(self._say.forbidden()) from None
             raise
         except Exception as exc:
             connect = isinstance(exc, niquests.exceptions.ConnectTimeout)
@@ -432,94 +329,16 @@ class CalendarClient:
 
     def _on_request(self, request: Any, **_: Any) -> None:
         """niquests' `pre_send` hook: a request is about to go out on a live connection."""
-        if str(getattr(request, "method", "")).upper() not in _SAFE_METHODS:
+        if str(getattr(request, "method", "")).upper() not in SAFE_METHODS:
             self._attempt.on_wire()
 
     @property
     def _where(self) -> str:
         return _host(self.config.url)
 
-    def _slow(self) -> str:
-        return (
-            f"The calendar at {self._where} did not answer within "
-            f"{self.config.timeout_s:g} s. Try again later, or raise [calendar] timeout_s."
-        )
-
-    def _unconfirmed(self, exc: Exception | None = None) -> str:
-        """What happened to a change that went out, as far as anyone can tell."""
-        import niquests
-        from caldav.lib import error as dav_error
-
-        if exc is None or isinstance(exc, niquests.exceptions.Timeout):
-            what = f"did not answer the change within {self.config.timeout_s:g} s"
-        elif isinstance(exc, dav_error.DAVError):
-            status = getattr(exc, "status", None)
-            what = "failed while handling the change"
-            what += f" (HTTP {status})" if status in _MAYBE_STORED else ""
-        else:
-            what = f"broke off the connection before answering the change ({_reason(exc)})"
-        return f"The calendar at {self._where} {what}, so it may have been made, or not."
-
-    def _forbidden(self) -> str:
-        return (
-            f"The calendar at {self._where} refused the change (HTTP 403 Forbidden): this "
-            "account may read that calendar but not change it (shared with you read-only, or "
-            "a subscription). Make the change in your calendar app; new events go to the "
-            "calendar [calendar] write names."
-        )
-
-    def _nothing_to_read(self, *, found: int) -> str:
-        if found:
-            fix = " Run `commonplace doctor` to see the calendars there, and fix [calendar] read."
-            if self.in_doctor:
-                fix = " Fix [calendar] read with names from the calendars listed above."
-            return (
-                f"None of the calendars [calendar] read names is at {self._where}, so none was "
-                "read." + fix
-            )
-        return (
-            f"The calendar at {self._where} shows no calendars for "
-            f"{self.config.username or '(no username)'}, so none was read: [calendar] url may "
-            "not be the account's CalDAV address, or the account has no calendar yet. Run "
-            "`commonplace doctor` to see what it finds."
-        )
-
-    def _no_access(self) -> str:
-        return (
-            f"The calendar at {self._where} would not let "
-            f"{self.config.username or '(no username)'} read it (HTTP 403 Forbidden): the "
-            "password may well be right, but this account has no access at that address. Check "
-            "[calendar] url is your own account's CalDAV address, and that the account may read "
-            "those calendars." + self._see_doctor("to list the calendars it can read")
-        )
-
-    def _see_doctor(self, why: str) -> str:
-        """The pointer to `commonplace doctor`, except in doctor's own sentences."""
-        return "" if self.in_doctor else f" Run `commonplace doctor` {why}."
-
-    def _web_page(self) -> str:
-        return (
-            f"The calendar at {self._where} answered with a web page, not CalDAV: [calendar] url "
-            "is not the account's CalDAV address (a calendar's web page, or a sign-in page put "
-            "in front of it, like a Wi-Fi login). Check [calendar] url."
-        )
-
-    def _not_calendar_data(self, what: str) -> str:
-        return (
-            f"The calendar at {self._where} answered the request for events with {what}, not "
-            "CalDAV, so no events could be read: something in front of the server may have "
-            "answered in its place (a sign-in page, like a Wi-Fi login, or a proxy), or "
-            "[calendar] url is not the account's CalDAV address. Sign in if a page asks you "
-            "to, check [calendar] url, and try again."
-        )
-
-    def _refused(self) -> str:
-        return (
-            f"The calendar at {self._where} refused the login for "
-            f"{self.config.username or '(no username)'}. Check [calendar] username and the app "
-            f"password (in [calendar] password_file or {PASSWORD_ENV}); many providers need an "
-            "app password, not your usual one."
-        )
+    @property
+    def _say(self) -> Sentences:
+        return Sentences(self._where, self.config.timeout_s, self.config.username, self.in_doctor)
 
     def _forget(self) -> None:
         """After a failure the next call connects afresh (a new password file, a new URL, and
@@ -562,7 +381,7 @@ class CalendarClient:
             found.append((str(name), calendar))
         if not found and self._answers_with_a_web_page():
             log.warning("calendar at %s: answered with a web page, not CalDAV", self._where)
-            raise CalendarUnavailable(self._web_page())
+            raise CalendarUnavailable(self._say.web_page())
         self._found, self._found_at = found, time.monotonic()
         return found
 
@@ -600,7 +419,7 @@ class CalendarClient:
             log.warning("calendar: %d calendar(s) in [calendar] read do not exist", len(missing))
         if not chosen:  # "no events" would then be said of days nobody looked at
             log.warning("calendar at %s: no calendar to read (%d found)", self._where, len(found))
-            raise CalendarUnavailable(self._nothing_to_read(found=len(found)))
+            raise CalendarUnavailable(self._say.nothing_to_read(found=len(found)))
         self._calendars, self._listed_at = chosen, time.monotonic()
         return chosen
 
@@ -624,12 +443,11 @@ class CalendarClient:
         found: list[Event] = []
         unreadable = 0
         for name, calendar in self._list():
-            results = calendar.search(
-                event=True, start=start, end=end, expand=True, split_expanded=False
-            )
-            for obj in results:
+            # the resources as stored (a series with its overrides), expanded here: caldav's
+            # expansion ends each occurrence on the clock and drops its DURATION (`ical.expand`)
+            for obj in calendar.search(event=True, start=start, end=end, expand=False):
                 try:
-                    data = obj.get_icalendar_instance()
+                    data = ical.expand(obj.get_icalendar_instance(), start, end, self.tz)
                 except ValueError:
                     unreadable += 1
                     log.warning("calendar: %s cannot be read; left out", obj.url)
@@ -643,7 +461,7 @@ class CalendarClient:
                     recurring=False,
                 )
                 unreadable += bad
-                found.extend(e for e in events if _overlaps(e, start, end))
+                found.extend(e for e in events if overlaps(e, start, end))
         log.info(
             "calendar: %d event(s) from %d calendar(s), %d unreadable",
             len(found),
@@ -755,12 +573,12 @@ class CalendarClient:
         window is a minute either side of the instant: in the hour that happens twice, 01:30
         BST and 01:30 GMT are different events (arithmetic on the clock would lose which)."""
         if isinstance(start, datetime):
-            window = (_later(start, -ONE_MINUTE, self.tz), _later(start, ONE_MINUTE, self.tz))
+            window = (later(start, -ONE_MINUTE, self.tz), later(start, ONE_MINUTE, self.tz))
         else:
             first = datetime.combine(start, datetime.min.time(), tzinfo=self.tz)
             window = (first, first + timedelta(days=1))
         for event in self._events(*window):
-            if event.title.casefold() == title.casefold() and _same_time(event.start, start):
+            if event.title.casefold() == title.casefold() and same_time(event.start, start):
                 return event
         return None
 
@@ -801,7 +619,7 @@ class CalendarClient:
             ical.move(data, seen.recurrence_id, start, end, self.tz, _now(self.tz))
         self._save(obj, seen)
         log.info("calendar: moved an event in %s", name)
-        asked = _with(seen, start=start, end=end, etag=None)
+        asked = _with(seen, start=start, end=end, etag=None, duration=None)
         return self._read_back(obj, name, seen.recurrence_id, asked)
 
     def _delete(self, seen: Event) -> None:
@@ -831,51 +649,6 @@ def _if_match(obj: Any, seen: Event) -> str | bool:
     return obj.schedule_tag is not None
 
 
-def _forbidden(exc: Exception) -> bool:
-    """A 403 to a change: the server knows the account and will not let it write there (a UID
-    taken, which some servers also answer with 403, is not this)."""
-    from caldav.lib import error as dav_error
-
-    return (
-        isinstance(exc, dav_error.AuthorizationError)
-        and not isinstance(exc, dav_error.UidConflictError)
-        and getattr(exc, "status", None) == 403
-    )
-
-
-def _overlaps(event: Event, start: datetime, end: datetime) -> bool:
-    """caldav asks the server for a wider window; keep what overlaps [start, end) for the user.
-    Compared as instants: within one zone Python compares the clock, and in the hour that
-    happens twice 01:30 GMT would count as before 01:40 BST."""
-    tz = start.tzinfo
-    start, end = start.astimezone(UTC), end.astimezone(UTC)
-    first = _instant(event.start, tz)
-    last = _instant(event.end, tz) if event.end is not None else first
-    if last == first:
-        return start <= first < end
-    return first < end and last > start
-
-
-def _instant(value: datetime | date, tz: Any) -> datetime:
-    if isinstance(value, datetime):
-        return value.astimezone(UTC)
-    return datetime.combine(value, datetime.min.time(), tzinfo=tz).astimezone(UTC)
-
-
-def _same_time(a: datetime | date, b: datetime | date) -> bool:
-    """The same start: the same day for all-day events, the same instant for timed ones
-    (not the same clock reading: 01:30 BST and 01:30 GMT are an hour apart)."""
-    if isinstance(a, datetime) and isinstance(b, datetime):
-        return a.astimezone(UTC) == b.astimezone(UTC)
-    return isinstance(a, datetime) == isinstance(b, datetime) and a == b
-
-
-def _later(moment: datetime, length: timedelta, tz: Any) -> datetime:
-    """`length` of real time after `moment`, on the clock of `tz` (aware arithmetic within one
-    zone is on the clock, and drops which of a repeated hour's two passes it was)."""
-    return (moment.astimezone(UTC) + length).astimezone(tz)
-
-
 def _with(event: Event, **changes: Any) -> Event:
     return replace(event, **changes)
 
@@ -886,40 +659,3 @@ def _now(tz: Any) -> datetime:
 
 def _last_segment(url: str) -> str:
     return url.rstrip("/").rsplit("/", 1)[-1] or url
-
-
-def _name(exc: BaseException) -> str:
-    return type(exc).__name__
-
-
-def _causes(exc: BaseException) -> list[BaseException]:
-    """The exception and what it wraps: niquests and urllib3 keep the cause in args[0] or
-    `reason` (MaxRetryError), not always in __cause__."""
-    found: list[BaseException] = []
-    stack: list[object] = [exc]
-    while stack:
-        item = stack.pop()
-        if not isinstance(item, BaseException) or any(item is f for f in found):
-            continue
-        found.append(item)
-        stack.extend((item.__cause__, item.__context__, getattr(item, "reason", None)))
-        stack.extend(item.args)
-    return found
-
-
-def _reason(exc: BaseException) -> str:
-    """What went wrong on the wire, in a few words."""
-    causes = _causes(exc)
-    for kind, words in (
-        (ConnectionRefusedError, "connection refused"),
-        (socket.gaierror, "the server's name cannot be looked up"),
-        (ssl.SSLError, "the secure connection (TLS) failed"),
-        (ConnectionResetError, "connection reset"),
-    ):
-        if any(isinstance(c, kind) for c in causes):
-            return words
-    text = " ".join(str(c) for c in causes).lower()
-    for known in ("Connection refused", "Name or service not known", "No route to host"):
-        if known.lower() in text:
-            return known.lower()
-    return type(exc).__name__

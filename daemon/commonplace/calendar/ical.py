@@ -19,6 +19,7 @@ from zoneinfo import ZoneInfo
 import icalendar
 import recurring_ical_events
 
+from commonplace.calendar.duration import add_duration
 from commonplace.calendar.models import Event
 
 log = logging.getLogger(__name__)
@@ -27,6 +28,7 @@ PRODID = "-//Commonplace//Assistant//EN"
 MAX_TITLE = 200
 _SERIES_ONLY = ("RRULE", "RDATE", "EXDATE", "EXRULE")
 _TIMES = ("DTSTART", "DTEND", "DURATION", "RECURRENCE-ID")
+ONE_DAY = timedelta(days=1)
 
 
 def local(value: datetime | date, tz: ZoneInfo) -> datetime | date:
@@ -83,16 +85,31 @@ def _text(component: icalendar.Component, name: str) -> str:
     return str(value).strip() if value is not None else ""
 
 
-def _end(component: icalendar.Component, start: datetime | date) -> datetime | date | None:
-    """DTEND, or DTSTART + DURATION; None when neither is given or can be read (the start
-    alone still says when the event is)."""
+def _duration(component: icalendar.Component) -> timedelta | None:
+    """The DURATION an event is given by (None when it has a DTEND, which wins, or none)."""
+    if "DTEND" in component or "DURATION" not in component:
+        return None
+    try:
+        duration = _dt(component, "DURATION")
+    except (ValueError, TypeError, AttributeError):
+        return None
+    return duration if isinstance(duration, timedelta) else None
+
+
+def _end(
+    component: icalendar.Component, start: datetime | date, tz: ZoneInfo
+) -> datetime | date | None:
+    """DTEND, or DTSTART + DURATION as RFC 5545 adds it (`add_duration`: the days on the clock
+    of the start's zone, the rest in real time); None when neither is given or can be read
+    (the start alone still says when the event is). A floating start is on the user's clock."""
     try:
         if "DTEND" in component:
             return _moment(component, "DTEND")
-        if "DURATION" in component:
-            duration = _dt(component, "DURATION")
-            if isinstance(duration, timedelta):
-                return start + duration
+        duration = _duration(component)
+        if duration is not None:
+            if isinstance(start, datetime) and start.tzinfo is None:
+                start = start.replace(tzinfo=tz)
+            return add_duration(start, duration)
     except (BadEvent, ValueError, TypeError, AttributeError, OverflowError):
         return None
     return None
@@ -148,7 +165,7 @@ def to_event(
     return Event(
         title=clean_title(_text(component, "SUMMARY")) or "(no title)",
         start=start,
-        end=_fit_end(start, _end(component, raw_start), tz),
+        end=_fit_end(start, _end(component, raw_start, tz), tz),
         all_day=not isinstance(raw_start, datetime),
         calendar=calendar,
         uid=_text(component, "UID"),
@@ -159,6 +176,7 @@ def to_event(
         description=_text(component, "DESCRIPTION"),
         location=_text(component, "LOCATION"),
         zone=zone_name(raw_start),
+        duration=_duration(component),
     )
 
 
@@ -271,8 +289,134 @@ def find_occurrence(
     ):
         value = _dt(occurrence, "RECURRENCE-ID") or _dt(occurrence, "DTSTART")
         if value is not None and occurrence_key(value, tz) == rid:
-            return occurrence  # type: ignore[no-any-return]
+            return _with_length(ical, occurrence, tz)
     return None
+
+
+def expand(
+    data: icalendar.Calendar, start: datetime, end: datetime, tz: ZoneInfo
+) -> icalendar.Calendar:
+    """One resource's calendar data for [start, end): a series as its occurrences, each with
+    the length RFC 5545 gives it; anything else as it is (read by `events_of`). Occurrences
+    that only touch the window's edges may be among them: the caller keeps what overlaps.
+
+    The occurrences come from recurring_ical_events (as caldav's own expansion does), which
+    ends each one at its start plus the series' length on the clock, and drops DURATION: a
+    PT1H occurrence in the hour the clocks skip ended where it began. So each occurrence gets
+    its length again from where it comes from (`_with_length`). A series whose rule cannot be
+    read is given as it is: its first occurrence is still listed."""
+    if not is_series(data):
+        return data
+    try:
+        occurrences = recurring_ical_events.of(data).between(start - ONE_DAY, end)
+    except (ValueError, TypeError, OverflowError) as exc:  # InvalidCalendar is a ValueError
+        log.warning("calendar: a series (UID %s) cannot be expanded: %s", _uid(data), exc)
+        return data
+    out = icalendar.Calendar()
+    for component in data.subcomponents:
+        if isinstance(component, icalendar.Timezone):
+            out.add_component(component)
+    for occurrence in occurrences:
+        out.add_component(_with_length(data, occurrence, tz))
+    return out
+
+
+def _uid(data: icalendar.Calendar) -> str:
+    main = master(data)
+    return _text(main, "UID")[:120] if main is not None else "none"
+
+
+def _with_length(
+    data: icalendar.Calendar, occurrence: icalendar.Component, tz: ZoneInfo
+) -> icalendar.Component:
+    """`occurrence` (a copy recurring_ical_events made) with the end RFC 5545 gives it.
+
+    An override keeps its own length: its DURATION, given back (`_end` adds it at its start),
+    or its DTEND, which the copy kept. An occurrence the rule makes takes the series': a
+    DURATION is added at the occurrence's own start (P1D from 09:00 ends at 09:00 the next
+    day, also across a clock change), and a DTEND gives the exact time from the series'
+    DTSTART to its DTEND (RFC 5545 3.8.5.3: "the same exact duration will apply to all the
+    members of the generated recurrence set"). An RDATE given as a period keeps its own end.
+    """
+    try:
+        source = _source(data, occurrence, tz)
+        if source is None:
+            return occurrence
+        duration = _duration(source)
+        if duration is not None:
+            occurrence.pop("DTEND", None)
+            occurrence.pop("DURATION", None)
+            occurrence.add("DURATION", duration)
+            return occurrence
+        length = _exact_length(source, tz) if "RECURRENCE-ID" not in source else None
+        start = _moment(occurrence, "DTSTART")
+        if length is None or start is None:
+            return occurrence
+        if isinstance(start, datetime) and start.tzinfo is None:
+            start = start.replace(tzinfo=tz)
+        ends = add_duration(start, length, exact=isinstance(start, datetime))
+    except (BadEvent, ValueError, TypeError, AttributeError, OverflowError):
+        return occurrence  # `to_event` says what cannot be read
+    occurrence.pop("DTEND", None)
+    occurrence.add("DTEND", ends)
+    return occurrence
+
+
+def _source(
+    data: icalendar.Calendar, occurrence: icalendar.Component, tz: ZoneInfo
+) -> icalendar.Component | None:
+    """Where an occurrence's length comes from: its override, else the latest override before
+    it that changes this and future occurrences (RANGE=THISANDFUTURE), else the series; None
+    for an occurrence of an RDATE period (the period's end is its own)."""
+    rid = _moment(occurrence, "RECURRENCE-ID")
+    main = master(data)
+    if rid is None or main is None:
+        return None
+    key = occurrence_key(rid, tz)
+    found = _override(data, key, tz)
+    if found is not None:
+        return found
+    if key in _period_keys(main, tz):
+        return None
+    when = _utc(rid, tz)
+    best: tuple[datetime, icalendar.Component] | None = None
+    for component in data.walk("VEVENT"):
+        prop: Any = component.get("RECURRENCE-ID")
+        if prop is None or str(prop.params.get("RANGE", "")).upper() != "THISANDFUTURE":
+            continue
+        since = _utc(_moment(component, "RECURRENCE-ID") or rid, tz)
+        if since <= when and (best is None or since > best[0]):
+            best = (since, component)
+    return main if best is None else best[1]
+
+
+def _period_keys(main: icalendar.Component, tz: ZoneInfo) -> set[str]:
+    rdates: Any = main.get("RDATE", [])
+    keys = set()
+    for prop in rdates if isinstance(rdates, list) else [rdates]:
+        for value in getattr(prop, "dts", []):
+            if isinstance(value.dt, tuple):
+                keys.add(occurrence_key(value.dt[0], tz))
+    return keys
+
+
+def _utc(value: datetime | date, tz: ZoneInfo) -> datetime:
+    if not isinstance(value, datetime):
+        value = datetime.combine(value, time(0), tzinfo=tz)
+    elif value.tzinfo is None:
+        value = value.replace(tzinfo=tz)
+    return value.astimezone(UTC)
+
+
+def _exact_length(main: icalendar.Component, tz: ZoneInfo) -> timedelta | None:
+    """The series' DTSTART to DTEND: days for an all-day series, else real time (DTSTART and
+    DTEND may be in different zones: a flight); None without a DTEND of the start's kind."""
+    first, last = _moment(main, "DTSTART"), _moment(main, "DTEND")
+    if first is None or last is None or isinstance(first, datetime) != isinstance(last, datetime):
+        return None
+    if not isinstance(first, datetime):
+        return last - first
+    return _utc(last, tz) - _utc(first, tz)
 
 
 def _parse_key(rid: str, tz: ZoneInfo) -> datetime:

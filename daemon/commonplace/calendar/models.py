@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, time
+from datetime import UTC, date, datetime, time, timedelta
 
 
 @dataclass(frozen=True)
@@ -31,6 +31,9 @@ class Event:
     # the zone its start is written in on the server, when that is a named zone (an invite
     # from New York: "America/New_York"); "" for floating, UTC or all-day times
     zone: str = ""
+    # the DURATION it is given by, when it has no DTEND (P1D, PT1H30M): a move keeps it as a
+    # duration, its days on the clock (RFC 5545 3.3.6), where a DTEND's length is real time
+    duration: timedelta | None = None
 
     @property
     def day(self) -> date:

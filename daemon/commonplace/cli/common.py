@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from collections.abc import Coroutine
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from commonplace.config import ConfigError, Settings, load_settings
+from commonplace.dataformat import NewerDataFolder, refuse_newer
 from commonplace.llm import LLM, LLMError
 from commonplace.sample import sample_env, sample_scratch
 
@@ -19,15 +22,36 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
-def settings_from(ctx: click.Context) -> Settings:
-    """Load the settings once per invocation; a bad config is one clear line, not a traceback."""
+def settings_from(
+    ctx: click.Context,
+    *,
+    vault: Path | None = None,
+    port: int | None = None,
+    check_data: bool = True,
+) -> Settings:
+    """Load the settings once per invocation; a bad config is one clear line, not a traceback.
+
+    `vault` and `port` (run's --vault, --port) take the place of the config's, checked as the
+    config's are. Unless `check_data` is off (doctor reports it as a check), a data folder a
+    newer commonplace wrote stops the command here, in one line, before it is read or written.
+    """
     obj = ctx.ensure_object(dict)
     if "settings" not in obj:
+        env = dict(os.environ)
+        if vault is not None:
+            env["COMMONPLACE_VAULT"] = str(vault)
+        if port is not None:
+            env["COMMONPLACE_WEB_PORT"] = str(port)
         try:
-            obj["settings"] = load_settings(obj.get("config_path"))
+            obj["settings"] = load_settings(obj.get("config_path"), env)
         except ConfigError as exc:
             raise click.ClickException(str(exc)) from None
     settings: Settings = obj["settings"]
+    if check_data:
+        try:
+            refuse_newer(settings.data_path)
+        except NewerDataFolder as exc:
+            raise click.ClickException(str(exc)) from None
     return settings
 
 

@@ -12,7 +12,7 @@ from commonplace.doctor import run_checks
 @click.pass_context
 def doctor(ctx: click.Context) -> None:
     """Check the config, the vault, Ollama and its models; one line per check."""
-    settings = settings_from(ctx)
+    settings = settings_from(ctx, check_data=False)  # a check line says it
     checks = run_async(run_checks(settings))
     for check in checks:
         click.echo(check.line())

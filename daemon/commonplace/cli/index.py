@@ -34,19 +34,48 @@ def index_command(ctx: click.Context, full: bool, as_json: bool) -> None:
                 "index up to date by itself, or stop it and run this again"
             ) from None
         try:
-            return await index.refresh(full=full)
+            stats = await index.refresh(full=full)
+            reader = index.attachments
+            if reader is not None and reader.due:
+                total = len(reader.due)
+                if not as_json:
+                    click.echo(f"reading {total} attachment(s) (PDFs and images)...", err=True)
+
+                def progress(path: str) -> None:
+                    if not as_json:
+                        click.echo(f"  {reader.done}/{total} {path}", err=True)
+
+                await index.read_attachments(on_file=progress)
+                now = index.status()
+                stats.notes, stats.chunks = now["notes"], now["chunks"]
+            if reader is not None:
+                problems.update(reader.problems)
+                attachments.update(index.status()["attachments"])
+            return stats
         finally:
             index.close()
 
+    problems: dict[str, Any] = {}
+    attachments: dict[str, Any] = {}
     stats = run_async(go())
     if as_json:
-        click.echo(json.dumps(stats.to_json(), indent=2))
+        figures = stats.to_json()
+        figures["attachments"] = {
+            "indexed": attachments.get("indexed", 0),
+            "problems": {p: {"code": v.code, "reason": v.reason} for p, v in problems.items()},
+        }
+        click.echo(json.dumps(figures, indent=2))
         return
     click.echo(
         f"{stats.notes} notes, {stats.chunks} chunks; {stats.embedded} chunks embedded now, "
         f"{stats.reused} reused; {stats.indexed} notes indexed, {stats.deleted} removed, "
         f"{stats.skipped} skipped; {stats.seconds:.2f} s"
     )
+    if attachments:
+        ocr = "" if attachments.get("ocr") else " (no OCR: see `commonplace doctor`)"
+        click.echo(f"{attachments.get('indexed', 0)} attachments indexed{ocr}")
+    for path, problem in sorted(problems.items()):
+        click.echo(f"attachment {path}: {problem.reason}", err=True)
     for error in dict.fromkeys(stats.errors):
         click.echo(f"warning: {error}", err=True)
     if stats.vectors_pending:
@@ -119,6 +148,8 @@ def search_command(
     for n, r in enumerate(results, start=1):
         heading = r["heading"].split(" > ")[-1] if r["heading"] else ""
         where = r["title"] + (f" › {heading}" if heading and heading != r["title"] else "")
+        if r.get("attachment"):
+            where = r["label"]  # Manual.pdf, page 4
         click.echo(f"{n}. {where}  ({r['path']}, {r['score']:.3f}, {used})")
         click.echo(f"   {marked(r['snippet'], r['marks'])}")
 

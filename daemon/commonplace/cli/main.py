@@ -31,11 +31,12 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "briefing": ("briefing:briefing", "Print (and send) the morning briefing for a day."),
     "token": (
         "token:token",
-        "Print (or --rotate) the token the Obsidian plugin and MCP clients send.",
+        "Print (or --rotate) the token the Obsidian plugin and MCP clients send; list, revoke.",
     ),
     "service": ("service:service_group", "Keep the daemon running: install, status, logs."),
     "logs": ("logs:logs", "Show the daemon's log (-f: follow it)."),
-    "eval": ("evals:eval_group", "Measure search, tidying, answers and the digest."),
+    "plugin": ("plugin:plugin", "Install the Obsidian plugin into a vault; confirm a pairing."),
+    "eval": ("evals:eval_group", "Measure search, tidying, answers, the digest and dictation."),
 }
 
 

@@ -6,6 +6,7 @@ import dataclasses
 import logging
 import os
 import shlex
+from pathlib import Path
 
 import click
 
@@ -30,16 +31,32 @@ from commonplace.sample import (
     help="If no vault is configured, use a fresh copy of the sample vault (`make run`).",
 )
 @click.option(
+    "--vault",
+    type=click.Path(file_okay=False, path_type=Path, resolve_path=True),
+    help="The vault to watch, in place of the config's 'vault' (and COMMONPLACE_VAULT).",
+)
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    help="The phone page's port, in place of the config's web.port (0: any free port).",
+)
+@click.option(
     "--quiet-stderr",
     is_flag=True,
     hidden=True,
     help="Warnings only on stderr, the rest in the log file (a launchd agent's stderr file).",
 )
 @click.pass_context
-def run(ctx: click.Context, sample_if_unset: bool, quiet_stderr: bool) -> None:
+def run(
+    ctx: click.Context,
+    sample_if_unset: bool,
+    vault: Path | None,
+    port: int | None,
+    quiet_stderr: bool,
+) -> None:
     """Watch the vault, serve the phone page and run jobs until stopped (Ctrl-C)."""
     limit_arenas()  # before LanceDB's threads start: see commonplace/heap.py
-    settings = settings_from(ctx)
+    settings = settings_from(ctx, vault=vault, port=port)
     if sample_if_unset and not settings.vault_configured:
         scratch = sample_scratch()
         settings = dataclasses.replace(settings, vault=scratch / "vault", data_dir=scratch / "data")

@@ -13,6 +13,9 @@ from pathlib import Path
 
 import numpy as np
 
+from commonplace.attachments.indexing import Indexable, Unchanged, load_attachment
+from commonplace.attachments.kinds import is_attachment
+from commonplace.attachments.reader import AttachmentReader
 from commonplace.config import Settings
 from commonplace.foreground import pause
 from commonplace.index import drawings
@@ -58,6 +61,7 @@ def read_files(
     stale: set[str],
     manifest: Manifest,
     unchanged_ok: bool,
+    attachments: AttachmentReader | None = None,
 ) -> tuple[list[Loaded], list[str]]:
     """Read and chunk notes; a file whose bytes did not change only gets its new mtime
     recorded (when its vectors are complete, or cannot be made now: `unchanged_ok`)."""
@@ -67,6 +71,27 @@ def read_files(
     for path in paths:
         pause()  # a request is being answered: let it have the interpreter (foreground.py)
         old = plan.entries.get(path)
+        if is_attachment(path):
+            if attachments is None:
+                continue
+            reuse = (
+                old is not None
+                and (old.vectors_ok or unchanged_ok)
+                and path not in stale
+                and path not in plan.again
+            )
+            outcome = load_attachment(s, profile, path, old, attachments, reuse=reuse)
+            if outcome == "gone":
+                if old is not None or path in stale:
+                    gone.append(path)
+            elif isinstance(outcome, Unchanged):
+                manifest.touch(path, outcome.size, outcome.mtime)
+                stats.unchanged += 1
+            elif isinstance(outcome, Indexable):
+                if outcome.entry.skipped:
+                    stats.skipped += 1
+                loaded.append(Loaded(path, outcome.entry, outcome.chunks, outcome.note))
+            continue
         try:
             note = read_note(s.vault, path, s.flavor, max_bytes=s.index.max_note_kb * 1024)
             note = drawings.searchable(note)

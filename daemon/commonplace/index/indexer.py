@@ -23,6 +23,8 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
+from commonplace.attachments import kinds as attachment_kinds
+from commonplace.attachments.reader import AttachmentReader
 from commonplace.config import Settings
 from commonplace.foreground import pause
 from commonplace.index import hubness
@@ -57,6 +59,7 @@ PROGRESS_BAR_FILES = 200  # show a progress bar for runs at least this long
 NEIGHBOURS = "1"  # the manifest's neighbourhoods layout: an index without it reads every note once
 JOURNALS_META = "journal_names"  # the Logseq journal settings the stored titles were made with
 BLOCKS_META, BLOCKS = "blocks", "1"  # the manifest holds every indexed Logseq page's blocks
+ATTACHMENT_BATCH = 4  # attachments per round: each may hold thousands of chunks
 
 
 class Index:
@@ -95,6 +98,9 @@ class Index:
         # The stored vectors were dropped (the model now returns another size): every note
         # waits for new ones, which only a reconciliation reads; IndexService runs one at once.
         self.vectors_dropped = False
+        # PDFs and images: read in the background, outside this index's lock (attachments/).
+        self.attachments = AttachmentReader(settings) if settings.attachments.enabled else None
+        self._attachments_indexed = self._count_attachments()
 
     @classmethod
     def open(
@@ -225,11 +231,46 @@ class Index:
             blocks = {}
         return shown_refs(text, blocks)
 
+    def _count_attachments(self) -> tuple[int, int]:
+        return self.stores.manifest.attachment_count(attachment_kinds.SUFFIXES)
+
+    async def read_attachments(self, *, on_file: Any = None) -> int:
+        """Read every queued attachment's text (one at a time, each in the extraction child,
+        outside this index's lock) and index it; returns the files read. A note changed
+        meanwhile is indexed between two files, never after all of them. `on_file(path)` is
+        called after each (progress, attention)."""
+        reader = self.attachments
+        if reader is None:
+            return 0
+        read = 0
+        try:
+            while reader.due and not self._closed:
+                path = next(iter(reader.due))
+                reader.reading = path
+                await asyncio.to_thread(reader.read_now, path)
+                reader.due.pop(path, None)
+                read += 1
+                reader.done += 1
+                await self.refresh(paths=[path])
+                reader.due.pop(path, None)  # its text is cached: a second miss is a new file
+                if on_file is not None:
+                    on_file(path)
+        finally:
+            reader.reading = None
+            if not reader.due:
+                reader.done = 0
+        return read
+
     def status(self) -> dict[str, Any]:
         notes, chunks = self._counts
         done, total = self._progress or (0, 0)
+        files, searchable = self._attachments_indexed
         return {
-            "notes": notes,
+            "notes": notes - files,
+            "attachments": {
+                "indexed": searchable,
+                **(self.attachments.status() if self.attachments is not None else {}),
+            },
             "chunks": chunks,
             "pending": len(self._dirty),
             "vectors_pending": self._pending_vectors,
@@ -336,6 +377,7 @@ class Index:
                 st.stale,
                 retry_vectors=await self._can_embed_now(entries),
                 excludes=rules.excludes,
+                attachments=self.attachments is not None,
             )
             names, renamed = await asyncio.to_thread(self._journal_titles, entries)
             gone = set(plan.delete)
@@ -343,7 +385,12 @@ class Index:
             plan.read += sorted(plan.again.difference(plan.read))
         elif paths:
             plan = plan_paths(
-                self.settings.vault, paths, st.manifest, st.stale, self.exclusions.excludes
+                self.settings.vault,
+                paths,
+                st.manifest,
+                st.stale,
+                self.exclusions.excludes,
+                attachments=self.attachments is not None,
             )
         else:
             plan = Plan()
@@ -357,6 +404,7 @@ class Index:
             # A reconciliation brings the vector index up to date (a long run was cut off).
             await asyncio.to_thread(self._maintain, True)
         stats.notes, stats.chunks = self._counts
+        stats.notes -= self._attachments_indexed[0]
         stats.vectors_pending = self._pending_vectors
         stats.seconds = time.perf_counter() - start
         self._last_refresh = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
@@ -384,6 +432,7 @@ class Index:
             path: title
             for path, entry in entries.items()
             if not entry.skipped
+            and not attachment_kinds.is_attachment(path)
             and (title := title_property(self.settings.vault, path, limit)) is not None
         }
 
@@ -395,7 +444,8 @@ class Index:
             name = titled.get(path) or title_from_path(path, "logseq", names.name_format)
             return names.page_name(name, path), names.day_of(name, path)
 
-        changed = [p for p in entries if named(now, p) != named(before, p)]
+        notes = [p for p in entries if not attachment_kinds.is_attachment(p)]
+        changed = [p for p in notes if named(now, p) != named(before, p)]
         if changed:
             log.info(
                 "Logseq's page names are read anew (journal pages %r, :%s file names; %s): "
@@ -420,7 +470,11 @@ class Index:
             return
         if want:
             limit = self.settings.index.max_note_kb * 1024
-            todo = [p for p, e in st.manifest.all().items() if not e.skipped and p not in read_now]
+            todo = [
+                p
+                for p, e in st.manifest.all().items()
+                if not e.skipped and p not in read_now and not attachment_kinds.is_attachment(p)
+            ]
             if todo:
                 log.info("reading %d Logseq pages once for their blocks' text", len(todo))
             for i in range(0, len(todo), BATCH_FILES):
@@ -483,6 +537,7 @@ class Index:
             bar.close()
             self._progress = None
             self._counts = st.manifest.counts()
+            self._attachments_indexed = self._count_attachments()
             self._pending_vectors = st.manifest.count_pending_vectors()
 
     def _maintain(self, force: bool) -> None:
@@ -517,6 +572,8 @@ class Index:
         self.neighbourhoods.forget(paths)
         self._neighbours_due = True
         st.stale.difference_update(paths)
+        if self.attachments is not None:
+            self.attachments.forget(paths)
         for path in paths:
             self.memory.forget_path(path)
 
@@ -525,7 +582,10 @@ class Index:
     ) -> None:
         """Read, embed, write, batch after batch, with reading the next batch and writing the
         last one overlapping the wait for embeddings (Ollama works while we do)."""
-        batches = [plan.read[i : i + BATCH_FILES] for i in range(0, len(plan.read), BATCH_FILES)]
+        notes = [p for p in plan.read if not attachment_kinds.is_attachment(p)]
+        later = [p for p in plan.read if attachment_kinds.is_attachment(p)]
+        batches = [notes[i : i + BATCH_FILES] for i in range(0, len(notes), BATCH_FILES)]
+        batches += [later[i : i + ATTACHMENT_BATCH] for i in range(0, len(later), ATTACHMENT_BATCH)]
         loading: asyncio.Task[Batch] | None = None
         writing: asyncio.Task[None] | None = None
         try:
@@ -573,6 +633,7 @@ class Index:
                 stale=self.stores.stale,
                 manifest=self.stores.manifest,
                 unchanged_ok=self.embeddings_down,
+                attachments=self.attachments,
             )
             known = [p for p in [*(f.path for f in loaded), *gone] if self._known(p, plan)]
             cached = self.memory.for_paths(known)

@@ -217,6 +217,19 @@ class Manifest:
         ).fetchone()
         return int(row[0])
 
+    def attachment_count(self, suffixes: tuple[str, ...]) -> tuple[int, int]:
+        """(files, files with text) among the indexed files whose name ends with one of
+        `suffixes` (lower case): the attachments, and those a search can find."""
+        if not suffixes:
+            return 0, 0
+        where = " OR ".join("lower(path) LIKE ?" for _ in suffixes)
+        row = self._db.execute(
+            "SELECT count(*), coalesce(sum(chunks > 0), 0) FROM files "
+            f"WHERE skipped = '' AND ({where})",
+            tuple(f"%{s}" for s in suffixes),
+        ).fetchone()
+        return int(row[0]), int(row[1])
+
     def counts(self) -> tuple[int, int]:
         """(notes, chunks) in the index."""
         row = self._db.execute(

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from commonplace.attachments.kinds import is_attachment, is_pdf, page_label
+
 SearchMode = Literal["hybrid", "vector", "keyword"]
 SEARCH_MODES: tuple[SearchMode, ...] = ("hybrid", "vector", "keyword")
 
@@ -42,8 +44,23 @@ class SearchResult:
             ordinal=self.ordinal,
         )
 
+    @property
+    def page(self) -> int | None:
+        """The page of a PDF passage (1-based; its start_line holds it: attachments/chunks.py);
+        None for a note or an image."""
+        return self.start_line if is_pdf(self.path) else None
+
+    @property
+    def label(self) -> str:
+        """How a client names the source: the note's title, or `Manual.pdf, page 4`."""
+        return page_label(self.path, self.page) if is_attachment(self.path) else self.title
+
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        out = asdict(self)
+        out["page"] = self.page
+        out["label"] = self.label
+        out["attachment"] = is_attachment(self.path)
+        return out
 
 
 @dataclass(frozen=True)

@@ -8,12 +8,18 @@ under it.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from commonplace.attachments.kinds import (
+    attachment_ignored,
+    is_attachment,
+    iter_attachment_paths,
+)
 from commonplace.foreground import pause
 from commonplace.index.manifest import FileEntry, Manifest
 from commonplace.vault import entry_problem, is_ignored, is_regular_file, iter_note_paths
@@ -54,13 +60,19 @@ def plan_reconcile(
     *,
     retry_vectors: bool,
     excludes: Excludes = _never,
+    attachments: bool = False,
 ) -> Plan:
     """Everything that differs between the vault and the manifest. An excluded note counts as
-    absent: indexed before, it is deleted from the index."""
+    absent: indexed before, it is deleted from the index. With `attachments`, the vault's PDFs
+    and images are compared too, and come after every note in `read` (they are indexed after
+    notes: attachments/)."""
     plan = Plan()
     on_disk: set[str] = set()
     root = str(vault)
-    for listed, rel in enumerate(iter_note_paths(vault)):
+    listing = iter_note_paths(vault)
+    if attachments:
+        listing = itertools.chain(listing, iter_attachment_paths(vault))
+    for listed, rel in enumerate(listing):
         if listed % 256 == 0:
             pause()  # let a request being answered go first (foreground.py)
         if excludes(rel):
@@ -103,10 +115,16 @@ def plan_paths(
     manifest: Manifest,
     stale: set[str],
     excludes: Excludes = _never,
+    attachments: bool = False,
 ) -> Plan:
     """Just these paths, as they are on disk now (a folder stands for every note under it).
     Like the full scan, only ordinary files reached without a link are read (vault/files.py),
-    and an excluded note counts as absent."""
+    and an excluded note counts as absent. With `attachments`, PDFs and images count too,
+    after the notes."""
+
+    def wanted(rel: str) -> bool:
+        return not is_ignored(rel) or (attachments and not attachment_ignored(rel))
+
     read: dict[str, None] = {}
     delete: dict[str, None] = {}
     for raw in paths:
@@ -117,7 +135,10 @@ def plan_paths(
         if full.is_dir():
             if is_ignored(f"{rel}/x.md"):
                 continue
-            present = {p for p in iter_note_paths(vault, under=rel) if not excludes(p)}
+            listing = iter_note_paths(vault, under=rel)
+            if attachments:
+                listing = itertools.chain(listing, iter_attachment_paths(vault, under=rel))
+            present = {p for p in listing if not excludes(p)}
             read.update(dict.fromkeys(sorted(present)))
             gone = [p for p in manifest.under(rel) if p not in present]
             delete.update(dict.fromkeys(gone))
@@ -126,7 +147,7 @@ def plan_paths(
         if (
             is_regular_file(full)
             and entry_problem(vault, rel) is None
-            and not is_ignored(rel)
+            and wanted(rel)
             and not excludes(rel)
         ):
             read[rel] = None
@@ -135,4 +156,5 @@ def plan_paths(
         if not full.exists():
             delete.update(dict.fromkeys(manifest.under(rel)))  # a folder that is gone
     entries = {p: e for p in [*read, *delete] if (e := manifest.get(p)) is not None}
-    return Plan(list(read), list(delete), len(read) + len(delete), entries)
+    ordered = sorted(read, key=is_attachment)  # notes first, in their order
+    return Plan(ordered, list(delete), len(read) + len(delete), entries)

@@ -10,11 +10,13 @@ in (vault/atomic.py `write_trouble`): what happened to the data folder's disk, w
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Sequence
 
-from commonplace.attention import Attention
+from commonplace.attachments.reader import problem_action
+from commonplace.attention import Attention, Entry
 from commonplace.changes import Change
 from commonplace.config import Settings
 from commonplace.heap import release_memory
@@ -26,6 +28,7 @@ from commonplace.vault import os_error_of, write_trouble
 log = logging.getLogger(__name__)
 
 SOURCE = "search index"  # its entry in attention
+ATTACHMENTS = "attachments"  # attention's entries for PDFs and images that could not be read
 
 
 class IndexService:
@@ -35,12 +38,65 @@ class IndexService:
         self.index = index
         self.settings = settings
         self.attention = attention if attention is not None else Attention()
+        self._reading: asyncio.Task[None] | None = None  # attachments read in the background
+
+    async def close(self) -> None:
+        """Stop reading attachments (the file being read is read again at the next start)."""
+        task, self._reading = self._reading, None
+        if task is not None and not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+
+    def _read_attachments(self) -> None:
+        """Start the background reading of queued attachments, unless it runs already. Each is
+        read in a child process, outside the index's lock; a note's change waits for at most
+        the indexing of one file, never for the reading of all of them."""
+        self._attachment_attention()
+        reader = self.index.attachments
+        if reader is None or not reader.due:
+            return
+        if self._reading is not None and not self._reading.done():
+            return
+        self._reading = asyncio.create_task(self._read_all(), name="attachments")
+
+    async def _read_all(self) -> None:
+        try:
+            read = await self.index.read_attachments(on_file=lambda _: self._attachment_attention())
+            if read:
+                log.info("attachments: %d file(s) read and indexed", read)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            self._failed(exc, "reading attachments")
+        finally:
+            self._attachment_attention()
+
+    def _attachment_attention(self) -> None:
+        """The attachments that could not be read, or only in part, as attention items."""
+        reader = self.index.attachments
+        problems = {} if reader is None else dict(reader.problems)
+        self.attention.replace(
+            ATTACHMENTS,
+            [
+                Entry(
+                    ATTACHMENTS,
+                    path,
+                    p.code,
+                    p.reason,
+                    action=problem_action(p.code),
+                    level="info" if p.code in ("too_many_pages", "too_slow") else "warn",
+                )
+                for path, p in sorted(problems.items())
+            ],
+        )
 
     async def startup(self) -> None:
         """Reconcile the index with the vault (progress is logged by the index)."""
         log.info("search index: checking the vault against the index")
         stats = await self._reconcile()
         release_memory()
+        self._read_attachments()
         if stats is not None:
             log.info(
                 "search index ready: %d notes, %d chunks (%d re-indexed, %d removed, "
@@ -64,6 +120,7 @@ class IndexService:
             self._failed(exc, f"applying {len(changes)} change(s)")
         else:
             self.attention.clear(SOURCE)
+            self._read_attachments()
             if self.index.vectors_dropped:
                 # Until then the meaning side knows only the notes embedded since the drop.
                 log.info("search index: the embedding size changed; embedding every note now")
@@ -72,6 +129,7 @@ class IndexService:
     async def scan(self) -> None:
         """Reconcile again (a later scan); logged only when it found something."""
         stats = await self._reconcile()
+        self._read_attachments()
         if stats is not None and (stats.indexed or stats.deleted or stats.errors):
             log.info(
                 "search index: reconciliation re-indexed %d and removed %d note(s)",

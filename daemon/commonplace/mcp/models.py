@@ -11,6 +11,10 @@ class SearchHit(BaseModel):
     heading: str = Field(description="the section the passage is under ('' for the top)")
     snippet: str = Field(description="the start of the matching passage")
     note_date: str = Field(description="the note's date, YYYY-MM-DD")
+    page: int | None = Field(
+        default=None, description="for a PDF in the vault: the page the passage is on"
+    )
+    label: str = Field(default="", description="how to name the source: 'Manual.pdf, page 4'")
 
 
 class SearchAnswer(BaseModel):
@@ -26,6 +30,8 @@ class Source(BaseModel):
     heading: str
     text: str = Field(description="the cited passage, shortened")
     note_date: str
+    page: int | None = Field(default=None, description="for a PDF: the cited passage's page")
+    label: str = Field(default="", description="how to name the source: 'Manual.pdf, page 4'")
 
 
 class AskAnswer(BaseModel):

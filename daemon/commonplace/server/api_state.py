@@ -12,6 +12,7 @@ from commonplace import __version__
 from commonplace.attention import summary
 from commonplace.config import Settings
 from commonplace.llm import OllamaStatus
+from commonplace.server.api_pair import PAIRING
 from commonplace.server.context import LLM_KEY, SERVICES, SETTINGS, Services
 from commonplace.speech import SpeechUnavailable, WhisperTranscriber, model_path
 from commonplace.vault import iter_note_paths
@@ -66,6 +67,8 @@ async def state(request: web.Request) -> web.Response:
         "model": app[LLM_KEY].gate.status(),
         "search": services.index is not None,
         "speech": _speech_state(settings, services),
+        # Obsidian devices asking to pair: the page shows them with their codes to confirm.
+        "pairing_waiting": len(app[PAIRING].waiting()) if PAIRING in app else 0,
         "server_time": time.time(),
     }
     return web.json_response(body)

@@ -16,6 +16,7 @@ from aiohttp import web
 
 from commonplace.apitoken import token_path
 from commonplace.config import Settings
+from commonplace.devices import devices_path
 from commonplace.foreground import foreground
 from commonplace.llm import LLM
 from commonplace.resources import resource_dir
@@ -23,6 +24,7 @@ from commonplace.server import (
     api_ask,
     api_capture,
     api_filed,
+    api_photo,
     api_related,
     api_search,
     api_share,
@@ -30,6 +32,7 @@ from commonplace.server import (
     api_tasks,
 )
 from commonplace.server.api_assistant import add_assistant_routes
+from commonplace.server.api_pair import add_pair_routes
 from commonplace.server.context import LLM_KEY, SENT, SERVICES, SETTINGS, Services
 from commonplace.server.errors import Handler, error_middleware
 from commonplace.server.limits import LIMITER, RateLimiter
@@ -76,9 +79,19 @@ def create_app(
     """The whole server. `services` holds what the daemon runs (index, jobs, transcriber...);
     a test passes only what it needs, and the API says 503 for a part that is missing."""
     upload_limit = int(
-        max(settings.speech.max_upload_mb, settings.clip.max_share_mb + 2) * 1024 * 1024
-    )  # a recording, or a share's files and words
-    policy = Policy.from_settings(settings.web, token_file=token_path(settings.data_path))
+        max(
+            settings.speech.max_upload_mb,
+            settings.attachments.max_photo_mb + 1,
+            settings.clip.max_share_mb + 2,
+        )
+        * 1024
+        * 1024
+    )  # a recording, a photo and its capture's words, or a share's files and words
+    policy = Policy.from_settings(
+        settings.web,
+        token_file=token_path(settings.data_path),
+        devices_file=devices_path(settings.data_path),
+    )
     app = web.Application(
         middlewares=[security_middleware(policy), error_middleware, foreground_middleware],
         client_max_size=max(upload_limit, settings.web.max_json_kb * 1024),
@@ -93,6 +106,7 @@ def create_app(
     app.router.add_post("/api/capture", api_capture.capture)
     app.router.add_get("/api/capture/filed", api_filed.filed)  # where "Saved today" went
     app.router.add_post("/api/share", api_share.share)  # the share target, the iPhone Shortcut
+    app.router.add_post("/api/capture/photo", api_photo.capture_photo)
     app.router.add_post("/api/transcribe", api_capture.transcribe)
     app.router.add_get("/api/search", api_search.search)
     app.router.add_get("/api/note", api_search.note)
@@ -100,6 +114,7 @@ def create_app(
     app.router.add_post("/api/ask", api_ask.ask)
     app.router.add_get("/api/tasks", api_tasks.tasks)
     add_assistant_routes(app)  # /api/assistant/message, /answer, /today
+    add_pair_routes(app)  # /api/pair/request, /poll (the plugin), /pending, /confirm, /deny
     add_push_routes(app)  # GET /api/push/key, POST /api/push/subscribe, /unsubscribe
     add_page_routes(app, web_root or resource_dir("web"))
     return app

@@ -3,6 +3,10 @@
 Only files that exist in web/ when the app is built can be served, looked up by exact name, so
 no request path (`..`, encoded slashes, symlinks) can reach any other file. The shell is sent
 with `no-cache`: the service worker keeps it for offline use and revalidates it each time.
+
+The built Obsidian plugin is served beside it, at /obsidian-plugin/main.js, manifest.json and
+styles.css (resources.plugin_files): the installed program carries it, so a user with no
+checkout copies those three files into the vault's .obsidian/plugins/commonplace/ from here.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from pathlib import Path
 
 from aiohttp import web
 
+from commonplace.resources import plugin_files
 from commonplace.server.context import SERVICES
 from commonplace.server.errors import ApiError
 
@@ -27,6 +32,7 @@ TYPES = {
     ".json": "application/json",
 }
 _PAGE_FILES = web.AppKey("page_files", dict)
+PLUGIN_PREFIX = "/obsidian-plugin/"
 
 
 def page_files(root: Path) -> dict[str, Path]:
@@ -41,6 +47,8 @@ def page_files(root: Path) -> dict[str, Path]:
         ):
             files["/" + rel] = path
     files["/"] = root / "index.html"
+    for name, path in plugin_files().items():
+        files[PLUGIN_PREFIX + name] = path
     return files
 
 

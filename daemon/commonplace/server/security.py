@@ -17,9 +17,23 @@ something only because nothing else can reach the loopback port and `tailscale s
     browser sends no Origin) and carry JSON (audio only where audio is uploaded), which a
     cross-site form can never do.
 
-Requests from the Obsidian plugin come from the origin `app://obsidian.md` and pass (a)-(c) like
-any other; instead of (d) they need the bearer token (`commonplace token`) on every request, any
-method, and the daemon answers their CORS preflight. Every other origin is checked as above.
+Requests from the Obsidian plugin come from the origin `app://obsidian.md` (desktop),
+`capacitor://localhost` (iOS) or `http://localhost` / `https://localhost` (Android: the Capacitor
+app's scheme), or with no Origin at all when the plugin uses Obsidian's `requestUrl`; they pass
+(a)-(c) like any other; instead of (d) they need a bearer token on every request, any method:
+the vault's token (`commonplace token`) or a paired device's own (devices.py, revocable), and
+the daemon answers their CORS preflight. The plugin also names itself (`X-Commonplace-Client:
+obsidian`), so a request through `requestUrl`, which carries no Origin, gets the same rule and not
+the page's: the header can only add the token requirement, never lift a check. On the ts.net name
+that is both: the owner's Tailscale login (c) and the token. Every other origin is checked as
+above.
+
+Pairing (pairing.py) has two sides. Asking to pair (PAIR_OPEN) needs no token, since getting one
+is its point; it is taken only from Obsidian's origins or from a program (no Origin), only from
+this computer's loopback or through the ts.net name as the owner, and never from a browser page
+of another origin. Confirming (PAIR_OWNER) is the owner's: the phone page (with (d) as for every
+change) or a program with the vault's own token (`commonplace plugin pair`), never a device
+token and never Obsidian's origin, so a plugin cannot confirm itself.
 
 A program on this computer that is not a browser (the MCP server) sends no Origin; it sends the
 same token as `Authorization: Bearer`, which then stands in for (d). A browser cannot take that
@@ -52,6 +66,7 @@ from aiohttp.typedefs import Middleware
 
 from commonplace.apitoken import read_token, token_matches
 from commonplace.config import WebSettings
+from commonplace.devices import DeviceTokens, token_hash
 from commonplace.server.errors import error_response
 
 log = logging.getLogger(__name__)
@@ -60,18 +75,30 @@ IDENTITY_HEADER = "Tailscale-User-Login"
 FUNNEL_HEADER = "Tailscale-Funnel-Request"
 LOCAL_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
-UPLOAD_PATHS = frozenset({"/api/transcribe", "/api/share"})  # a recording; a share's form
+UPLOAD_PATHS = frozenset(
+    {"/api/transcribe", "/api/capture/photo", "/api/share"}
+)  # recording, photo, share
 UPLOAD_TYPES = ("audio/", "video/webm", "video/mp4", "multipart/form-data")
 APP_ORIGIN = "app://obsidian.md"  # Obsidian desktop's window, where its plugins run
+# Obsidian mobile is a Capacitor app: its web view's origin on iOS, and on Android (http, or
+# https in newer Capacitor versions). Treated as APP_ORIGIN: in only with a token.
+MOBILE_ORIGINS = ("capacitor://localhost", "http://localhost", "https://localhost")
+OBSIDIAN_ORIGINS = frozenset({APP_ORIGIN, *MOBILE_ORIGINS})
+CLIENT_HEADER = "X-Commonplace-Client"  # "obsidian": the plugin, whatever its transport
+PAIR_OPEN = frozenset({"/api/pair/request", "/api/pair/poll"})  # the plugin, without a token
+PAIR_OWNER = frozenset({"/api/pair/pending", "/api/pair/confirm", "/api/pair/deny"})
 TOKEN_PATHS = frozenset({"/api/assistant/propose"})  # only with the token, from any origin
 # The owner's own voice: answering the assistant's questions (a typed "yes" too) is for the
 # phone page and `commonplace chat`, never for a program holding the token (an MCP client, an
 # Obsidian plugin): they may ask (TOKEN_PATHS), not answer.
 PAGE_ONLY = frozenset({"/api/assistant/answer", "/api/assistant/message"})
-TOKEN_HINT = "run 'commonplace token' and paste the token into the Obsidian plugin's settings"
+TOKEN_HINT = (
+    "pair Obsidian again (Settings > Commonplace > Pair), or run 'commonplace token' and paste "
+    "the token into the plugin's settings"
+)
 CORS_HEADERS = {
     "Access-Control-Allow-Methods": "GET, POST",
-    "Access-Control-Allow-Headers": "Authorization, Content-Type",
+    "Access-Control-Allow-Headers": f"Authorization, Content-Type, {CLIENT_HEADER}",
     "Access-Control-Max-Age": "600",
 }
 
@@ -107,6 +134,12 @@ class RequestFacts:
     referer: str | None = None
     content_type: str = ""  # media type only, lower case
     authorization: str | None = None  # the Authorization header (Obsidian, the MCP server)
+    client: str = ""  # X-Commonplace-Client, lower case ("obsidian": the plugin)
+
+    @property
+    def from_obsidian(self) -> bool:
+        """Obsidian's window (its origin) or the plugin naming itself (requestUrl: no Origin)."""
+        return self.origin in OBSIDIAN_ORIGINS or self.client == "obsidian"
 
 
 @dataclass(frozen=True)
@@ -115,14 +148,22 @@ class Policy:
     owner_login: str = ""
     extra_hosts: tuple[str, ...] = ()
     token_file: Path | None = None  # the plugin's token (None: APP_ORIGIN is always refused)
+    devices_file: Path | None = None  # paired devices' token hashes (devices.py)
 
     @classmethod
-    def from_settings(cls, web_settings: WebSettings, *, token_file: Path | None = None) -> Policy:
+    def from_settings(
+        cls,
+        web_settings: WebSettings,
+        *,
+        token_file: Path | None = None,
+        devices_file: Path | None = None,
+    ) -> Policy:
         return cls(
             ts_name=_clean_name(web_settings.ts_name),
             owner_login=web_settings.owner_login.strip(),
             extra_hosts=tuple(_clean_name(h) for h in web_settings.extra_hosts if h.strip()),
             token_file=token_file,
+            devices_file=devices_file,
         )
 
 
@@ -149,12 +190,18 @@ def split_host(host: str) -> tuple[str, int | None]:
     return name.rstrip("."), port
 
 
-def check_request(facts: RequestFacts, policy: Policy, token: str | None = None) -> Refusal | None:
+def check_request(
+    facts: RequestFacts,
+    policy: Policy,
+    token: str | None = None,
+    devices: frozenset[str] = frozenset(),
+) -> Refusal | None:
     """None if the request may proceed, else why not. Order: funnel and duplicated identity,
-    then host, identity, origin, type.
+    then host, identity, pairing, origin, type.
 
-    `token` is the vault's current API token (None when none was made); it matters for
-    requests from APP_ORIGIN, requests that carry a token, and TOKEN_PATHS."""
+    `token` is the vault's current API token (None when none was made) and `devices` the SHA-256
+    of each paired device's token; they matter for requests from Obsidian, requests that carry a
+    token, and TOKEN_PATHS."""
     if facts.funnel:
         return Refusal(
             "funnel",
@@ -186,10 +233,16 @@ def check_request(facts: RequestFacts, policy: Policy, token: str | None = None)
             "not_owner",
             f"{IDENTITY_HEADER} is only accepted on {policy.ts_name or 'the ts.net name'}",
         )
-    if facts.origin == APP_ORIGIN:
-        return _check_app(facts, token) or _page_only(facts)
+    if facts.path in PAIR_OPEN:
+        return _check_pair_open(facts, local=local)
+    if facts.path in PAIR_OWNER:
+        refusal = _check_pair_owner(facts, token)
+        if refusal is not None or facts.authorization is not None:
+            return refusal
+    if facts.from_obsidian:
+        return _check_app(facts, token, devices) or _page_only(facts)
     if facts.authorization is not None or facts.path in TOKEN_PATHS:
-        refusal = _check_bearer(facts, token)
+        refusal = _check_bearer(facts, token, devices)
         if refusal is None and facts.authorization is not None:
             refusal = _page_only(facts)
         if refusal is not None or (facts.origin is None and facts.referer is None):
@@ -202,7 +255,56 @@ def check_request(facts: RequestFacts, policy: Policy, token: str | None = None)
 def _brings_token(facts: RequestFacts) -> bool:
     """Obsidian's origin or an Authorization header: the token is then checked, whoever sent
     it (an Obsidian or MCP client on another computer, when [web] host lets them in)."""
-    return facts.origin == APP_ORIGIN or facts.authorization is not None
+    return facts.from_obsidian or facts.authorization is not None
+
+
+def token_valid(token: str | None, devices: frozenset[str], authorization: str | None) -> bool:
+    """The vault's token or a paired device's (compared by its SHA-256)."""
+    if token_matches(token, authorization):
+        return True
+    if not devices or not authorization:
+        return False
+    scheme, _, given = authorization.strip().partition(" ")
+    return scheme.lower() == "bearer" and bool(given.strip()) and token_hash(given) in devices
+
+
+def _check_pair_open(facts: RequestFacts, *, local: bool) -> Refusal | None:
+    """Asking to pair: from Obsidian (or a program), on this computer or as the owner on the
+    ts.net name (checked before), JSON. No token: getting one is the point."""
+    if facts.origin is not None and facts.origin not in OBSIDIAN_ORIGINS:
+        return Refusal("cross_origin", f"Origin {facts.origin[:80]!r} may not ask to pair")
+    if local and not facts.peer_loopback:
+        return Refusal(
+            "not_local",
+            "pairing is asked for on this computer, or from your phone through the ts.net name",
+        )
+    if facts.method.upper() == "OPTIONS" and facts.origin is not None:
+        return None  # the preflight of such a request
+    if facts.method.upper() != "POST":
+        return Refusal("method", "pairing is asked for with POST")
+    return _check_type(facts)
+
+
+def _check_pair_owner(facts: RequestFacts, token: str | None) -> Refusal | None:
+    """Confirming a pairing is the owner's: never Obsidian itself, never a device token."""
+    if facts.from_obsidian:
+        return Refusal(
+            "owner_only",
+            "a pairing is confirmed by the owner, on the phone page or with "
+            "'commonplace plugin pair', not by the plugin",
+        )
+    if facts.authorization is None:
+        return None  # the page: its own checks follow
+    if not token_matches(token, facts.authorization):
+        return Refusal(
+            "owner_only",
+            "a pairing is confirmed with the vault's own token ('commonplace plugin pair'), "
+            "not with a device's",
+            403,
+        )
+    if facts.method.upper() in UNSAFE_METHODS:
+        return _check_type(facts)
+    return None
 
 
 def _page_only(facts: RequestFacts) -> Refusal | None:
@@ -218,21 +320,22 @@ def _page_only(facts: RequestFacts) -> Refusal | None:
 
 def wants_token(facts: RequestFacts) -> bool:
     """Whether the check needs the current token (read from its file only then)."""
-    return (
-        facts.origin == APP_ORIGIN or facts.authorization is not None or facts.path in TOKEN_PATHS
-    )
+    return facts.from_obsidian or facts.authorization is not None or facts.path in TOKEN_PATHS
 
 
-def _check_bearer(facts: RequestFacts, token: str | None) -> Refusal | None:
-    """A token sent by a program on this computer (the MCP server) must be this vault's."""
-    if token is None:
+def _check_bearer(
+    facts: RequestFacts, token: str | None, devices: frozenset[str]
+) -> Refusal | None:
+    """A token sent by a program (the MCP server, the plugin through requestUrl) must be this
+    vault's or a paired device's."""
+    if token is None and not devices:
         return Refusal("no_token", "no API token has been made yet: run 'commonplace token'", 401)
-    if not token_matches(token, facts.authorization):
+    if not token_valid(token, devices, facts.authorization):
         what = "a wrong" if facts.authorization else "no"
         return Refusal(
             "bad_token",
-            f"the request sent {what} token; this vault's token is the output of "
-            "'commonplace token'",
+            f"the request sent {what} token (a revoked device's, or not this vault's): "
+            f"{TOKEN_HINT}",
             401,
         )
     if facts.method.upper() in UNSAFE_METHODS:
@@ -243,15 +346,15 @@ def _check_bearer(facts: RequestFacts, token: str | None) -> Refusal | None:
 def is_preflight(facts: RequestFacts) -> bool:
     """A CORS preflight from Obsidian: browsers never send credentials with one, so it is
     answered without the token; the request it announces needs the token."""
-    return facts.origin == APP_ORIGIN and facts.method.upper() == "OPTIONS"
+    return facts.origin in OBSIDIAN_ORIGINS and facts.method.upper() == "OPTIONS"
 
 
-def _check_app(facts: RequestFacts, token: str | None) -> Refusal | None:
+def _check_app(facts: RequestFacts, token: str | None, devices: frozenset[str]) -> Refusal | None:
     if is_preflight(facts):
         return None
-    if token is None:
+    if token is None and not devices:
         return Refusal("no_token", f"no API token has been made yet: {TOKEN_HINT}", 401)
-    if not token_matches(token, facts.authorization):
+    if not token_valid(token, devices, facts.authorization):
         what = "a wrong" if facts.authorization else "no"
         return Refusal("bad_token", f"Obsidian sent {what} token: {TOKEN_HINT}", 401)
     if facts.method.upper() in UNSAFE_METHODS:
@@ -298,7 +401,8 @@ def _check_type(facts: RequestFacts) -> Refusal | None:
         )
     if facts.path in UPLOAD_PATHS and ctype.startswith(UPLOAD_TYPES):
         return None
-    allowed = "application/json" + (" or audio" if facts.path in UPLOAD_PATHS else "")
+    upload = " or a multipart form" if facts.path == "/api/capture/photo" else " or audio"
+    allowed = "application/json" + (upload if facts.path in UPLOAD_PATHS else "")
     return Refusal("content_type", f"content type {ctype[:60] or 'none'!r} is not {allowed}")
 
 
@@ -329,6 +433,7 @@ def facts_from(request: web.Request) -> RequestFacts:
         referer=request.headers.get("Referer"),
         content_type=request.content_type.lower() if "Content-Type" in request.headers else "",
         authorization=request.headers.get("Authorization"),
+        client=request.headers.get(CLIENT_HEADER, "").strip().lower(),
     )
 
 
@@ -356,13 +461,18 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
 def security_middleware(policy: Policy) -> Middleware:
+    devices = DeviceTokens(policy.devices_file) if policy.devices_file is not None else None
+
     @web.middleware
     async def checks(request: web.Request, handler: Handler) -> web.StreamResponse:
         facts = facts_from(request)
         token = None
+        hashes: frozenset[str] = frozenset()
         if wants_token(facts) and policy.token_file is not None:
             token = read_token(policy.token_file)  # each time: a rotation needs no restart
-        refusal = check_request(facts, policy, token)
+        if wants_token(facts) and devices is not None:
+            hashes = devices.hashes()  # re-read when changed: a revocation needs no restart
+        refusal = check_request(facts, policy, token, hashes)
         if refusal is not None:
             log.warning("refused %s %s: %s", request.method, request.path[:100], refusal.reason)
             response = error_response(refusal.status, refusal.code, refusal.reason)
@@ -387,12 +497,14 @@ def preflight_response(request: web.Request) -> web.Response:
 async def add_security_headers(request: web.Request, response: web.StreamResponse) -> None:
     """on_response_prepare: runs for every response, streamed ones and errors included.
 
-    Responses to Obsidian (refusals too, so the plugin can read why) name its origin as allowed;
+    Responses to Obsidian, desktop or mobile (refusals too, so the plugin can read why) name its
+    origin as allowed;
     every other origin gets no CORS header, so a browser keeps other sites from reading them."""
     for name, value in SECURITY_HEADERS.items():
         response.headers.setdefault(name, value)
-    if request.headers.get("Origin") == APP_ORIGIN:
-        response.headers["Access-Control-Allow-Origin"] = APP_ORIGIN
+    origin = request.headers.get("Origin")
+    if origin in OBSIDIAN_ORIGINS:
+        response.headers["Access-Control-Allow-Origin"] = origin
         response.headers["Vary"] = "Origin"
     if request.path.startswith("/api/"):
         response.headers["Cache-Control"] = "no-store"

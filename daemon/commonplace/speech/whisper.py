@@ -53,7 +53,9 @@ class WhisperTranscriber:
     def __call__(self, audio: Audio, prompt: str) -> str:
         with self._lock:
             model = self._load()
-            params: dict[str, Any] = {"initial_prompt": prompt or None}
+            # Always a string: pywhispercpp refuses None, and its parameters persist from one
+            # call to the next, so leaving the prompt out would reuse the previous hint.
+            params: dict[str, Any] = {"initial_prompt": prompt}
             language = self.settings.language.strip()
             params["language"] = "" if language == "auto" else language
             segments = model.transcribe(audio, **params)

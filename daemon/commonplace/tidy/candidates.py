@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol
 
+from commonplace.attachments.kinds import is_attachment
 from commonplace.tidy.models import Candidate
 from commonplace.vault import in_folder
 
@@ -63,6 +64,8 @@ def pick_candidates(
     out: list[Candidate] = []
     for hit in hits:
         if any(in_folder(hit.path, folder) for folder in exclude_folders) or ours(hit.path):
+            continue
+        if is_attachment(hit.path):  # links go to notes: a PDF or image is searched, not linked
             continue
         key = hit.title.casefold()
         if not hit.title.strip() or key in seen:

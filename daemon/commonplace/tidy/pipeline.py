@@ -22,10 +22,12 @@ import asyncio
 import logging
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
 
+from commonplace.attachments.pictures import PictureText, picture_texts
+from commonplace.attachments.reader import AttachmentReader
 from commonplace.capture import Capture, capture_stamp, read_capture
 from commonplace.config import Settings
 from commonplace.daemon_notes import ask_pages, ask_rule, is_daemon_note
@@ -53,6 +55,19 @@ log = logging.getLogger(__name__)
 MAX_SAME_NAME = 100
 
 
+def _pictures(ctx: TidyContext, body: str, path: str) -> list[PictureText]:
+    """The text read from the pictures the capture embeds: given to the model as data, apart
+    from the words. A picture that cannot be read gives nothing; it never fails the capture."""
+    reader = ctx.pictures
+    if reader is None or "![" not in body:
+        return []
+    try:
+        return picture_texts(reader, body, path)
+    except Exception as exc:  # OCR is a help, never a reason a capture is not filed
+        log.warning("%s: the text of its pictures was not read: %s", path, exc)
+        return []
+
+
 class CaptureEdited(Exception):
     """The capture changed while it was being tidied; it waits and is tidied again."""
 
@@ -77,12 +92,23 @@ class TidyContext:
     catalog: VaultCatalog | None = None
     journal: Journal | None = None
     now: Callable[[], datetime] | None = None
+    _pictures: AttachmentReader | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if self.catalog is None:
             self.catalog = VaultCatalog(self.settings)
         if self.journal is None:
             self.journal = Journal(self.settings.data_path)
+
+    @property
+    def pictures(self) -> AttachmentReader | None:
+        """Reads the pictures a capture embeds (attachments/pictures.py); None when
+        attachments are off."""
+        if not self.settings.attachments.enabled:
+            return None
+        if self._pictures is None:
+            self._pictures = AttachmentReader(self.settings)
+        return self._pictures
 
     def today(self) -> date:
         now = self.now() if self.now else datetime.now(self.settings.tz)
@@ -119,7 +145,10 @@ async def tidy_capture(ctx: TidyContext, path: str, *, dry_run: bool = False) ->
         exclude_pages=ask_pages(*ask_rule(settings)),
         ours=lambda path: is_daemon_note(path, settings),
     )
-    proposal = await ask_model(ctx.llm, capture, candidates, facts.top_tags(), ctx.today())
+    pictures = await asyncio.to_thread(_pictures, ctx, capture.body, path)
+    proposal = await ask_model(
+        ctx.llm, capture, candidates, facts.top_tags(), ctx.today(), pictures
+    )
     decision = decide(
         proposal,
         capture,

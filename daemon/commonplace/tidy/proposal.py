@@ -13,6 +13,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from commonplace import prompts
+from commonplace.attachments.pictures import PictureText
 from commonplace.capture import Capture
 from commonplace.llm import LLM, budget
 from commonplace.tidy.models import Candidate, Proposal, ProposalReply
@@ -23,7 +24,7 @@ TITLE_MAX = 60
 TAG_PATTERN = r"^[a-z][a-z0-9-]{0,29}$"
 CALENDAR_DAYS = 14
 MIN_EXCERPT_TOKENS = 256  # even a tiny context gets the capture's first lines
-_FENCE = re.compile(r"<(/?)(capture)", re.IGNORECASE)
+_FENCE = re.compile(r"<(/?)(capture|picture_text)", re.IGNORECASE)
 
 
 def proposal_schema(candidates: Sequence[Candidate]) -> dict[str, Any]:
@@ -85,8 +86,10 @@ def build_messages(
     today: date,
     *,
     body: str | None = None,
+    pictures: Sequence[PictureText] = (),
 ) -> list[dict[str, str]]:
-    """The conversation for one capture; `body` replaces the capture's words (an excerpt)."""
+    """The conversation for one capture; `body` replaces the capture's words (an excerpt).
+    `pictures`: the text read from the pictures it embeds, each fenced apart from the words."""
     captured = f"{day_label(capture.day)} at {capture.captured.strftime('%H:%M')}"
     words = capture.body if body is None else body
     user = prompts.render(
@@ -97,11 +100,19 @@ def build_messages(
         candidates="\n".join(f"- {c.title}" for c in candidates) or "(none)",
         tags=", ".join(top_tags) or "(none yet)",
         capture=fence(words.strip("\n")),
+        pictures="".join(
+            f'\n<picture_text name="{_attr(p.name)}">\n{fence(p.text.strip())}\n</picture_text>'
+            for p in pictures
+        ),
     )
     return [
         {"role": "system", "content": prompts.render("tidy_system")},
         {"role": "user", "content": user},
     ]
+
+
+def _attr(value: str) -> str:
+    return " ".join(value.replace('"', "'").replace("<", "‹").replace(">", "›").split())
 
 
 def fitted_messages(
@@ -110,13 +121,14 @@ def fitted_messages(
     candidates: Sequence[Candidate],
     top_tags: Sequence[str],
     today: date,
+    pictures: Sequence[PictureText] = (),
 ) -> list[dict[str, str]]:
     """The conversation, with a capture too large for the model's context cut to its beginning
     and end (the filed note still holds every word: only the model sees less)."""
-    frame = build_messages(capture, candidates, top_tags, today, body="")
+    frame = build_messages(capture, candidates, top_tags, today, body="", pictures=pictures)
     room = max(llm.prompt_room(frame), MIN_EXCERPT_TOKENS)
     shown = budget.excerpt(capture.body.strip("\n"), room)
-    return build_messages(capture, candidates, top_tags, today, body=shown)
+    return build_messages(capture, candidates, top_tags, today, body=shown, pictures=pictures)
 
 
 async def ask_model(
@@ -125,8 +137,9 @@ async def ask_model(
     candidates: Sequence[Candidate],
     top_tags: Sequence[str],
     today: date,
+    pictures: Sequence[PictureText] = (),
 ) -> Proposal:
     """One call; LLMError (including BadAnswer for garbage: not JSON, a required field missing,
     grossly out of schema) goes to the caller, who retries."""
-    messages = fitted_messages(llm, capture, candidates, top_tags, today)
+    messages = fitted_messages(llm, capture, candidates, top_tags, today, pictures)
     return await llm.chat_json(messages, ProposalReply, schema=proposal_schema(candidates))

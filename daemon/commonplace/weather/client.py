@@ -26,7 +26,7 @@ CACHE_FOR = timedelta(minutes=30)
 FORECAST_DAYS = 7
 NOT_SET_UP = (
     "The weather is not set up: set [weather] latitude, longitude and place in "
-    "commonplace.toml (see the README's weather section)."
+    "commonplace.toml (see the docs' calendar and weather how-to)."
 )
 
 

@@ -1,8 +1,10 @@
-// The daemon's JSON API over the app's own `fetch`: the only network code in the plugin.
+// The daemon's JSON API: the only network code in the plugin, and it talks to the daemon only.
 //
-// `fetch` (not Obsidian's requestUrl) because answers stream and a related-notes request must
-// be abortable. Requests come from the origin app://obsidian.md; the daemon answers their CORS
-// preflight and serves them only with the bearer token, which goes on every request.
+// Plain requests go through Obsidian's `requestUrl` (`request` here), which works the same on
+// desktop and on mobile and needs no CORS. Ask streams its answer, which `requestUrl` cannot:
+// it uses `fetch`, from the app's origin (app://obsidian.md on desktop, capacitor://localhost
+// or http://localhost on mobile), whose CORS preflight the daemon answers; where that fails it
+// asks again without streaming. A token goes on every request; the daemon serves none without.
 
 import { type Answer, BadResponse, type DaemonState, type SearchMode, type SearchResult, parseAnswer, parseHits, parseState } from "./types";
 import { readNdjson } from "./ndjson";
@@ -25,10 +27,74 @@ export function isAbort(err: unknown): boolean {
 	return err instanceof Error && err.name === "AbortError";
 }
 
+/** What Obsidian's `requestUrl` takes and gives (with `throw: false`), as far as used here. */
+export interface HttpParams {
+	url: string;
+	method: string;
+	headers: Record<string, string>;
+	body?: string;
+	throw: false;
+}
+
+export interface HttpResponse {
+	status: number;
+	text: string;
+}
+
+export type HttpRequest = (params: HttpParams) => Promise<HttpResponse>;
+
+/** The little of a response the client reads: a fetch Response, or requestUrl's answer. */
+interface Reply {
+	ok: boolean;
+	status: number;
+	json(): Promise<unknown>;
+	text(): Promise<string>;
+	body: ReadableStream<Uint8Array> | null;
+}
+
+function abortError(): Error {
+	return new DOMException("The operation was aborted.", "AbortError");
+}
+
+/** requestUrl cannot be cancelled: an aborted request is given up on (its answer ignored). */
+function abortable<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
+	if (!signal) return promise;
+	if (signal.aborted) return Promise.reject(abortError());
+	return new Promise<T>((resolve, reject) => {
+		const onAbort = (): void => reject(abortError());
+		signal.addEventListener("abort", onAbort, { once: true });
+		promise.then(
+			(value) => {
+				signal.removeEventListener("abort", onAbort);
+				if (signal.aborted) reject(abortError());
+				else resolve(value);
+			},
+			(err: unknown) => {
+				signal.removeEventListener("abort", onAbort);
+				reject(err instanceof Error ? err : new Error(String(err)));
+			},
+		);
+	});
+}
+
+function replyOf(response: HttpResponse): Reply {
+	return {
+		ok: response.status >= 200 && response.status < 300,
+		status: response.status,
+		json: () => Promise.resolve(JSON.parse(response.text) as unknown),
+		text: () => Promise.resolve(response.text),
+		body: null,
+	};
+}
+
 export interface ClientOptions {
 	baseUrl: () => string;
 	token: () => string;
 	fetch: typeof fetch;
+	/** Obsidian's requestUrl, for every request that does not stream; without it, `fetch`. */
+	request?: HttpRequest;
+	/** What to add when the daemon does not answer (on a phone: set the ts.net name). */
+	downHint?: () => string;
 	/** Told after every request that was not aborted: reachable or not, token right or not. */
 	onOutcome?: (outcome: DaemonError | null, path: string) => void;
 }
@@ -64,16 +130,26 @@ export class DaemonClient {
 	 * checked answer, which replaces the preview. */
 	async ask(question: string, onDelta: (text: string) => void, signal?: AbortSignal): Promise<Answer> {
 		const path = "/api/ask?stream=1";
-		const response = await this.send("POST", path, { question }, signal);
-		let answer: Answer | null = null;
-		let failure: DaemonError | null = null;
+		let response: Reply;
+		try {
+			response = await this.send("POST", path, { question }, signal, true);
+		} catch (err) {
+			// fetch refused (an origin the daemon does not answer, a web view without streams):
+			// the same question without streaming, through requestUrl
+			if (!(err instanceof DaemonError) || err.kind !== "down" || !this.options.request) throw err;
+			const answer = parseAnswer(await this.json("POST", "/api/ask", { question }, signal));
+			onDelta(answer.answer);
+			return answer;
+		}
+		const got: { answer: Answer | null; failure: DaemonError | null } = { answer: null, failure: null };
 		const onValue = (value: unknown): void => {
 			const event = (typeof value === "object" && value !== null ? value : {}) as Record<string, unknown>;
 			if (event.type === "delta" && typeof event.text === "string") onDelta(event.text);
-			else if (event.type === "answer") answer = parseAnswer(event);
+			else if (event.type === "answer") got.answer = parseAnswer(event);
 			else if (event.type === "error") {
 				const error = (event.error ?? {}) as Record<string, unknown>;
-				failure = new DaemonError("api", String(error.message ?? "the answer failed"), String(error.code ?? ""));
+				const message = typeof error.message === "string" ? error.message : "the answer failed";
+				got.failure = new DaemonError("api", message, typeof error.code === "string" ? error.code : "");
 			}
 		};
 		try {
@@ -84,9 +160,9 @@ export class DaemonClient {
 			if (err instanceof BadResponse || err instanceof SyntaxError) throw this.report(new DaemonError("bad_response", `the daemon's answer could not be read: ${err.message}`), path);
 			throw this.report(this.down(), path);
 		}
-		if (failure) throw failure;
-		if (!answer) throw this.report(new DaemonError("bad_response", "the answer ended before it was complete"), path);
-		return answer;
+		if (got.failure) throw got.failure;
+		if (!got.answer) throw this.report(new DaemonError("bad_response", "the answer ended before it was complete"), path);
+		return got.answer;
 	}
 
 	async json(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<unknown> {
@@ -99,20 +175,22 @@ export class DaemonClient {
 		}
 	}
 
-	private async send(method: string, path: string, body: unknown, signal?: AbortSignal): Promise<Response> {
-		const headers: Record<string, string> = {};
+	private async send(method: string, path: string, body: unknown, signal?: AbortSignal, stream = false): Promise<Reply> {
+		// The plugin names itself: through requestUrl there is no Origin, and the daemon must
+		// still ask for the token (and say so) rather than treat it as its own page.
+		const headers: Record<string, string> = { "X-Commonplace-Client": "obsidian" };
 		const token = this.options.token().trim();
 		if (token) headers.Authorization = `Bearer ${token}`;
 		if (body !== undefined) headers["Content-Type"] = "application/json";
-		let response: Response;
+		const text = body === undefined ? undefined : JSON.stringify(body);
+		let response: Reply;
 		try {
-			response = await this.options.fetch(this.baseUrl + path, {
-				method,
-				headers,
-				body: body === undefined ? undefined : JSON.stringify(body),
-				signal,
-				cache: "no-store",
-			});
+			const request = this.options.request;
+			if (request && !stream) {
+				response = replyOf(await abortable(request({ url: this.baseUrl + path, method, headers, body: text, throw: false }), signal));
+			} else {
+				response = await this.options.fetch(this.baseUrl + path, { method, headers, body: text, signal, cache: "no-store" });
+			}
 		} catch (err) {
 			if (isAbort(err)) throw err;
 			throw this.report(this.down(), path);
@@ -123,10 +201,11 @@ export class DaemonClient {
 	}
 
 	private down(): DaemonError {
-		return new DaemonError("down", `The Commonplace daemon is not answering at ${this.baseUrl}. Start it with: commonplace run`);
+		const hint = this.options.downHint?.() ?? "Start it with: commonplace run";
+		return new DaemonError("down", `The Commonplace daemon is not answering at ${this.baseUrl}. ${hint}`);
 	}
 
-	private async failure(response: Response): Promise<DaemonError> {
+	private async failure(response: Reply): Promise<DaemonError> {
 		let code = "";
 		let message = `the daemon answered HTTP ${response.status}`; // unless it says more
 		try {
@@ -137,8 +216,8 @@ export class DaemonClient {
 			// not our JSON error: keep the status line
 		}
 		if (response.status === 401) {
-			const what = this.options.token().trim() ? "The token was refused" : "No token is set";
-			return new DaemonError("auth", `${what}: run 'commonplace token' on the computer that runs the daemon, and paste what it prints in Settings > Commonplace.`, code, 401);
+			const what = this.options.token().trim() ? "The daemon refused this device's token (revoked?)" : "This device is not paired yet";
+			return new DaemonError("auth", `${what}: pair it in Settings > Commonplace > Pair, and confirm the code with 'commonplace plugin pair' on the computer (or on the phone page).`, code, 401);
 		}
 		return new DaemonError("api", message, code, response.status);
 	}

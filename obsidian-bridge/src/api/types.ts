@@ -4,11 +4,20 @@
 export type SearchMode = "hybrid" | "keyword" | "vector";
 export const SEARCH_MODES: SearchMode[] = ["hybrid", "keyword", "vector"];
 
-export interface Source {
-	n: number;
+/** Where a passage is: a note (at a heading), or an attachment (a PDF at a page, an image).
+ * `page` and `label` ("Manual.pdf, page 4") come from a daemon that reads attachments; an older
+ * daemon sends neither, and the passage is a note's. */
+export interface Place {
 	path: string;
-	title: string;
 	heading: string;
+	page: number | null;
+	attachment: boolean;
+	label: string;
+}
+
+export interface Source extends Place {
+	n: number;
+	title: string;
 	text: string;
 }
 
@@ -21,10 +30,8 @@ export interface Answer {
 }
 
 /** One note found by search or as related, with the passage that matched best. */
-export interface NoteHit {
-	path: string;
+export interface NoteHit extends Place {
 	title: string;
-	heading: string;
 	snippet: string;
 	score: number;
 }
@@ -57,6 +64,9 @@ export interface DaemonState {
 	index: { notes?: number; chunks?: number; pending?: number; vectors_pending?: number; last_refresh?: string | null; running?: boolean };
 	stages: Record<string, { status?: string; message?: string } & Record<string, unknown>>;
 	attention: AttentionEntry[];
+	/** The same entries with many files of one trouble as one (what the phone page shows);
+	 * null from a daemon that does not send it. */
+	attentionSummary: AttentionEntry[] | null;
 	server_time: number;
 }
 
@@ -77,6 +87,15 @@ function num(value: unknown, fallback = 0): number {
 	return typeof value === "number" && Number.isFinite(value) ? value : fallback;
 }
 
+/** page, attachment and label, from what the daemon sent (title: the note's, as a fallback). */
+function place(item: Record<string, unknown>, path: string, title: string): Omit<Place, "path" | "heading"> {
+	const page = typeof item.page === "number" && Number.isInteger(item.page) && item.page > 0 ? item.page : null;
+	const attachment = item.attachment === true || (item.attachment === undefined && !/\.md$/i.test(path) && path !== "");
+	const name = path.split("/").pop() ?? path;
+	const label = str(item.label) || (attachment ? (page ? `${name}, page ${page}` : name) : title);
+	return { page, attachment, label };
+}
+
 function list(value: unknown): unknown[] {
 	return Array.isArray(value) ? value : [];
 }
@@ -90,14 +109,16 @@ export function parseAnswer(value: unknown): Answer {
 		refused: body.refused === true,
 		sources: list(body.sources).map((s) => {
 			const src = obj(s, "source");
-			return { n: num(src.n), path: str(src.path), title: str(src.title), heading: str(src.heading), text: str(src.text) };
+			const path = str(src.path);
+			const title = str(src.title);
+			return { n: num(src.n), path, title, heading: str(src.heading), text: str(src.text), ...place(src, path, title) };
 		}),
 		findings: list(body.findings).filter((f): f is string => typeof f === "string"),
 	};
 }
 
-/** Search and related results, one per note. The daemon may send one entry per passage
- * (several of a note): the best one of each note is kept, in rank order. */
+/** Search and related results, one per note (and per page of a PDF). The daemon may send one
+ * entry per passage (several of a note): the best one of each is kept, in rank order. */
 export function parseHits(value: unknown): SearchResult {
 	const body = obj(value, "search results");
 	const seen = new Set<string>();
@@ -105,17 +126,32 @@ export function parseHits(value: unknown): SearchResult {
 	for (const item of list(body.results)) {
 		const hit = obj(item, "search result");
 		const path = str(hit.path);
-		if (!path || seen.has(path)) continue;
-		seen.add(path);
+		const title = str(hit.title, path.replace(/\.md$/, ""));
+		const where = place(hit, path, title);
+		const key = `${path}#${where.page ?? ""}`;
+		if (!path || seen.has(key)) continue;
+		seen.add(key);
 		hits.push({
 			path,
-			title: str(hit.title, path.replace(/\.md$/, "")),
+			title,
 			heading: str(hit.heading),
 			snippet: str(hit.snippet, str(hit.text)),
 			score: num(hit.score),
+			...where,
 		});
 	}
 	return { hits, mode: str(body.mode), notice: typeof body.notice === "string" ? body.notice : null };
+}
+
+function attentionEntry(item: unknown): AttentionEntry {
+	const entry = obj(item, "attention entry");
+	return {
+		source: str(entry.source),
+		path: str(entry.path),
+		reason: str(entry.reason),
+		action: str(entry.action),
+		level: entry.level === "info" ? "info" : "warn",
+	};
 }
 
 export function parseState(value: unknown): DaemonState {
@@ -139,18 +175,10 @@ export function parseState(value: unknown): DaemonState {
 			models,
 		},
 		captures_waiting: num(body.captures_waiting),
-		index: (typeof body.index === "object" && body.index !== null ? body.index : {}) as DaemonState["index"],
+		index: (typeof body.index === "object" && body.index !== null ? body.index : {}),
 		stages: (typeof body.stages === "object" && body.stages !== null ? body.stages : {}) as DaemonState["stages"],
-		attention: list(body.attention).map((item) => {
-			const entry = obj(item, "attention entry");
-			return {
-				source: str(entry.source),
-				path: str(entry.path),
-				reason: str(entry.reason),
-				action: str(entry.action),
-				level: entry.level === "info" ? "info" : "warn",
-			};
-		}),
+		attention: list(body.attention).map(attentionEntry),
+		attentionSummary: Array.isArray(body.attention_summary) ? body.attention_summary.map(attentionEntry) : null,
 		server_time: num(body.server_time),
 	};
 }

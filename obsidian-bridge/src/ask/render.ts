@@ -17,7 +17,7 @@ export function renderPreview(target: HTMLElement, text: string): void {
 export function renderAnswer(target: HTMLElement, answer: Answer, open: NoteOpener, afterOpen: () => void = () => {}): void {
 	clear(target);
 	const go = (source: Source, evt: MouseEvent | KeyboardEvent): void => {
-		void open(source.path, source.heading, wantsNewTab(evt));
+		void open(source.path, source.heading, wantsNewTab(evt), source.page);
 		afterOpen();
 	};
 	const byNumber = new Map(answer.sources.map((s) => [s.n, s]));
@@ -44,6 +44,7 @@ export function renderAnswer(target: HTMLElement, answer: Answer, open: NoteOpen
 }
 
 export function sourceLabel(source: Source): string {
+	if (source.attachment) return source.label;
 	const heading = lastHeading(source.heading);
 	return heading ? `${source.title} › ${heading}` : source.title;
 }

@@ -2,7 +2,7 @@
 // (debounced), only while the view is visible (otherwise later, when it shows), never for a
 // pinned view, and with the previous request aborted as soon as the note changes.
 
-import { DaemonClient, isAbort } from "../api/client";
+import { isAbort } from "../api/client";
 import type { SearchResult } from "../api/types";
 
 export const RELATED_DELAY_MS = 250;

@@ -6,6 +6,7 @@ import type { DaemonClient } from "../api/client";
 import { clear, clickable, el, isShown } from "../dom";
 import { type NoteOpener, lastHeading, wantsNewTab } from "../links";
 import type { Settings } from "../settings";
+import type { StatusBar } from "../status/bar";
 import { RelatedController, type RelatedState } from "./controller";
 import { linkedPaths, relatedItems } from "./model";
 
@@ -16,6 +17,9 @@ export interface RelatedDeps {
 	settings: () => Settings;
 	saveSettings: () => Promise<void>;
 	open: NoteOpener;
+	/** Mobile has no status bar: the daemon's state shows at the top of this view instead. */
+	status?: StatusBar | null;
+	openStatus?: () => void;
 }
 
 export class RelatedView extends ItemView {
@@ -54,6 +58,18 @@ export class RelatedView extends ItemView {
 		const root = this.contentEl;
 		clear(root);
 		root.classList.add("commonplace-related");
+		const status = this.deps.status;
+		if (status) {
+			const line = el(root, "div", { cls: "commonplace-view-status mod-clickable" });
+			const draw = (): void => {
+				const d = status.describe();
+				line.textContent = d.text;
+				line.dataset.level = d.level;
+			};
+			draw();
+			this.register(status.onChange(draw));
+			clickable(line, () => this.deps.openStatus?.());
+		}
 		const bar = el(root, "div", { cls: "commonplace-related-bar" });
 		this.header = el(bar, "div", { cls: "commonplace-related-title", text: "No note open" });
 		this.linkedButton = el(bar, "div", { cls: "clickable-icon", attr: { "aria-label": "Hide notes already linked" } });
@@ -130,12 +146,12 @@ export class RelatedView extends ItemView {
 		if (!items.length) el(this.list, "div", { cls: "commonplace-muted", text: "No related notes found." });
 		for (const item of items) {
 			const row = el(this.list, "div", { cls: item.linked ? "commonplace-related-item is-linked" : "commonplace-related-item" });
-			const title = el(row, "a", { cls: "commonplace-related-name", text: item.title });
+			const title = el(row, "a", { cls: item.attachment ? "commonplace-related-name is-attachment" : "commonplace-related-name", text: item.attachment ? item.label : item.title });
 			if (item.linked) el(row, "span", { cls: "commonplace-badge", text: "linked" });
 			const heading = lastHeading(item.heading);
 			if (heading) el(row, "div", { cls: "commonplace-related-heading", text: heading });
 			if (item.snippet) el(row, "div", { cls: "commonplace-related-snippet", text: item.snippet });
-			clickable(title, (evt) => void this.deps.open(item.path, item.heading, wantsNewTab(evt)));
+			clickable(title, (evt) => void this.deps.open(item.path, item.heading, wantsNewTab(evt), item.page));
 		}
 	}
 }

@@ -79,14 +79,14 @@ export class SearchModal extends SuggestModal<NoteHit> {
 	}
 
 	renderSuggestion(hit: NoteHit, target: HTMLElement): void {
-		el(target, "div", { cls: "commonplace-hit-title", text: hit.title });
+		el(target, "div", { cls: hit.attachment ? "commonplace-hit-title is-attachment" : "commonplace-hit-title", text: hit.attachment ? hit.label : hit.title });
 		const heading = lastHeading(hit.heading);
 		if (heading) el(target, "div", { cls: "commonplace-hit-heading", text: heading });
 		if (hit.snippet) el(target, "div", { cls: "commonplace-hit-snippet", text: hit.snippet });
 	}
 
 	onChooseSuggestion(hit: NoteHit, evt: MouseEvent | KeyboardEvent): void {
-		void this.openNote(hit.path, hit.heading, wantsNewTab(evt));
+		void this.openNote(hit.path, hit.heading, wantsNewTab(evt), hit.page);
 	}
 
 	onClose(): void {

@@ -20,12 +20,12 @@ export interface Description {
 
 export type Observation = { kind: "unknown" } | { kind: "state"; state: DaemonState } | { kind: "error"; error: DaemonError };
 
-export function describe(observation: Observation, baseUrl: string, now: Date = new Date()): Description {
+export function describe(observation: Observation, baseUrl: string, now: Date = new Date(), pluginVersion = ""): Description {
 	if (observation.kind === "unknown") {
 		return { text: "Commonplace …", level: "warn", lines: [{ level: "warn", label: "daemon", text: `not asked yet (${baseUrl})` }] };
 	}
 	if (observation.kind === "error") return describeError(observation.error, baseUrl);
-	return describeState(observation.state, baseUrl, now);
+	return describeState(observation.state, baseUrl, now, pluginVersion);
 }
 
 function describeError(error: DaemonError, baseUrl: string): Description {
@@ -33,7 +33,7 @@ function describeError(error: DaemonError, baseUrl: string): Description {
 		return {
 			text: "Commonplace: daemon off",
 			level: "fail",
-			lines: [{ level: "fail", label: "daemon", text: `not answering at ${baseUrl}; run: commonplace run (or check the address in the plugin's settings)` }],
+			lines: [{ level: "fail", label: "daemon", text: `not answering at ${baseUrl}; run: commonplace run (to keep it running: commonplace service install), or check the address in the plugin's settings` }],
 		};
 	}
 	if (error.kind === "auth") {
@@ -42,10 +42,18 @@ function describeError(error: DaemonError, baseUrl: string): Description {
 	return { text: "Commonplace: error", level: "fail", lines: [{ level: "fail", label: "daemon", text: error.message }] };
 }
 
-function describeState(state: DaemonState, baseUrl: string, now: Date): Description {
+function describeState(state: DaemonState, baseUrl: string, now: Date, pluginVersion: string): Description {
 	const lines: Line[] = [];
 	const version = state.daemon.version ? ` (version ${state.daemon.version})` : "";
 	lines.push({ level: "ok", label: "daemon", text: `running at ${baseUrl}${version}, vault ${state.daemon.vault}` });
+	// The daemon ships the plugin it was built with: after an upgrade of one, the other is older.
+	if (pluginVersion && state.daemon.version && pluginVersion !== state.daemon.version) {
+		lines.push({
+			level: "warn",
+			label: "plugin",
+			text: `this plugin is version ${pluginVersion}, the daemon ${state.daemon.version}: run commonplace plugin install --force on the computer (or copy main.js, manifest.json and styles.css from ${baseUrl}/obsidian-plugin/ into this plugin's folder), then reload Obsidian`,
+		});
+	}
 	const { ollama } = state;
 	if (ollama.reachable) {
 		lines.push({ level: "ok", label: "ollama", text: `${ollama.host}${ollama.version ? ` (version ${ollama.version})` : ""}` });
@@ -62,13 +70,16 @@ function describeState(state: DaemonState, baseUrl: string, now: Date): Descript
 	const failing = Array.isArray(tidyFailing) ? tidyFailing.length : 0;
 	if (failing) lines.push({ level: "warn", label: "tidy", text: `${failing} capture(s) could not be tidied; run: commonplace doctor` });
 	lines.push(indexLine(state, now));
+	const attachments = attachmentsLine(state);
+	if (attachments) lines.push(attachments);
 	for (const note of state.daemon.notes) lines.push({ level: "warn", label: "note", text: note });
-	for (const entry of state.attention) {
+	const attention = state.attentionSummary ?? state.attention;
+	for (const entry of attention) {
 		const where = entry.path ? `${entry.path}: ` : "";
 		const todo = entry.action ? `; ${entry.action}` : "";
 		lines.push({ level: entry.level === "info" ? "ok" : "warn", label: entry.source, text: `${where}${entry.reason}${todo}` });
 	}
-	const toLookAt = state.attention.filter((e) => e.level === "warn").length + failing;
+	const toLookAt = attention.filter((e) => e.level === "warn").length + failing;
 
 	let text = "Commonplace ✓";
 	let level: Level = "ok";
@@ -80,6 +91,19 @@ function describeState(state: DaemonState, baseUrl: string, now: Date): Descript
 		if (level === "ok") level = "warn";
 	}
 	return { text, level, lines };
+}
+
+/** PDFs and images, from a daemon that reads them (`index.attachments`). */
+function attachmentsLine(state: DaemonState): Line | null {
+	const raw = (state.index as Record<string, unknown>).attachments;
+	if (typeof raw !== "object" || raw === null) return null;
+	const a = raw as Record<string, unknown>;
+	const count = (key: string): number => (typeof a[key] === "number" ? a[key] : 0);
+	const parts = [`${count("indexed")} PDF(s) and image(s) searchable`];
+	if (typeof a.reading === "string" && a.reading) parts.push(`reading ${a.reading}`);
+	if (count("waiting")) parts.push(`${count("waiting")} waiting to be read`);
+	if (a.ocr === false) parts.push("no OCR: scans and images are not read (commonplace doctor says how to add it)");
+	return { level: "ok", label: "attachments", text: parts.join("; ") };
 }
 
 function indexLine(state: DaemonState, now: Date): Line {

@@ -2,6 +2,26 @@
 // parts the plugin uses, behaving as the API documents them, plus a few handles for tests
 // (what was opened, which notices showed, how many listeners are still attached).
 
+// Obsidian's HTMLElement.createEl (text set as text, never parsed), as the app adds it.
+declare global {
+	interface HTMLElement {
+		createEl<K extends keyof HTMLElementTagNameMap>(tag: K, o?: { cls?: string | string[]; text?: string; attr?: Record<string, string> }): HTMLElementTagNameMap[K];
+	}
+}
+if (typeof HTMLElement !== "undefined" && !("createEl" in HTMLElement.prototype)) {
+	Object.defineProperty(HTMLElement.prototype, "createEl", {
+		configurable: true,
+		value<K extends keyof HTMLElementTagNameMap>(this: HTMLElement, tag: K, o: { cls?: string | string[]; text?: string; attr?: Record<string, string> } = {}) {
+			const child = this.ownerDocument.createElement(tag);
+			if (o.cls) child.className = Array.isArray(o.cls) ? o.cls.join(" ") : o.cls;
+			if (o.text !== undefined) child.textContent = o.text;
+			for (const [name, value] of Object.entries(o.attr ?? {})) child.setAttribute(name, value);
+			this.appendChild(child);
+			return child;
+		},
+	});
+}
+
 export let apiVersion = "1.12.0";
 export function setApiVersion(version: string): void {
 	apiVersion = version;
@@ -21,7 +41,63 @@ export function requireApiVersion(version: string): boolean {
 	return newer(apiVersion, version);
 }
 
-export const Platform = { isDesktopApp: true, isMobile: false, isDesktop: true };
+export const Platform = {
+	isDesktopApp: true,
+	isDesktop: true,
+	isMobile: false,
+	isMobileApp: false,
+	isIosApp: false,
+	isAndroidApp: false,
+	isMacOS: false,
+	isWin: false,
+	isLinux: true,
+};
+
+/** Test handle: Obsidian for iPhone (no status bar, no Node, no files outside the vault). */
+export function setMobile(mobile: boolean): void {
+	Object.assign(Platform, {
+		isDesktopApp: !mobile,
+		isDesktop: !mobile,
+		isMobile: mobile,
+		isMobileApp: mobile,
+		isIosApp: mobile,
+		isLinux: !mobile,
+	});
+}
+
+// -- requestUrl: as Obsidian's, no CORS and no streaming; it answers through a test's fetch --
+
+export interface RequestUrlParam {
+	url: string;
+	method?: string;
+	contentType?: string;
+	body?: string;
+	headers?: Record<string, string>;
+	throw?: boolean;
+}
+
+export const requestUrlCalls: RequestUrlParam[] = [];
+let requestFetch: ((input: string, init: RequestInit) => Promise<Response>) | null = null;
+
+/** Test handle: where requestUrl's requests go (default: the global fetch at call time). */
+export function setRequestFetch(fetch: ((input: string, init: RequestInit) => Promise<Response>) | null): void {
+	requestFetch = fetch;
+}
+
+export async function requestUrl(param: RequestUrlParam): Promise<{ status: number; text: string; json: unknown; headers: Record<string, string> }> {
+	requestUrlCalls.push(param);
+	const send = requestFetch ?? ((input: string, init: RequestInit) => globalThis.fetch(input, init));
+	const response = await send(param.url, { method: param.method ?? "GET", headers: param.headers, body: param.body });
+	const text = await response.text();
+	if (param.throw !== false && response.status >= 400) throw new Error(`Request failed, status ${response.status}`);
+	let json: unknown = null;
+	try {
+		json = JSON.parse(text);
+	} catch {
+		json = null;
+	}
+	return { status: response.status, text, json, headers: {} };
+}
 
 export function setIcon(el: HTMLElement, icon: string): void {
 	el.dataset.icon = icon;
@@ -237,7 +313,11 @@ export class MemorySecretStorage implements SecretStorage {
 export class App {
 	workspace: Workspace;
 	metadataCache = { resolvedLinks: {} as Record<string, Record<string, number>> };
-	vault = { getName: () => "vault" };
+	vault: { getName: () => string; configDir: string; adapter: { getBasePath?: () => string } } = {
+		getName: () => "vault",
+		configDir: ".obsidian",
+		adapter: {},
+	};
 	secretStorage?: SecretStorage;
 	constructor(options: { secrets?: boolean } = {}) {
 		this.workspace = new Workspace(this);
