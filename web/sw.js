@@ -1,7 +1,9 @@
-// Service worker: keeps the page's own files for offline start, shows push notifications.
+// Service worker: keeps the page's own files for offline start, shows push notifications, and
+// receives what other apps share (the manifest's share_target posts it to /share).
 // API responses are never cached: they always come from the daemon or fail visibly.
 
-const CACHE = "commonplace-shell-v4";
+const CACHE = "commonplace-shell-v5";
+const SHARE_DB = "commonplace-shares"; // the share queue: js/shares.js sends and empties it
 const SHELL = [
   "/",
   "/style.css",
@@ -15,6 +17,7 @@ const SHELL = [
   "/js/pair.js",
   "/js/push.js",
   "/js/search.js",
+  "/js/shares.js",
   "/js/store.js",
   "/js/ui.js",
   "/js/when.js",
@@ -34,6 +37,63 @@ self.addEventListener("activate", (event) => {
       .then(() => self.clients.claim()),
   );
 });
+
+// A share from another app: kept in the queue first (IndexedDB, files and all), so nothing is lost
+// when the daemon cannot be reached; the page then sends it as one capture and says so.
+self.addEventListener("fetch", (event) => {
+  const url = new URL(event.request.url);
+  if (event.request.method === "POST" && url.origin === self.location.origin && url.pathname === "/share") {
+    event.respondWith(keepShare(event.request));
+  }
+});
+
+async function keepShare(request) {
+  try {
+    const form = await request.formData();
+    const files = form.getAll("files").filter((file) => file && typeof file !== "string" && file.size > 0);
+    const text = (name) => (typeof form.get(name) === "string" ? form.get(name) : "");
+    const share = {
+      id: shareId(),
+      captured: new Date().toISOString(),
+      title: text("title"),
+      text: text("text"),
+      url: text("url"),
+      files,
+      error: "",
+    };
+    await putShare(share);
+    return Response.redirect(`/?shared=${share.id}`, 303);
+  } catch (error) {
+    return Response.redirect("/?shared=failed", 303);
+  }
+}
+
+function shareId() {
+  if (self.crypto.randomUUID) return self.crypto.randomUUID();
+  const bytes = self.crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+function putShare(share) {
+  return new Promise((resolve, reject) => {
+    const open = indexedDB.open(SHARE_DB, 1);
+    open.onupgradeneeded = () => open.result.createObjectStore("shares", { keyPath: "id" });
+    open.onerror = () => reject(open.error);
+    open.onsuccess = () => {
+      const db = open.result;
+      const tx = db.transaction("shares", "readwrite");
+      tx.objectStore("shares").put(share);
+      tx.oncomplete = () => {
+        db.close();
+        resolve();
+      };
+      tx.onerror = () => {
+        db.close();
+        reject(tx.error);
+      };
+    };
+  });
+}
 
 // The shell: network first (so an update shows at once), the cached copy when offline.
 self.addEventListener("fetch", (event) => {

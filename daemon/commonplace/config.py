@@ -192,6 +192,34 @@ class WebSettings:
 
 
 @dataclass(frozen=True)
+class ClipSettings:
+    """A shared link's page (clipping.py, pagefetch.py): fetched only when asked, and guarded."""
+
+    fetch_pages: bool = field(
+        default=False,
+        metadata={
+            "doc": "Save the text of every linked page shared as a capture (a fetch tells the "
+            "site your address and when you read it; the page's toggle asks for one capture)."
+        },
+    )
+    max_page_kb: int = field(
+        default=2048,
+        metadata={**_range(16, 65536), "doc": "The largest web page fetched for its text, in KB."},
+    )
+    timeout_s: float = field(
+        default=10.0,
+        metadata={**_range(1, 120), "doc": "Seconds a page fetch may take before it is given up."},
+    )
+    max_share_mb: float = field(
+        default=25.0,
+        metadata={
+            **_range(0.1, 500),
+            "doc": "The largest total size of the files (photos, PDFs) in one share, in MB.",
+        },
+    )
+
+
+@dataclass(frozen=True)
 class SpeechSettings:
     """Dictation: whisper.cpp on this computer, never a cloud service."""
 
@@ -782,6 +810,10 @@ class Settings:
     )
     speech: SpeechSettings = field(
         default_factory=SpeechSettings, metadata={"doc": "Dictation with whisper.cpp."}
+    )
+    clip: ClipSettings = field(
+        default_factory=ClipSettings,
+        metadata={"doc": "Shared links: whether and how a linked page's text is saved."},
     )
     tidy: TidySettings = field(
         default_factory=TidySettings, metadata={"doc": "Captures becoming filed notes."}

@@ -77,6 +77,8 @@ class ServerThread:
         self.now = [datetime(2026, 10, 26, 9, 0, tzinfo=settings.tz)]  # the assistant's clock
         self.index: Index = self._call(self._open_index())
         self.runner: web.AppRunner | None = None
+        self.page_resolver: Any = None  # a shared link's page fetch: the name lookup and rule
+        self.page_rule: Any = None
 
     @property
     def url(self) -> str:
@@ -98,6 +100,8 @@ class ServerThread:
             transcriber=self.transcriber,
             assistant=assistant,
             attention=self.attention,
+            page_resolver=self.page_resolver,
+            page_rule=self.page_rule,
         )
         app = create_app(self.settings, LLM(self.settings.ollama), services)
         self.runner = web.AppRunner(app, access_log=None, shutdown_timeout=0.5)

@@ -64,7 +64,7 @@ export async function postJSON(path, body, timeoutMs) {
   return response.json();
 }
 
-// A multipart form (a photo and its capture's fields): the browser sets the boundary.
+// A multipart form (a photo and its capture's fields, a share's words and files): the browser sets the boundary.
 export async function postForm(path, form, timeoutMs = 180000) {
   const response = await send(path, { method: "POST", headers: { Accept: "application/json" }, body: form }, timeoutMs);
   return response.json();

@@ -8,15 +8,16 @@
 // Captures go through the outbox (store.js), which keeps trying while something waits.
 
 import { getJSON } from "./api.js";
-import { flushOutbox, initCapture, renderLog, renderOutbox } from "./capture.js";
+import { checkFiled, flushOutbox, initCapture, logCapture, renderLog, renderOutbox } from "./capture.js";
 import { setSpeechState } from "./dictate.js";
 import { initAsk, renderAnswers } from "./ask.js";
 import { initAssistant, refreshAssistant } from "./assistant.js";
 import { renderPairing } from "./pair.js";
 import { initPush } from "./push.js";
 import { initSearch } from "./search.js";
+import { flushShares, renderShares } from "./shares.js";
 import { clearDayLog, isNewDay } from "./store.js";
-import { $, el, show } from "./ui.js";
+import { $, el, show, showMessage } from "./ui.js";
 import { setDaemonZone, whenText } from "./when.js";
 
 const POLL_MS = 30000;
@@ -39,23 +40,26 @@ function currentView() {
   return tab ? tab.dataset.view : "";
 }
 
-function setStatus(kind, text) {
+function setStatus(kind, text, detail = "") {
   $("#status-dot").className = `dot ${kind}`;
   $("#status-text").textContent = text;
+  $("#status").title = detail || text; // the whole story, for a long press or a mouse
 }
 
 function describe(state) {
   const waiting = state.captures_waiting || 0;
-  // Short enough to fit a phone's header beside the title ("captures waiting" was cut off).
+  // Short enough to fit a phone's header beside the title ("captures waiting" was cut off);
+  // with a problem the count comes first, so it is never the part that is cut.
   const waitingText = waiting ? ` · ${waiting} waiting` : "";
+  const first = waiting ? `${waiting} waiting · ` : "";
   if (!state.ollama.reachable) {
-    return ["warn", `Ollama not reachable${waitingText}`];
+    return ["warn", `${first}model off`, "Your computer's model (Ollama) isn't running"];
   }
   const missing = Object.entries(state.ollama.models || {}).filter(([, installed]) => !installed);
   if (missing.length) {
-    return ["warn", `Model ${missing[0][0]} not installed${waitingText}`];
+    return ["warn", `${first}model missing`, `Model ${missing[0][0]} not installed`];
   }
-  return ["ok", `Ready${waitingText}`];
+  return ["ok", `Ready${waitingText}`, ""];
 }
 
 function renderDetails(state) {
@@ -94,6 +98,8 @@ async function refresh() {
     await renderPairing(state.pairing_waiting || 0);
     if (currentView() === "assistant") refreshAssistant();
     await flushOutbox();
+    await flushShares(logCapture);
+    await checkFiled();
     schedule(POLL_MS);
   } catch (error) {
     failures += 1;
@@ -102,6 +108,7 @@ async function refresh() {
     $("#offline-text").textContent = `${error.message} Retrying in ${Math.round(wait / 1000)} s…`;
     show($("#offline-banner"), true);
     renderOutbox();
+    renderShares(logCapture, true);
     schedule(wait);
   }
 }
@@ -128,9 +135,17 @@ function init() {
   initAsk();
   initSearch();
   initAssistant();
-  // A tapped morning briefing opens /#assistant.
-  const fromLink = location.hash === "#assistant" ? "assistant" : "";
+  // A tapped morning briefing opens /#assistant; a share from another app (sw.js) opens
+  // /?shared=<id>: the capture view, where the page says it was saved.
+  const shared = new URLSearchParams(location.search).get("shared");
+  const fromLink = shared ? "capture" : location.hash === "#assistant" ? "assistant" : "";
   showView(fromLink || localStorage.getItem("commonplace.view") || "capture");
+  if (shared) {
+    history.replaceState(null, "", "/"); // a reload must not look like a second share
+    const text = shared === "failed" ? "The share could not be read; share it again." : "Saving what you shared…";
+    showMessage($("#capture-message"), text, shared === "failed" ? "error" : "info");
+    $("#capture-message").dataset.share = "saving"; // until it is sent, or known to be kept
+  }
   $("#refresh").addEventListener("click", refresh);
   $("#retry-now").addEventListener("click", refresh);
   $("#reload").addEventListener("click", () => location.reload());

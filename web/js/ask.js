@@ -1,7 +1,7 @@
 // The Ask view: a question, the answer as it streams, then the checked answer with its sources.
 // The streamed text is only a preview: the checked answer replaces it when it arrives.
 
-import { getJSON, postStream } from "./api.js";
+import { ApiError, getJSON, postStream } from "./api.js";
 import { dayLog, saveDayLog } from "./store.js";
 import { $, el, show, showMessage } from "./ui.js";
 
@@ -26,6 +26,7 @@ async function ask() {
     return;
   }
   show(message, false);
+  closeSource(); // a new answer: the sheet of an old source must not cover it
   $("#ask-button").disabled = true;
   const card = answerCard({ question, answer: "", sources: [], findings: [] }, true);
   $("#answers").prepend(card);
@@ -42,7 +43,7 @@ async function ask() {
         waiting = false;
         body.textContent += event.text;
       } else if (event.type === "answer") final = event;
-      else if (event.type === "error") throw new Error(event.error.message);
+      else if (event.type === "error") throw new ApiError(event.error.message, { code: event.error.code });
     });
     if (!final) throw new Error("The answer stopped before it was complete. Try again.");
     input.value = "";
@@ -52,10 +53,20 @@ async function ask() {
     card.replaceWith(answerCard(final, false));
   } catch (error) {
     card.remove();
-    showMessage(message, error.message, "error");
+    showMessage(message, forPhone(error), "error");
   } finally {
     $("#ask-button").disabled = false;
   }
+}
+
+// The daemon's sentence is written for the computer ("set OLLAMA_HOST ..."), where nobody
+// holding a phone can act on it: this says what it means for them.
+const MODEL_DOWN = "Your computer's model isn't running, so there is no answer now. Your captures are saved and will be filed later.";
+export function forPhone(error) {
+  const code = (error && error.code) || "";
+  if (code === "ollama_unavailable") return MODEL_DOWN;
+  if (code === "model_missing") return "Your computer is missing the model that answers. Your captures are saved and will be filed later.";
+  return error.message;
 }
 
 export function renderAnswers() {
@@ -114,11 +125,26 @@ function appendWithCitations(node, text, byNumber) {
   }
 }
 
+export function closeSource() {
+  show($("#source-sheet"), false);
+}
+
+// Markdown's marks taken out of a passage shown to read: `**Rachel Dunne**` is Rachel Dunne,
+// `[[Physio Plan]]` is Physio Plan. The note itself is untouched ("Show the whole note").
+export function plain(text) {
+  return String(text)
+    .replace(/!?\[\[([^\]|]*)\|([^\]]*)\]\]/g, "$2")
+    .replace(/!?\[\[([^\]]*)\]\]/g, "$1")
+    .replace(/\[([^\]]*)\]\((?:[^)\s]*)\)/g, "$1")
+    .replace(/(\*\*|~~)/g, "")
+    .replace(/^#{1,6}\s+/gm, "");
+}
+
 export function openSource(source) {
   current = source;
   $("#source-title").textContent = source.attachment ? source.label : source.title;
   $("#source-where").textContent = [source.path, source.heading, source.note_date].filter(Boolean).join(" · ");
-  $("#source-text").textContent = source.text;
+  $("#source-text").textContent = plain(source.text || "");
   show($("#source-more"), !source.attachment); // a PDF or image has no note text to show
   show($("#source-sheet"), true);
 }

@@ -101,6 +101,7 @@ async function send() {
   const note = $("#assistant-message");
   if (!text || busy) return;
   busy = true;
+  const failedBefore = document.querySelectorAll("#chat .bubble.failed").length;
   show(note, false);
   $("#assistant-send").disabled = true;
   show($("#chat-empty"), false);
@@ -138,4 +139,7 @@ async function send() {
   await refreshAssistant();
   const last = $("#chat").lastElementChild;
   if (last) last.scrollIntoView({ block: "end" });
+  // The failed turn is in the chat as its own red bubble: the same words again above the box
+  // said it twice. The message stays only when the chat could not show it (offline).
+  if (document.querySelectorAll("#chat .bubble.failed").length > failedBefore) show(note, false);
 }

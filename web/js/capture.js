@@ -1,6 +1,6 @@
 // The Capture view: type or dictate, check, send. Sending goes through the outbox.
 
-import { ApiError, postForm, postJSON } from "./api.js";
+import { ApiError, getJSON, postForm, postJSON } from "./api.js";
 import { initDictation } from "./dictate.js";
 import {
   addToOutbox,
@@ -43,9 +43,18 @@ export function initCapture(onChange) {
   box.addEventListener("input", () => {
     saveDraft(box.value); // a half-written note survives the app being closed
     if (!box.value.trim()) setVia("phone");
+    showFetchToggle();
   });
+  showFetchToggle();
   renderLog();
   renderOutbox();
+}
+
+// "Also save the page's text": offered only when the words hold a link; off for every new one.
+function showFetchToggle() {
+  const hasLink = /https?:\/\/\S/i.test($("#capture-text").value);
+  show($("#fetch-page-row"), hasLink);
+  if (!hasLink) $("#fetch-page").checked = false;
 }
 
 function setPhoto(file) {
@@ -70,8 +79,10 @@ async function sendCapture(onChange) {
     showMessage($("#capture-message"), "Write something first.", "warn");
     return;
   }
+  const fetchPage = $("#fetch-page").checked && /https?:\/\/\S/i.test(text);
   try {
-    await addToOutbox(text, via, photo); // kept on the phone first: nothing is lost if sending fails
+    // kept on the phone first: nothing is lost if sending fails
+    await addToOutbox(text, via, photo, { fetchPage });
   } catch (error) {
     showMessage($("#capture-message"), "This phone could not keep the photo (its storage is full?). Nothing was sent.", "error");
     return;
@@ -82,6 +93,7 @@ async function sendCapture(onChange) {
   box.value = "";
   saveDraft("");
   setVia("phone");
+  showFetchToggle();
   await flushOutbox();
   onChange();
 }
@@ -102,9 +114,10 @@ export async function flushOutbox() {
               via: item.via,
               id: item.id,
               captured: item.captured,
+              ...(item.fetchPage ? { fetch_page: true } : {}),
             });
         removeFromOutbox(item.id);
-        logCapture(item.photo ? `📷 ${item.text}`.trim() : item.text, result.path, item.captured);
+        logCapture(item.photo ? `📷 ${item.text}`.trim() : item.text, result.path, item.captured, result.capture);
       } catch (error) {
         lastError = error;
         if (error instanceof ApiError && !error.offline && error.status >= 400 && error.status < 500 && error.status !== 403) {
@@ -152,11 +165,39 @@ async function sendPhoto(item) {
 }
 
 // `at`: when it was written on the phone, which the daemon dates the capture by (its name).
-function logCapture(text, path, at) {
+// `capture`: the daemon's "<id>@<minute>", by which it says later where the capture was filed.
+export function logCapture(text, path, at, capture = "") {
   const log = dayLog();
-  log.captures.unshift({ text: text.slice(0, 280), path, at: at || new Date().toISOString() });
+  log.captures.unshift({ text: text.slice(0, 280), path, at: at || new Date().toISOString(), capture });
   saveDayLog(log);
   renderLog();
+}
+
+// "Saved today" said Inbox/... long after the capture had been filed somewhere else: ask the
+// daemon where the ones not yet known were filed, and show that instead.
+export async function checkFiled() {
+  const waiting = dayLog().captures.filter((entry) => entry.capture && !entry.filed);
+  if (!waiting.length) return;
+  const ids = waiting.slice(0, 30).map((entry) => entry.capture).join(",");
+  let found;
+  try {
+    found = (await getJSON(`/api/capture/filed?ids=${encodeURIComponent(ids)}`)).filed || {};
+  } catch (ignored) {
+    return; // asked again at the next refresh
+  }
+  const log = dayLog();
+  let changed = false;
+  for (const entry of log.captures) {
+    const where = entry.capture && found[entry.capture.split("@")[0]];
+    if (where && !entry.filed) {
+      entry.filed = where;
+      changed = true;
+    }
+  }
+  if (changed) {
+    saveDayLog(log);
+    renderLog();
+  }
 }
 
 export function renderLog() {
@@ -168,7 +209,10 @@ export function renderLog() {
     const time = clockTime(entry.at); // the daemon's zone, as the capture's name is
     list.append(
       el("li", { className: "saved" }, [
-        el("span", { className: "when", text: `${time ? `${time} · ` : ""}saved to ${entry.path}` }),
+        el("span", {
+          className: "when",
+          text: `${time ? `${time} · ` : ""}${entry.filed ? `filed as ${entry.filed}` : `saved to ${entry.path}`}`,
+        }),
         el("p", { className: "words", text: entry.text }),
       ]),
     );

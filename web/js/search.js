@@ -3,7 +3,7 @@
 // elements around text nodes, so a note's text is never parsed as HTML.
 
 import { getJSON } from "./api.js";
-import { openSource } from "./ask.js";
+import { closeSource, openSource } from "./ask.js";
 import { $, el, show, showMessage } from "./ui.js";
 
 export function initSearch() {
@@ -39,6 +39,7 @@ function render(query, body) {
   notice.textContent = body.notice || "";
   show(notice, Boolean(body.notice));
   $("#search-list").replaceChildren(...results.map(resultItem));
+  closeSource(); // the sheet was about an earlier result: it must not hide the new ones
   show($("#search-results"), true);
 }
 
@@ -58,16 +59,52 @@ function resultItem(result) {
   ]);
 }
 
-// The snippet as text nodes, with each [start, end) range in a <mark>.
-export function marked(text, marks) {
+// The snippet as text nodes, with each [start, end) range in a <mark>. The marks are places in
+// the note's own text, so Markdown's marks are taken out of the whole snippet first and the
+// ranges moved with them (`**Rachel Dunne**` reads Rachel Dunne, marked where it was).
+export function marked(raw, marks) {
+  const { text, at: place } = plainWithPlaces(raw);
   const nodes = [];
   let at = 0;
-  for (const [start, end] of marks) {
-    if (start < at || end > text.length || start >= end) continue;
+  for (const [rawStart, rawEnd] of marks) {
+    if (rawStart < 0 || rawEnd > raw.length || rawStart >= rawEnd) continue;
+    const start = place[rawStart];
+    const end = place[rawEnd];
+    if (start < at || start >= end) continue;
     if (start > at) nodes.push(document.createTextNode(text.slice(at, start)));
     nodes.push(el("mark", { text: text.slice(start, end) }));
     at = end;
   }
   if (at < text.length) nodes.push(document.createTextNode(text.slice(at)));
   return nodes;
+}
+
+// plain() of the snippet, with where each raw position lands in it (place[i] for 0..length).
+function plainWithPlaces(raw) {
+  const keep = new Array(raw.length).fill(true);
+  const drop = (start, length) => {
+    for (let i = start; i < start + length && i < raw.length; i += 1) keep[i] = false;
+  };
+  for (const m of raw.matchAll(/!?\[\[([^\]|]*)\|([^\]]*)\]\]/g)) {
+    drop(m.index, m[0].length - m[2].length - 2); // "[[target|" goes, the alias stays
+    drop(m.index + m[0].length - 2, 2);
+  }
+  for (const m of raw.matchAll(/!?\[\[([^\]|]*)\]\]/g)) {
+    drop(m.index, m[0].length - m[1].length - 2);
+    drop(m.index + m[0].length - 2, 2);
+  }
+  for (const m of raw.matchAll(/\[([^\]]*)\]\(([^)\s]*)\)/g)) {
+    drop(m.index, 1);
+    drop(m.index + 1 + m[1].length, m[0].length - m[1].length - 1);
+  }
+  for (const m of raw.matchAll(/\*\*|~~/g)) drop(m.index, m[0].length);
+  for (const m of raw.matchAll(/^#{1,6}\s+/gm)) drop(m.index, m[0].length);
+  let text = "";
+  const place = [];
+  for (let i = 0; i < raw.length; i += 1) {
+    place.push(text.length);
+    if (keep[i]) text += raw[i];
+  }
+  place.push(text.length);
+  return { text, at: place };
 }

@@ -45,8 +45,10 @@ export function outbox() {
 
 // A photo goes with its capture: its bytes are kept in IndexedDB (localStorage holds text, and
 // a few MB at most), under the capture's id, before the capture is put in the outbox.
-export async function addToOutbox(text, via, photo = null) {
+// `fetchPage`: the linked page's text is saved too (the daemon fetches it).
+export async function addToOutbox(text, via, photo = null, { fetchPage = false } = {}) {
   const item = { id: newId(), text, via, captured: new Date().toISOString(), error: "" };
+  if (fetchPage) item.fetchPage = true;
   if (photo) {
     await savePhoto(item.id, photo);
     item.photo = { name: photo.name || "photo", type: photo.type || "", size: photo.size };

@@ -17,16 +17,28 @@ import json
 import logging
 import re
 import time
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 from aiohttp import BodyPartReader, web
 
 from commonplace.capture import CaptureError, not_saved_reason, write_capture
+from commonplace.capture import capture_id as make_capture_id
+from commonplace.clipping import (
+    clipping_block,
+    extract_text,
+    first_link,
+    only_link,
+    with_clipping,
+)
 from commonplace.config import Settings
+from commonplace.net import non_public_reason
+from commonplace.pagefetch import FetchRefused, fetch_page
 from commonplace.server.context import SENT, SERVICES, SETTINGS, Services
 from commonplace.server.errors import ApiError, BodyPace, read_body, read_json, text_field
 from commonplace.server.limits import limited
+from commonplace.sharedfiles import SharedFile, embed_above, save_shared_files
 from commonplace.speech import (
     AudioError,
     AudioTooLong,
@@ -41,7 +53,7 @@ log = logging.getLogger(__name__)
 
 MAX_CAPTURE_CHARS = 100_000
 CAPTURE_HEAD_BYTES = 64  # the frontmatter write_capture puts above the words
-VIA_CHOICES = ("phone", "dictation", "web", "plugin", "api", "mcp")
+VIA_CHOICES = ("phone", "dictation", "web", "plugin", "api", "mcp", "share", "shortcut")
 MAX_BACKDATE = timedelta(days=30)
 HINT_CACHE_S = 600.0
 _ID = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
@@ -53,6 +65,17 @@ async def capture(request: web.Request) -> web.Response:
     text = text_field(body, "text")
     via = text_field(body, "via", required=False) or "phone"
     capture_id = text_field(body, "id", required=False)
+    fetch_page = body.get("fetch_page", False)
+    if not isinstance(fetch_page, bool):
+        raise ApiError(400, "bad_field", "'fetch_page' must be true or false")
+    check_fields(settings, text, via, capture_id)
+    sent_time = body.get("captured")
+    wanted = Wanted(text, via, capture_id, sent_time, page_link(settings, text, fetch_page))
+    return await save_wanted(request, settings, wanted)
+
+
+def check_fields(settings: Settings, text: str, via: str, capture_id: str) -> None:
+    """The checks every capture's fields pass, however it came (typed, shared, a Shortcut)."""
     if via not in VIA_CHOICES:
         raise ApiError(400, "bad_field", f"'via' must be one of {', '.join(VIA_CHOICES)}")
     if capture_id and not _ID.match(capture_id):
@@ -62,36 +85,78 @@ async def capture(request: web.Request) -> web.Response:
     limit_kb = settings.tidy.max_capture_kb
     if len(text.encode("utf-8")) + CAPTURE_HEAD_BYTES > limit_kb * 1024:  # tidy would refuse it
         raise ApiError(413, "too_large", f"a capture is limited to {limit_kb} KB")
-    if not capture_id:
-        return await _save(request, settings, body, text, via, "")
-    async with request.app[SENT].one_at_a_time(capture_id):  # two sends at once: one file
-        return await _save(request, settings, body, text, via, capture_id)
 
 
-async def _save(
-    request: web.Request,
-    settings: Settings,
-    body: dict[str, Any],
-    text: str,
-    via: str,
-    capture_id: str,
-) -> web.Response:
+def page_link(settings: Settings, words: str, asked: bool) -> str:
+    """The link whose page is to be clipped: with the per-capture toggle, the first link in the
+    words; with `[clip] fetch_pages`, a capture that is only a link; else none ("")."""
+    if asked:
+        return first_link(words)
+    if settings.clip.fetch_pages and (link := only_link(words)):
+        return link[0]
+    return ""
+
+
+@dataclass(frozen=True)
+class Wanted:
+    """A capture to save: the owner's words exactly, and what comes with them."""
+
+    words: str
+    via: str
+    capture_id: str
+    sent_time: Any  # the phone's 'captured' value, as sent
+    link: str = ""  # a page to clip below the words ("" for none)
+    files: tuple[SharedFile, ...] = ()  # saved as attachments, embedded above the words
+
+
+async def save_wanted(request: web.Request, settings: Settings, wanted: Wanted) -> web.Response:
+    if not wanted.capture_id:
+        return await _save(request, settings, wanted)
+    async with request.app[SENT].one_at_a_time(wanted.capture_id):  # two sends at once: one file
+        return await _save(request, settings, wanted)
+
+
+async def _save(request: web.Request, settings: Settings, wanted: Wanted) -> web.Response:
     """Write the capture, unless its id was saved already (then that file's path)."""
     sent = request.app[SENT]
+    capture_id, via, sent_time = wanted.capture_id, wanted.via, wanted.sent_time
     if capture_id and (earlier := await asyncio.to_thread(sent.get, capture_id)):
         return web.json_response({"path": earlier, "repeat": True})
-    sent_time = body.get("captured")
     when, not_used = _captured_time(sent_time, settings)
     original = (
         (sent_time if isinstance(sent_time, str) else json.dumps(sent_time)) if not_used else ""
     )
+    text = wanted.words
+    answer: dict[str, Any] = {}
+    if wanted.link:
+        block, answer["page"] = await page_clipping(request, settings, wanted.link)
+        if block:
+            text = with_clipping(text, block)
+            limit = settings.tidy.max_capture_kb * 1024
+            if len(text.encode("utf-8")) + CAPTURE_HEAD_BYTES > limit:
+                text = wanted.words
+                answer["page"] = {"saved": False, "reason": "the page's text is too long to keep"}
+    if wanted.files:
+        try:
+            saved = await asyncio.to_thread(save_shared_files, settings, wanted.files, when)
+        except OSError as exc:  # the page keeps the share and sends it again
+            raise not_saved(exc) from None
+        text = embed_above(saved, text)
+        answer["files"] = [f.path for f in saved]
     try:
         path = await asyncio.to_thread(write_capture, settings, text, via, when, original=original)
     except CaptureError as exc:
         raise ApiError(400, "bad_capture", str(exc)) from None
     except OSError as exc:  # nothing was saved: a 5xx, so the page keeps it and sends it again
         raise not_saved(exc) from None
-    log.info("capture saved: %s (via %s, %d characters)", path, via, len(text))
+    log.info(
+        "capture saved: %s (via %s, %d characters, %d file(s)%s)",
+        path,
+        via,
+        len(wanted.words),
+        len(wanted.files),
+        ", with a page's text" if answer.get("page", {}).get("saved") else "",
+    )
     if not_used:
         log.warning(
             "%s: the 'captured' time sent is %s; the capture has the time it arrived, and the "
@@ -101,7 +166,36 @@ async def _save(
         )
     if capture_id:
         await asyncio.to_thread(sent.add, capture_id, path)
-    return web.json_response({"path": path}, status=201)
+    local = when.astimezone(settings.tz)  # the minute write_capture named and stamped it by
+    answer["capture"] = f"{make_capture_id(path, local)}@{local.strftime('%Y-%m-%d %H%M')}"
+    return web.json_response({"path": path, **answer}, status=201)
+
+
+async def page_clipping(
+    request: web.Request, settings: Settings, link: str
+) -> tuple[str, dict[str, Any]]:
+    """(the clipping block, what the page is told about it). A page that cannot be fetched
+    never stops the capture: its words are saved, and the answer says why the page was not."""
+    services = request.app[SERVICES]
+    try:
+        page = await fetch_page(
+            link,
+            max_bytes=settings.clip.max_page_kb * 1024,
+            timeout_s=settings.clip.timeout_s,
+            resolver=services.page_resolver,
+            reason=services.page_rule or non_public_reason,
+        )
+    except FetchRefused as exc:
+        log.info("a shared link's page was not saved: %s", type(exc).__name__)  # no address
+        return "", {"saved": False, "reason": str(exc)}
+    if page.content_type == "text/plain":
+        text = page.text
+    else:
+        text = await asyncio.to_thread(extract_text, page.text, page.url)
+    if not text.strip():
+        return "", {"saved": False, "reason": "no main text was found on the page"}
+    today = datetime.now(settings.tz).date()
+    return clipping_block(link, today, text), {"saved": True, "chars": len(text)}
 
 
 def not_saved(exc: OSError) -> ApiError:

@@ -23,9 +23,11 @@ from commonplace.resources import resource_dir
 from commonplace.server import (
     api_ask,
     api_capture,
+    api_filed,
     api_photo,
     api_related,
     api_search,
+    api_share,
     api_state,
     api_tasks,
 )
@@ -77,8 +79,14 @@ def create_app(
     """The whole server. `services` holds what the daemon runs (index, jobs, transcriber...);
     a test passes only what it needs, and the API says 503 for a part that is missing."""
     upload_limit = int(
-        max(settings.speech.max_upload_mb, settings.attachments.max_photo_mb + 1) * 1024 * 1024
-    )  # a recording, or a photo and its capture's words
+        max(
+            settings.speech.max_upload_mb,
+            settings.attachments.max_photo_mb + 1,
+            settings.clip.max_share_mb + 2,
+        )
+        * 1024
+        * 1024
+    )  # a recording, a photo and its capture's words, or a share's files and words
     policy = Policy.from_settings(
         settings.web,
         token_file=token_path(settings.data_path),
@@ -96,6 +104,8 @@ def create_app(
     app.on_response_prepare.append(add_security_headers)
     app.router.add_get("/api/state", api_state.state)
     app.router.add_post("/api/capture", api_capture.capture)
+    app.router.add_get("/api/capture/filed", api_filed.filed)  # where "Saved today" went
+    app.router.add_post("/api/share", api_share.share)  # the share target, the iPhone Shortcut
     app.router.add_post("/api/capture/photo", api_photo.capture_photo)
     app.router.add_post("/api/transcribe", api_capture.transcribe)
     app.router.add_get("/api/search", api_search.search)

@@ -75,7 +75,9 @@ IDENTITY_HEADER = "Tailscale-User-Login"
 FUNNEL_HEADER = "Tailscale-Funnel-Request"
 LOCAL_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
-UPLOAD_PATHS = frozenset({"/api/transcribe", "/api/capture/photo"})  # a recording, a photo
+UPLOAD_PATHS = frozenset(
+    {"/api/transcribe", "/api/capture/photo", "/api/share"}
+)  # recording, photo, share
 UPLOAD_TYPES = ("audio/", "video/webm", "video/mp4", "multipart/form-data")
 APP_ORIGIN = "app://obsidian.md"  # Obsidian desktop's window, where its plugins run
 # Obsidian mobile is a Capacitor app: its web view's origin on iOS, and on Android (http, or
@@ -390,6 +392,13 @@ def _check_type(facts: RequestFacts) -> Refusal | None:
     ctype = facts.content_type
     if ctype == "application/json":
         return None
+    if facts.path == "/api/share":
+        if ctype in ("multipart/form-data", "application/x-www-form-urlencoded"):
+            return None  # a share's form (api_share.py); (d)'s Origin check has been passed
+        return Refusal(
+            "content_type",
+            f"content type {ctype[:60] or 'none'!r} is not a form (multipart/form-data)",
+        )
     if facts.path in UPLOAD_PATHS and ctype.startswith(UPLOAD_TYPES):
         return None
     upload = " or a multipart form" if facts.path == "/api/capture/photo" else " or audio"

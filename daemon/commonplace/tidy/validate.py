@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from datetime import date
 
 from commonplace.capture import Capture
+from commonplace.clipping import link_title, only_link, split_clipping
 from commonplace.tidy import support
 from commonplace.tidy.catalog import VaultFacts
 from commonplace.tidy.models import Candidate, Decision, Dropped, Proposal, Todo, TodoProposal
@@ -46,8 +47,14 @@ def decide(
     """`name_format` is the Logseq graph's `:file/name-format` (the flavour "logseq" only);
     `candidates` are the notes the model was shown (they tell two notes of one name apart)."""
     dropped: list[Dropped] = []
-    own = support.own_words(capture.body)
-    title = check_title(proposal.title, own, dropped)
+    # A clipping (a linked page's text) is someone else's words: never the owner's.
+    words, _clip = split_clipping(capture.body)
+    own = support.own_words(words)
+    link = only_link(words)
+    if link is not None:  # a shared link: titled from its shared title or its own words
+        title = check_title(link_title(*link), own, dropped)
+    else:
+        title = check_title(proposal.title, own, dropped)
     if flavor == "logseq":
         title = logseq_title(title, own, dropped, name_format)
     tags = check_tags(proposal.tags, own, facts, dropped)
@@ -295,7 +302,7 @@ def check_todos(
     for item in raws:
         raw = item.text
         text = clean_todo_text(raw)
-        reason = todo_problem(text, capture.body, own)
+        reason = todo_problem(text, capture.body, own)  # only `own` makes one: never a clipping
         if reason:
             dropped.append(Dropped("todo", raw, reason))
             continue
