@@ -446,10 +446,12 @@ def _docs_model(request: dict[str, Any]) -> str:
 @pytest.fixture
 def home(tmp_path: Path, fake_ollama_thread: FakeOllama) -> Iterator[dict[str, str]]:
     """The environment a reader's terminal has: a home folder with `~/Notes` (the sample
-    vault), no config yet, `commonplace` on the PATH, Ollama answering (the fake)."""
+    vault, opened once in Obsidian: it has its .obsidian/ folder), no config yet, `commonplace`
+    on the PATH, Ollama answering (the fake)."""
     fake_ollama_thread.chat_handler = _docs_model
     home = tmp_path / "home"
     shutil.copytree(FIXTURE, home / "Notes", ignore=shutil.ignore_patterns("captures", "calendar"))
+    (home / "Notes" / ".obsidian").mkdir(exist_ok=True)
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     shim = bin_dir / "commonplace"

@@ -85,7 +85,9 @@ def leaks(records: list[logging.LogRecord]) -> list[str]:
 
 @pytest.fixture
 def everything_logged(caplog: pytest.LogCaptureFixture) -> Iterator[pytest.LogCaptureFixture]:
-    with caplog.at_level(logging.DEBUG):
+    # The package's own logger too: `commonplace run` invoked in-process by an earlier test on
+    # this worker leaves it at INFO, and then no DEBUG record is made at all.
+    with caplog.at_level(logging.DEBUG), caplog.at_level(logging.DEBUG, logger="commonplace"):
         yield caplog
 
 
