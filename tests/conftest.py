@@ -15,7 +15,9 @@ more.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -32,6 +34,23 @@ hypothesis_settings.load_profile("commonplace")
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURE = REPO / "vault_fixture"
+
+
+@pytest.fixture(autouse=True)
+def _logging_as_it_was() -> Iterator[None]:
+    """A command run in-process (`commonplace run`, `tidy`) sets the package logger's level and
+    adds its log file; the next test on the same worker would then see other records (an INFO
+    line where only a warning was expected) and write into a folder that is gone. Put back.
+    Only file handlers are removed: pytest's own capture handlers come and go by themselves."""
+    loggers = [logging.getLogger(), logging.getLogger("commonplace")]
+    saved = [(lg.level, list(lg.handlers)) for lg in loggers]
+    yield
+    for lg, (level, handlers) in zip(loggers, saved, strict=True):
+        lg.setLevel(level)
+        for handler in lg.handlers[:]:
+            if isinstance(handler, logging.FileHandler) and handler not in handlers:
+                lg.removeHandler(handler)
+                handler.close()
 
 
 @pytest.fixture(autouse=True)

@@ -95,6 +95,7 @@ def test_an_older_folder_is_brought_forward_once_and_its_state_kept(
     before = records(data)
     found = dataformat.refuse_newer(data)
     assert found == Found(1)
+    caplog.clear()  # only what bringing it forward says
     message = dataformat.bring_forward(data, found)
     assert "format 1" in message and f"format {FORMAT}" in message
     assert [r.getMessage() for r in caplog.records] == [message]
