@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from commonplace.logfile import log_dir
-from commonplace.service.program import ServiceCommand, ServiceError
+from commonplace.service.program import ServiceCommand, ServiceError, removable
 from commonplace.service.tools import call, drop_empty_folders
 from commonplace.vault.atomic import replace_file
 
@@ -118,13 +118,9 @@ def install(command: ServiceCommand, *, force: bool, program: Path, say: Say) ->
 
 def uninstall(*, force: bool, say: Say) -> bool:
     path = plist_path()
-    if not path.exists():
+    if not removable(path, ours=_ours(path), force=force):
         say(f"No service to remove ({path} does not exist)")
         return False
-    if not _ours(path) and not force:
-        raise ServiceError(
-            f"{path} was not written by commonplace; it is left alone (--force removes it)"
-        )
     done = call("launchctl", "bootout", f"{domain()}/{LABEL}")
     if not done.ok:
         say(f"(`{done.line()}`: {done.why()})")

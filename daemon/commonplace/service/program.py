@@ -23,6 +23,18 @@ class ServiceError(Exception):
     """Install, uninstall or status cannot go on; the message says why and what to do."""
 
 
+def removable(path: Path, *, ours: bool, force: bool) -> bool:
+    """Whether uninstall may remove the service file: False when there is none; a file
+    commonplace did not write is someone else's and stays unless --force."""
+    if not path.exists():
+        return False
+    if not ours and not force:
+        raise ServiceError(
+            f"{path} was not written by commonplace; it is left alone (--force removes it)"
+        )
+    return True
+
+
 @dataclass(frozen=True)
 class ServiceCommand:
     argv: tuple[str, ...]  # absolute program first, then `--config <file> run`

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from commonplace.service.program import ServiceCommand, ServiceError
+from commonplace.service.program import ServiceCommand, ServiceError, removable
 from commonplace.service.tools import Called, call, drop_empty_folders
 from commonplace.vault.atomic import replace_file
 
@@ -154,13 +154,9 @@ def _say_lingering(say: Say) -> None:
 def uninstall(*, force: bool, say: Say) -> bool:
     """Stop and disable the service, remove the unit file install wrote; True if removed."""
     path = unit_path()
-    if not path.exists():
+    if not removable(path, ours=_ours(path), force=force):
         say(f"No service to remove ({path} does not exist)")
         return False
-    if not _ours(path) and not force:
-        raise ServiceError(
-            f"{path} was not written by commonplace; it is left alone (--force removes it)"
-        )
     stopped = systemctl("disable", "--now", UNIT)
     if not stopped.ok:
         say(f"(`{stopped.line()}`: {stopped.why()})")
