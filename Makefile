@@ -139,7 +139,7 @@ check-install: plugin
 	.venv-install/bin/python -m pip install --quiet --upgrade pip
 	.venv-install/bin/python -m pip install --quiet -c $(CONSTRAINTS) .
 	.venv-install/bin/python -m pip check
-	cd /tmp && $(CURDIR)/.venv-install/bin/python -m commonplace.importcheck
+	cd /tmp && $(CURDIR)/.venv-install/bin/python -m commonplace.doctor.imports
 	rm -rf .venv-install
 
 lint: $(TEST_STAMP)

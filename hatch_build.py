@@ -2,8 +2,8 @@
 
 A hook rather than a force-include: the editable install that `make run` and `make test` make
 before the plugin is built (and without Node.js, for `make run`) needs none of it, since from a
-checkout the files are found in obsidian-bridge/ itself (commonplace/resources.py). A wheel for
-users must carry it, so building one without main.js stops, saying what to run.
+checkout the files are found in obsidian-bridge/ itself (commonplace/basics/resources.py). A
+wheel for users must carry it, so building one without main.js stops, saying what to run.
 """
 
 from __future__ import annotations

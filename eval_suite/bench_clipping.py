@@ -15,7 +15,7 @@ def main() -> None:
     imported = time.perf_counter() - started
     from tests.share.conftest import ARTICLE
 
-    from commonplace.clipping import extract_text
+    from commonplace.capture.clipping import extract_text
 
     paragraph = "<p>Paragraph {} about pruning roses in late winter, above an outward bud.</p>"
     big = "<html><body><article>" + "".join(paragraph.format(i) for i in range(2000))

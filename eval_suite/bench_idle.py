@@ -91,7 +91,7 @@ def parse_args() -> argparse.Namespace:
 def prepare(work: Path, captures: int) -> tuple[Path, Path]:
     """A fresh copy of the sample vault (as `make run` makes it), with `captures` of the
     fixture week's captures waiting in its inbox (with Ollama down, they wait there)."""
-    from commonplace.sample import make_sample_vault, sample_captures
+    from commonplace.firstrun.sample import make_sample_vault, sample_captures
 
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
@@ -139,7 +139,7 @@ def start_daemon(work: Path, vault: Path, data: Path, host: str) -> subprocess.P
 
 
 def port_of(data: Path, proc: subprocess.Popen[bytes], limit_s: float) -> int:
-    from commonplace.lock import LOCK_NAME, read_lock
+    from commonplace.runtime.lock import LOCK_NAME, read_lock
 
     deadline = time.monotonic() + limit_s
     while time.monotonic() < deadline:

@@ -36,9 +36,9 @@ sys.path.insert(0, str(REPO))
 from tests.fakes.ollama import FakeOllama, run_in_thread  # noqa: E402
 
 from commonplace.config import Settings, load_settings  # noqa: E402
+from commonplace.daemon.watcher import VaultWatcher  # noqa: E402
 from commonplace.index import Index, IndexService, SearchFilter, hubness  # noqa: E402
 from commonplace.llm import LLM  # noqa: E402
-from commonplace.watcher import VaultWatcher  # noqa: E402
 
 
 def main() -> None:

@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from commonplace.lock import LOCK_NAME, read_lock
+from commonplace.runtime.lock import LOCK_NAME, read_lock
 
 WAIT_S = 45.0
 ROOT_READS_ANYTHING = ("dac_override", "dac_read_search")

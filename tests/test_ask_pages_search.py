@@ -18,12 +18,12 @@ import pytest
 
 from commonplace.ask.passages import retrieve
 from commonplace.config import Settings
-from commonplace.daemon_notes import ask_pages, daemon_folder_of, is_ask_note
 from commonplace.index import Index, SearchFilter
 from commonplace.index import store as index_store
 from commonplace.index.vector_process import VectorProcess
 from commonplace.index.vectors import VectorStore
 from commonplace.llm import LLM
+from commonplace.runtime.daemon_notes import ask_pages, daemon_folder_of, is_ask_note
 from commonplace.tidy.candidates import find_candidates
 from tests.fakes.ollama import FakeOllama
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from commonplace.attention import Attention, Entry, attention_file, read_running, summary
-from commonplace.lock import LOCK_NAME
+from commonplace.runtime.attention import Attention, Entry, attention_file, read_running, summary
+from commonplace.runtime.lock import LOCK_NAME
 
 
 def test_report_updates_counts_and_clears() -> None:
@@ -86,7 +86,7 @@ def test_a_full_disk_does_not_stop_the_reporter(
     def full(*args: object, **kwargs: object) -> None:
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr("commonplace.attention.write_json", full)
+    monkeypatch.setattr("commonplace.runtime.attention.write_json", full)
     attention = Attention(attention_file(tmp_path))
     attention.report("tidy", "Inbox/a.md", "write_failed", "could not be filed")
     assert [e.code for e in attention.entries()] == ["write_failed"]
@@ -130,7 +130,7 @@ def test_files_with_the_same_trouble_read_as_one_line_from_three_on() -> None:
 
     paths = [f"Inbox/{n}.md" for n in "abcde"]
     other = Entry("tidy", "Inbox/x.md", "unreadable", "cannot be read", action="chmod u+r")
-    daemon = Entry("job queue", "", "crashed", "stopped: ValueError in jobs.py:1")
+    daemon = Entry("job queue", "", "crashed", "stopped: ValueError in daemon/jobs.py:1")
     entries = [marked(p, 50.0 - i) for i, p in enumerate(paths[:2])]
     entries += [other, *(marked(p, 50.0 - i) for i, p in enumerate(paths[2:], 2)), daemon]
 

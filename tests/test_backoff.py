@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from commonplace.backoff import backoff_s
+from commonplace.basics.backoff import backoff_s
 
 
 @pytest.mark.parametrize(

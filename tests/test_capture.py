@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
-from commonplace.capture import (
+from commonplace.capture.inbox import (
     CaptureError,
     capture_id,
     parse_capture,
@@ -117,7 +117,7 @@ def test_written_words_read_back_exactly(settings: Settings, text: str) -> None:
 
 
 def test_a_bom_before_broken_frontmatter_is_not_part_of_the_words() -> None:
-    from commonplace.capture import split_capture
+    from commonplace.capture.inbox import split_capture
 
     meta, body = split_capture("\ufeff---\na: [broken\n---\nmy words\n")
     assert meta == {}
@@ -125,7 +125,7 @@ def test_a_bom_before_broken_frontmatter_is_not_part_of_the_words() -> None:
 
 
 def test_digest_and_tidy_read_a_capture_time_the_same_way() -> None:
-    from commonplace.capture import captured_time
+    from commonplace.capture.inbox import captured_time
     from commonplace.digest.collect import captured_at
     from commonplace.vault import parse_note
 

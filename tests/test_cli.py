@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 from commonplace.cli.main import COMMANDS, cli
 from commonplace.config import Settings
-from commonplace.doctor import ollama_checks
+from commonplace.doctor.checks import ollama_checks
 from commonplace.llm import OllamaStatus
 from tests.fakes.ollama import FakeOllama
 
@@ -230,9 +230,9 @@ def test_doctor_shows_what_the_running_daemon_needs_attention_for(
     import os
     import socket
 
-    from commonplace.attention import Attention, attention_file
     from commonplace.config import load_settings
-    from commonplace.lock import LOCK_NAME
+    from commonplace.runtime.attention import Attention, attention_file
+    from commonplace.runtime.lock import LOCK_NAME
     from commonplace.tidy.state import TidyState
 
     env = {"COMMONPLACE_VAULT": str(vault), "COMMONPLACE_DATA": str(tmp_path / "data")}
@@ -263,9 +263,9 @@ def test_doctor_says_once_what_many_captures_have_in_common(
     import os
     import socket
 
-    from commonplace.attention import Attention, attention_file
     from commonplace.config import load_settings
-    from commonplace.lock import LOCK_NAME
+    from commonplace.runtime.attention import Attention, attention_file
+    from commonplace.runtime.lock import LOCK_NAME
 
     env = {"COMMONPLACE_VAULT": str(vault), "COMMONPLACE_DATA": str(tmp_path / "data")}
     settings = load_settings(env=env)
@@ -293,7 +293,7 @@ def test_without_a_vault_the_commands_point_at_the_sample_that_make_run_uses(
     """`make run` with no vault configured runs on a sample copy; a new user who then types
     `commonplace search` in another terminal is told how to reach it, not only to set a vault."""
     scratch = tmp_path / "commonplace-sample"
-    monkeypatch.setattr("commonplace.sample.sample_scratch", lambda: scratch)
+    monkeypatch.setattr("commonplace.firstrun.sample.sample_scratch", lambda: scratch)
     monkeypatch.setattr("commonplace.cli.common.sample_scratch", lambda: scratch)
     env = {"HOME": str(tmp_path / "home")}
     before = CliRunner().invoke(cli, ["search", "bread"], env=env)
@@ -320,7 +320,7 @@ def sample_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Samp
     scratch = tmp_path / "commonplace-sample"
     started: list[Path] = []
     monkeypatch.setattr(run_cli, "sample_scratch", lambda: scratch)
-    monkeypatch.setattr("commonplace.sample.sample_scratch", lambda: scratch)
+    monkeypatch.setattr("commonplace.firstrun.sample.sample_scratch", lambda: scratch)
 
     async def fake_daemon(settings: object) -> None:
         started.append(settings.vault)  # type: ignore[attr-defined]
@@ -394,7 +394,7 @@ def test_the_samples_digest_shows_the_week_of_its_captures(
     other terminal as make run says, writes that week's digest."""
     import json
 
-    from commonplace.sample import sample_captures
+    from commonplace.firstrun.sample import sample_captures
 
     scratch, env, _ = sample_run
     result = CliRunner().invoke(cli, ["run", "--sample-if-unset"], env=env)
@@ -501,7 +501,7 @@ def test_doctor_warns_when_obsidian_makes_new_notes_in_the_inbox(
 ) -> None:
     """The start-up notes (log, /api/state, the phone page) say it too."""
     from commonplace.config import load_settings
-    from commonplace.daemon import start_notes
+    from commonplace.daemon.run import start_notes
 
     env = {"COMMONPLACE_VAULT": str(vault)}
     assert "new note" not in CliRunner().invoke(cli, ["doctor"], env=env).output

@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 
 from commonplace.config import Settings
-from commonplace.conflicts import find_conflict_copies, original_of
+from commonplace.daemon.conflicts import find_conflict_copies, original_of
 
 
 @pytest.mark.parametrize(

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from commonplace.config import Settings
-from commonplace.daemon import clean_up_after_a_crash, run_daemon
-from commonplace.leftovers import keep_putting_back, put_back_left_aside
+from commonplace.daemon.leftovers import keep_putting_back, put_back_left_aside
+from commonplace.daemon.run import clean_up_after_a_crash, run_daemon
 from commonplace.vault import atomic, layout
 from commonplace.vault.atomic import REMOVING_SUFFIX
 from commonplace.vault.layout import TEMP_SUFFIX

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from commonplace.discovery import read_discovery
-from commonplace.lock import LOCK_NAME
+from commonplace.plugin.discovery import read_discovery
+from commonplace.runtime.lock import LOCK_NAME
 from tests.daemon_process import port_of
 
 

@@ -18,8 +18,8 @@ import aiohttp
 import pytest
 
 from commonplace.config import Settings
-from commonplace.daemon import run_daemon
-from commonplace.lock import LOCK_NAME, read_lock
+from commonplace.daemon.run import run_daemon
+from commonplace.runtime.lock import LOCK_NAME, read_lock
 from tests.fakes.ollama import FakeOllama
 
 WAIT_S = 20.0

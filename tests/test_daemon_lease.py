@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from commonplace.lease import LeaseInfo, lease_path
+from commonplace.daemon.lease import LeaseInfo, lease_path
 from commonplace.vault import parse_note
 from tests.conftest import REPO
 from tests.daemon_process import port_of

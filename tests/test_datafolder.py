@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from commonplace.attention import Attention, attention_file
-from commonplace.datafolder import SOURCE, keep_lock
-from commonplace.lock import LOCK_NAME, LockHeld, VaultLock, read_lock
+from commonplace.daemon.datafolder import SOURCE, keep_lock
+from commonplace.runtime.attention import Attention, attention_file
+from commonplace.runtime.lock import LOCK_NAME, LockHeld, VaultLock, read_lock
 
 
 @pytest.fixture

@@ -1,5 +1,5 @@
-"""The data folder's format (commonplace/dataformat.py): an older folder is brought forward with
-the user's state kept, a newer one is refused in one line by every command."""
+"""The data folder's format (commonplace/daemon/dataformat.py): an older folder is brought
+forward with the user's state kept, a newer one is refused in one line by every command."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ import pytest
 from click.testing import CliRunner
 
 from commonplace import __version__, dataformat
-from commonplace.apitoken import get_or_create_token, token_path
 from commonplace.cli.main import cli
 from commonplace.config import load_settings
-from commonplace.dataformat import FORMAT, RECORD, Found, NewerDataFolder
+from commonplace.daemon.dataformat import FORMAT, RECORD, Found, NewerDataFolder
 from commonplace.index.manifest import INDEX_SCHEMA, Manifest
+from commonplace.plugin.apitoken import get_or_create_token, token_path
 from tests.daemon_process import Daemon, tidy_answer
 from tests.fakes.ollama import FakeOllama
 

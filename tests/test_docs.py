@@ -331,10 +331,10 @@ def test_every_mcp_tool_and_argument_is_described() -> None:
 
 
 def doctor_names() -> set[str]:
-    """The names `commonplace doctor`'s lines start with (daemon/commonplace/doctor.py), and the
-    parts of the running daemon whose attention entries doctor shows."""
+    """The names `commonplace doctor`'s lines start with (daemon/commonplace/doctor/checks.py),
+    and the parts of the running daemon whose attention entries doctor shows."""
     names: set[str] = set()
-    tree = ast.parse((REPO / "daemon" / "commonplace" / "doctor.py").read_text())
+    tree = ast.parse((REPO / "daemon" / "commonplace" / "doctor" / "checks.py").read_text())
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "Check":
             arg = node.args[1] if len(node.args) > 1 else None
@@ -356,7 +356,7 @@ def doctor_names() -> set[str]:
             ),
             None,
         )
-        if constant:  # a part's name in attention (conflicts.py builds its entries itself)
+        if constant:  # a part's name in attention (daemon/conflicts.py builds its entries itself)
             names.add(constant)
         for node in ast.walk(module):
             if (
@@ -525,7 +525,7 @@ def test_every_frontmatter_key_the_daemon_writes_is_in_the_files_reference(
 
     import yaml
 
-    from commonplace.capture import parse_capture, write_capture
+    from commonplace.capture.inbox import parse_capture, write_capture
     from commonplace.digest.render import _properties
     from commonplace.tidy.filed_note import render_logseq, render_obsidian
     from commonplace.tidy.models import Decision, Todo

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from commonplace.config import Settings
-from commonplace.doctor import elsewhere_checks, log_checks, phone_checks
-from commonplace.lock import LOCK_NAME
+from commonplace.doctor.checks import elsewhere_checks, log_checks, phone_checks
+from commonplace.runtime.lock import LOCK_NAME
 from tests.fakes.service_tools import make_fake_tools, serve_config
 
 
@@ -114,7 +114,7 @@ def test_the_log_line_names_the_file(settings: Settings, tmp_path: Path) -> None
 
 
 def test_the_lock_names_its_vault_for_doctor_on_another(tmp_path: Path) -> None:
-    from commonplace.lock import VaultLock, read_lock
+    from commonplace.runtime.lock import VaultLock, read_lock
 
     lock = VaultLock.acquire(tmp_path / "data", vault=tmp_path / "Notes")
     lock.record_port(8765)

@@ -8,13 +8,13 @@ import time
 
 import pytest
 
-from commonplace import foreground
 from commonplace.config import Settings
 from commonplace.index.batch import read_files
 from commonplace.index.manifest import Manifest
 from commonplace.index.models import RefreshStats
 from commonplace.index.plan import Plan
 from commonplace.llm.profiles import EmbedProfile
+from commonplace.runtime import foreground
 
 
 def test_pause_waits_while_a_request_runs_and_not_after() -> None:

@@ -1,4 +1,5 @@
-"""The daemon's malloc arena cap (commonplace/heap.py), seen in glibc's own account of its heaps."""
+"""The daemon's malloc arena cap (commonplace/runtime/heap.py), seen in glibc's own account of
+its heaps."""
 
 from __future__ import annotations
 
@@ -7,14 +8,14 @@ import sys
 
 import pytest
 
-from commonplace.heap import _libc
+from commonplace.runtime.heap import _libc
 
 pytestmark = pytest.mark.skipif(_libc() is None, reason="not glibc: the daemon leaves malloc alone")
 
 # Threads that allocate at the same moment make glibc open arenas; malloc_info counts them.
 SCRIPT = r"""
 import ctypes, sys, tempfile, threading
-from commonplace.heap import _libc, limit_arenas
+from commonplace.runtime.heap import _libc, limit_arenas
 libc = _libc()
 if sys.argv[1] == "cap":
     assert limit_arenas()

@@ -249,7 +249,7 @@ def test_the_plugin_step_installs_the_plugin_into_the_vault(
     (built / "styles.css").write_text("")
     (built / "manifest.json").write_text('{"id": "commonplace", "version": "0.1.0"}')
     files = {name: built / name for name in ("main.js", "manifest.json", "styles.css")}
-    monkeypatch.setattr("commonplace.plugin_install.plugin_files", lambda: files)
+    monkeypatch.setattr("commonplace.plugin.install.plugin_files", lambda: files)
     installed = CliRunner().invoke(cli, argv[1:])
     assert installed.exit_code == 0, installed.output
     plugin = vault / ".obsidian" / "plugins" / "commonplace"

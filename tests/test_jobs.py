@@ -10,9 +10,9 @@ from collections.abc import Sequence
 import pytest
 
 from commonplace.ask.asknote import is_ask_note
-from commonplace.changes import Change
 from commonplace.config import Settings
-from commonplace.jobs import ChangeRouter, Job, JobQueue, describe, route_changes
+from commonplace.daemon.jobs import ChangeRouter, Job, JobQueue, describe, route_changes
+from commonplace.runtime.changes import Change
 from tests.faults import tantivy_panic
 
 
@@ -73,13 +73,13 @@ async def test_a_failing_job_is_logged_and_the_next_runs(caplog: pytest.LogCaptu
         ran.append("fine")
 
     queue.start()
-    with caplog.at_level(logging.INFO, logger="commonplace.jobs"):
+    with caplog.at_level(logging.INFO, logger="commonplace.daemon.jobs"):
         queue.put(Job("tidy", "Inbox/a.md", boom))
         queue.put(Job("index", "Inbox/b.md", fine))
         await asyncio.wait_for(queue.join(), 60)
     assert ran == ["fine"]
     assert queue.stats.failed == 1 and queue.stats.done == 1
-    lines = [r.getMessage() for r in caplog.records if r.name == "commonplace.jobs"]
+    lines = [r.getMessage() for r in caplog.records if r.name == "commonplace.daemon.jobs"]
     assert any("tidy: Inbox/a.md, FAILED: ValueError in tests/test_jobs.py:" in m for m in lines)
     # The message may quote a note: never at INFO or above, nor in the state.
     loud = [r.getMessage() for r in caplog.records if r.levelno >= logging.INFO]

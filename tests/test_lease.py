@@ -11,9 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from commonplace import lease as lease_module
 from commonplace.config import ConfigError, LeaseSettings
-from commonplace.lease import (
+from commonplace.daemon.lease import (
     LeaseInfo,
     VaultLease,
     decide,
@@ -21,6 +20,7 @@ from commonplace.lease import (
     lease_path,
     read_lease,
 )
+from commonplace.daemon.run import lease as lease_module
 from commonplace.vault import iter_note_paths
 
 SETTINGS = LeaseSettings(heartbeat_s=10.0, stale_s=60.0)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from commonplace.lock import LOCK_NAME, LockHeld, VaultLock, read_lock
+from commonplace.runtime.lock import LOCK_NAME, LockHeld, VaultLock, read_lock
 
 
 def test_lock_holds_host_and_pid(tmp_path: Path) -> None:

@@ -1,5 +1,5 @@
-"""The daemon's log file (logfile.py) and `commonplace logs`: in the platform's place, bounded
-in size, readable by its owner only, and followed across a rotation."""
+"""The daemon's log file (runtime/logfile.py) and `commonplace logs`: in the platform's place,
+bounded in size, readable by its owner only, and followed across a rotation."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from commonplace import logfile
 from commonplace.cli.main import cli
 from commonplace.config import Settings
-from commonplace.logfile import follow, log_path, logging_to_file, tail
+from commonplace.runtime import logfile
+from commonplace.runtime.logfile import follow, log_path, logging_to_file, tail
 
 
 def test_the_log_file_is_in_xdg_state_home_one_per_vault(

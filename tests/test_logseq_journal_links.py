@@ -18,13 +18,13 @@ import pytest
 from commonplace.ask.service import AskService
 from commonplace.assistant.task_list import task_list
 from commonplace.assistant.tasks import CompleteTask, TaskReader, describe_for_model
-from commonplace.changes import Change
 from commonplace.config import Settings
 from commonplace.digest import Week, collect
 from commonplace.digest.render import render_digest
 from commonplace.digest.summary import Summary
 from commonplace.index import Index
 from commonplace.llm import LLM
+from commonplace.runtime.changes import Change
 from commonplace.tidy.pipeline import TidyContext, tidy_capture
 from tests.ask.helpers import cite_passage_with, passages_in
 from tests.fakes.ollama import FakeOllama
@@ -208,7 +208,7 @@ def test_obsidian_and_plain_vaults_keep_file_names(settings: Settings, tmp_path:
 def test_doctor_says_how_journal_pages_are_named(
     settings: Settings, fake_ollama: FakeOllama
 ) -> None:
-    from commonplace.doctor import config_checks
+    from commonplace.doctor.checks import config_checks
 
     s = graph(settings, fake_ollama, "HH:mm")
     lines = [c.line() for c in config_checks(s) if c.name == "journals"]

@@ -25,16 +25,22 @@ from commonplace.ask.service import AskService
 from commonplace.assistant.memory import AddMemory, memory_text
 from commonplace.assistant.tasks import AddTask
 from commonplace.assistant.vaultfiles import note_path
-from commonplace.capture import write_capture
-from commonplace.changes import Change
+from commonplace.capture.inbox import write_capture
 from commonplace.config import Settings
-from commonplace.conflicts import find_conflict_copies
-from commonplace.daemon import start_notes
-from commonplace.daemon_notes import ask_pages, ask_root, ask_rule, daemon_folder_of, is_ask_note
-from commonplace.doctor import config_checks
+from commonplace.daemon.conflicts import find_conflict_copies
+from commonplace.daemon.jobs import route_changes
+from commonplace.daemon.run import start_notes
+from commonplace.doctor.checks import config_checks
 from commonplace.index import Index
-from commonplace.jobs import route_changes
 from commonplace.llm import LLM
+from commonplace.runtime.changes import Change
+from commonplace.runtime.daemon_notes import (
+    ask_pages,
+    ask_root,
+    ask_rule,
+    daemon_folder_of,
+    is_ask_note,
+)
 from commonplace.tidy.pipeline import TidyContext, tidy_capture
 from commonplace.vault import read_note
 from commonplace.vault.journals import journal_names_from

@@ -24,10 +24,10 @@ import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
 from commonplace.ask.service import AskService
-from commonplace.changes import Change
 from commonplace.cli.common import setup_logging
 from commonplace.config import Settings
 from commonplace.llm import LLM
+from commonplace.runtime.changes import Change
 from commonplace.server import create_app
 from commonplace.server.context import Services
 from commonplace.tidy.service import TidyService
@@ -190,7 +190,7 @@ def test_the_daemons_own_log_carries_no_words(
         log = daemon.stop()
     assert "job tidy" in log and "Ask: answered question" in log  # the log is there...
     assert MARK.lower() not in log.lower()  # ...without the words
-    # The same rule holds for the log file a user reads later (logfile.py), which holds the
+    # The same rule holds for the log file a user reads later (runtime/logfile.py), which holds the
     # same records; only its owner may read it.
     (file,) = (tmp_path / "xdg-state" / "commonplace").glob("*.log")
     text = file.read_text(encoding="utf-8")

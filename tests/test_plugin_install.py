@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from commonplace.basics.resources import PLUGIN_FILES, plugin_files
 from commonplace.cli.main import cli
-from commonplace.plugin_install import InstallError, install_plugin
-from commonplace.resources import PLUGIN_FILES, plugin_files
+from commonplace.plugin.install import InstallError, install_plugin
 
 
 def built(tmp_path: Path, version: str = "0.2.0") -> dict[str, Path]:
@@ -75,14 +75,14 @@ def test_a_folder_that_is_no_vault_and_an_unbuilt_plugin_say_what_to_do(tmp_path
 def test_the_command_installs_and_says_to_enable_it(
     obsidian_vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("commonplace.plugin_install.plugin_files", lambda: built(tmp_path))
+    monkeypatch.setattr("commonplace.plugin.install.plugin_files", lambda: built(tmp_path))
     runner = CliRunner()
     result = runner.invoke(cli, ["plugin", "install", "--vault", str(obsidian_vault)])
     assert result.exit_code == 0, result.output
     assert "Installed Commonplace 0.2.0" in result.output
     assert "Community plugins" in result.output and "enable" in result.output
     assert "commonplace plugin pair" in result.output
-    monkeypatch.setattr("commonplace.plugin_install.plugin_files", lambda: built(tmp_path, "0.1.0"))
+    monkeypatch.setattr("commonplace.plugin.install.plugin_files", lambda: built(tmp_path, "0.1.0"))
     refused = runner.invoke(cli, ["plugin", "install", "--vault", str(obsidian_vault)])
     assert refused.exit_code == 1 and "--force" in refused.output
 

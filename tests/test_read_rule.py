@@ -24,12 +24,12 @@ import pytest
 from commonplace.ask.service import AskService
 from commonplace.assistant.gate import Stale
 from commonplace.assistant.vaultfiles import read_snapshot
-from commonplace.changes import Change
 from commonplace.config import Settings
 from commonplace.digest.collect import vault_notes
-from commonplace.doctor import inbox_checks, skipped_checks
+from commonplace.doctor.checks import inbox_checks, skipped_checks
 from commonplace.index import Index
 from commonplace.llm import LLM
+from commonplace.runtime.changes import Change
 from commonplace.speech.hints import vault_names
 from commonplace.tidy.service import TidyService
 from commonplace.tidy.vetting import vet_all

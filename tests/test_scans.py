@@ -13,10 +13,10 @@ import pytest
 
 from commonplace.ask.service import AskService
 from commonplace.config import Settings
+from commonplace.daemon.jobs import JobQueue, Stage
+from commonplace.daemon.scans import Scans
 from commonplace.index import Index, IndexService
-from commonplace.jobs import JobQueue, Stage
 from commonplace.llm import LLM
-from commonplace.scans import Scans
 from commonplace.tidy.service import TidyService
 from tests.fakes.ollama import FakeOllama
 
@@ -135,7 +135,7 @@ async def test_a_periodic_scan_that_went_well_logs_nothing_at_info(
 
     scans = Scans(jobs, {"index": quiet, "ask": failing}, 600.0, sleep=fake_sleep)
     jobs.start()
-    with caplog.at_level(logging.DEBUG, logger="commonplace.jobs"):
+    with caplog.at_level(logging.DEBUG, logger="commonplace.daemon.jobs"):
         scans.queue("start-up", first=True)
         await asyncio.wait_for(jobs.join(), 60)
         with pytest.raises(asyncio.CancelledError):
@@ -143,7 +143,9 @@ async def test_a_periodic_scan_that_went_well_logs_nothing_at_info(
         await asyncio.wait_for(jobs.join(), 60)
     await jobs.stop()
     assert quiet.scans == 3  # start-up, then two periodic scans
-    lines = [(r.levelno, r.getMessage()) for r in caplog.records if r.name == "commonplace.jobs"]
+    lines = [
+        (r.levelno, r.getMessage()) for r in caplog.records if r.name == "commonplace.daemon.jobs"
+    ]
     loud = [text for level, text in lines if level >= logging.INFO]
     assert loud[:2] == [
         "job index: scan (start-up), ok in 0.0 s",

@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from commonplace import scheduler
 from commonplace.cli.main import cli
 from commonplace.config import Settings
+from commonplace.runtime import scheduler
+from commonplace.runtime.statefile import write_json
 from commonplace.service import launchd, systemd, tools
 from commonplace.service.program import installed_program
-from commonplace.statefile import write_json
 from tests.fakes.service_tools import FakeTools, make_fake_tools
 
 

@@ -47,7 +47,7 @@ def _fresh(code: str) -> object:
 
 def test_the_daemon_starts_without_the_libraries_it_uses_only_on_request() -> None:
     code = (
-        "import json, sys\nimport commonplace.daemon\n"
+        "import json, sys\nimport commonplace.daemon.run\n"
         f"print(json.dumps([m for m in {NOT_AT_START!r} if m in sys.modules]))"
     )
     assert _fresh(code) == []

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from commonplace.statefile import read_json, write_json
+from commonplace.runtime.statefile import read_json, write_json
 
 
 def test_round_trip_keeps_order(tmp_path: Path) -> None:

@@ -8,8 +8,8 @@ import logging
 
 import pytest
 
-from commonplace.attention import Attention
-from commonplace.supervise import supervised
+from commonplace.runtime.attention import Attention
+from commonplace.runtime.supervise import supervised
 from tests.faults import tantivy_panic
 
 

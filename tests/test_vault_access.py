@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from commonplace import vault_access
-from commonplace.attention import Attention
-from commonplace.vault_access import CODE, SOURCE, check_access
+from commonplace.daemon.run import vault_access
+from commonplace.daemon.vault_access import CODE, SOURCE, check_access
+from commonplace.runtime.attention import Attention
 
 
 def refused(monkeypatch: pytest.MonkeyPatch, vault: Path) -> None:

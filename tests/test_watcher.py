@@ -27,13 +27,13 @@ from watchdog.events import (
 from watchdog.observers import inotify_c
 from watchdog.observers.inotify_c import InotifyConstants, InotifyEvent
 
-from commonplace.changes import Change
 from commonplace.config import Settings
-from commonplace.daemon import poll_plan
+from commonplace.daemon.run import poll_plan
+from commonplace.daemon.watcher import Debouncer, VaultWatcher, poll_diff, resolve, translate
 from commonplace.index import Index, IndexService
 from commonplace.llm import LLM
+from commonplace.runtime.changes import Change
 from commonplace.vault import iter_note_paths
-from commonplace.watcher import Debouncer, VaultWatcher, poll_diff, resolve, translate
 from tests.fakes.ollama import FakeOllama
 
 WAIT_S = 60.0  # upper bound for anything to show up; the poll returns as soon as it does
@@ -225,7 +225,7 @@ async def test_the_daemons_own_rewrite_of_a_note_is_an_edit_not_a_new_note(
     the file events report as the note's creation: the daemon knows it replaced the note, so
     the change (and the job's log line) says modified. A new note it writes stays created, and
     someone else's rename over a note cannot be told from a new one: created, as before."""
-    from commonplace.jobs import describe
+    from commonplace.daemon.jobs import describe
     from commonplace.vault.atomic import atomic_write, file_hash
 
     _, seen = recorded
@@ -436,7 +436,7 @@ async def test_folders_that_cannot_be_watched_are_logged_once_and_the_inbox_poll
         seen.extend(changes)
 
     watcher = VaultWatcher(vault, on_changes, debounce_s=0.1, poll=("Inbox",), poll_s=0.2)
-    with caplog.at_level(logging.WARNING, logger="commonplace.watcher"):
+    with caplog.at_level(logging.WARNING, logger="commonplace.daemon.watcher"):
         await watcher.start()
         try:
             await asyncio.sleep(0.3)
@@ -502,7 +502,7 @@ async def test_reading_the_vault_sends_the_watcher_no_events(
     """A backup or search tool reading every note in a loop must not reach the watcher at all:
     open and close-without-write events are not even asked of the kernel, so they cannot
     overflow its queue."""
-    import commonplace.watcher as watcher_module
+    import commonplace.daemon.watcher as watcher_module
 
     kinds: list[str] = []
     real_translate = watcher_module.translate

@@ -32,8 +32,8 @@ from pathlib import Path
 import pytest
 
 from commonplace import __version__
+from commonplace.basics.resources import PLUGIN_FILES
 from commonplace.config import DEFAULT_CHAT_MODEL, DEFAULT_EMBED_MODEL
-from commonplace.resources import PLUGIN_FILES
 from tests.daemon_process import WAIT_S, port_of
 from tests.fakes.ollama import FakeOllama, run_in_thread
 
@@ -221,7 +221,7 @@ def check_installed(program: Path, env: dict[str, str], away: Path, home: Path) 
     python = program.resolve().parent / "python"
     script = (
         "import json, commonplace, commonplace.prompts as p; "
-        "from commonplace.resources import resource_dir, plugin_files; "
+        "from commonplace.basics.resources import resource_dir, plugin_files; "
         "print(json.dumps([commonplace.__file__, str(resource_dir('web')), "
         "str(resource_dir('vault_fixture')), p.__path__[0], "
         "*map(str, plugin_files().values())]))"
@@ -235,7 +235,10 @@ def check_installed(program: Path, env: dict[str, str], away: Path, home: Path) 
 def installed_sample(program: Path, env: dict[str, str], away: Path, vault: Path) -> None:
     """The vault of the quick start: a copy of the sample vault the wheel carries."""
     python = program.resolve().parent / "python"
-    script = "from commonplace.resources import resource_dir; print(resource_dir('vault_fixture'))"
+    script = (
+        "from commonplace.basics.resources import resource_dir; "
+        "print(resource_dir('vault_fixture'))"
+    )
     sample = Path(run([str(python), "-c", script], env, away).stdout.strip())
     shutil.copytree(sample, vault, ignore=shutil.ignore_patterns("captures", "calendar"))
 

@@ -193,7 +193,8 @@ class WebSettings:
 
 @dataclass(frozen=True)
 class ClipSettings:
-    """A shared link's page (clipping.py, pagefetch.py): fetched only when asked, and guarded."""
+    """A shared link's page (capture/clipping.py, capture/pagefetch.py): fetched only when asked,
+    and guarded."""
 
     fetch_pages: bool = field(
         default=False,
@@ -500,7 +501,7 @@ class TidySettings:
 
 @dataclass(frozen=True)
 class LeaseSettings:
-    """The vault lease (lease.py): which computer's daemon tidies and answers, when several
+    """The vault lease (daemon/lease.py): which computer's daemon tidies and answers, when several
     computers sync one vault."""
 
     heartbeat_s: float = field(

@@ -16,10 +16,10 @@ import pytest_asyncio
 import commonplace.ask.service as service_module
 from commonplace.ask.asknote import find_questions
 from commonplace.ask.service import AskService
-from commonplace.attention import Entry
-from commonplace.changes import Change
 from commonplace.config import Settings
 from commonplace.llm import LLM
+from commonplace.runtime.attention import Entry
+from commonplace.runtime.changes import Change
 from tests.ask.helpers import FixedIndex, cite_passage_with, hit
 from tests.fakes.ollama import FakeError, FakeOllama
 from tests.faults import disk_full

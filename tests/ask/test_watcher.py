@@ -15,8 +15,8 @@ import pytest
 import commonplace.ask.service as service_module
 from commonplace.ask.service import AskService
 from commonplace.config import Settings
+from commonplace.daemon.watcher import VaultWatcher
 from commonplace.llm import LLM
-from commonplace.watcher import VaultWatcher
 from tests.ask.helpers import FixedIndex, cite_passage_with, hit
 from tests.fakes.ollama import FakeOllama
 

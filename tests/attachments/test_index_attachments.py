@@ -14,9 +14,9 @@ import pytest
 
 from commonplace.attachments import reader as reader_module
 from commonplace.attachments.extraction import Extraction, Options, Page
-from commonplace.changes import Change
 from commonplace.config import Settings
 from commonplace.index import Index, IndexService
+from commonplace.runtime.changes import Change
 from tests.attachments import makefiles
 from tests.attachments.conftest import PHRASES, fast, needs_tesseract, pages
 from tests.index.conftest import OpenIndex, write

@@ -15,7 +15,7 @@ from PIL import Image
 from commonplace.attachments.kinds import attachment_folder
 from commonplace.attachments.pictures import embedded_targets
 from commonplace.attachments.save import save_attachment
-from commonplace.capture import read_capture
+from commonplace.capture.inbox import read_capture
 from commonplace.config import Settings
 from tests.attachments import makefiles
 from tests.server.conftest import ClientFactory, local_host

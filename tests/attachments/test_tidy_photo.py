@@ -11,7 +11,7 @@ import pytest
 from commonplace.attachments import reader as reader_module
 from commonplace.attachments.extraction import Extraction, Options, Page
 from commonplace.attachments.save import save_attachment
-from commonplace.capture import write_capture
+from commonplace.capture.inbox import write_capture
 from commonplace.config import Settings
 from commonplace.llm import LLM
 from commonplace.tidy.pipeline import TidyContext, tidy_capture

@@ -22,7 +22,7 @@ from commonplace.config import CalendarSettings, PushSettings, Settings, Weather
 from commonplace.llm import LLM
 from commonplace.push import SubscriptionStore, push_folder
 from commonplace.push.store import parse_subscription
-from commonplace.scheduler import Scheduler
+from commonplace.runtime.scheduler import Scheduler
 from commonplace.weather import DayForecast
 from tests.calendar.conftest import PASSWORD_ENV
 from tests.calendar.radicale_server import Radicale, put_raw
@@ -294,8 +294,8 @@ async def test_the_daemons_briefing_counts_with_the_assistants_read_ahead_reader
     """At 07:00 the daemon's briefing counts the to-dos with the task reader the assistant
     uses, which the daemon reads ahead after start-up: a reader of its own would read the
     whole vault again (15-25 s of CPU at 50,000 notes)."""
-    from commonplace import daemon
     from commonplace.assistant.tasks import TaskReader
+    from commonplace.daemon.run import run as daemon
 
     class Counted(TaskReader):
         calls = 0

@@ -22,10 +22,10 @@ import pytest
 from aiohttp import web
 
 from commonplace.assistant import build_assistant
-from commonplace.attention import Attention
 from commonplace.config import Settings
 from commonplace.index import Index
 from commonplace.llm import LLM
+from commonplace.runtime.attention import Attention
 from commonplace.server import create_app
 from commonplace.server.context import Services
 from commonplace.speech import Audio

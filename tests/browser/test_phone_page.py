@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from commonplace.capture import read_capture
+from commonplace.capture.inbox import read_capture
 from tests.browser.conftest import PHONE, ServerThread, docs_screenshot, screenshot
 from tests.fakes.ollama import FakeOllama
 

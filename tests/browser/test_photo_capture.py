@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from commonplace.capture import read_capture
+from commonplace.capture.inbox import read_capture
 from tests.attachments import makefiles
 from tests.browser.conftest import ServerThread, screenshot
 from tests.browser.test_phone_page import inbox, wait_until

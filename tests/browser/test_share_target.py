@@ -14,7 +14,7 @@ from typing import Any
 
 from aiohttp.test_utils import TestServer
 
-from commonplace.capture import split_capture
+from commonplace.capture.inbox import split_capture
 from tests.browser.conftest import ServerThread, screenshot
 from tests.browser.test_phone_page import inbox, wait_until
 from tests.push.resolver import FakeResolver

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from commonplace.cli.main import cli
 from commonplace.config import CalendarSettings, Settings
-from commonplace.doctor import calendar_checks, weather_checks
+from commonplace.doctor.checks import calendar_checks, weather_checks
 from tests.calendar.conftest import calendar_settings
 from tests.calendar.proxy import Proxy
 

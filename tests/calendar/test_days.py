@@ -17,9 +17,9 @@ from commonplace.assistant import Assistant, build_assistant
 from commonplace.assistant.calendar_tools import on_the_clock
 from commonplace.assistant.days import parse_time
 from commonplace.assistant.registry import ToolError
+from commonplace.basics.dates import clock_exact, day_name_near
 from commonplace.calendar import CalendarClient
 from commonplace.config import Settings
-from commonplace.dates import clock_exact, day_name_near
 from commonplace.llm import LLM
 from tests.assistant.conftest import call, tool_results
 from tests.calendar.radicale_server import Radicale, put_raw

@@ -25,7 +25,7 @@ from click.testing import CliRunner
 
 from commonplace.cli.main import cli
 from commonplace.config import Settings
-from commonplace.doctor import Check, calendar_checks
+from commonplace.doctor.checks import Check, calendar_checks
 from tests.calendar.conftest import PASSWORD_ENV, SHORT_S, calendar_settings
 from tests.calendar.proxy import Proxy
 from tests.calendar.radicale_server import Radicale, put_raw

@@ -18,7 +18,7 @@ from commonplace.assistant import Assistant, Refused, build_assistant
 from commonplace.briefing import make_briefing
 from commonplace.calendar import CalendarClient, CalendarUnavailable, Event
 from commonplace.config import Settings
-from commonplace.doctor import calendar_checks
+from commonplace.doctor.checks import calendar_checks
 from commonplace.llm import LLM
 from tests.assistant.conftest import NOW, call, tool_results
 from tests.calendar.conftest import PASSWORD_ENV, SHORT_S, calendar_settings, shorten

@@ -16,7 +16,7 @@ from commonplace.digest import digest_job
 from commonplace.llm import LLM
 from commonplace.push import SubscriptionStore, push_folder
 from commonplace.push.store import parse_subscription
-from commonplace.scheduler import Job, Scheduler, daily_at, weekly_at
+from commonplace.runtime.scheduler import Job, Scheduler, daily_at, weekly_at
 from tests.digest.week_fixture import Filed
 from tests.fakes.ollama import FakeOllama
 from tests.push.receiver import PushReceiver

@@ -7,7 +7,7 @@ from collections import Counter
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from commonplace.capture import parse_capture
+from commonplace.capture.inbox import parse_capture
 from commonplace.evals import grading
 from commonplace.evals.suites.tidy import trims
 from commonplace.tidy.catalog import VaultFacts

@@ -21,7 +21,7 @@ UnitFileState=enabled
 MainPID=4242
 NRestarts=0
 ActiveEnterTimestamp=Wed 2026-12-02 07:00:00 GMT'''
-PRINT = '''gui/501/local.commonplace.daemon = {
+PRINT = '''gui/501/local.commonplace.daemon.run = {
 	state = running
 	pid = 4242
 	last exit code = 0

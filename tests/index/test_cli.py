@@ -131,7 +131,7 @@ def test_an_index_upgrade_waiting_for_a_running_daemon_says_to_restart_it(
 
     from commonplace.index.keywords import KeywordIndex
     from commonplace.index.store import MANIFEST
-    from commonplace.lock import VaultLock
+    from commonplace.runtime.lock import VaultLock
 
     runner = CliRunner()
     assert runner.invoke(cli, ["index"], env=env).exit_code == 0

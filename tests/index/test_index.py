@@ -20,13 +20,13 @@ from pathlib import Path
 import pytest
 import tantivy
 
-from commonplace.changes import Change
 from commonplace.config import Settings
 from commonplace.index import Index, IndexService, SearchFilter, indexer, vectors
 from commonplace.index.keywords import LAYOUT
 from commonplace.index.manifest import INDEX_SCHEMA
 from commonplace.index.store import MANIFEST
 from commonplace.llm import LLM
+from commonplace.runtime.changes import Change
 from tests.fakes.ollama import FakeError, FakeOllama
 from tests.index.conftest import OpenIndex, with_host, write
 

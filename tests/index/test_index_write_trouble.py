@@ -21,11 +21,11 @@ from pathlib import Path
 
 import pytest
 
-from commonplace.changes import Change
 from commonplace.config import Settings
-from commonplace.doctor import entry_check
+from commonplace.doctor.checks import entry_check
 from commonplace.index import Index, IndexService
 from commonplace.llm import LLM
+from commonplace.runtime.changes import Change
 from commonplace.vault import os_error_of, write_trouble
 from tests.index.conftest import write
 

@@ -16,7 +16,7 @@ from datetime import date, datetime, timedelta
 import pytest
 
 from commonplace.ask import REFUSAL, answer_question
-from commonplace.capture import read_capture
+from commonplace.capture.inbox import read_capture
 from commonplace.config import Settings
 from commonplace.digest import Week, make_digest
 from commonplace.index import Index

@@ -11,7 +11,7 @@ from collections.abc import Callable
 import pytest
 
 from commonplace.config import Settings
-from commonplace.daemon import build_parts
+from commonplace.daemon.run import build_parts
 from commonplace.llm import LLM, ModelBusy, ModelGate, for_a_person
 from tests.fakes.ollama import FakeOllama, Hold, Stall
 
@@ -147,7 +147,7 @@ async def test_the_daemon_gives_every_model_caller_the_one_llm(
     settings: Settings, fake_ollama: FakeOllama
 ) -> None:
     """tidy, Ask notes and the API share the daemon's LLM, so its gate is the one queue (the
-    digest and the assistant are handed the same object in daemon.py)."""
+    digest and the assistant are handed the same object in daemon/run.py)."""
     s = dataclasses.replace(
         settings, ollama=dataclasses.replace(settings.ollama, host=fake_ollama.url)
     )

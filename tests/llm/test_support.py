@@ -14,8 +14,8 @@ from click.testing import CliRunner
 
 from commonplace.cli.main import cli
 from commonplace.config import Settings
-from commonplace.daemon import warn_about_ollama
-from commonplace.doctor import ollama_warning_checks
+from commonplace.daemon.run import warn_about_ollama
+from commonplace.doctor.checks import ollama_warning_checks
 from commonplace.llm import LLM, OllamaStatus
 from commonplace.llm.support import host_warning, parse_version, version_warnings
 from commonplace.server.context import Services
@@ -124,7 +124,7 @@ async def test_the_daemon_warns_at_start_up(
         settings, ollama=dataclasses.replace(settings.ollama, host=fake_ollama.url)
     )
     services = Services(notes=["Dictation is off: ..."])
-    with caplog.at_level(logging.WARNING, logger="commonplace.daemon"):
+    with caplog.at_level(logging.WARNING, logger="commonplace.daemon.run"):
         await warn_about_ollama(old, LLM(old.ollama), services)
     assert any("older than 0.5.0" in r.getMessage() for r in caplog.records)
     assert services.notes[0].startswith("Dictation") and "older than 0.5.0" in services.notes[1]

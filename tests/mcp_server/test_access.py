@@ -13,10 +13,10 @@ import pytest
 
 from commonplace.assistant import tasks as tasks_module
 from commonplace.config import Settings
-from commonplace.lock import LOCK_NAME
 from commonplace.mcp.access import VaultAccess, running_daemon
 from commonplace.mcp.daemon_client import DaemonBackend
 from commonplace.mcp.local import LocalBackend
+from commonplace.runtime.lock import LOCK_NAME
 
 
 def hold_lock(settings: Settings, pid: int, host: str | None = None) -> None:

@@ -11,13 +11,13 @@ from typing import Any
 import pytest
 from aiohttp.test_utils import TestServer
 
-from commonplace.apitoken import get_or_create_token, token_path
 from commonplace.assistant import build_assistant
 from commonplace.assistant.tasks import Task, TaskReader
 from commonplace.config import Settings
 from commonplace.index import Index
 from commonplace.llm import LLM
 from commonplace.mcp.daemon_client import DaemonBackend
+from commonplace.plugin.apitoken import get_or_create_token, token_path
 from commonplace.server import create_app
 from commonplace.server.context import Services
 from tests.ask.helpers import cite_passage_with
@@ -191,8 +191,8 @@ async def test_the_daemon_is_reached_at_the_port_its_lock_names(
     and question failed with "not answering; try again in a moment" while it ran (audit10)."""
     from urllib.parse import urlsplit
 
-    from commonplace.lock import VaultLock
     from commonplace.mcp.access import VaultAccess
+    from commonplace.runtime.lock import VaultLock
 
     nobody = urlsplit(dead_ollama_url).port or 9  # a loopback port nobody answers on
     settings = dataclasses.replace(

@@ -18,12 +18,12 @@ from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 from click.testing import CliRunner
 
-from commonplace.attention import Attention
-from commonplace.capture import read_capture
+from commonplace.capture.inbox import read_capture
 from commonplace.cli.main import cli
 from commonplace.config import Settings, load_settings
 from commonplace.index import Index
 from commonplace.llm import LLM
+from commonplace.runtime.attention import Attention
 from commonplace.server import api_state, create_app
 from commonplace.server.context import Services
 from commonplace.speech import WhisperTranscriber

@@ -234,7 +234,7 @@ async def test_a_streamed_reply_waiting_for_the_model_says_so(
 async def test_a_program_with_the_token_may_not_answer_or_type_yes(
     client: Client, fake_ollama: FakeOllama, web_settings: Settings
 ) -> None:
-    from commonplace.apitoken import get_or_create_token, token_path
+    from commonplace.plugin.apitoken import get_or_create_token, token_path
 
     token, _ = get_or_create_token(token_path(web_settings.data_path))
     fake_ollama.enqueue_chat(call("remember", fact="Sam is allergic to peanuts"), "Proposed.")

@@ -23,10 +23,10 @@ import pytest
 import pytest_asyncio
 from aiohttp.test_utils import TestClient
 
-from commonplace.apitoken import get_or_create_token, token_path
 from commonplace.config import Settings
 from commonplace.index import Index
 from commonplace.llm import LLM
+from commonplace.plugin.apitoken import get_or_create_token, token_path
 from commonplace.server.context import Services
 from commonplace.server.security import APP_ORIGIN
 from tests.fakes.ollama import FakeOllama

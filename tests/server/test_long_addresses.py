@@ -12,7 +12,7 @@ import aiohttp
 import pytest
 
 from commonplace.config import Settings
-from commonplace.daemon import listening_port, start_server
+from commonplace.daemon.run import listening_port, start_server
 from commonplace.llm import LLM
 from commonplace.server import create_app
 

@@ -16,16 +16,16 @@ from aiohttp import web
 from aiohttp.test_utils import TestClient
 from click.testing import CliRunner
 
-from commonplace.apitoken import (
+from commonplace.cli.main import cli
+from commonplace.config import Settings
+from commonplace.llm import LLM
+from commonplace.plugin.apitoken import (
     get_or_create_token,
     read_token,
     rotate_token,
     token_matches,
     token_path,
 )
-from commonplace.cli.main import cli
-from commonplace.config import Settings
-from commonplace.llm import LLM
 from commonplace.server import create_app
 from commonplace.server.security import (
     APP_ORIGIN,

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from commonplace import resources
-from commonplace.resources import resource_dir
+from commonplace.basics import resources
+from commonplace.basics.resources import resource_dir
 from tests.server.conftest import ClientFactory
 
 WEB = resource_dir("web")

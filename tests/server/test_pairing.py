@@ -1,8 +1,8 @@
 """Pairing the Obsidian plugin: asked from where a plugin may connect, confirmed by the owner
 only, a token per device, revoked at once.
 
-The rules (pairing.py, security.py) are tested as functions with an injected clock; then end to
-end against the real aiohttp app on a real port: the plugin's requests as it sends them, the
+The rules (plugin/pairing.py, security.py) are tested as functions with an injected clock; then end
+to end against the real aiohttp app on a real port: the plugin's requests as it sends them, the
 phone page's confirm, `commonplace plugin pair` and `commonplace token list | revoke`.
 """
 
@@ -18,12 +18,23 @@ import pytest
 from aiohttp.test_utils import TestClient
 from click.testing import CliRunner
 
-from commonplace.apitoken import get_or_create_token, token_path
 from commonplace.cli.main import cli
 from commonplace.config import Settings
-from commonplace.devices import add_device, devices_path, read_devices, revoke_device
-from commonplace.discovery import discovery_path, read_discovery, remove_discovery, write_discovery
-from commonplace.pairing import EXPIRE_S, MAX_PER_WINDOW, MAX_WAITING, Pairing, PairingRefused
+from commonplace.plugin.apitoken import get_or_create_token, token_path
+from commonplace.plugin.devices import add_device, devices_path, read_devices, revoke_device
+from commonplace.plugin.discovery import (
+    discovery_path,
+    read_discovery,
+    remove_discovery,
+    write_discovery,
+)
+from commonplace.plugin.pairing import (
+    EXPIRE_S,
+    MAX_PER_WINDOW,
+    MAX_WAITING,
+    Pairing,
+    PairingRefused,
+)
 from commonplace.server.security import (
     APP_ORIGIN,
     MOBILE_ORIGINS,

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from aiohttp.test_utils import TestClient
 
-from commonplace.apitoken import get_or_create_token, token_path
 from commonplace.assistant import build_assistant
 from commonplace.config import Settings
 from commonplace.llm import LLM
+from commonplace.plugin.apitoken import get_or_create_token, token_path
 from commonplace.server.context import SETTINGS, Services
 from tests.assistant.conftest import MEMORY, NOW, TASKS, write
 from tests.fakes.ollama import FakeOllama

@@ -6,9 +6,9 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from commonplace.attention import Attention
 from commonplace.config import Settings
 from commonplace.llm import LLM
+from commonplace.runtime.attention import Attention
 from commonplace.server.context import Services
 from commonplace.tidy.service import TidyService
 from tests.fakes.ollama import FakeOllama

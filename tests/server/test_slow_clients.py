@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from commonplace.config import Settings
-from commonplace.daemon import listening_port, start_server
+from commonplace.daemon.run import listening_port, start_server
 from commonplace.llm import LLM
 from commonplace.server import create_app, errors
 

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from aiohttp.test_utils import TestClient
 
-from commonplace.apitoken import get_or_create_token, rotate_token, token_path
 from commonplace.config import Settings
+from commonplace.plugin.apitoken import get_or_create_token, rotate_token, token_path
 from commonplace.server.security import Policy, RequestFacts, check_request
 from tests.server.conftest import ClientFactory, local_host, write_headers
 

@@ -11,7 +11,7 @@ import pytest_asyncio
 from aiohttp import web
 from aiohttp.test_utils import TestServer
 
-from commonplace.net import IPAddress, non_public_reason, parse_ip
+from commonplace.basics.net import IPAddress, non_public_reason, parse_ip
 from tests.server.conftest import make_client, web_settings  # noqa: F401 (fixtures)
 
 ARTICLE = """<!doctype html><html><head><title>How to prune roses</title></head><body>

@@ -12,13 +12,13 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from commonplace.capture import parse_capture, split_capture
-from commonplace.clipping import (
+from commonplace.capture.clipping import (
     clipping_marks,
     link_title,
     only_link,
     split_clipping,
 )
+from commonplace.capture.inbox import parse_capture, split_capture
 from commonplace.config import ClipSettings, Settings
 from commonplace.prompts import render
 from commonplace.server.context import Services

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from commonplace.pagefetch import FetchRefused, check_url, fetch_page
+from commonplace.capture.pagefetch import FetchRefused, check_url, fetch_page
 from tests.push.resolver import FakeResolver
 from tests.share.conftest import Site, allow_site
 

@@ -12,7 +12,7 @@ from typing import Any
 import aiohttp
 import pytest
 
-from commonplace.capture import split_capture
+from commonplace.capture.inbox import split_capture
 from commonplace.config import ClipSettings, Settings
 from commonplace.server.api_share import shared_words
 from commonplace.server.context import Services

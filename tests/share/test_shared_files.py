@@ -11,14 +11,14 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from commonplace.attachments.kinds import attachment_folder
-from commonplace.config import Settings
-from commonplace.sharedfiles import (
+from commonplace.capture.shared_files import (
     NotAShareableFile,
     SharedFile,
     embed_above,
     file_kind,
     save_shared_files,
 )
+from commonplace.config import Settings
 
 WHEN = datetime(2026, 12, 2, 8, 15, tzinfo=ZoneInfo("Europe/London"))
 JPEG = b"\xff\xd8\xff\xe0" + os.urandom(4000)

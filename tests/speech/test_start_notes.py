@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from commonplace.config import Settings
-from commonplace.daemon import start_notes
+from commonplace.daemon.run import start_notes
 
 
 def test_dictation_never_set_up_is_one_info_line_and_no_warning(

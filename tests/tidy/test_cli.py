@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from commonplace.cli.main import cli
 from commonplace.config import LeaseSettings
-from commonplace.lease import VaultLease
+from commonplace.daemon.lease import VaultLease
 from tests.fakes.ollama import FakeOllama
 from tests.tidy.conftest import CAPTURES, answer
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from commonplace.capture import parse_capture
+from commonplace.capture.inbox import parse_capture
 from commonplace.tidy.filed_note import filed_name, render, words_of
 from commonplace.tidy.models import Decision, Todo
 from commonplace.vault import parse_note

@@ -12,15 +12,15 @@ import json
 import shutil
 from typing import Any
 
-from commonplace.capture import parse_capture
-from commonplace.changes import Change
+from commonplace.capture.inbox import parse_capture
 from commonplace.config import Settings
+from commonplace.daemon.watcher import VaultWatcher
 from commonplace.index import Index
 from commonplace.llm import LLM
+from commonplace.runtime.changes import Change
 from commonplace.tidy.filed_note import words_of
 from commonplace.tidy.service import TidyService
 from commonplace.vault import parse_note
-from commonplace.watcher import VaultWatcher
 from tests.conftest import REPO
 from tests.fakes.ollama import FakeOllama
 from tests.tidy.conftest import CAPTURES, answer, filed_notes

@@ -22,7 +22,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from commonplace.capture import Capture, parse_capture, read_capture, write_capture
+from commonplace.capture.inbox import Capture, parse_capture, read_capture, write_capture
 from commonplace.config import Settings
 from commonplace.llm import LLM, BadAnswer
 from commonplace.tidy import pipeline
@@ -784,7 +784,7 @@ async def test_logseq_flavour_end_to_end(settings: Settings, fake_ollama: FakeOl
 def test_a_taken_name_keeps_its_journal_entry(tidy_settings: Settings) -> None:
     """Filing a second note under a name already used must not touch the first note's record,
     which a restart needs to tell the daemon's own unfinished note from one the user edited."""
-    from commonplace.capture import read_capture
+    from commonplace.capture.inbox import read_capture
     from commonplace.llm import LLM
     from commonplace.tidy.models import Decision
     from commonplace.tidy.pipeline import TidyContext, write_filed

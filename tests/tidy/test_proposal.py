@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from commonplace import prompts
-from commonplace.capture import parse_capture
+from commonplace.capture.inbox import parse_capture
 from commonplace.config import Settings
 from commonplace.tidy.catalog import VaultCatalog
 from commonplace.tidy.models import Candidate, Proposal

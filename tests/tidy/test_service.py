@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from commonplace.attention import Entry
-from commonplace.changes import Change
 from commonplace.config import Settings
 from commonplace.llm import LLM
+from commonplace.runtime.attention import Entry
+from commonplace.runtime.changes import Change
 from commonplace.tidy.service import StabilityTracker, TidyService
 from commonplace.vault.notes import read_note
 from tests.fakes.ollama import FakeError, FakeOllama, Stall
@@ -314,7 +314,7 @@ async def test_a_capture_that_cannot_be_read_does_not_hold_up_the_others(
 async def test_the_worker_is_restarted_after_an_unexpected_error(
     tidy_settings: Settings, fake_ollama: FakeOllama, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("commonplace.supervise.FIRST_WAIT_S", 0.01)
+    monkeypatch.setattr("commonplace.runtime.supervise.FIRST_WAIT_S", 0.01)
     put_capture(tidy_settings, WEEK[0])
     fake_ollama.chat_handler = lambda body: answer("Dentist")
     svc = TidyService(tidy_settings, LLM(tidy_settings.ollama))

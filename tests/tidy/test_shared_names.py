@@ -13,7 +13,7 @@ from datetime import datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
-from commonplace.capture import parse_capture
+from commonplace.capture.inbox import parse_capture
 from commonplace.config import Settings
 from commonplace.index import Index
 from commonplace.llm import LLM

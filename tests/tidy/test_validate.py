@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from commonplace.capture import Capture, parse_capture
+from commonplace.capture.inbox import Capture, parse_capture
 from commonplace.tidy.catalog import VaultFacts
 from commonplace.tidy.models import Proposal
 from commonplace.tidy.validate import clean_title, decide, fallback_title, link_target

@@ -356,7 +356,7 @@ def test_a_name_near_the_limit_is_removed_put_back_and_restored(
 def test_the_daemon_puts_back_what_a_crash_left_aside_at_start(
     settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from commonplace.daemon import clean_up_after_a_crash
+    from commonplace.daemon.run import clean_up_after_a_crash
     from commonplace.vault import atomic
     from commonplace.vault.atomic import REMOVING_SUFFIX
 

@@ -19,8 +19,8 @@ from commonplace.ask.citations import check_answer, sanitize
 from commonplace.ask.models import REFUSAL, Answer, Passage
 from commonplace.ask.passages import SearchIndex, format_passages, retrieve, today_line
 from commonplace.config import Settings
-from commonplace.daemon_notes import ask_pages, ask_rule, daemon_folder_of
 from commonplace.llm import LLM, StreamEnd
+from commonplace.runtime.daemon_notes import ask_pages, ask_rule, daemon_folder_of
 
 MAX_QUESTION_CHARS = 2000
 SEARCH_NOTE = "Search: "  # a finding about the search (keywords only), not about the answer

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 
 from commonplace.ask.models import Answer
-from commonplace.daemon_notes import ask_root, ask_rule, is_ask_note
+from commonplace.runtime.daemon_notes import ask_root, ask_rule, is_ask_note
 from commonplace.vault import markdown
 
 __all__ = ["ask_root", "ask_rule", "is_ask_note"]  # the rule lives with the other daemon notes

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from commonplace.statefile import read_json, write_json
+from commonplace.runtime.statefile import read_json, write_json
 
 log = logging.getLogger(__name__)
 

@@ -35,12 +35,12 @@ from commonplace.ask.asknote import (
 from commonplace.ask.models import Answer
 from commonplace.ask.passages import SearchIndex
 from commonplace.ask.record import AnswerRecord
-from commonplace.attention import Attention
-from commonplace.backoff import backoff_s
-from commonplace.changes import Change
+from commonplace.basics.backoff import backoff_s
 from commonplace.config import Settings
 from commonplace.llm import LLM, LLMError
-from commonplace.supervise import where
+from commonplace.runtime.attention import Attention
+from commonplace.runtime.changes import Change
+from commonplace.runtime.supervise import where
 from commonplace.vault import (
     FileChanged,
     NoteSkipped,
@@ -80,7 +80,7 @@ class AskService:
         may_work: Callable[[], bool] = lambda: True,
     ) -> None:
         self.settings = settings
-        # False while another computer's daemon holds the vault's lease (lease.py); a scan
+        # False while another computer's daemon holds the vault's lease (daemon/lease.py); a scan
         # brings every Ask note back when this daemon wins it.
         self.may_work = may_work
         self.llm = llm

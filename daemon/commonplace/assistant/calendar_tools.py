@@ -22,6 +22,14 @@ from zoneinfo import ZoneInfo
 from commonplace.assistant.days import PassSaid
 from commonplace.assistant.gate import Described, Stale, Unconfirmed
 from commonplace.assistant.registry import Param, Propose, Tool, ToolContext, ToolError
+from commonplace.basics.dates import (
+    clock,
+    clock_exact,
+    day_for_model,
+    day_name_near,
+    day_name_year,
+    happens_twice,
+)
 from commonplace.calendar import (
     NOT_SET_UP,
     CalendarClient,
@@ -35,14 +43,6 @@ from commonplace.calendar.duration import add_duration
 from commonplace.calendar.ical import clean_title
 from commonplace.calendar.instants import later
 from commonplace.calendar.text import event_line, last_day, listing
-from commonplace.dates import (
-    clock,
-    clock_exact,
-    day_for_model,
-    day_name_near,
-    day_name_year,
-    happens_twice,
-)
 
 MAX_DAYS = 14  # the longest window one read covers
 MAX_AHEAD = timedelta(days=366)  # how far ahead an event may be added or moved

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from datetime import date, datetime, time, timedelta
 
-from commonplace.dates import (
+from commonplace.basics.dates import (
     MONTH_NAMES,
     WEEKDAY_NAMES,
     clock,

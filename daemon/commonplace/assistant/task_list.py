@@ -11,7 +11,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from commonplace.assistant.tasks import MAX_DAYS_AHEAD, Task
-from commonplace.dates import day_name_near
+from commonplace.basics.dates import day_name_near
 
 MAX_TASKS = 60  # to-dos in one answer: a model reads them all
 

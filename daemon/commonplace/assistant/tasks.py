@@ -39,9 +39,9 @@ from commonplace.assistant.vaultfiles import (
     read_snapshot,
     write_lines,
 )
+from commonplace.basics.dates import day_name_near
 from commonplace.config import Settings
-from commonplace.daemon_notes import classifier
-from commonplace.dates import day_name_near
+from commonplace.runtime.daemon_notes import classifier
 from commonplace.vault import NoteSkipped, iter_note_paths, read_note
 from commonplace.vault.journals import journal_names
 from commonplace.vault.logseq_clock import CLOCKED, clock_out, tracking

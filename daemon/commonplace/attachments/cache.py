@@ -14,7 +14,7 @@ import logging
 from pathlib import Path
 
 from commonplace.attachments.extraction import Extraction
-from commonplace.statefile import read_json, write_json
+from commonplace.runtime.statefile import read_json, write_json
 
 log = logging.getLogger(__name__)
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from commonplace.attachments.cache import TextCache
 from commonplace.attachments.extraction import Extraction, Options, content_key, extract
 from commonplace.config import Settings
-from commonplace.statefile import read_json, write_json
+from commonplace.runtime.statefile import read_json, write_json
 from commonplace.vault import FileRefused, read_file
 
 log = logging.getLogger(__name__)

@@ -18,14 +18,14 @@ from datetime import date, datetime, time, timedelta
 from typing import Any
 
 from commonplace.assistant.tasks import TaskReader
+from commonplace.basics.dates import day_name
 from commonplace.briefing.tasks import due_counts
 from commonplace.briefing.text import Briefing, briefing_text
 from commonplace.calendar import CalendarClient, CalendarError, CalendarNotSetUp
 from commonplace.config import Settings
-from commonplace.dates import day_name
 from commonplace.push import PushKeyError, PushMessage, send_to_all
-from commonplace.scheduler import Job, daily_at
-from commonplace.statefile import read_json, write_json
+from commonplace.runtime.scheduler import Job, daily_at
+from commonplace.runtime.statefile import read_json, write_json
 from commonplace.weather import WeatherUnavailable, get_forecast
 
 log = logging.getLogger(__name__)

@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 
+from commonplace.basics.dates import clock, day_name
 from commonplace.calendar import Event
-from commonplace.dates import clock, day_name
 from commonplace.weather import DayForecast, conditions
 
 

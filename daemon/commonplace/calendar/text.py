@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from datetime import date, datetime, time, timedelta
 
+from commonplace.basics.dates import clock_exact, day_name, day_name_near, day_name_year
 from commonplace.calendar.models import Event, unreadable_note
-from commonplace.dates import clock_exact, day_name, day_name_near, day_name_year
 
 MAX_NOTES = 160  # characters of an invite's description shown to the model
 

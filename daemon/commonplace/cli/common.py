@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from commonplace.config import ConfigError, Settings, load_settings, set_vault
-from commonplace.dataformat import NewerDataFolder, refuse_newer
+from commonplace.daemon.dataformat import NewerDataFolder, refuse_newer
+from commonplace.firstrun.sample import sample_env, sample_scratch
 from commonplace.llm import LLM, LLMError
-from commonplace.sample import sample_env, sample_scratch
 
 if TYPE_CHECKING:
     from commonplace.index import Index

@@ -10,10 +10,10 @@ import click
 from commonplace.cli.common import require_vault, run_async, settings_from
 from commonplace.digest import Week, digest_week, make_digest, parse_week
 from commonplace.digest.service import digest_message
+from commonplace.firstrun.sample import recorded_sample_week
 from commonplace.llm import LLM
 from commonplace.push import PushKeyError, send_to_all
-from commonplace.sample import recorded_sample_week
-from commonplace.scheduler import weekly_at
+from commonplace.runtime.scheduler import weekly_at
 
 
 @click.command()

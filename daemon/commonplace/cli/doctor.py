@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from commonplace.cli.common import run_async, settings_from
-from commonplace.doctor import run_checks
+from commonplace.doctor.checks import run_checks
 
 
 @click.command()

@@ -25,8 +25,8 @@ from commonplace.config import (
 )
 from commonplace.firstrun.configfile import Choices, config_text, write_config
 from commonplace.firstrun.qr import qr_text
+from commonplace.firstrun.tailnet import TailscaleMissing, serve_command, tailnet_status
 from commonplace.firstrun.vaults import FoundVault, detect_flavor, find_vaults
-from commonplace.tailnet import TailscaleMissing, serve_command, tailnet_status
 
 
 @click.command()
@@ -204,7 +204,7 @@ def checked(text: str) -> Settings:
 
 def check_ollama(settings: Settings) -> bool:
     """Ollama and the two models, with doctor's own checks; the pull line for each missing."""
-    from commonplace.doctor import model_capabilities, ollama_checks
+    from commonplace.doctor.checks import model_capabilities, ollama_checks
     from commonplace.llm import LLM
 
     async def checks() -> list[str]:

@@ -8,7 +8,7 @@ import click
 
 from commonplace.cli.common import settings_from
 from commonplace.config import Settings
-from commonplace.logfile import follow, log_path, tail
+from commonplace.runtime.logfile import follow, log_path, tail
 
 
 def show_logs(settings: Settings, *, follow_on: bool, lines: int) -> None:

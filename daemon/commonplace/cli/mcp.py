@@ -15,9 +15,9 @@ import logging
 
 import click
 
-from commonplace.apitoken import get_or_create_token, read_token, token_path
 from commonplace.cli.common import require_vault, settings_from
 from commonplace.config import Settings
+from commonplace.plugin.apitoken import get_or_create_token, read_token, token_path
 
 
 @click.command()

@@ -11,10 +11,10 @@ from typing import Any
 
 import click
 
-from commonplace.apitoken import get_or_create_token, token_path
 from commonplace.cli.common import settings_from
-from commonplace.discovery import local_url, read_discovery
-from commonplace.plugin_install import CONFIG_DIR, InstallError, install_plugin
+from commonplace.plugin.apitoken import get_or_create_token, token_path
+from commonplace.plugin.discovery import local_url, read_discovery
+from commonplace.plugin.install import CONFIG_DIR, InstallError, install_plugin
 
 
 @click.group()

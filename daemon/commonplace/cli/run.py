@@ -11,17 +11,17 @@ from pathlib import Path
 import click
 
 from commonplace.cli.common import run_async, settings_from
-from commonplace.daemon import DaemonError, run_daemon
-from commonplace.heap import limit_arenas
-from commonplace.lock import running_daemon
-from commonplace.logfile import log_path, logging_to_file, quiet_stream_handlers
-from commonplace.sample import (
+from commonplace.daemon.run import DaemonError, run_daemon
+from commonplace.firstrun.sample import (
     make_sample_data,
     make_sample_vault,
     sample_env,
     sample_scratch,
     sample_week,
 )
+from commonplace.runtime.heap import limit_arenas
+from commonplace.runtime.lock import running_daemon
+from commonplace.runtime.logfile import log_path, logging_to_file, quiet_stream_handlers
 
 
 @click.command()
@@ -55,7 +55,7 @@ def run(
     quiet_stderr: bool,
 ) -> None:
     """Watch the vault, serve the phone page and run jobs until stopped (Ctrl-C)."""
-    limit_arenas()  # before LanceDB's threads start: see commonplace/heap.py
+    limit_arenas()  # before LanceDB's threads start: see commonplace/runtime/heap.py
     settings = settings_from(ctx, vault=vault, port=port)
     if sample_if_unset and not settings.vault_configured:
         scratch = sample_scratch()

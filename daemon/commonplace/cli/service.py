@@ -6,7 +6,7 @@ import click
 
 from commonplace.cli.common import settings_from
 from commonplace.cli.logs import show_logs
-from commonplace.lock import running_daemon
+from commonplace.runtime.lock import running_daemon
 from commonplace.service import launchd, systemd, tools, windows
 from commonplace.service.program import ServiceCommand, ServiceError, python_running
 from commonplace.service.program import service_command as make_command

@@ -11,14 +11,14 @@ from pathlib import Path
 
 import click
 
-from commonplace.capture import CaptureTooLarge, capture_order_key
-from commonplace.changes import Change
+from commonplace.capture.inbox import CaptureTooLarge, capture_order_key
 from commonplace.cli import common
 from commonplace.cli.common import require_vault, run_async, settings_from
 from commonplace.config import Settings
+from commonplace.daemon.lease import daemon_id, read_lease
 from commonplace.index import Index, IndexUnavailable
-from commonplace.lease import daemon_id, read_lease
 from commonplace.llm import LLM, BadAnswer
+from commonplace.runtime.changes import Change
 from commonplace.tidy.models import Outcome
 from commonplace.tidy.pipeline import (
     CaptureEdited,
@@ -60,8 +60,8 @@ def tidy(ctx: click.Context, once: bool, dry_run: bool, path: Path | None) -> No
 
 
 def _refuse_if_leased_elsewhere(settings: Settings) -> None:
-    """Another computer's daemon tidies this vault (it holds the lease, lease.py): tidying here
-    too could file a capture twice. A one-shot command cannot watch the lease change, so it
+    """Another computer's daemon tidies this vault (it holds the lease, daemon/lease.py): tidying
+    here too could file a capture twice. A one-shot command cannot watch the lease change, so it
     goes by the heartbeat's time, as written by that computer's clock."""
     info, _ = read_lease(settings.vault)
     if info is None or info.released or info.holder == daemon_id(settings.data_path, create=False):

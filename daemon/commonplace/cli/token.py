@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import click
 
-from commonplace.apitoken import get_or_create_token, rotate_token, token_path
 from commonplace.cli.common import settings_from
-from commonplace.devices import devices_path, read_devices, revoke_device
+from commonplace.plugin.apitoken import get_or_create_token, rotate_token, token_path
+from commonplace.plugin.devices import devices_path, read_devices, revoke_device
 
 
 @click.group(invoke_without_command=True)

@@ -18,7 +18,7 @@ from datetime import date, datetime
 from pathlib import PurePosixPath
 from zoneinfo import ZoneInfo
 
-from commonplace.capture import captured_time
+from commonplace.capture.inbox import captured_time
 from commonplace.config import Settings
 from commonplace.digest.models import DigestData, FiledCapture, OpenTodo, TodoLists
 from commonplace.digest.week import Week

@@ -30,8 +30,8 @@ from commonplace.digest.summary import Summary, write_summary
 from commonplace.digest.week import Week, digest_week
 from commonplace.llm import LLM
 from commonplace.push import PushKeyError, PushMessage, send_to_all
-from commonplace.scheduler import Job, weekly_at
-from commonplace.statefile import read_json, write_json
+from commonplace.runtime.scheduler import Job, weekly_at
+from commonplace.runtime.statefile import read_json, write_json
 from commonplace.vault import FileChanged, atomic_write, content_hash, file_hash
 
 log = logging.getLogger(__name__)

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
+from commonplace.basics.resources import resource_dir
 from commonplace.config import Folders, Settings
-from commonplace.resources import resource_dir
 
 REPO = Path(__file__).resolve().parents[3]
 FIXTURE_TZ = "Europe/London"  # the fixture's owner lives in Bristol (fixture_guide.md)

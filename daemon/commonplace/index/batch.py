@@ -17,13 +17,13 @@ from commonplace.attachments.indexing import Indexable, Unchanged, load_attachme
 from commonplace.attachments.kinds import is_attachment
 from commonplace.attachments.reader import AttachmentReader
 from commonplace.config import Settings
-from commonplace.foreground import pause
 from commonplace.index import drawings
 from commonplace.index.chunking import IndexedChunk, IndexedNote, index_chunks, index_note
 from commonplace.index.manifest import FileEntry, Manifest
 from commonplace.index.models import RefreshStats
 from commonplace.index.plan import Plan
 from commonplace.llm.profiles import EmbedProfile
+from commonplace.runtime.foreground import pause
 from commonplace.vault import NoteSkipped, read_note
 from commonplace.vault.blockrefs import note_blocks
 
@@ -69,7 +69,7 @@ def read_files(
     loaded: list[Loaded] = []
     gone: list[str] = []
     for path in paths:
-        pause()  # a request is being answered: let it have the interpreter (foreground.py)
+        pause()  # a request is being answered: let it have the interpreter (runtime/foreground.py)
         old = plan.entries.get(path)
         if is_attachment(path):
             if attachments is None:

@@ -42,8 +42,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from commonplace.foreground import pause
 from commonplace.index.models import SearchResult
+from commonplace.runtime.foreground import pause
 
 if TYPE_CHECKING:
     from commonplace.index.store import Stores
@@ -224,7 +224,7 @@ def update(
             continue
         group.append((path, chunks))
         if sum(len(c) for _, c in group) >= BATCH:
-            pause()  # a request is being answered: let it have the interpreter (foreground.py)
+            pause()  # a request is being answered: let it go first (runtime/foreground.py)
             compute()
     pause()
     compute()

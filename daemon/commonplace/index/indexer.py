@@ -26,7 +26,6 @@ from tqdm import tqdm
 from commonplace.attachments import kinds as attachment_kinds
 from commonplace.attachments.reader import AttachmentReader
 from commonplace.config import Settings
-from commonplace.foreground import pause
 from commonplace.index import hubness
 from commonplace.index.batch import (
     BATCH_FILES,
@@ -47,6 +46,7 @@ from commonplace.index.store import Stores, open_stores
 from commonplace.index.vector_api import VectorsBusy
 from commonplace.llm import LLM, LLMError
 from commonplace.llm.profiles import EmbedProfile, known_profile, unknown_profile, with_prefixes
+from commonplace.runtime.foreground import pause
 from commonplace.vault import NoteSkipped, exclusions, journals, read_note
 from commonplace.vault.blockrefs import NOT_SHOWN, note_blocks, refs_in, shown_refs
 from commonplace.vault.notes import title_from_path, title_property

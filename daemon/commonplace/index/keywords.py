@@ -34,10 +34,10 @@ from typing import Any
 
 import tantivy
 
-from commonplace.foreground import pause
 from commonplace.index.chunking import IndexedChunk, IndexedNote, name_key
 from commonplace.index.filters import SearchFilter, page_pattern
 from commonplace.index.models import SearchResult
+from commonplace.runtime.foreground import pause
 
 log = logging.getLogger(__name__)
 
@@ -180,7 +180,7 @@ class _Tantivy:
             writer.delete_documents_by_term("path", path)
         for i, doc in enumerate(docs):
             if i % 64 == 0:
-                pause()  # let a request being answered go first (foreground.py)
+                pause()  # let a request being answered go first (runtime/foreground.py)
             writer.add_document(doc)
 
     def stage_clear(self) -> None:

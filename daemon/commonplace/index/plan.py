@@ -20,8 +20,8 @@ from commonplace.attachments.kinds import (
     is_attachment,
     iter_attachment_paths,
 )
-from commonplace.foreground import pause
 from commonplace.index.manifest import FileEntry, Manifest
+from commonplace.runtime.foreground import pause
 from commonplace.vault import entry_problem, is_ignored, is_regular_file, iter_note_paths
 
 log = logging.getLogger(__name__)
@@ -74,7 +74,7 @@ def plan_reconcile(
         listing = itertools.chain(listing, iter_attachment_paths(vault))
     for listed, rel in enumerate(listing):
         if listed % 256 == 0:
-            pause()  # let a request being answered go first (foreground.py)
+            pause()  # let a request being answered go first (runtime/foreground.py)
         if excludes(rel):
             continue
         on_disk.add(rel)

@@ -1,7 +1,7 @@
 """What the daemon runs: the start-up scan, watcher changes, and later scans.
 
 File events are hints, not the truth (inotify drops events under load, sync tools batch), so a
-reconciliation at start-up and at every scan (scans.py) repairs whatever the events missed.
+reconciliation at start-up and at every scan (daemon/scans.py) repairs whatever the events missed.
 It is also the retry of a failed index write (a full disk): the changes stay pending, and the
 failure is shown in attention until a write succeeds, in the words every failed write is told
 in (vault/atomic.py `write_trouble`): what happened to the data folder's disk, what to do.
@@ -16,13 +16,13 @@ import time
 from collections.abc import Sequence
 
 from commonplace.attachments.reader import problem_action
-from commonplace.attention import Attention, Entry
-from commonplace.changes import Change
 from commonplace.config import Settings
-from commonplace.heap import release_memory
 from commonplace.index.indexer import Index
 from commonplace.index.models import RefreshStats
-from commonplace.supervise import where
+from commonplace.runtime.attention import Attention, Entry
+from commonplace.runtime.changes import Change
+from commonplace.runtime.heap import release_memory
+from commonplace.runtime.supervise import where
 from commonplace.vault import os_error_of, write_trouble
 
 log = logging.getLogger(__name__)

@@ -17,7 +17,7 @@ from pathlib import Path
 from commonplace.index.keywords import LAYOUT, KeywordIndex, KeywordIndexError
 from commonplace.index.manifest import INDEX_SCHEMA, Manifest, ManifestError
 from commonplace.index.vector_api import Vectors, VectorStoreError
-from commonplace.lock import running_daemon
+from commonplace.runtime.lock import running_daemon
 
 log = logging.getLogger(__name__)
 

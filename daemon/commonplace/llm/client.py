@@ -23,7 +23,7 @@ import httpx
 import ollama
 import pydantic
 
-from commonplace.backoff import backoff_s
+from commonplace.basics.backoff import backoff_s
 from commonplace.config import OllamaSettings, is_cloud_model, keep_alive_value
 from commonplace.llm import budget
 from commonplace.llm.errors import (

@@ -20,8 +20,8 @@ import socket
 from collections.abc import Awaitable, Callable
 from urllib.parse import urlsplit
 
+from commonplace.basics.net import IPAddress, is_tailnet, parse_ip, unwrap
 from commonplace.config import OllamaSettings
-from commonplace.net import IPAddress, is_tailnet, parse_ip, unwrap
 
 MIN_VERSION = (0, 5, 0)  # structured outputs with a JSON schema
 THINK_VERSION = (0, 9, 0)  # the `think` request field

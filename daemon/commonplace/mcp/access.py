@@ -13,10 +13,10 @@ from collections.abc import Callable
 
 from commonplace.assistant.engine import Clock
 from commonplace.config import Settings
-from commonplace.lock import LOCK_NAME, pid_alive, read_lock
 from commonplace.mcp.backend import Backend
 from commonplace.mcp.daemon_client import DaemonBackend
 from commonplace.mcp.local import LocalBackend
+from commonplace.runtime.lock import LOCK_NAME, pid_alive, read_lock
 
 TokenSource = Callable[[], str]
 

@@ -16,8 +16,8 @@ from urllib.parse import urlsplit
 import aiohttp
 
 from commonplace.config import Settings
-from commonplace.lock import running_daemon
 from commonplace.mcp.backend import BackendError
+from commonplace.runtime.lock import running_daemon
 
 log = logging.getLogger(__name__)
 

@@ -20,7 +20,7 @@ from commonplace.assistant import Assistant, ToolError, build_assistant
 from commonplace.assistant.engine import Clock
 from commonplace.assistant.task_list import task_list
 from commonplace.assistant.tasks import TaskReader, TasksNotReady, warm_in_background
-from commonplace.capture import CaptureError, not_saved_reason, write_capture
+from commonplace.capture.inbox import CaptureError, not_saved_reason, write_capture
 from commonplace.config import Settings
 from commonplace.llm import LLM, LLMError
 from commonplace.mcp.backend import BackendError

@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 import aiohttp
 from aiohttp.abc import AbstractResolver, ResolveResult
 
-from commonplace.net import non_public_reason, parse_ip
+from commonplace.basics.net import non_public_reason, parse_ip
 from commonplace.push.store import BadSubscription, check_endpoint
 
 

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import aiohttp
 from aiohttp.abc import AbstractResolver
 
-from commonplace.backoff import backoff_s
+from commonplace.basics.backoff import backoff_s
 from commonplace.config import Settings
 from commonplace.push.endpoints import EndpointRefused, NotPublic, public_session
 from commonplace.push.keys import load_or_create_keys

@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from commonplace.basics.net import non_public_reason, parse_ip
 from commonplace.config import Settings
-from commonplace.net import non_public_reason, parse_ip
 from commonplace.push.keys import b64url_decode
-from commonplace.statefile import read_json, write_json
+from commonplace.runtime.statefile import read_json, write_json
 
 log = logging.getLogger(__name__)
 

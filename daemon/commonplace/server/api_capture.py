@@ -23,22 +23,22 @@ from typing import Any
 
 from aiohttp import BodyPartReader, web
 
-from commonplace.capture import CaptureError, not_saved_reason, write_capture
-from commonplace.capture import capture_id as make_capture_id
-from commonplace.clipping import (
+from commonplace.basics.net import non_public_reason
+from commonplace.capture.clipping import (
     clipping_block,
     extract_text,
     first_link,
     only_link,
     with_clipping,
 )
+from commonplace.capture.inbox import CaptureError, not_saved_reason, write_capture
+from commonplace.capture.inbox import capture_id as make_capture_id
+from commonplace.capture.pagefetch import FetchRefused, fetch_page
+from commonplace.capture.shared_files import SharedFile, embed_above, save_shared_files
 from commonplace.config import Settings
-from commonplace.net import non_public_reason
-from commonplace.pagefetch import FetchRefused, fetch_page
 from commonplace.server.context import SENT, SERVICES, SETTINGS, Services
 from commonplace.server.errors import ApiError, BodyPace, read_body, read_json, text_field
 from commonplace.server.limits import limited
-from commonplace.sharedfiles import SharedFile, embed_above, save_shared_files
 from commonplace.speech import (
     AudioError,
     AudioTooLong,

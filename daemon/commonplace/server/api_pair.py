@@ -1,4 +1,4 @@
-"""Pairing the Obsidian plugin (pairing.py): the plugin asks and polls; the owner confirms.
+"""Pairing the Obsidian plugin (plugin/pairing.py): the plugin asks and polls; the owner confirms.
 
 POST /api/pair/request {device}      -> {id, code, expires_in}   the plugin, no token
 POST /api/pair/poll {id}             -> {status, token?, device_id?} the plugin, no token
@@ -15,8 +15,8 @@ import logging
 
 from aiohttp import web
 
-from commonplace.devices import add_device, devices_path
-from commonplace.pairing import Pairing, PairingRefused
+from commonplace.plugin.devices import add_device, devices_path
+from commonplace.plugin.pairing import Pairing, PairingRefused
 from commonplace.server.context import SETTINGS
 from commonplace.server.errors import ApiError, read_json
 from commonplace.server.security import split_host

@@ -17,7 +17,7 @@ from typing import Any
 from aiohttp import BodyPartReader, web
 
 from commonplace.attachments.save import NotAPicture, picture_kind, save_attachment
-from commonplace.capture import CaptureError, write_capture
+from commonplace.capture.inbox import CaptureError, write_capture
 from commonplace.config import Settings
 from commonplace.server.api_capture import (
     _ID,

@@ -16,7 +16,7 @@ also save the linked page's text).
 
 The words are kept verbatim: the title, the text and the link, each as given, one paragraph
 each (a piece repeated by the sharing app, and a link already in the text, once). Files are saved
-byte for byte into the attachment folder and embedded above the words (sharedfiles.py).
+byte for byte into the attachment folder and embedded above the words (capture/shared_files.py).
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ from urllib.parse import parse_qsl
 
 from aiohttp import BodyPartReader, web
 
-from commonplace.clipping import first_link, only_link
+from commonplace.capture.clipping import first_link, only_link
+from commonplace.capture.shared_files import NotAShareableFile, SharedFile, file_kind
 from commonplace.server.api_capture import (
     MAX_CAPTURE_CHARS,
     Wanted,
@@ -34,7 +35,6 @@ from commonplace.server.api_capture import (
 )
 from commonplace.server.context import SETTINGS
 from commonplace.server.errors import ApiError, BodyPace, read_body
-from commonplace.sharedfiles import NotAShareableFile, SharedFile, file_kind
 
 TEXT_FIELDS = ("title", "text", "url", "id", "captured", "via", "fetch_page")
 MAX_FIELD_BYTES = MAX_CAPTURE_CHARS * 4  # UTF-8: four bytes a character at most

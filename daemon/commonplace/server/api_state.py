@@ -9,9 +9,9 @@ from typing import Any
 from aiohttp import web
 
 from commonplace import __version__
-from commonplace.attention import summary
 from commonplace.config import Settings
 from commonplace.llm import OllamaStatus
+from commonplace.runtime.attention import summary
 from commonplace.server.api_pair import PAIRING
 from commonplace.server.context import LLM_KEY, SERVICES, SETTINGS, Services
 from commonplace.speech import SpeechUnavailable, WhisperTranscriber, model_path

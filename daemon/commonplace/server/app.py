@@ -3,7 +3,7 @@
 Middleware order, outermost first: the security checks (a refused request never reaches a
 handler, nor the error handler's logging of its body), then the error boundary that turns every
 failure into the one JSON error shape, then the mark that makes background loops pause while a
-request is answered (foreground.py). Security headers are added to every response as it is
+request is answered (runtime/foreground.py). Security headers are added to every response as it is
 prepared, streamed answers and errors included.
 """
 
@@ -14,12 +14,12 @@ from pathlib import Path
 
 from aiohttp import web
 
-from commonplace.apitoken import token_path
+from commonplace.basics.resources import resource_dir
 from commonplace.config import Settings
-from commonplace.devices import devices_path
-from commonplace.foreground import foreground
 from commonplace.llm import LLM
-from commonplace.resources import resource_dir
+from commonplace.plugin.apitoken import token_path
+from commonplace.plugin.devices import devices_path
+from commonplace.runtime.foreground import foreground
 from commonplace.server import (
     api_ask,
     api_capture,

@@ -17,12 +17,12 @@ from aiohttp.abc import AbstractResolver
 
 from commonplace.assistant import Assistant
 from commonplace.assistant.tasks import TaskReader
-from commonplace.attention import Attention
+from commonplace.capture.pagefetch import Rule
 from commonplace.config import Settings
+from commonplace.daemon.jobs import JobQueue
 from commonplace.index import Index
-from commonplace.jobs import JobQueue
 from commonplace.llm import LLM, OllamaStatus
-from commonplace.pagefetch import Rule
+from commonplace.runtime.attention import Attention
 from commonplace.server.sent import SentCaptures
 from commonplace.speech import Transcriber
 
@@ -47,8 +47,8 @@ class Services:
     ollama_cache: tuple[float, OllamaStatus] | None = None  # (monotonic time, status)
     ollama_refresh: asyncio.Task[OllamaStatus] | None = None  # a refresh of it under way
     hint_cache: tuple[float, str] | None = None  # (monotonic time, dictation name hint)
-    # A shared link's page fetch (pagefetch.py): the name lookup and the address rule, replaced
-    # by tests only (None: the system's resolver, public addresses only).
+    # A shared link's page fetch (capture/pagefetch.py): the name lookup and the address rule,
+    # replaced by tests only (None: the system's resolver, public addresses only).
     page_resolver: AbstractResolver | None = None
     page_rule: Rule | None = None
 

@@ -18,8 +18,8 @@ from typing import Any, TypeVar
 
 from aiohttp import web
 
+from commonplace.basics.utf8 import encodable
 from commonplace.llm import LLMError, LLMTimeout, ModelBusy, ModelMissing, OllamaUnavailable
-from commonplace.utf8 import encodable
 
 log = logging.getLogger(__name__)
 

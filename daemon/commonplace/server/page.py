@@ -16,7 +16,7 @@ from pathlib import Path
 
 from aiohttp import web
 
-from commonplace.resources import plugin_files
+from commonplace.basics.resources import plugin_files
 from commonplace.server.context import SERVICES
 from commonplace.server.errors import ApiError
 

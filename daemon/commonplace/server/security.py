@@ -5,7 +5,7 @@ loopback port and adds the caller's identity as `Tailscale-User-Login`. That hea
 something only because nothing else can reach the loopback port and `tailscale serve` sets it
 (and strips a forged one) on requests it proxies. So:
 
-(a) the server listens on loopback unless configured otherwise (see daemon.py);
+(a) the server listens on loopback unless configured otherwise (see daemon/run.py);
 (b) the Host header must be the ts.net name or a local name with our port: a website that
     points its own name at 127.0.0.1 (DNS rebinding) sends its own name and is refused; and a
     local name is accepted only from a loopback peer (or with the API token), because any client
@@ -21,15 +21,15 @@ Requests from the Obsidian plugin come from the origin `app://obsidian.md` (desk
 `capacitor://localhost` (iOS) or `http://localhost` / `https://localhost` (Android: the Capacitor
 app's scheme), or with no Origin at all when the plugin uses Obsidian's `requestUrl`; they pass
 (a)-(c) like any other; instead of (d) they need a bearer token on every request, any method:
-the vault's token (`commonplace token`) or a paired device's own (devices.py, revocable), and
+the vault's token (`commonplace token`) or a paired device's own (plugin/devices.py, revocable), and
 the daemon answers their CORS preflight. The plugin also names itself (`X-Commonplace-Client:
 obsidian`), so a request through `requestUrl`, which carries no Origin, gets the same rule and not
 the page's: the header can only add the token requirement, never lift a check. On the ts.net name
 that is both: the owner's Tailscale login (c) and the token. Every other origin is checked as
 above.
 
-Pairing (pairing.py) has two sides. Asking to pair (PAIR_OPEN) needs no token, since getting one
-is its point; it is taken only from Obsidian's origins or from a program (no Origin), only from
+Pairing (plugin/pairing.py) has two sides. Asking to pair (PAIR_OPEN) needs no token, since getting
+one is its point; it is taken only from Obsidian's origins or from a program (no Origin), only from
 this computer's loopback or through the ts.net name as the owner, and never from a browser page
 of another origin. Confirming (PAIR_OWNER) is the owner's: the phone page (with (d) as for every
 change) or a program with the vault's own token (`commonplace plugin pair`), never a device
@@ -64,9 +64,9 @@ from urllib.parse import urlsplit
 from aiohttp import web
 from aiohttp.typedefs import Middleware
 
-from commonplace.apitoken import read_token, token_matches
 from commonplace.config import WebSettings
-from commonplace.devices import DeviceTokens, token_hash
+from commonplace.plugin.apitoken import read_token, token_matches
+from commonplace.plugin.devices import DeviceTokens, token_hash
 from commonplace.server.errors import error_response
 
 log = logging.getLogger(__name__)
@@ -148,7 +148,7 @@ class Policy:
     owner_login: str = ""
     extra_hosts: tuple[str, ...] = ()
     token_file: Path | None = None  # the plugin's token (None: APP_ORIGIN is always refused)
-    devices_file: Path | None = None  # paired devices' token hashes (devices.py)
+    devices_file: Path | None = None  # paired devices' token hashes (plugin/devices.py)
 
     @classmethod
     def from_settings(

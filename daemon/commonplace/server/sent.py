@@ -20,7 +20,7 @@ import logging
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-from commonplace.statefile import read_json, write_json
+from commonplace.runtime.statefile import read_json, write_json
 
 log = logging.getLogger(__name__)
 

@@ -9,7 +9,7 @@ A background job does not inherit the Terminal's permissions: a vault in ~/Docum
 ~/Desktop, ~/Downloads, iCloud Drive (where Obsidian's iCloud vaults live) or on another disk
 needs the program that runs the daemon allowed in System Settings > Privacy & Security
 (Files and Folders, or Full Disk Access), which install says, and the daemon says again as an
-attention item when it meets "Operation not permitted" on the vault (vault_access.py).
+attention item when it meets "Operation not permitted" on the vault (daemon/vault_access.py).
 """
 
 from __future__ import annotations
@@ -20,12 +20,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from commonplace.logfile import log_dir
+from commonplace.runtime.logfile import log_dir
 from commonplace.service.program import ServiceCommand, ServiceError, removable
 from commonplace.service.tools import call, drop_empty_folders
 from commonplace.vault.atomic import replace_file
 
-LABEL = "local.commonplace.daemon"
+LABEL = "local.commonplace.daemon.run"
 EXIT_TIMEOUT_S = 60  # launchd's wait between SIGTERM and SIGKILL (its default is 20 s)
 Say = Callable[[str], None]
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from commonplace.attention import read_running, summary
 from commonplace.briefing.service import last_made
 from commonplace.config import Settings
 from commonplace.digest.service import last_written
-from commonplace.lock import running_daemon
-from commonplace.logfile import log_path
+from commonplace.runtime.attention import read_running, summary
+from commonplace.runtime.lock import running_daemon
+from commonplace.runtime.logfile import log_path
 from commonplace.vault import iter_note_paths
 
 

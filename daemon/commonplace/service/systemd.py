@@ -1,7 +1,7 @@
 """Linux: a systemd user unit, enabled and started with `systemctl --user`.
 
 `Restart=on-failure` restarts a daemon that crashed (or was killed) within seconds; a stop is
-systemd's SIGTERM, on which the daemon finishes the job in hand and exits 0 (daemon.py), so a
+systemd's SIGTERM, on which the daemon finishes the job in hand and exits 0 (daemon/run.py), so a
 stop is never counted as a failure. Without lingering (`loginctl enable-linger`) systemd
 starts a user's units at login and stops them at logout: said plainly at install.
 """
@@ -21,7 +21,7 @@ from commonplace.vault.atomic import replace_file
 
 UNIT = "commonplace.service"
 MARK = "# Written by `commonplace service install`"
-STOP_TIMEOUT_S = 60  # the daemon's own grace for the job in hand is 10 s (jobs.py)
+STOP_TIMEOUT_S = 60  # the daemon's own grace for the job in hand is 10 s (daemon/jobs.py)
 
 Say = Callable[[str], None]
 

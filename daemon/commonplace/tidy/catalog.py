@@ -12,8 +12,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from commonplace.config import Settings
-from commonplace.daemon_notes import classifier
-from commonplace.foreground import pause
+from commonplace.runtime.daemon_notes import classifier
+from commonplace.runtime.foreground import pause
 from commonplace.vault import NoteSkipped, iter_note_paths, read_note
 
 log = logging.getLogger(__name__)
@@ -63,7 +63,7 @@ class VaultCatalog:
         seen: set[str] = set()
         for path in iter_note_paths(s.vault):
             if len(seen) % 64 == 0:
-                pause()  # a scan of a big vault lets requests go first (foreground.py)
+                pause()  # a scan of a big vault lets requests go first (runtime/foreground.py)
             seen.add(path)
             facts = self._note(path)
             if facts is None:

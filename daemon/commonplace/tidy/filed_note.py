@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-from commonplace.capture import Capture, capture_stamp, split_capture
+from commonplace.capture.inbox import Capture, capture_stamp, split_capture
 from commonplace.tidy.models import Decision
 from commonplace.vault.markdown import frontmatter_tags, logseq_deadline, todo_line
 

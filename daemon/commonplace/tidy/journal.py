@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from commonplace.statefile import read_json, write_json
+from commonplace.runtime.statefile import read_json, write_json
 
 log = logging.getLogger(__name__)
 

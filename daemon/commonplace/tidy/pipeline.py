@@ -28,10 +28,10 @@ from pathlib import Path
 
 from commonplace.attachments.pictures import PictureText, picture_texts
 from commonplace.attachments.reader import AttachmentReader
-from commonplace.capture import Capture, capture_stamp, read_capture
+from commonplace.capture.inbox import Capture, capture_stamp, read_capture
 from commonplace.config import Settings
-from commonplace.daemon_notes import ask_pages, ask_rule, is_daemon_note
 from commonplace.llm import LLM
+from commonplace.runtime.daemon_notes import ask_pages, ask_rule, is_daemon_note
 from commonplace.tidy import filed_note
 from commonplace.tidy.candidates import SearchIndex, find_candidates
 from commonplace.tidy.catalog import VaultCatalog

@@ -14,7 +14,7 @@ from typing import Any
 
 from commonplace import prompts
 from commonplace.attachments.pictures import PictureText
-from commonplace.capture import Capture
+from commonplace.capture.inbox import Capture
 from commonplace.llm import LLM, budget
 from commonplace.tidy.models import Candidate, Proposal, ProposalReply
 

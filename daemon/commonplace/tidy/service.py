@@ -24,10 +24,8 @@ from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any
 
-from commonplace.attention import Attention
-from commonplace.backoff import backoff_s
-from commonplace.capture import CaptureNotText, CaptureTooLarge, capture_order_key
-from commonplace.changes import Change
+from commonplace.basics.backoff import backoff_s
+from commonplace.capture.inbox import CaptureNotText, CaptureTooLarge, capture_order_key
 from commonplace.config import Settings
 from commonplace.llm import (
     LLM,
@@ -37,7 +35,9 @@ from commonplace.llm import (
     ModelUnsuitable,
     OllamaStatus,
 )
-from commonplace.supervise import start_supervised, where
+from commonplace.runtime.attention import Attention
+from commonplace.runtime.changes import Change
+from commonplace.runtime.supervise import start_supervised, where
 from commonplace.tidy.candidates import SearchIndex
 from commonplace.tidy.pipeline import CaptureEdited, CaptureUnreadable, TidyContext, tidy_capture
 from commonplace.tidy.state import Mark, TidyState
@@ -96,7 +96,7 @@ class TidyService:
     ) -> None:
         self.settings = settings
         self.attention = attention if attention is not None else Attention()
-        # False while another computer's daemon holds the vault's lease (lease.py): captures
+        # False while another computer's daemon holds the vault's lease (daemon/lease.py): captures
         # wait for it; a scan wakes the worker when this daemon wins the lease.
         self.may_work = may_work
         self.ctx = TidyContext(settings, llm, index, now=now)

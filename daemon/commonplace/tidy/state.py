@@ -15,8 +15,8 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from commonplace.backoff import backoff_s
-from commonplace.statefile import read_json, write_json
+from commonplace.basics.backoff import backoff_s
+from commonplace.runtime.statefile import read_json, write_json
 
 log = logging.getLogger(__name__)
 

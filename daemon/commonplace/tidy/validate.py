@@ -12,8 +12,8 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from datetime import date
 
-from commonplace.capture import Capture
-from commonplace.clipping import link_title, only_link, split_clipping
+from commonplace.capture.clipping import link_title, only_link, split_clipping
+from commonplace.capture.inbox import Capture
 from commonplace.tidy import support
 from commonplace.tidy.catalog import VaultFacts
 from commonplace.tidy.models import Candidate, Decision, Dropped, Proposal, Todo, TodoProposal

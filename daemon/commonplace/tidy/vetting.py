@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Literal
 from zoneinfo import ZoneInfo
 
-from commonplace.capture import CaptureNotText, CaptureTooLarge, read_capture
+from commonplace.capture.inbox import CaptureNotText, CaptureTooLarge, read_capture
 from commonplace.vault import FileRefused
 
 Problem = Literal["", "gone", "too_large", "unreadable", "empty", "not_a_file", "not_text", "nul"]

@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
-from commonplace.dates import MONTH_NAMES, WEEKDAY_NAMES
+from commonplace.basics.dates import MONTH_NAMES, WEEKDAY_NAMES
 
 MONTHS = MONTH_NAMES
 DAYS = WEEKDAY_NAMES

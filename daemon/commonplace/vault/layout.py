@@ -73,7 +73,7 @@ def is_ignored(rel_path: str) -> bool:
 
 
 def is_conflict_copy(name: str) -> bool:
-    """A sync tool's copy of a note two computers changed (never a note: see conflicts.py)."""
+    """A sync tool's copy of a note two computers changed (not a note: daemon/conflicts.py)."""
     return name.lower().endswith(NOTE_SUFFIXES) and bool(_CONFLICT.search(name))
 
 

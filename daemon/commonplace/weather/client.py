@@ -17,7 +17,7 @@ from typing import Any
 import aiohttp
 
 from commonplace.config import Settings
-from commonplace.statefile import read_json, write_json
+from commonplace.runtime.statefile import read_json, write_json
 from commonplace.weather.forecast import DAILY, Forecast, WeatherUnavailable, parse
 
 log = logging.getLogger(__name__)

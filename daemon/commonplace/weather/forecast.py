@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
-from commonplace.dates import day_name, relative_day
+from commonplace.basics.dates import day_name, relative_day
 from commonplace.weather import codes
 
 DAILY = (

@@ -18,7 +18,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
-from commonplace.capture import parse_capture
+from commonplace.capture.inbox import parse_capture
 from commonplace.digest.collect import collect
 from commonplace.digest.models import DigestData
 from commonplace.digest.render import render_digest

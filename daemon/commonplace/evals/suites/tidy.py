@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from commonplace.capture import read_capture
+from commonplace.capture.inbox import read_capture
 from commonplace.evals import grading
 from commonplace.evals.fixture import copy_vault, load_jsonl
 from commonplace.evals.indexing import build_index, close_index

@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from commonplace.lock import running_daemon
-from commonplace.statefile import read_json, write_json
+from commonplace.runtime.lock import running_daemon
+from commonplace.runtime.statefile import read_json, write_json
 
 log = logging.getLogger(__name__)
 

@@ -15,15 +15,15 @@ from typing import TYPE_CHECKING, Literal
 from commonplace import __version__
 from commonplace.attachments.kinds import is_pdf, iter_attachment_paths
 from commonplace.attachments.ocr import ocr_status
-from commonplace.attention import Entry, read_running, summary
 from commonplace.config import Settings, default_config_path, set_vault
-from commonplace.conflicts import find_conflict_copies
-from commonplace.daemon_notes import left_in_earlier_pages
-from commonplace.dataformat import FORMAT, NewerDataFolder, refuse_newer
-from commonplace.lease import describe_lease
+from commonplace.daemon.conflicts import find_conflict_copies
+from commonplace.daemon.dataformat import FORMAT, NewerDataFolder, refuse_newer
+from commonplace.daemon.lease import describe_lease
 from commonplace.llm import LLM, LLMError, OllamaStatus
 from commonplace.llm.support import Lookup, host_warning, system_lookup, version_warnings
-from commonplace.lock import daemons_elsewhere, running_daemon
+from commonplace.runtime.attention import Entry, read_running, summary
+from commonplace.runtime.daemon_notes import left_in_earlier_pages
+from commonplace.runtime.lock import daemons_elsewhere, running_daemon
 from commonplace.tidy.state import TidyState
 from commonplace.vault import iter_note_paths
 from commonplace.vault.exclusions import load_exclusions
@@ -93,7 +93,7 @@ def config_checks(settings: Settings) -> list[Check]:
 
 
 def data_format_checks(data: Path) -> list[Check]:
-    """Which format the data folder holds (dataformat.py): a newer one stops every other
+    """Which format the data folder holds (daemon/dataformat.py): a newer one stops every other
     command, an older one is brought forward by the daemon's next start."""
     try:
         found = refuse_newer(data)
@@ -241,7 +241,7 @@ def journal_checks(settings: Settings) -> list[Check]:
 
 def pages_directory_checks(settings: Settings) -> list[Check]:
     """A Logseq graph whose `:pages-directory` changed after the daemon made its folders and
-    notes in pages/: where they are now, and what becomes of them (daemon_notes.py
+    notes in pages/: where they are now, and what becomes of them (runtime/daemon_notes.py
     `left_in_earlier_pages`; the tasks and memory notes are used where they are)."""
     from commonplace.assistant.vaultfiles import earlier_pages_file, note_path
 
@@ -428,7 +428,12 @@ def elsewhere_checks(settings: Settings) -> list[Check]:
 def phone_checks(settings: Settings) -> list[Check]:
     """Whether the phone page can be reached from the phone (through `tailscale serve` on the
     tailnet name) or only on this computer, and why."""
-    from commonplace.tailnet import TailscaleMissing, serve_command, serves_port, tailnet_status
+    from commonplace.firstrun.tailnet import (
+        TailscaleMissing,
+        serve_command,
+        serves_port,
+        tailnet_status,
+    )
 
     web = settings.web
     running = running_daemon(settings.data_path)
@@ -492,7 +497,7 @@ def phone_checks(settings: Settings) -> list[Check]:
 
 
 def log_checks(settings: Settings) -> list[Check]:
-    from commonplace.logfile import log_path
+    from commonplace.runtime.logfile import log_path
 
     path = log_path(settings)
     made = "" if path.exists() else " (not written yet: the daemon writes it when it runs)"
@@ -532,7 +537,7 @@ def inbox_checks(settings: Settings, shown: Iterable[tuple[str, str]] = ()) -> l
 
 
 def lease_checks(settings: Settings) -> list[Check]:
-    """Which computer's daemon tidies and answers (the vault lease, see lease.py)."""
+    """Which computer's daemon tidies and answers (the vault lease, see daemon/lease.py)."""
     warn, line = describe_lease(settings.vault, settings.data_path, settings.lease, time.time())
     return [Check("warn" if warn else "ok", "lease", line)]
 

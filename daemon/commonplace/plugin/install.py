@@ -15,7 +15,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from commonplace.resources import PLUGIN_FILES, plugin_files
+from commonplace.basics.resources import PLUGIN_FILES, plugin_files
 
 CONFIG_DIR = ".obsidian"  # Obsidian's default; a vault may name another (then: --config-dir)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-_PACKAGE = Path(__file__).resolve().parent
+_PACKAGE = Path(__file__).resolve().parents[1]  # commonplace/, the package itself
 
 # The files Obsidian loads from .obsidian/plugins/commonplace/: `make plugin` builds main.js.
 PLUGIN_FILES = ("main.js", "manifest.json", "styles.css")

@@ -1,7 +1,7 @@
 """The vault lease: which computer's daemon tidies captures, answers Ask notes, writes digests.
 
-The lock in the data folder (lock.py) keeps a second daemon off one computer. Two computers that
-sync one vault (Syncthing, Dropbox, iCloud) each have their own data folder, cannot see each
+The lock in the data folder (runtime/lock.py) keeps a second daemon off one computer. Two computers
+that sync one vault (Syncthing, Dropbox, iCloud) each have their own data folder, cannot see each
 other's lock, and would both file the same capture. So the daemon that writes keeps a small
 lease inside the vault, `.commonplace/lease.json` (a hidden folder: never a note, never indexed,
 ignored by the watcher), and renews it every `heartbeat_s`; the sync tool carries it to the
@@ -37,9 +37,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from commonplace.attention import Attention
 from commonplace.config import LeaseSettings
-from commonplace.statefile import write_json
+from commonplace.runtime.attention import Attention
+from commonplace.runtime.statefile import write_json
 from commonplace.vault import FileRefused, read_file, replace_file
 
 log = logging.getLogger(__name__)

@@ -21,10 +21,10 @@ from pathlib import Path
 from typing import Protocol
 from zoneinfo import ZoneInfo
 
-from commonplace.attention import Attention
 from commonplace.config import WEEKDAYS
-from commonplace.statefile import read_json, write_json
-from commonplace.supervise import where
+from commonplace.runtime.attention import Attention
+from commonplace.runtime.statefile import read_json, write_json
+from commonplace.runtime.supervise import where
 
 log = logging.getLogger(__name__)
 

@@ -43,12 +43,12 @@ from watchdog.events import (
 )
 
 from commonplace.attachments.kinds import attachment_ignored, iter_attachment_paths
-from commonplace.attention import Attention
-from commonplace.changes import Change, ChangeKind
-from commonplace.supervise import start_supervised
+from commonplace.daemon.watch_observer import make_observer
+from commonplace.runtime.attention import Attention
+from commonplace.runtime.changes import Change, ChangeKind
+from commonplace.runtime.supervise import start_supervised
 from commonplace.vault import is_ignored, iter_note_paths
 from commonplace.vault.atomic import replaced_here
-from commonplace.watch_observer import make_observer
 
 log = logging.getLogger(__name__)
 

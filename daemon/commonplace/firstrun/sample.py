@@ -18,7 +18,7 @@ import tempfile
 from datetime import date
 from pathlib import Path
 
-from commonplace.resources import resource_dir
+from commonplace.basics.resources import resource_dir
 
 # vault_fixture/captures/ holds the test week's captures and calendar/ its calendar (an .ics
 # file for a CalDAV server); they are not part of the vault itself.

@@ -26,10 +26,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from commonplace import __version__
-from commonplace.apitoken import TOKEN_FILE
-from commonplace.lock import LOCK_NAME
-from commonplace.sample import SAMPLE_RECORD
-from commonplace.statefile import write_json
+from commonplace.firstrun.sample import SAMPLE_RECORD
+from commonplace.plugin.apitoken import TOKEN_FILE
+from commonplace.runtime.lock import LOCK_NAME
+from commonplace.runtime.statefile import write_json
 
 log = logging.getLogger(__name__)
 

@@ -19,8 +19,8 @@ import traceback
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from commonplace.attention import Attention
-from commonplace.backoff import backoff_s
+from commonplace.basics.backoff import backoff_s
+from commonplace.runtime.attention import Attention
 
 log = logging.getLogger(__name__)
 

@@ -18,8 +18,8 @@ import re
 from pathlib import PurePosixPath
 
 from commonplace.ask.asknote import ask_root, ask_rule, is_ask_note
-from commonplace.attention import Attention, Entry
 from commonplace.config import Settings
+from commonplace.runtime.attention import Attention, Entry
 from commonplace.vault.layout import is_conflict_copy
 
 log = logging.getLogger(__name__)

@@ -14,7 +14,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 
-from commonplace.jobs import Job, JobQueue, Stage
+from commonplace.daemon.jobs import Job, JobQueue, Stage
 
 log = logging.getLogger(__name__)
 

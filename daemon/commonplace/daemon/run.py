@@ -30,39 +30,39 @@ from commonplace.ask.asknote import ask_rule, is_ask_note
 from commonplace.ask.service import AskService
 from commonplace.assistant import build_assistant
 from commonplace.assistant.tasks import TaskReader, warm_in_background
-from commonplace.attention import Attention, attention_file
 from commonplace.briefing import briefing_job
 from commonplace.calendar import CalendarClient
-from commonplace.changes import Change
 from commonplace.config import Settings, set_vault
-from commonplace.conflicts import watch_conflicts
-from commonplace.daemon_notes import left_in_earlier_pages
-from commonplace.datafolder import keep_lock
-from commonplace.dataformat import NewerDataFolder, bring_forward, refuse_newer
+from commonplace.daemon.conflicts import watch_conflicts
+from commonplace.daemon.datafolder import keep_lock
+from commonplace.daemon.dataformat import NewerDataFolder, bring_forward, refuse_newer
+from commonplace.daemon.jobs import ChangeRouter, Job, JobQueue, Stage
+from commonplace.daemon.lease import VaultLease, check_lease, keep_lease
+from commonplace.daemon.leftovers import keep_putting_back, put_back_left_aside
+from commonplace.daemon.scans import Scans
+from commonplace.daemon.vault_access import keep_checking_access
+from commonplace.daemon.watcher import PollPlan, VaultWatcher
 from commonplace.digest.service import digest_job
-from commonplace.discovery import remove_discovery, write_discovery
 from commonplace.index import Index, IndexBusy, IndexService
-from commonplace.jobs import ChangeRouter, Job, JobQueue, Stage
-from commonplace.lease import VaultLease, check_lease, keep_lease
-from commonplace.leftovers import keep_putting_back, put_back_left_aside
 from commonplace.llm import LLM, ModelGate
 from commonplace.llm.support import host_warning, version_warnings
-from commonplace.lock import LockHeld, VaultLock
-from commonplace.scans import Scans
-from commonplace.scheduler import Job as ScheduledJob
-from commonplace.scheduler import Scheduler
+from commonplace.plugin.discovery import remove_discovery, write_discovery
+from commonplace.runtime.attention import Attention, attention_file
+from commonplace.runtime.changes import Change
+from commonplace.runtime.daemon_notes import left_in_earlier_pages
+from commonplace.runtime.lock import LockHeld, VaultLock
+from commonplace.runtime.scheduler import Job as ScheduledJob
+from commonplace.runtime.scheduler import Scheduler
+from commonplace.runtime.supervise import start_supervised
 from commonplace.server import create_app
 from commonplace.server.app import IDLE_TIMEOUT_S, MAX_LINE_BYTES
 from commonplace.server.badrequests import quiet_malformed_requests
 from commonplace.server.context import Services, StatusSource
 from commonplace.server.security import is_loopback
 from commonplace.speech import SpeechUnavailable, WhisperTranscriber, model_path
-from commonplace.supervise import start_supervised
 from commonplace.tidy.service import TidyService
 from commonplace.vault import in_folder
 from commonplace.vault.obsidian_settings import inbox_clashes
-from commonplace.vault_access import keep_checking_access
-from commonplace.watcher import PollPlan, VaultWatcher
 
 log = logging.getLogger(__name__)
 

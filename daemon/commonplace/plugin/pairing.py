@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from commonplace.devices import clean_name
+from commonplace.plugin.devices import clean_name
 
 EXPIRE_S = 300.0  # time to open the phone page or a terminal and confirm
 MAX_WAITING = 3

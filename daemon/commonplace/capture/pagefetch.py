@@ -26,7 +26,7 @@ from urllib.parse import urljoin, urlsplit
 import aiohttp
 from aiohttp.abc import AbstractResolver, ResolveResult
 
-from commonplace.net import IPAddress, non_public_reason, parse_ip
+from commonplace.basics.net import IPAddress, non_public_reason, parse_ip
 
 MAX_REDIRECTS = 5
 PAGE_TYPES = ("text/html", "application/xhtml+xml", "text/plain")

@@ -12,8 +12,8 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from commonplace.attention import Attention
-from commonplace.lock import VaultLock
+from commonplace.runtime.attention import Attention
+from commonplace.runtime.lock import VaultLock
 
 log = logging.getLogger(__name__)
 

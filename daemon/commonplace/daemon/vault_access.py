@@ -17,7 +17,7 @@ import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from commonplace.attention import Attention
+from commonplace.runtime.attention import Attention
 
 log = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""Import every module of the package: `python -m commonplace.importcheck`.
+"""Import every module of the package: `python -m commonplace.doctor.imports`.
 
 Run in a virtualenv holding only the declared dependencies (`make check-install`), it fails on
 any import of a package that pyproject.toml does not declare, which the test environment (with

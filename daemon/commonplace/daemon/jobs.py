@@ -7,7 +7,7 @@ its gate (llm/gate.py), whoever calls it. One job at a time keeps the index to o
 tidy's jobs have a lane of their own (QUICK_KINDS), so a capture never waits for the index. A
 failing job is logged (its exception's type and where it was raised, never its message, which
 may quote a note) and the next one runs; the worker never dies of a job, and runs supervised
-(supervise.py) in case of a bug here. On shutdown the job in hand gets a grace period to
+(runtime/supervise.py) in case of a bug here. On shutdown the job in hand gets a grace period to
 finish; after that it is cancelled, which is safe because every write is an atomic rename: a
 cancelled job leaves the old file or the new one, never half of each.
 
@@ -29,10 +29,10 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from commonplace.ask.asknote import ask_rule, is_ask_note
-from commonplace.attention import Attention
-from commonplace.changes import Change
 from commonplace.config import Settings
-from commonplace.supervise import start_supervised, survivable, where
+from commonplace.runtime.attention import Attention
+from commonplace.runtime.changes import Change
+from commonplace.runtime.supervise import start_supervised, survivable, where
 from commonplace.vault import in_folder
 
 log = logging.getLogger(__name__)
