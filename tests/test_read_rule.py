@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from commonplace.ask.service import AskService
-from commonplace.assistant.gate import Stale
+from commonplace.assistant.actions import Stale
 from commonplace.assistant.vaultfiles import read_snapshot
 from commonplace.config import Settings
 from commonplace.digest.collect import vault_notes

@@ -8,14 +8,8 @@ from typing import Any
 
 import pytest
 
-from commonplace.assistant.registry import (
-    Param,
-    Registry,
-    Tool,
-    ToolContext,
-    ToolError,
-    coerce_arguments,
-)
+from commonplace.assistant.actions import ToolError
+from commonplace.assistant.registry import Param, Registry, Tool, ToolContext, coerce_arguments
 
 TODAY = date(2026, 10, 26)
 

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from commonplace.assistant.gate import Proposal, Refused, Stale, confirm
+from commonplace.assistant.actions import Stale, ToolError
+from commonplace.assistant.gate import Proposal, Refused, confirm
 from commonplace.assistant.memory import (
     AddMemory,
     RemoveMemory,
@@ -17,7 +18,6 @@ from commonplace.assistant.memory import (
     memory_for_instructions,
     memory_lines,
 )
-from commonplace.assistant.registry import ToolError
 from commonplace.assistant.tasks import (
     AddTask,
     CompleteTask,

@@ -17,8 +17,8 @@ import pytest
 
 import commonplace.assistant.calendar_tools as calendar_tools
 from commonplace.assistant import Assistant, Refused, ToolError, build_assistant
+from commonplace.assistant.actions import Described, Stale
 from commonplace.assistant.calendar_tools import AddEvent
-from commonplace.assistant.gate import Described, Stale
 from commonplace.calendar import NOT_SET_UP, CalendarClient, Event
 from commonplace.config import CalendarSettings, Settings, WeatherSettings
 from commonplace.llm import LLM

@@ -14,9 +14,9 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from commonplace.assistant import Assistant, build_assistant
+from commonplace.assistant.actions import ToolError
 from commonplace.assistant.calendar_tools import on_the_clock
 from commonplace.assistant.days import parse_time
-from commonplace.assistant.registry import ToolError
 from commonplace.basics.dates import clock_exact, day_name_near
 from commonplace.calendar import CalendarClient
 from commonplace.config import Settings

@@ -44,7 +44,7 @@ class Source:
 
     @property
     def page(self) -> int | None:
-        """A PDF passage's page (start_line holds it: attachments/chunks.py), else None."""
+        """A PDF passage's page (start_line holds it: index/attachment_chunks.py), else None."""
         return self.start_line if is_pdf(self.path) else None
 
     @property

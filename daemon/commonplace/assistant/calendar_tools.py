@@ -19,9 +19,9 @@ from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from commonplace.assistant.actions import Described, Propose, Stale, ToolError, Unconfirmed
 from commonplace.assistant.days import PassSaid
-from commonplace.assistant.gate import Described, Stale, Unconfirmed
-from commonplace.assistant.registry import Param, Propose, Tool, ToolContext, ToolError
+from commonplace.assistant.registry import Param, Tool, ToolContext
 from commonplace.basics.dates import (
     clock,
     clock_exact,

@@ -28,6 +28,7 @@ from typing import Any
 
 from commonplace import prompts
 from commonplace.assistant import checks
+from commonplace.assistant.actions import Propose, ToolError
 from commonplace.assistant.conversation import (
     Conversations,
     DayLog,
@@ -38,13 +39,7 @@ from commonplace.assistant.conversation import (
 )
 from commonplace.assistant.days import day_list, day_name, day_name_year
 from commonplace.assistant.gate import Proposal, Refused, confirm, describe
-from commonplace.assistant.registry import (
-    Propose,
-    Registry,
-    ToolContext,
-    ToolError,
-    coerce_arguments,
-)
+from commonplace.assistant.registry import Registry, ToolContext, coerce_arguments
 from commonplace.config import Settings
 from commonplace.llm import LLM, ChatReply, ToolCall
 

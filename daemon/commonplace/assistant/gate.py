@@ -17,41 +17,11 @@ import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any
 
-from commonplace.assistant.registry import Propose, ToolError
+from commonplace.assistant.actions import Action, Described, Propose, Stale, ToolError, Unconfirmed
 
 log = logging.getLogger(__name__)
-
-
-class Stale(Exception):
-    """The object the question was about changed or is gone; str() tells the owner what."""
-
-
-class Unconfirmed(Exception):
-    """The change was sent and no answer says what became of it (a calendar server that is
-    slow, drops the connection, or answers with a gateway error): it may have been made, or
-    not. str() says so and how to check; never "Nothing was changed"."""
-
-
-@dataclass(frozen=True)
-class Described:
-    question: str  # written by the program from the real object
-    token: Any = None  # what run() compares against: a file hash, an ETag, ...
-
-
-class Action(Protocol):
-    kind: str
-
-    async def describe(self, params: Mapping[str, Any], now: datetime) -> Described:
-        """Read the real object(s) now and write the question; raise Stale if gone or
-        changed, ToolError if the params make no sense."""
-        ...
-
-    async def run(self, params: Mapping[str, Any], seen: Described, now: datetime) -> str:
-        """Do exactly what the question said, compare-and-write against `seen.token`;
-        raise Stale if it changed meanwhile. Returns the sentence shown to the owner."""
-        ...
 
 
 SOURCES = {"mcp": "an MCP client"}  # where a question can come from besides the chat

@@ -15,8 +15,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from commonplace.assistant.gate import Described, Stale
-from commonplace.assistant.registry import Param, Propose, Tool, ToolContext, ToolError
+from commonplace.assistant.actions import Described, Propose, Stale, ToolError
+from commonplace.assistant.registry import Param, Tool, ToolContext
 from commonplace.assistant.tasks import matches, words_of
 from commonplace.assistant.vaultfiles import (
     Snapshot,

@@ -3,7 +3,8 @@
 Small models leave optional arguments out, send numbers as strings and dates in words. So every
 optional argument has a Python default, every argument is coerced here where that is
 unambiguous, and anything else goes back to the model as one short `Error: ...` line it can act
-on. A changing tool never changes anything: it returns a `Propose` for the gate (gate.py).
+on. A changing tool never changes anything: it returns a `Propose` for the gate (gate.py,
+actions.py).
 """
 
 from __future__ import annotations
@@ -13,10 +14,10 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time
 from typing import TYPE_CHECKING, Any
 
+from commonplace.assistant.actions import Action, Propose, ToolError
 from commonplace.assistant.days import DateWordsError, parse_day, parse_time
 
 if TYPE_CHECKING:
-    from commonplace.assistant.gate import Action
     from commonplace.config import Settings
 
 
@@ -44,10 +45,6 @@ _KIND_HINT = {
 }
 
 
-class ToolError(Exception):
-    """A failure the model can fix (a bad argument, nothing found): goes back as `Error: ...`."""
-
-
 @dataclass(frozen=True)
 class Param:
     name: str
@@ -63,14 +60,6 @@ class Param:
     @property
     def required(self) -> bool:
         return self.default is REQUIRED
-
-
-@dataclass(frozen=True)
-class Propose:
-    """What a changing tool returns: not a change, a request to the gate to ask the owner."""
-
-    kind: str
-    params: dict[str, Any]
 
 
 @dataclass(frozen=True)

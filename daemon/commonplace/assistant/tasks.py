@@ -22,16 +22,9 @@ from datetime import date, datetime, timedelta
 from pathlib import PurePosixPath
 from typing import Any
 
+from commonplace.assistant.actions import Described, Propose, Stale, ToolError
 from commonplace.assistant.days import day_for_model
-from commonplace.assistant.gate import Described, Stale
-from commonplace.assistant.registry import (
-    Param,
-    Propose,
-    Tool,
-    ToolContext,
-    ToolError,
-    as_date,
-)
+from commonplace.assistant.registry import Param, Tool, ToolContext, as_date
 from commonplace.assistant.vaultfiles import (
     appended,
     check_unchanged,

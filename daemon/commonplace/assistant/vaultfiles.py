@@ -11,8 +11,7 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
-from commonplace.assistant.gate import Stale
-from commonplace.assistant.registry import ToolError
+from commonplace.assistant.actions import Stale, ToolError
 from commonplace.config import Settings
 from commonplace.vault import (
     FileChanged,

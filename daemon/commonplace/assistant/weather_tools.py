@@ -9,7 +9,8 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
-from commonplace.assistant.registry import Param, Tool, ToolContext, ToolError
+from commonplace.assistant.actions import ToolError
+from commonplace.assistant.registry import Param, Tool, ToolContext
 from commonplace.config import Settings
 from commonplace.weather import NOT_SET_UP, WeatherUnavailable, forecast_text, get_forecast
 

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import numpy as np
 
-from commonplace.attachments.indexing import Indexable, Unchanged, load_attachment
 from commonplace.attachments.kinds import is_attachment
 from commonplace.attachments.reader import AttachmentReader
 from commonplace.config import Settings
 from commonplace.index import drawings
+from commonplace.index.attachment_batch import Indexable, Unchanged, load_attachment
 from commonplace.index.chunking import IndexedChunk, IndexedNote, index_chunks, index_note
 from commonplace.index.manifest import FileEntry, Manifest
 from commonplace.index.models import RefreshStats

@@ -37,6 +37,7 @@ from commonplace.index.batch import (
     stack,
 )
 from commonplace.index.chunking import IndexedChunk
+from commonplace.index.logseq_pages import JOURNALS_META, journal_titles, read_blocks_once
 from commonplace.index.manifest import FileEntry, read_neighbours
 from commonplace.index.memory import VectorMemory
 from commonplace.index.models import RefreshStats, SearchResponse
@@ -46,10 +47,8 @@ from commonplace.index.store import Stores, open_stores
 from commonplace.index.vector_api import VectorsBusy
 from commonplace.llm import LLM, LLMError
 from commonplace.llm.profiles import EmbedProfile, known_profile, unknown_profile, with_prefixes
-from commonplace.runtime.foreground import pause
-from commonplace.vault import NoteSkipped, exclusions, journals, read_note
-from commonplace.vault.blockrefs import NOT_SHOWN, note_blocks, refs_in, shown_refs
-from commonplace.vault.notes import title_from_path, title_property
+from commonplace.vault import exclusions
+from commonplace.vault.blockrefs import NOT_SHOWN, refs_in, shown_refs
 
 log = logging.getLogger(__name__)
 
@@ -57,8 +56,6 @@ DOWN_RETRY_S = 30.0  # after an embedding failure, do not ask Ollama again for t
 PROBE_TEXT = "commonplace"  # embedded to ask whether notes waiting for vectors can have them
 PROGRESS_BAR_FILES = 200  # show a progress bar for runs at least this long
 NEIGHBOURS = "1"  # the manifest's neighbourhoods layout: an index without it reads every note once
-JOURNALS_META = "journal_names"  # the Logseq journal settings the stored titles were made with
-BLOCKS_META, BLOCKS = "blocks", "1"  # the manifest holds every indexed Logseq page's blocks
 ATTACHMENT_BATCH = 4  # attachments per round: each may hold thousands of chunks
 
 
@@ -379,7 +376,9 @@ class Index:
                 excludes=rules.excludes,
                 attachments=self.attachments is not None,
             )
-            names, renamed = await asyncio.to_thread(self._journal_titles, entries)
+            names, renamed = await asyncio.to_thread(
+                journal_titles, self.settings, st.manifest, entries
+            )
             gone = set(plan.delete)
             plan.again = {p for p in renamed if p not in gone}
             plan.read += sorted(plan.again.difference(plan.read))
@@ -399,7 +398,14 @@ class Index:
             await self._apply(plan, stats, profile, big=paths is None or full)
         if paths is None:
             st.manifest.set_meta(JOURNALS_META, names)
-            await asyncio.to_thread(self._blocks_once, set(plan.read))
+            await asyncio.to_thread(
+                read_blocks_once,
+                self.settings,
+                st,
+                set(plan.read),
+                self._io,
+                lambda: self._closed,
+            )
         if paths is None and st.vectors.pending_rows and st.keywords.writable:
             # A reconciliation brings the vector index up to date (a long run was cut off).
             await asyncio.to_thread(self._maintain, True)
@@ -409,92 +415,6 @@ class Index:
         stats.seconds = time.perf_counter() - start
         self._last_refresh = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
         return stats
-
-    def _journal_titles(self, entries: dict[str, FileEntry]) -> tuple[str, list[str]]:
-        """The graph's Logseq journal settings now (vault/journals.py), as stored in the
-        manifest, and the indexed notes whose title they change: set another
-        `:journal/page-title-format` (or `:file/name-format`) and the stored titles and dates
-        of the notes it renames (what search shows, Ask cites and tidy links to) are made
-        again, without reading any other note."""
-        if self.settings.flavor != "logseq":
-            return "", []
-        now = journals.journal_names(self.settings.vault)
-        stored = self.stores.manifest.get_meta(JOURNALS_META)
-        if stored == now.signature:
-            return now.signature, []
-        before = journals.JournalNames.from_signature(stored) if stored else None
-
-        # A page's `title::` names it instead of its file name (`title:: 2026-11-30` makes any
-        # page that day's journal), so the files are looked at for one: only when the settings
-        # changed, which an owner does about once.
-        limit = self.settings.index.max_note_kb * 1024
-        titled = {
-            path: title
-            for path, entry in entries.items()
-            if not entry.skipped
-            and not attachment_kinds.is_attachment(path)
-            and (title := title_property(self.settings.vault, path, limit)) is not None
-        }
-
-        def named(names: journals.JournalNames | None, path: str) -> tuple[str, dt.date | None]:
-            """The page name and journal day a note's title or file name gives; with no
-            settings stored (an index made before journals were named) that name, no day."""
-            if names is None:
-                return titled.get(path) or title_from_path(path, "logseq"), None
-            name = titled.get(path) or title_from_path(path, "logseq", names.name_format)
-            return names.page_name(name, path), names.day_of(name, path)
-
-        notes = [p for p in entries if not attachment_kinds.is_attachment(p)]
-        changed = [p for p in notes if named(now, p) != named(before, p)]
-        if changed:
-            log.info(
-                "Logseq's page names are read anew (journal pages %r, :%s file names; %s): "
-                "%d notes whose name changed are read again",
-                now.title_format,
-                now.name_format,
-                exclusions.LOGSEQ_SETTINGS,
-                len(changed),
-            )
-        return now.signature, changed
-
-    def _blocks_once(self, read_now: set[str]) -> None:
-        """Keep the manifest's Logseq blocks (vault/blockrefs.py) in step with the flavour. An
-        index made before they were kept reads each indexed page once for them, here, at a
-        reconciliation: without it a page nobody edits would never have its blocks, and every
-        ref to them would read as unknown. Nothing is chunked, embedded or written to the
-        keyword index again (`read_now`: pages this reconciliation read already). An index no
-        longer read as Logseq drops them, so that reading it as Logseq again fills them anew."""
-        st = self.stores
-        want = BLOCKS if self.settings.flavor == "logseq" else ""
-        if not st.keywords.writable or (st.manifest.get_meta(BLOCKS_META) or "") == want:
-            return
-        if want:
-            limit = self.settings.index.max_note_kb * 1024
-            todo = [
-                p
-                for p, e in st.manifest.all().items()
-                if not e.skipped and p not in read_now and not attachment_kinds.is_attachment(p)
-            ]
-            if todo:
-                log.info("reading %d Logseq pages once for their blocks' text", len(todo))
-            for i in range(0, len(todo), BATCH_FILES):
-                found: list[tuple[str, dict[str, str]]] = []
-                for path in todo[i : i + BATCH_FILES]:
-                    pause()  # a request is being answered: let it have the interpreter
-                    try:
-                        note = read_note(self.settings.vault, path, "logseq", max_bytes=limit)
-                    except NoteSkipped:  # gone or unusable now: the next scan deals with it
-                        continue
-                    found.append((path, note_blocks(note.text)))
-                with self._io:
-                    if self._closed:
-                        return
-                    st.manifest.write_blocks(found, [])
-        with self._io:
-            if not self._closed:
-                if not want:
-                    st.manifest.clear_blocks()
-                st.manifest.set_meta(BLOCKS_META, want)
 
     def _forget_all(self) -> None:
         st = self.stores

@@ -46,7 +46,7 @@ class SearchResult:
 
     @property
     def page(self) -> int | None:
-        """The page of a PDF passage (1-based; its start_line holds it: attachments/chunks.py);
+        """The page of a PDF passage (1-based; its start_line holds it: index/attachment_chunks.py);
         None for a note or an image."""
         return self.start_line if is_pdf(self.path) else None
 

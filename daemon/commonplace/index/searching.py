@@ -12,21 +12,22 @@ import datetime as dt
 import logging
 import sqlite3
 from collections import OrderedDict
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
+from commonplace.config import Settings
 from commonplace.index.batch import BATCH_FILES
 from commonplace.index.filters import SearchFilter
 from commonplace.index.highlight import query_terms
+from commonplace.index.hubness import Neighbourhoods
 from commonplace.index.hybrid import fuse, known_share, named_first
 from commonplace.index.hybrid import group_by_note as group_hits
+from commonplace.index.keywords import KeywordView
 from commonplace.index.models import SEARCH_MODES, SearchResponse, SearchResult, Unread
+from commonplace.index.store import Stores
 from commonplace.index.vector_api import VectorsBusy
 from commonplace.llm import LLM, LLMError
+from commonplace.llm.profiles import EmbedProfile
 from commonplace.vault.blockrefs import refs_in, shown_refs
-
-if TYPE_CHECKING:
-    from commonplace.index.indexer import Index
-    from commonplace.index.keywords import KeywordView
 
 log = logging.getLogger(__name__)
 
@@ -35,8 +36,29 @@ CHUNKS_PER_NOTE = 4  # chunks fetched per note asked for, so enough distinct not
 QUERY_CACHE = 256
 
 
+class Searched(Protocol):
+    """What a search reads of the index that owns it (indexer.py's Index), said here so that
+    the two need not import each other."""
+
+    settings: Settings
+    llm: LLM
+    stores: Stores
+    model: str  # the embedding model
+    down_error: str  # the last embedding failure, for the search notice
+    neighbourhoods: Neighbourhoods
+
+    @property
+    def embeddings_down(self) -> bool: ...
+
+    async def embed_profile(self) -> EmbedProfile: ...
+
+    def embedding_failed(self, error: LLMError) -> None: ...
+
+    def status(self) -> dict[str, Any]: ...
+
+
 class Searcher:
-    def __init__(self, index: Index) -> None:
+    def __init__(self, index: Searched) -> None:
         self.index = index
         self._llm: LLM | None = None  # made on first use: a client costs ~0.1 s to set up
         self._cache: OrderedDict[str, list[float]] = OrderedDict()

@@ -19,7 +19,6 @@ from commonplace.assistant import Assistant
 from commonplace.assistant.tasks import TaskReader
 from commonplace.capture.pagefetch import Rule
 from commonplace.config import Settings
-from commonplace.daemon.jobs import JobQueue
 from commonplace.index import Index
 from commonplace.llm import LLM, OllamaStatus
 from commonplace.runtime.attention import Attention
@@ -31,12 +30,30 @@ class StatusSource(Protocol):
     def status(self) -> Mapping[str, Any]: ...
 
 
+class JobCounts(Protocol):
+    running: str  # what runs now: "index: 3 changes"
+    last: str  # the last job and how it went
+    done: int
+    failed: int
+
+
+class JobQueueView(Protocol):
+    """What /api/state reads of the daemon's job queue (daemon/jobs.py), which the server
+    never runs: said here so that the server does not depend on what runs it."""
+
+    @property
+    def pending(self) -> int: ...
+
+    @property
+    def stats(self) -> JobCounts: ...
+
+
 @dataclass
 class Services:
     """The daemon's parts the API uses; any may be missing (the API then says so)."""
 
     index: Index | None = None
-    jobs: JobQueue | None = None
+    jobs: JobQueueView | None = None
     transcriber: Transcriber | None = None
     assistant: Assistant | None = None
     tasks: TaskReader | None = None  # the daemon's reader of the to-dos, kept read (GET /api/tasks)

@@ -3,7 +3,7 @@
 Each page gives one chunk or more (a long page is split at paragraphs, then sentences), each
 carrying its file and page: `heading` is "page 4" and `start_line` holds the page number (an
 attachment has no lines; every client reads `SearchResult.page` instead). Text, embedded text
-and fingerprint are made as a note's are (index/chunking.py), so an unchanged page keeps its
+and fingerprint are made as a note's are (chunking.py), so an unchanged page keeps its
 vector whatever happens to the file's other pages, and a renamed file keeps all of them.
 """
 

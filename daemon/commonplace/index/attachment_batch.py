@@ -1,9 +1,9 @@
 """One attachment in a refresh's batch: its cached text as chunks, or a place in the queue.
 
-Called by index/batch.py for every PDF or image a refresh looks at. It reads the bytes by the
+Called by batch.py for every PDF or image a refresh looks at. It reads the bytes by the
 vault's read rule (an ordinary file, never through a link, at most `max_file_mb`), hashes them,
 and indexes the cached text; text not cached yet puts the file in the reader's queue
-(reader.py) and leaves it out of this batch. The file is never written to.
+(attachments/reader.py) and leaves it out of this batch. The file is never written to.
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ import logging
 from dataclasses import dataclass
 from typing import Literal
 
-from commonplace.attachments.chunks import attachment_chunks
 from commonplace.attachments.extraction import content_key
 from commonplace.attachments.reader import AttachmentReader, Problem
 from commonplace.config import Settings
+from commonplace.index.attachment_chunks import attachment_chunks
 from commonplace.index.chunking import IndexedChunk, IndexedNote
 from commonplace.index.manifest import FileEntry
 from commonplace.llm.profiles import EmbedProfile
