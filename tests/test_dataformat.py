@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from commonplace import __version__, dataformat
+from commonplace import __version__
 from commonplace.cli.main import cli
 from commonplace.config import load_settings
+from commonplace.daemon import dataformat
 from commonplace.daemon.dataformat import FORMAT, RECORD, Found, NewerDataFolder
 from commonplace.index.manifest import INDEX_SCHEMA, Manifest
 from commonplace.plugin.apitoken import get_or_create_token, token_path

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from commonplace.config import ConfigError, LeaseSettings
+from commonplace.daemon import lease as lease_module
 from commonplace.daemon.lease import (
     LeaseInfo,
     VaultLease,
@@ -20,7 +21,6 @@ from commonplace.daemon.lease import (
     lease_path,
     read_lease,
 )
-from commonplace.daemon.run import lease as lease_module
 from commonplace.vault import iter_note_paths
 
 SETTINGS = LeaseSettings(heartbeat_s=10.0, stale_s=60.0)

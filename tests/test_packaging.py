@@ -19,7 +19,7 @@ from importlib.metadata import packages_distributions
 from pathlib import Path
 
 import commonplace
-from commonplace.doctor.checks import imports as importcheck
+from commonplace.doctor import imports as importcheck
 
 REPO = Path(__file__).resolve().parents[1]
 PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))

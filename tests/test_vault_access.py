@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from commonplace.daemon.run import vault_access
+from commonplace.daemon import vault_access
 from commonplace.daemon.vault_access import CODE, SOURCE, check_access
 from commonplace.runtime.attention import Attention
 

@@ -295,7 +295,7 @@ async def test_the_daemons_briefing_counts_with_the_assistants_read_ahead_reader
     uses, which the daemon reads ahead after start-up: a reader of its own would read the
     whole vault again (15-25 s of CPU at 50,000 notes)."""
     from commonplace.assistant.tasks import TaskReader
-    from commonplace.daemon.run import run as daemon
+    from commonplace.daemon import run as daemon
 
     class Counted(TaskReader):
         calls = 0
