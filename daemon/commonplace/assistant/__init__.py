@@ -1,5 +1,8 @@
 """The assistant: a conversation with tools where the program, not the model, asks before
-anything changes (gate.py), and every reply is checked before the owner sees it (checks.py)."""
+anything changes (gate.py), and every reply is checked before the owner sees it (checks.py).
+
+May import: basics, calendar, config, llm, prompts, runtime, vault, weather.
+"""
 
 from commonplace.assistant.actions import Action, Described, Propose, Stale, ToolError
 from commonplace.assistant.engine import Assistant, Outcome, Proposed, Turn

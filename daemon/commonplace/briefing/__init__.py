@@ -1,4 +1,7 @@
-"""The 07:00 morning briefing: today's events, tasks due and overdue, the weather."""
+"""The 07:00 morning briefing: today's events, tasks due and overdue, the weather.
+
+May import: assistant, basics, calendar, config, push, runtime, weather.
+"""
 
 from commonplace.briefing.service import (
     briefing_job,

@@ -1,5 +1,8 @@
 """The owner's calendar over CalDAV: plain events in the user's timezone, compare-and-write
-changes (ETag and If-Match), and text that cannot be misread."""
+changes (ETag and If-Match), and text that cannot be misread.
+
+May import: basics, config.
+"""
 
 from commonplace.calendar.client import CalendarClient
 from commonplace.calendar.models import (

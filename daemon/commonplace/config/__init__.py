@@ -8,7 +8,7 @@ values.py holds the plain values and one-value checks; services.py and stages.py
 (every key with its type, default and `doc`, which the reference is generated from);
 settings.py the whole; load.py the reading. Import from `commonplace.config`, never from them.
 
-May import: basics, vault.
+May import: vault.
 """
 
 from commonplace.config.load import load_settings, set_vault

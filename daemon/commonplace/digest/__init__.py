@@ -1,4 +1,7 @@
-"""The weekly Digest note: lists written by code, a few sentences by the model."""
+"""The weekly Digest note: lists written by code, a few sentences by the model.
+
+May import: capture, config, llm, prompts, push, runtime, vault.
+"""
 
 from commonplace.digest.collect import collect
 from commonplace.digest.models import DigestData, FiledCapture, OpenTodo, TodoLists

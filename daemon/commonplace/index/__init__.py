@@ -1,5 +1,8 @@
 """Search: an incremental hybrid index (LanceDB vectors + Tantivy BM25, fused by RRF) that
-follows the vault. Everything lives in the data folder, never in the vault."""
+follows the vault. Everything lives in the data folder, never in the vault.
+
+May import: attachments, config, llm, runtime, vault.
+"""
 
 from commonplace.index.filters import SearchFilter
 from commonplace.index.hybrid import Fused, fuse, group_by_note

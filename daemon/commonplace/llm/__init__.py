@@ -1,4 +1,7 @@
-"""Ollama access: chat with a schema, tool calls, embeddings, and leaked-draft removal."""
+"""Ollama access: chat with a schema, tool calls, embeddings, and leaked-draft removal.
+
+May import: basics, config.
+"""
 
 from commonplace.llm import budget
 from commonplace.llm.client import (

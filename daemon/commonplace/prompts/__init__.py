@@ -2,6 +2,8 @@
 
 Placeholders are `$name` (string.Template). A missing variable is an error, never an empty
 hole in a prompt that a small model would then fill with a guess.
+
+May import: nothing of commonplace.
 """
 
 from __future__ import annotations

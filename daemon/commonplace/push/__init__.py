@@ -1,4 +1,7 @@
-"""Web push: VAPID keys, the phones' subscriptions, and sending (RFC 8030/8291/8292)."""
+"""Web push: VAPID keys, the phones' subscriptions, and sending (RFC 8030/8291/8292).
+
+May import: basics, config, runtime, vault.
+"""
 
 from commonplace.push.keys import PushKeyError, VapidKeys, load_or_create_keys
 from commonplace.push.send import (

@@ -1,4 +1,7 @@
-"""Dictation: decode the phone's recording, transcribe it on this computer, hint the names."""
+"""Dictation: decode the phone's recording, transcribe it on this computer, hint the names.
+
+May import: config, vault.
+"""
 
 from commonplace.speech.audio import (
     SAMPLE_RATE,

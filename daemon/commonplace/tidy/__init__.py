@@ -1,4 +1,7 @@
-"""Tidy: captures in the inbox become filed notes. The model proposes; the program decides."""
+"""Tidy: captures in the inbox become filed notes. The model proposes; the program decides.
+
+May import: attachments, basics, capture, config, llm, prompts, runtime, vault.
+"""
 
 from commonplace.tidy.models import Candidate, Decision, Dropped, Outcome, Proposal, Todo
 from commonplace.tidy.pipeline import CaptureEdited, TidyContext, tidy_capture

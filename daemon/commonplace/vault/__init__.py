@@ -1,4 +1,7 @@
-"""The vault as files: notes, their parts, chunks, and safe writes."""
+"""The vault as files: notes, their parts, chunks, and safe writes.
+
+May import: basics.
+"""
 
 from commonplace.vault.atomic import (
     FileChanged,

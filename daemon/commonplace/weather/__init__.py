@@ -1,4 +1,7 @@
-"""The weather forecast from Open-Meteo: daily, cached, and never made up."""
+"""The weather forecast from Open-Meteo: daily, cached, and never made up.
+
+May import: basics, config, runtime.
+"""
 
 from commonplace.weather.client import NOT_SET_UP, get_forecast
 from commonplace.weather.forecast import (
