@@ -19,11 +19,16 @@ from commonplace.vault.layout import fit_name
 
 MAX_SAME_MINUTE = 1000
 
-# The first bytes of each picture kind the page takes, and its file extension.
+# The first bytes of each kind a photo or a share may bring, and its file extension.
 _MAGIC = (
     (b"\xff\xd8\xff", "jpg"),
     (b"\x89PNG\r\n\x1a\n", "png"),
+    (b"GIF87a", "gif"),
+    (b"GIF89a", "gif"),
+    (b"%PDF-", "pdf"),
 )
+_HEIF_BRANDS = (b"heic", b"heix", b"mif1", b"msf1", b"heif")
+PICTURES = ("jpg", "png", "webp")  # what the phone page's camera saves
 
 
 class NotAPicture(ValueError):
@@ -36,13 +41,24 @@ class Saved:
     embed: str  # the line that shows it in a note of the capture's folder
 
 
-def picture_kind(data: bytes) -> str:
-    """The extension for these bytes (jpg, png, webp), by their content, never their name."""
+def content_kind(data: bytes) -> str | None:
+    """The extension for these bytes (jpg, png, webp, gif, heic, pdf) by their content, never
+    their name; None for anything else. The one sniffer of both the photo and the share."""
     for magic, ext in _MAGIC:
         if data.startswith(magic):
             return ext
     if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
         return "webp"
+    if data[4:8] == b"ftyp" and data[8:12] in _HEIF_BRANDS:
+        return "heic"
+    return None
+
+
+def picture_kind(data: bytes) -> str:
+    """The extension for these bytes (jpg, png, webp), by their content, never their name."""
+    kind = content_kind(data)
+    if kind in PICTURES:
+        return kind
     raise NotAPicture("a photo must be a JPEG, PNG or WebP picture; nothing was saved")
 
 

@@ -14,18 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from commonplace.attachments.save import Saved, save_attachment
+from commonplace.attachments.save import Saved, content_kind, save_attachment
 from commonplace.config import Settings
-
-# The first bytes of each kind a share may bring, and its file extension.
-_MAGIC = (
-    (b"\xff\xd8\xff", "jpg"),
-    (b"\x89PNG\r\n\x1a\n", "png"),
-    (b"GIF87a", "gif"),
-    (b"GIF89a", "gif"),
-    (b"%PDF-", "pdf"),
-)
-_HEIF_BRANDS = (b"heic", b"heix", b"mif1", b"msf1", b"heif")
 
 
 class NotAShareableFile(ValueError):
@@ -40,13 +30,9 @@ class SharedFile:
 
 def file_kind(data: bytes) -> str:
     """The extension for these bytes (jpg, png, webp, gif, heic, pdf), by their content."""
-    for magic, ext in _MAGIC:
-        if data.startswith(magic):
-            return ext
-    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
-        return "webp"
-    if data[4:8] == b"ftyp" and data[8:12] in _HEIF_BRANDS:
-        return "heic"
+    kind = content_kind(data)
+    if kind is not None:
+        return kind
     raise NotAShareableFile("only images (JPEG, PNG, WebP, GIF, HEIC) and PDFs can be shared")
 
 
