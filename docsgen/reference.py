@@ -246,12 +246,12 @@ def cli_reference() -> str:
 
 def api_routes() -> list[tuple[str, str]]:
     """(method, path) of every JSON API route, listed from the aiohttp app the daemon serves."""
-    from commonplace.llm import LLM
+    from commonplace.llm import Choice, make_llm
     from commonplace.server import create_app
 
     with tempfile.TemporaryDirectory() as data:
         settings = Settings(data_dir=Path(data))
-        app = create_app(settings, LLM(settings.ollama))
+        app = create_app(settings, make_llm(settings, choice=Choice("ollama", "the docs")))
         found = {
             (route.method, route.resource.canonical)
             for route in app.router.routes()

@@ -127,7 +127,7 @@ def start_daemon(work: Path, vault: Path, data: Path, host: str) -> subprocess.P
     config = work / "commonplace.toml"
     config.write_text(
         f'vault = "{vault}"\ndata_dir = "{data}"\ntimezone = "Europe/London"\n\n'
-        f'[web]\nport = 0\n\n[ollama]\nhost = "{host}"\n',
+        f'[web]\nport = 0\n\n[model]\nbackend = "ollama"\n\n[ollama]\nhost = "{host}"\n',
         encoding="utf-8",
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith(("COMMONPLACE_", "OLLAMA_"))}

@@ -29,7 +29,7 @@ sys.path.insert(0, str(REPO))
 from tests.daemon_process import Daemon, tidy_answer  # noqa: E402
 from tests.fakes.ollama import FakeOllama, run_in_thread  # noqa: E402
 
-CONFIG = "[ollama]\nretries = 0\n[tidy]\nstable_s = 0.5\n"
+CONFIG = '[model]\nbackend = "ollama"\nretries = 0\n[tidy]\nstable_s = 0.5\n'
 
 
 def main() -> None:

@@ -38,7 +38,7 @@ from tests.fakes.ollama import FakeOllama, run_in_thread  # noqa: E402
 from commonplace.config import Settings, load_settings  # noqa: E402
 from commonplace.daemon.watcher import VaultWatcher  # noqa: E402
 from commonplace.index import Index, IndexService, SearchFilter, hubness  # noqa: E402
-from commonplace.llm import LLM  # noqa: E402
+from commonplace.llm import make_llm  # noqa: E402
 
 
 def main() -> None:
@@ -51,7 +51,7 @@ def main() -> None:
             "notes": args.notes,
             "seed": args.seed,
             "embedder": host if args.ollama_host else "fake (hashed bag of words, in-process)",
-            "embed_model": settings.ollama.embed_model,
+            "embed_model": settings.model.embed_model or "nomic-embed-text",
             "cpu_count": os.cpu_count(),
         }
         if args.quality:
@@ -162,7 +162,7 @@ async def speed(
     settings: Settings, queries: list[dict[str, Any]], args: argparse.Namespace
 ) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    index = Index.open(settings, LLM(settings.ollama), daemon=args.vector_process)
+    index = Index.open(settings, make_llm(settings), daemon=args.vector_process)
     started = time.perf_counter()
     with timed_calls(hubness, "update") as neighbourhoods_s:
         stats = await index.refresh()
@@ -215,7 +215,7 @@ async def speed(
     out["index_bytes"] = folder_size(data)
     out["index_bytes_per_chunk"] = round(out["index_bytes"] / max(1, out["chunks"]))
     started = time.perf_counter()
-    reopened = Index.open(settings, LLM(settings.ollama), daemon=args.vector_process)
+    reopened = Index.open(settings, make_llm(settings), daemon=args.vector_process)
     again = await reopened.refresh()
     out["startup_nothing_changed_s"] = round(time.perf_counter() - started, 3)
     out["startup_reembedded"] = again.embedded
@@ -321,7 +321,7 @@ async def edit_through_watcher(index: Index, settings: Settings) -> float:
 async def quality(
     settings: Settings, queries: list[dict[str, Any]], args: argparse.Namespace
 ) -> dict[str, Any]:
-    index = Index.open(settings, LLM(settings.ollama))
+    index = Index.open(settings, make_llm(settings))
     stats = await index.refresh()
     out: dict[str, Any] = {"chunks": stats.chunks, "queries": len(queries)}
     for mode in ("vector", "keyword", "hybrid"):

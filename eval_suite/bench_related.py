@@ -27,7 +27,7 @@ import bench_index
 from commonplace.config import Settings
 from commonplace.index import Index, SearchFilter
 from commonplace.index.related import related_notes
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from commonplace.vault import iter_note_paths, read_note
 
 
@@ -49,7 +49,7 @@ def parse_args() -> argparse.Namespace:
 
 
 async def run(settings: Settings, rounds: int, seed: int) -> dict[str, Any]:
-    index = Index.open(settings, LLM(settings.ollama))
+    index = Index.open(settings, make_llm(settings))
     try:
         start = time.perf_counter()
         await index.refresh()

@@ -38,7 +38,7 @@ from commonplace.config import load_settings  # noqa: E402
 from commonplace.index import Index, SearchFilter  # noqa: E402
 from commonplace.index.hybrid import fuse  # noqa: E402
 from commonplace.index.searching import CHUNKS_PER_NOTE, VECTOR_POOL, _beyond_the_list  # noqa: E402
-from commonplace.llm import LLM  # noqa: E402
+from commonplace.llm import make_llm  # noqa: E402
 
 STAGES = ["send", "notes", "words", "wait", "rescore", "beyond", "best_chunks", "fuse", "read"]
 
@@ -66,7 +66,7 @@ async def stages(args: argparse.Namespace) -> dict[str, Any]:
             "COMMONPLACE_EMBED_MODEL": "nomic-embed-text",
         }
         settings = load_settings(env=env)
-        index = Index.open(settings, LLM(settings.ollama), daemon=args.vector_process)
+        index = Index.open(settings, make_llm(settings), daemon=args.vector_process)
         try:
             index.neighbourhoods.loaded.wait(120)
             rows = (work / "queries.jsonl").read_text().splitlines()

@@ -39,8 +39,9 @@ from bench_attachments import DEVSET, printable  # noqa: E402
 from fpdf import FPDF  # noqa: E402
 
 from commonplace.config import load_settings  # noqa: E402
+from commonplace.evals.fixture import on_ollama  # noqa: E402
 from commonplace.index import Index  # noqa: E402
-from commonplace.llm import LLM  # noqa: E402
+from commonplace.llm import make_llm  # noqa: E402
 
 
 def parse_args() -> argparse.Namespace:
@@ -138,18 +139,11 @@ async def evaluate(
     env = {"COMMONPLACE_VAULT": str(vault), "COMMONPLACE_DATA": str(data)}
     settings = load_settings(env=env)
     if args.ollama_host:
-        settings = dataclasses.replace(
-            settings,
-            ollama=dataclasses.replace(
-                settings.ollama, host=args.ollama_host, embed_model=args.embed_model
-            ),
-        )
+        settings = on_ollama(settings, args.ollama_host, embed_model=args.embed_model)
     else:
-        settings = dataclasses.replace(
-            settings, ollama=dataclasses.replace(settings.ollama, host=args.fake_url)
-        )
+        settings = on_ollama(settings, args.fake_url)
     where = {p.note: p for p in placed}
-    index = Index.open(settings, LLM(settings.ollama))
+    index = Index.open(settings, make_llm(settings))
     try:
         started = time.perf_counter()
         await index.refresh()

@@ -31,10 +31,11 @@ from pathlib import Path
 
 from commonplace.config import Settings
 from commonplace.evals import fixture
+from commonplace.evals.fixture import on_ollama
 from commonplace.evals.suites.search import copy_notes, vault_flavor
 from commonplace.index import Index, SearchFilter
 from commonplace.index.related import related_notes
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from commonplace.vault import NoteSkipped, iter_note_paths, read_note
 from commonplace.vault.notes import title_from_path
 
@@ -66,15 +67,13 @@ def linked(vault: Path, flavor: str, indexed: set[str]) -> dict[str, set[str]]:
 
 async def build(vault: Path, work: Path) -> tuple[Settings, Index]:
     base = Settings()
-    base = dataclasses.replace(
-        base, ollama=dataclasses.replace(base.ollama, host=os.environ["OLLAMA_HOST"])
-    )
+    base = on_ollama(base, os.environ["OLLAMA_HOST"])
     s = fixture.eval_settings(
         base, work / "vault", work / "data", chat_model="-", embed_model="all-minilm"
     )
     copy_notes(vault, s.vault)
     s = dataclasses.replace(s, flavor=vault_flavor(s.vault))
-    index = Index.open(s, LLM(s.ollama))
+    index = Index.open(s, make_llm(s))
     started = time.perf_counter()
     await index.refresh()
     print(f"indexed {index.status()['notes']} notes in {time.perf_counter() - started:.0f} s")

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import dataclasses
 import json
 import os
 import tempfile
@@ -22,8 +21,9 @@ from pathlib import Path
 
 from commonplace.config import Settings
 from commonplace.evals import fixture
+from commonplace.evals.fixture import on_ollama
 from commonplace.index import Index
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from commonplace.tidy.candidates import MAX_CANDIDATES, find_candidates
 from commonplace.vault.markdown import split_frontmatter
 
@@ -33,13 +33,13 @@ TIDY = Path(__file__).resolve().parent / "datasets" / "tidy.jsonl"
 async def measure(embed_model: str, host: str, verbose: bool) -> None:
     work = Path(tempfile.mkdtemp(prefix="tidy-candidates-"))
     base = Settings()
-    base = dataclasses.replace(base, ollama=dataclasses.replace(base.ollama, host=host))
+    base = on_ollama(base, host)
     s = fixture.eval_settings(
         base, work / "vault", work / "data", chat_model="-", embed_model=embed_model
     )
     fixture.copy_vault(s.vault, "none")  # the notes, as the week begins
     captures = fixture.capture_files()
-    index = Index.open(s, LLM(s.ollama))
+    index = Index.open(s, make_llm(s))
     try:
         await index.refresh()
         found = wanted = 0

@@ -14,7 +14,6 @@ more.
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import shutil
 from collections.abc import Iterator
@@ -24,6 +23,7 @@ import pytest
 from hypothesis import settings as hypothesis_settings
 
 from commonplace.config import Settings, load_settings
+from tests.models import with_model
 
 pytest_plugins = ["tests.fakes.pytest_plugin"]
 
@@ -62,6 +62,9 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg-state"))  # the log, the discovery file
     monkeypatch.setenv("COMMONPLACE_DATA", str(tmp_path / "data"))
+    # Ollama (the fake, where a test starts one): never `auto`, which would start the built-in
+    # engine when no Ollama answers; the tests of `auto` and of the engine say so themselves.
+    monkeypatch.setenv("COMMONPLACE_MODEL_BACKEND", "ollama")
 
 
 @pytest.fixture
@@ -80,8 +83,7 @@ def settings(vault: Path, tmp_path: Path) -> Settings:
             "COMMONPLACE_VAULT": str(vault),
             "COMMONPLACE_DATA": str(tmp_path / "data"),
             "COMMONPLACE_TIMEZONE": "Europe/London",
+            "COMMONPLACE_MODEL_BACKEND": "ollama",
         }
     )
-    return dataclasses.replace(
-        base, ollama=dataclasses.replace(base.ollama, retries=1, backoff_s=0.01, timeout_s=5)
-    )
+    return with_model(base, retries=1, backoff_s=0.01, timeout_s=5)

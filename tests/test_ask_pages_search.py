@@ -22,7 +22,7 @@ from commonplace.index import Index, SearchFilter
 from commonplace.index import store as index_store
 from commonplace.index.vector_process import VectorProcess
 from commonplace.index.vectors import VectorStore
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from commonplace.runtime.daemon_notes import ask_pages, daemon_folder_of, is_ask_note
 from commonplace.tidy.candidates import find_candidates
 from tests.fakes.ollama import FakeOllama
@@ -82,7 +82,7 @@ async def indexed(settings: Settings, fake_ollama: FakeOllama, *, daemon: bool) 
         )
     for name in OWN:
         (pages / f"{name}.md").write_text(f"- {name}: the shed roof timber, jewson, friday\n")
-    index = Index.open(s, LLM(s.ollama), daemon=daemon)
+    index = Index.open(s, make_llm(s), daemon=daemon)
     assert isinstance(index.stores.vectors, VectorProcess) == daemon
     await index.refresh()
     return index

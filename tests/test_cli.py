@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import os
 import subprocess
@@ -17,9 +16,10 @@ from click.testing import CliRunner
 
 from commonplace.cli.main import COMMANDS, cli
 from commonplace.config import Settings
-from commonplace.doctor.checks import ollama_checks
-from commonplace.llm import OllamaStatus
+from commonplace.doctor.models import model_checks
+from commonplace.llm import ModelStatus
 from tests.fakes.ollama import FakeOllama
+from tests.models import with_model
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -106,11 +106,11 @@ def test_doctor_says_when_a_model_cannot_do_its_job(
     result = CliRunner().invoke(cli, ["doctor"], env=env)
     assert (
         "FAIL chat model: nomic-embed-text is pulled but is not a chat model (Ollama lists it "
-        "as: embedding); set [ollama] chat_model to one, e.g. qwen3.5:9b"
+        "as: embedding); set [model] chat_model to one, e.g. qwen3.5:9b"
     ) in result.output
     assert (
         "FAIL embedding model: qwen3.5:9b is pulled but is not an embedding model (Ollama lists "
-        "it as: completion, tools, thinking); set [ollama] embed_model to one, e.g. "
+        "it as: completion, tools, thinking); set [model] embed_model to one, e.g. "
         "nomic-embed-text"
     ) in result.output
     assert result.exit_code == 1
@@ -139,15 +139,16 @@ def test_doctor_fails_a_model_ollama_runs_elsewhere(
 def test_doctor_says_think_on_is_refused_by_a_model_that_cannot_think(
     settings: Settings,
 ) -> None:
-    on = dataclasses.replace(
-        settings, ollama=dataclasses.replace(settings.ollama, chat_model="llama3.2:3b", think="on")
+    on = with_model(settings, chat_model="llama3.2:3b", think="on")
+    status = ModelStatus(
+        True, "http://x", version="0.12.6", models=("llama3.2:3b", "nomic-embed-text:latest")
     )
-    status = OllamaStatus(True, "http://x", "0.12.6", ("llama3.2:3b", "nomic-embed-text:latest"))
     caps = {"llama3.2:3b": ["completion", "tools"], "nomic-embed-text": ["embedding"]}
-    chat, embed = ollama_checks(on, status, caps)[1:]
-    assert chat.level == "fail" and 'set [ollama] think = "off"' in chat.message
+    names = {"chat_model": "llama3.2:3b", "embed_model": "nomic-embed-text"}
+    chat, embed = model_checks(on, status, caps, **names)[1:]
+    assert chat.level == "fail" and 'set [model] think = "off"' in chat.message
     assert embed.level == "ok"
-    assert ollama_checks(on, status)[1].level == "ok"  # an Ollama that does not say
+    assert model_checks(on, status, **names)[1].level == "ok"  # an Ollama that does not say
 
 
 def test_doctor_with_ollama_down(dead_ollama_url: str, tmp_path: Path) -> None:

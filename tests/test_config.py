@@ -18,8 +18,7 @@ def write(tmp_path: Path, text: str) -> Path:
 def test_defaults_without_a_file(tmp_path: Path) -> None:
     s = load_settings(env={"XDG_CONFIG_HOME": str(tmp_path)})
     assert s.flavor == "obsidian"
-    assert s.ollama.chat_model == "qwen3.5:9b"
-    assert s.ollama.embed_model == "nomic-embed-text"
+    assert (s.model.backend, s.model.chat_model, s.model.embed_model) == ("auto", "", "")
     assert s.ollama.host == "http://127.0.0.1:11434"
     assert (s.web.host, s.web.port) == ("127.0.0.1", 8765)
     assert s.folder("inbox") == "Inbox"
@@ -40,7 +39,7 @@ def test_file_is_read_from_the_user_config_folder(tmp_path: Path) -> None:
     assert s.vault_configured
     assert s.flavor == "logseq"
     assert s.tz.key == "Europe/London"
-    assert s.ollama.chat_model == "qwen3.5:4b"
+    assert s.model.chat_model == "qwen3.5:4b"  # [model] chat_model: the old name of [model]'s
     assert s.folder("inbox") == "pages/Capture"  # Logseq shows pages under pages/
     assert s.folder("filed") == "pages/Filed"
     assert s.web.ts_name == "laptop.tail1234.ts.net"
@@ -83,11 +82,12 @@ def test_config_path_from_environment(tmp_path: Path) -> None:
         ("flavor = \n", "not valid TOML"),
         ('[ollama]\nkeep_alive = "10 minutes"\n', "keep_alive = '10 minutes' is not a duration"),
         ('[ollama]\nkeep_alive = "5min"\n', "use a number of seconds or a Go duration"),
-        ("[ollama]\nnum_ctx = 100\n", "ollama.num_ctx = 100 is too small"),
-        ('[ollama]\nthink = "maybe"\n', "ollama.think = 'maybe' is not allowed"),
+        ("[ollama]\nnum_ctx = 100\n", "ollama.num_ctx (now model.context) = 100 is too small"),
+        ('[ollama]\nthink = "maybe"\n', "ollama.think (now model.think) = 'maybe' is not allowed"),
         (
             '[ollama]\nchat_model = "gpt-oss:120b-cloud"\n',
-            "ollama.chat_model = 'gpt-oss:120b-cloud' is one of Ollama's cloud models",
+            "ollama.chat_model (now model.chat_model) = 'gpt-oss:120b-cloud' is one of Ollama's "
+            "cloud models",
         ),
         ('[ollama]\nembed_model = "qwen3-embedding:cloud"\n', "send every note to ollama.com"),
     ],
@@ -187,7 +187,7 @@ def test_keep_alive_takes_go_durations_and_seconds(tmp_path: Path, text: str, ke
 
 def test_ollama_defaults_send_no_context_and_no_thinking(tmp_path: Path) -> None:
     s = load_settings(env={})
-    assert (s.ollama.num_ctx, s.ollama.think, s.ollama.keep_alive) == (0, "off", "10m")
+    assert (s.model.context, s.model.think, s.ollama.keep_alive) == (0, "off", "10m")
 
 
 def test_data_folder_follows_xdg_data_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

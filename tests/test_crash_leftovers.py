@@ -17,6 +17,7 @@ from commonplace.vault import atomic, layout
 from commonplace.vault.atomic import REMOVING_SUFFIX
 from commonplace.vault.layout import TEMP_SUFFIX
 from tests.fakes.ollama import FakeOllama
+from tests.models import with_model
 from tests.test_daemon_flow import WAIT_S, eventually
 
 
@@ -64,8 +65,7 @@ async def test_the_running_daemon_puts_back_a_file_left_aside_at_its_periodic_sc
     later = [-30.0]  # the daemon's clock half a minute behind: young, however slow the start
     monkeypatch.setattr(atomic, "_clock", lambda: time.time() + later[0])
     settings = dataclasses.replace(
-        settings,
-        ollama=dataclasses.replace(settings.ollama, host=fake_ollama.url),
+        with_model(settings, host=fake_ollama.url),
         web=dataclasses.replace(settings.web, port=0),
         index=dataclasses.replace(settings.index, reconcile_minutes=0.1),
     )
@@ -150,8 +150,7 @@ async def test_the_running_daemon_removes_a_crash_temp_file_at_its_periodic_scan
     later = [-30.0]  # the daemon's clock half a minute behind: young, however slow the start
     monkeypatch.setattr(layout, "_clock", lambda: time.time() + later[0])
     settings = dataclasses.replace(
-        settings,
-        ollama=dataclasses.replace(settings.ollama, host=fake_ollama.url),
+        with_model(settings, host=fake_ollama.url),
         web=dataclasses.replace(settings.web, port=0),
         index=dataclasses.replace(settings.index, reconcile_minutes=0.1),
     )

@@ -33,7 +33,7 @@ from commonplace.config import load_settings
 from commonplace.index import Index
 from commonplace.index.keywords import KeywordIndex
 from commonplace.index.manifest import Manifest
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from tests.conftest import REPO
 from tests.daemon_process import port_of
 from tests.fakes.ollama import FakeOllama
@@ -210,7 +210,7 @@ def test_a_burst_of_changes_is_few_jobs_with_the_end_state_of_a_rebuild(
     daemon_state = snapshot(settings.data_path / "index")
     rebuilt = tmp_path / "rebuilt"
     fresh = load_settings(env={**env, "COMMONPLACE_DATA": str(rebuilt)})
-    index = Index.open(fresh, LLM(fresh.ollama))
+    index = Index.open(fresh, make_llm(fresh))
     try:
         asyncio.run(index.refresh(full=True))
     finally:

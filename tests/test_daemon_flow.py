@@ -21,6 +21,7 @@ from commonplace.config import Settings
 from commonplace.daemon.run import run_daemon
 from commonplace.runtime.lock import LOCK_NAME, read_lock
 from tests.fakes.ollama import FakeOllama
+from tests.models import with_model
 
 WAIT_S = 20.0
 CAPTURE = "lunch with sam. he wants the chess clock back by friday"
@@ -68,8 +69,7 @@ async def test_capture_is_filed_found_and_a_question_answered(
     due = (captured + timedelta(days=3)).date().isoformat()
     fake_ollama.chat_handler = scripted_model(due)
     settings = dataclasses.replace(
-        settings,
-        ollama=dataclasses.replace(settings.ollama, host=fake_ollama.url),
+        with_model(settings, host=fake_ollama.url),
         web=dataclasses.replace(settings.web, port=0),  # any free port
         tidy=dataclasses.replace(settings.tidy, stable_s=0.1, retry_s=0.1),
         ask=dataclasses.replace(settings.ask, quiet_s=0.2),
@@ -137,9 +137,7 @@ async def test_the_task_list_is_read_ahead_once_the_index_is_ready(
     timeout is 30 s): the daemon reads it ahead, after the start-up index run."""
     caplog.set_level(logging.INFO)
     settings = dataclasses.replace(
-        settings,
-        ollama=dataclasses.replace(settings.ollama, host=fake_ollama.url),
-        web=dataclasses.replace(settings.web, port=0),
+        with_model(settings, host=fake_ollama.url), web=dataclasses.replace(settings.web, port=0)
     )
     ready, stop = asyncio.Event(), asyncio.Event()
     daemon = asyncio.create_task(run_daemon(settings, ready=ready, stop=stop))

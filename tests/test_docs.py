@@ -331,11 +331,12 @@ def test_every_mcp_tool_and_argument_is_described() -> None:
 
 
 def doctor_names() -> set[str]:
-    """The names `commonplace doctor`'s lines start with (daemon/commonplace/doctor/checks.py),
+    """The names `commonplace doctor`'s lines start with (daemon/commonplace/doctor/),
     and the parts of the running daemon whose attention entries doctor shows."""
     names: set[str] = set()
-    tree = ast.parse((REPO / "daemon" / "commonplace" / "doctor" / "checks.py").read_text())
-    for node in ast.walk(tree):
+    doctor = REPO / "daemon" / "commonplace" / "doctor"
+    trees = [ast.parse(p.read_text()) for p in sorted(doctor.glob("*.py"))]
+    for node in (n for tree in trees for n in ast.walk(tree)):
         if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "Check":
             arg = node.args[1] if len(node.args) > 1 else None
             if isinstance(arg, ast.Constant) and isinstance(arg.value, str):

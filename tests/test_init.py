@@ -113,7 +113,7 @@ def test_each_missing_model_gets_its_pull_line(
     assert "run: ollama pull llama3.2:3b" in result.output
     assert "ollama pull nomic-embed-text" not in result.output
     assert "get Ollama ready" in result.output
-    assert tomllib.loads(config_file(tmp_path).read_text())["ollama"] == {
+    assert tomllib.loads(config_file(tmp_path).read_text())["model"] == {
         "chat_model": "llama3.2:3b"
     }
 
@@ -121,12 +121,18 @@ def test_each_missing_model_gets_its_pull_line(
 def test_no_ollama_says_so_and_names_both_pulls(
     home: Path, fake: FakeTools, dead_ollama_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """With neither Ollama nor the built-in model, one message names both ways."""
     monkeypatch.setenv("OLLAMA_HOST", dead_ollama_url)
+    monkeypatch.setattr("commonplace.llm.builtin.models_ready", lambda settings: False)
     result = init("--yes")
     assert result.exit_code == 0, result.output
-    assert "FAIL ollama" in result.output
+    assert f"FAIL model: No model is available: Ollama is not answering at {dead_ollama_url}" in (
+        result.output
+    )
     assert "ollama pull qwen3.5:9b" in result.output
     assert "ollama pull nomic-embed-text" in result.output
+    assert "commonplace models get" in result.output
+    assert "get the model ready" in result.output
 
 
 def test_an_existing_config_is_kept_unless_forced_and_then_backed_up(

@@ -23,7 +23,7 @@ from commonplace.digest import Week, collect
 from commonplace.digest.render import render_digest
 from commonplace.digest.summary import Summary
 from commonplace.index import Index
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from commonplace.runtime.changes import Change
 from commonplace.tidy.pipeline import TidyContext, tidy_capture
 from tests.ask.helpers import cite_passage_with, passages_in
@@ -69,7 +69,7 @@ async def test_an_ask_answer_cites_the_journal_page_by_its_logseq_name(
     note.parent.mkdir(parents=True)
     note.write_text("- ?? Where did I fly the zephyrine kite?\n", encoding="utf-8")
     fake_ollama.chat_handler = cite_passage_with("lighthouse", "At the lighthouse")
-    llm = LLM(s.ollama)
+    llm = make_llm(s)
     index = Index.open(s, llm)
     svc = AskService(s, llm, index, quiet_s=0.05, retry_s=0.05)
     try:
@@ -94,7 +94,7 @@ async def test_tidy_offers_and_links_the_journal_page_by_its_logseq_name(
     s = graph(settings, fake_ollama, "EEEE, dd.MM.yyyy")
     rel = put_capture(s, "2026-12-01 0900.md", "the zephyrine kite at the lighthouse again")
     fake_ollama.enqueue_chat(answer("Kite again", links=["Monday, 30.11.2026", "Kites"]))
-    llm = LLM(s.ollama)
+    llm = make_llm(s)
     index = Index.open(s, llm)
     try:
         await index.refresh()
@@ -113,13 +113,13 @@ async def test_search_finds_a_journal_by_its_name_and_follows_a_new_title_format
     settings: Settings, fake_ollama: FakeOllama
 ) -> None:
     s = graph(settings, fake_ollama, "EEEE, dd.MM.yyyy")
-    index = Index.open(dataclasses.replace(s, flavor="obsidian"), LLM(s.ollama))
+    index = Index.open(dataclasses.replace(s, flavor="obsidian"), make_llm(s))
     try:
         await index.refresh()  # an index made before journal names were followed
     finally:
         index.close()
 
-    index = Index.open(s, LLM(s.ollama))
+    index = Index.open(s, make_llm(s))
     try:
         stats = await index.refresh()
         assert stats.indexed == 1  # the journal is read again; the other page is not
@@ -158,7 +158,7 @@ async def test_a_page_made_a_day_by_its_title_property_follows_a_new_title_forma
     s = graph(settings, fake_ollama, "EEEE, dd.MM.yyyy")
     trip = "pages/Trip.md"
     (s.vault / trip).write_text("title:: 2026-11-30\n\n- the quillwort ferry crossing\n")
-    index = Index.open(s, LLM(s.ollama))
+    index = Index.open(s, make_llm(s))
     try:
         await index.refresh()
         found = await index.search("quillwort ferry", limit=5, mode="keyword")

@@ -32,7 +32,7 @@ from commonplace.daemon.jobs import route_changes
 from commonplace.daemon.run import start_notes
 from commonplace.doctor.checks import config_checks
 from commonplace.index import Index
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from commonplace.runtime.changes import Change
 from commonplace.runtime.daemon_notes import (
     ask_pages,
@@ -268,7 +268,7 @@ async def test_a_capture_is_saved_and_filed_in_the_pages_directory(
     )
     assert rel == "notes/Inbox/2026-12-01 0900.md"
     fake_ollama.enqueue_chat(answer("Kite festival", links=["Kites", "Trips/Kite festival"]))
-    llm = LLM(s.ollama)
+    llm = make_llm(s)
     index = Index.open(s, llm)
     try:
         await index.refresh()
@@ -299,7 +299,7 @@ async def test_a_question_on_an_ask_page_in_the_pages_directory_is_answered(
     page = s.vault / "notes/Ask___Kites.md"
     page.write_text("- ?? Where did I fly the zephyrine kite?\n", encoding="utf-8")
     fake_ollama.chat_handler = cite_passage_with("lighthouse", "At the lighthouse")
-    llm = LLM(s.ollama)
+    llm = make_llm(s)
     index = Index.open(s, llm)
     svc = AskService(s, llm, index, quiet_s=0.05, retry_s=0.05)
     try:

@@ -26,7 +26,7 @@ from aiohttp.test_utils import TestClient, TestServer
 from commonplace.ask.service import AskService
 from commonplace.cli.common import setup_logging
 from commonplace.config import Settings
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from commonplace.runtime.changes import Change
 from commonplace.server import create_app
 from commonplace.server.context import Services
@@ -102,9 +102,9 @@ async def test_no_words_at_info_while_tidying_and_answering(
     ask_note.parent.mkdir(exist_ok=True)
     ask_note.write_text(f"# Band\n\n?? When does the {MARK} play?\n")
     index = AnyIndex([hit("Music/Band.md", f"The {MARK} plays Thursdays at eight.")])
-    tidy = TidyService(s, LLM(s.ollama), index)
-    asker = AskService(s, LLM(s.ollama), index, quiet_s=0.01, retry_s=0.05)
-    app = create_app(s, LLM(s.ollama), Services(index=index))  # type: ignore[arg-type]
+    tidy = TidyService(s, make_llm(s), index)
+    asker = AskService(s, make_llm(s), index, quiet_s=0.01, retry_s=0.05)
+    app = create_app(s, make_llm(s), Services(index=index))  # type: ignore[arg-type]
     server = TestServer(app, host="127.0.0.1")
     # As the daemon runs it (daemon.start_server): no access log, whose lines hold query strings.
     await server.start_server(access_log=None)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import os
 import threading
 from collections.abc import Iterator
@@ -28,7 +27,7 @@ from commonplace.config import Settings
 from commonplace.digest.collect import vault_notes
 from commonplace.doctor.checks import inbox_checks, skipped_checks
 from commonplace.index import Index
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from commonplace.runtime.changes import Change
 from commonplace.speech.hints import vault_names
 from commonplace.tidy.service import TidyService
@@ -37,6 +36,7 @@ from commonplace.vault import FileRefused
 from tests.ask.helpers import FixedIndex, cite_passage_with, hit
 from tests.daemon_process import Daemon, filed, tidy_answer
 from tests.fakes.ollama import FakeOllama
+from tests.models import with_model
 from tests.tidy.conftest import answer, fast, filed_notes, put_capture
 
 MARK = "Quetzalcoatl"
@@ -108,7 +108,7 @@ async def test_tidy_skips_links_and_fifos_and_files_the_rest(
     planted = plant(s, secret, "Inbox", fifo_cleanup)
     put_capture(s, "2026-10-19 0742.md")
     fake_ollama.chat_handler = lambda body: answer("Note")
-    svc = TidyService(s, LLM(s.ollama))
+    svc = TidyService(s, make_llm(s))
     try:
         await svc.startup()
         async with asyncio.timeout(WAIT_S):
@@ -137,13 +137,11 @@ async def test_ask_notes_behind_links_are_never_read_or_written(
 ) -> None:
     question = f"?? what is the key of {MARK}\n"
     await asyncio.to_thread(secret.write_text, question)
-    s = dataclasses.replace(
-        settings, ollama=dataclasses.replace(settings.ollama, host=fake_ollama.url)
-    )
+    s = with_model(settings, host=fake_ollama.url)
     fake_ollama.chat_handler = cite_passage_with("EZY6041", "The flight leaves at 06:40")
     planted = plant(s, secret, "Ask", fifo_cleanup)
     index = FixedIndex([hit("Travel/Lisbon Trip.md", "Flight EZY6041 leaves at 06:40.")])
-    svc = AskService(s, LLM(s.ollama), index, quiet_s=0.01, retry_s=0.05)
+    svc = AskService(s, make_llm(s), index, quiet_s=0.01, retry_s=0.05)
     try:
         await svc.startup()
         await svc.on_changes([Change(p, "modified") for p in planted])
@@ -162,11 +160,9 @@ async def test_ask_notes_behind_links_are_never_read_or_written(
 async def test_the_index_and_the_name_hint_and_the_digest_never_see_them(
     settings: Settings, fake_ollama: FakeOllama, secret: Path, fifo_cleanup: list[Path]
 ) -> None:
-    s = dataclasses.replace(
-        settings, ollama=dataclasses.replace(settings.ollama, host=fake_ollama.url)
-    )
+    s = with_model(settings, host=fake_ollama.url)
     planted = plant(s, secret, "People", fifo_cleanup) + plant(s, secret, "Inbox", fifo_cleanup)
-    index = Index.open(s, LLM(s.ollama))
+    index = Index.open(s, make_llm(s))
     try:
         async with asyncio.timeout(WAIT_S):
             await index.refresh()

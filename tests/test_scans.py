@@ -16,9 +16,10 @@ from commonplace.config import Settings
 from commonplace.daemon.jobs import JobQueue, Stage
 from commonplace.daemon.scans import Scans
 from commonplace.index import Index, IndexService
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from commonplace.tidy.service import TidyService
 from tests.fakes.ollama import FakeOllama
+from tests.models import with_model
 
 CAPTURE = "---\ncaptured: 2026-10-20T08:05\nvia: phone\n---\nring the axolotl keeper\n"
 
@@ -34,11 +35,10 @@ async def test_a_periodic_scan_repairs_what_file_events_missed(
 ) -> None:
     fake_ollama.chat_handler = model
     settings = dataclasses.replace(
-        settings,
-        ollama=dataclasses.replace(settings.ollama, host=fake_ollama.url),
+        with_model(settings, host=fake_ollama.url),
         tidy=dataclasses.replace(settings.tidy, stable_s=0.05),
     )
-    llm = LLM(settings.ollama)
+    llm = make_llm(settings)
     index = Index.open(settings, llm)
     tidy = TidyService(settings, llm, index)
     ask = AskService(settings, llm, index, quiet_s=0.0)

@@ -31,10 +31,11 @@ from commonplace.config import Settings
 from commonplace.daemon.run import poll_plan
 from commonplace.daemon.watcher import Debouncer, VaultWatcher, poll_diff, resolve, translate
 from commonplace.index import Index, IndexService
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from commonplace.runtime.changes import Change
 from commonplace.vault import iter_note_paths
 from tests.fakes.ollama import FakeOllama
+from tests.models import with_model
 
 WAIT_S = 60.0  # upper bound for anything to show up; the poll returns as soon as it does
 
@@ -281,10 +282,8 @@ async def test_changes_reach_search_through_the_real_watcher(
     settings: Settings, fake_ollama: FakeOllama
 ) -> None:
     """Create, edit, rename, delete, move a folder: each shows up in search within the wait."""
-    s = dataclasses.replace(
-        settings, ollama=dataclasses.replace(settings.ollama, host=fake_ollama.url)
-    )
-    index = Index.open(s, LLM(s.ollama))
+    s = with_model(settings, host=fake_ollama.url)
+    index = Index.open(s, make_llm(s))
     service = IndexService(index, s)
     await service.startup()
     watcher = VaultWatcher(s.vault, service.on_changes, debounce_s=0.2)
@@ -334,10 +333,8 @@ async def test_changes_reach_search_through_the_real_watcher(
 async def test_edit_is_searchable_within_a_second(
     settings: Settings, fake_ollama: FakeOllama
 ) -> None:
-    s = dataclasses.replace(
-        settings, ollama=dataclasses.replace(settings.ollama, host=fake_ollama.url)
-    )
-    index = Index.open(s, LLM(s.ollama))
+    s = with_model(settings, host=fake_ollama.url)
+    index = Index.open(s, make_llm(s))
     service = IndexService(index, s)
     await service.startup()
     watcher = VaultWatcher(s.vault, service.on_changes, debounce_s=0.3)

@@ -35,10 +35,11 @@ import numpy as np
 
 from commonplace.config import Settings
 from commonplace.evals import fixture
+from commonplace.evals.fixture import on_ollama
 from commonplace.evals.suites.search import copy_notes, is_vault_set, load, vault_flavor
 from commonplace.index import Index, SearchFilter
 from commonplace.index.hybrid import _scaled
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 
 POOL = 60  # the meaning side's candidate chunks (searching.VECTOR_POOL)
 DEPTH = 20  # the keyword list's depth (keyword_candidates)
@@ -50,9 +51,7 @@ Score = Callable[[Data, Data, int], float]  # (dataset, question, chunk row) -> 
 async def collect(datasets: Path) -> Data:
     work = Path(tempfile.mkdtemp(prefix="hubness-"))
     base = Settings()
-    base = dataclasses.replace(
-        base, ollama=dataclasses.replace(base.ollama, host=os.environ["OLLAMA_HOST"])
-    )
+    base = on_ollama(base, os.environ["OLLAMA_HOST"])
     s = fixture.eval_settings(
         base,
         work / "vault",
@@ -65,7 +64,7 @@ async def collect(datasets: Path) -> Data:
         s = dataclasses.replace(s, flavor=vault_flavor(datasets / "vault"))
     else:
         fixture.copy_vault(s.vault, "keep")
-    index = Index.open(s, LLM(s.ollama))
+    index = Index.open(s, make_llm(s))
     await index.refresh()
     memory = index.stores.vectors._in_memory()  # the vectors as searched (unit length)
     assert memory is not None

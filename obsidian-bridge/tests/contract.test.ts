@@ -22,7 +22,7 @@ describe("the daemon's recorded answers", () => {
 		const d = describeState({ kind: "state", state: parseState(recorded("state.json")) }, "http://127.0.0.1:8765", new Date("2026-10-26T09:10:00Z"));
 		expect([d.text, d.level]).toEqual(["Commonplace ✓", "ok"]);
 		expect(d.lines.find((l) => l.label === "index")?.text).toMatch(/^24 notes, \d+ chunks; last indexed 10 min ago$/);
-		expect(d.lines.filter((l) => l.label === "model").map((l) => l.level)).toEqual(["ok", "ok"]);
+		expect(d.lines.filter((l) => l.label === "model").map((l) => l.level)).toEqual(["ok", "ok", "ok"]); // the server, then each model
 	});
 
 	it("search: one hit per note, with heading and passage", () => {

@@ -10,6 +10,18 @@ import { STATE, apiError, fakeDaemon, json, makeClient } from "./helpers";
 const URL = "http://127.0.0.1:8765";
 const NOW = new Date("2026-10-26T09:30:00+00:00");
 
+/** A daemon from 0.2 on: the model server in `model` beside the old `ollama`. */
+const NEW_STATE = {
+	...STATE,
+	model: { backend: "openai", server: "LM Studio", host: "http://127.0.0.1:1234/v1", reachable: true, error: "", why: "[model] backend = 'openai'", line: "LM Studio at http://127.0.0.1:1234/v1 · qwen2.5-7b", models: { "qwen2.5-7b": true } },
+};
+
+function newState(patch: (s: typeof NEW_STATE) => void = () => {}) {
+	const copy = structuredClone(NEW_STATE);
+	patch(copy);
+	return { kind: "state" as const, state: parseState(copy) };
+}
+
 function state(patch: (s: typeof STATE) => void = () => {}) {
 	const copy = structuredClone(STATE);
 	patch(copy);
@@ -23,7 +35,9 @@ describe("the status text for each daemon state", () => {
 		["token refused", { kind: "error" as const, error: new DaemonError("auth", "The token was refused: run 'commonplace token'") }, "Commonplace: token needed", "fail"],
 		["all well", state(), "Commonplace ✓", "ok"],
 		["captures waiting", state((s) => (s.captures_waiting = 3)), "Commonplace ✓ · 3 waiting", "ok"],
-		["Ollama down", state((s) => Object.assign(s.ollama, { reachable: false, models: {}, error: "connection refused" })), "Commonplace: Ollama off", "fail"],
+		["Ollama down", state((s) => Object.assign(s.ollama, { reachable: false, models: {}, error: "connection refused" })), "Commonplace: model off", "fail"],
+		["the built-in model down", newState((s) => Object.assign(s.model, { reachable: false, models: {}, error: "The built-in model is not running" })), "Commonplace: model off", "fail"],
+		["LM Studio's model missing", newState((s) => Object.assign(s.model, { models: { "qwen2.5-7b": false } })), "Commonplace: model missing", "fail"],
 		["a model missing", state((s) => (s.ollama.models["nomic-embed-text"] = false)), "Commonplace: model missing", "fail"],
 	])("%s", (_name, observation, text, level) => {
 		const d = describeState(observation, URL, NOW);
@@ -34,7 +48,11 @@ describe("the status text for each daemon state", () => {
 		const down = describeState({ kind: "error", error: new DaemonError("down", "x") }, URL, NOW);
 		expect(down.lines[0]?.text).toContain("run: commonplace run");
 		const noOllama = describeState(state((s) => Object.assign(s.ollama, { reachable: false, models: {} })), URL, NOW);
-		expect(noOllama.lines.find((l) => l.label === "ollama")?.text).toContain("run: ollama serve");
+		expect(noOllama.lines.find((l) => l.label === "model")?.text).toContain("run: ollama serve");
+		const lmStudio = describeState(newState((s) => Object.assign(s.model, { reachable: false, error: "LM Studio at http://127.0.0.1:1234 did not answer: start its server (Developer tab, or `lms server start`) or set [openai] base_url." })), URL, NOW);
+		const line = lmStudio.lines.find((l) => l.label === "model")?.text ?? "";
+		expect(line).toContain("LM Studio at http://127.0.0.1:1234 did not answer");
+		expect(line).not.toContain("ollama");
 		const missing = describeState(state((s) => (s.ollama.models["nomic-embed-text"] = false)), URL, NOW);
 		expect(missing.lines.filter((l) => l.level === "fail").map((l) => l.text)).toEqual(["nomic-embed-text is not pulled; run: ollama pull nomic-embed-text"]);
 		const token = describeState({ kind: "error", error: new DaemonError("auth", "The token was refused: run 'commonplace token'") }, URL, NOW);

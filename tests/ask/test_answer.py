@@ -17,9 +17,10 @@ import pytest
 from commonplace.ask import REFUSAL, Answer, AskError, answer_question, stream_answer
 from commonplace.ask.answer import CUT_OFF, SafeStream
 from commonplace.config import Settings
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from tests.ask.helpers import FixedIndex, cite_passage_with, hit, passages_in
 from tests.fakes.ollama import FakeOllama, Unfinished
+from tests.models import with_model
 
 TODAY = date(2026, 10, 27)  # a Tuesday
 
@@ -34,16 +35,14 @@ FIVE = [
 
 @pytest.fixture
 def ask_settings(settings: Settings, fake_ollama: FakeOllama) -> Settings:
-    return dataclasses.replace(
-        settings, ollama=dataclasses.replace(settings.ollama, host=fake_ollama.url)
-    )
+    return with_model(settings, host=fake_ollama.url)
 
 
 async def ask(question: str, settings: Settings, index: FixedIndex | None = None) -> Answer:
     return await answer_question(
         question,
         index=index or FixedIndex(FIVE),
-        llm=LLM(settings.ollama),
+        llm=make_llm(settings),
         settings=settings,
         today=TODAY,
     )
@@ -211,7 +210,7 @@ async def test_stream_yields_safe_text_then_the_checked_answer(
         async for e in stream_answer(
             "When?",
             index=FixedIndex(FIVE),
-            llm=LLM(ask_settings.ollama),
+            llm=make_llm(ask_settings),
             settings=ask_settings,
             today=TODAY,
         )
@@ -235,7 +234,7 @@ async def test_an_answer_cut_before_its_end_says_so(
     cut = Unfinished(text) if how == "unfinished" else {"content": text, "done_reason": "length"}
     fake_ollama.enqueue_chat(cut)
     if streamed:
-        llm = LLM(ask_settings.ollama)
+        llm = make_llm(ask_settings)
         stream = stream_answer(
             "When?", index=FixedIndex(FIVE), llm=llm, settings=ask_settings, today=TODAY
         )
@@ -254,7 +253,7 @@ async def test_a_stream_closed_early_frees_the_model_at_once(
     model's stream too, so the model's turn is free for the next caller now, not whenever the
     abandoned generator is collected."""
     fake_ollama.enqueue_chat("Your passport expires on 9 February 2027 [1]. " * 20)
-    llm = LLM(ask_settings.ollama)
+    llm = make_llm(ask_settings)
     stream = stream_answer(
         "When?", index=FixedIndex(FIVE), llm=llm, settings=ask_settings, today=TODAY
     )
@@ -295,7 +294,7 @@ async def test_passages_past_the_models_context_are_left_out(
         ask_settings, ask=dataclasses.replace(ask_settings.ask, passages=30)
     )
     fake_ollama.enqueue_chat("The shed needs work [1].")
-    kwargs: dict[str, Any] = {"index": FixedIndex(many), "llm": LLM(settings.ollama)}
+    kwargs: dict[str, Any] = {"index": FixedIndex(many), "llm": make_llm(settings)}
     if stream:
         items = [x async for x in stream_answer("Shed?", settings=settings, today=TODAY, **kwargs)]
         answer = items[-1]

@@ -17,12 +17,13 @@ import commonplace.ask.service as service_module
 from commonplace.ask.asknote import find_questions
 from commonplace.ask.service import AskService
 from commonplace.config import Settings
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from commonplace.runtime.attention import Entry
 from commonplace.runtime.changes import Change
 from tests.ask.helpers import FixedIndex, cite_passage_with, hit
 from tests.fakes.ollama import FakeError, FakeOllama
 from tests.faults import disk_full
+from tests.models import with_model
 
 NOTE = "Ask/Questions.md"
 INDEX = FixedIndex(
@@ -46,7 +47,7 @@ async def make_service(ask_settings: Settings) -> AsyncIterator[Factory]:
 
     def make(settings: Settings | None = None, **kw: float) -> AskService:
         s = settings or ask_settings
-        svc = AskService(s, LLM(s.ollama), INDEX, quiet_s=kw.get("quiet_s", 0.05), retry_s=0.05)
+        svc = AskService(s, make_llm(s), INDEX, quiet_s=kw.get("quiet_s", 0.05), retry_s=0.05)
         made.append(svc)
         return svc
 
@@ -223,8 +224,8 @@ async def test_a_question_the_model_keeps_failing_backs_off_and_is_shown(
         return FakeError(500, "out of memory") if down else answer(body)
 
     fake_ollama.chat_handler = ollama
-    one_try = dataclasses.replace(ask_settings.ollama, retries=0)  # one request per try
-    svc = make_service(dataclasses.replace(ask_settings, ollama=one_try))  # retry_s 0.05
+    one_try = with_model(ask_settings, retries=0)  # one request per try
+    svc = make_service(one_try)  # retry_s 0.05
     await svc.on_changes([Change(NOTE, "created")])
     async with asyncio.timeout(30):
         while svc.attention.get("ask", NOTE) is None:  # noqa: ASYNC110 - polling its state

@@ -16,9 +16,10 @@ import commonplace.ask.service as service_module
 from commonplace.ask.service import AskService
 from commonplace.config import Settings
 from commonplace.daemon.watcher import VaultWatcher
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from tests.ask.helpers import FixedIndex, cite_passage_with, hit
 from tests.fakes.ollama import FakeOllama
+from tests.models import with_model
 
 NOTE = "Ask/Questions.md"
 INDEX = FixedIndex([hit("Travel/Lisbon Trip.md", "Flight EZY6041 leaves at 06:40.")])
@@ -28,15 +29,13 @@ DEBOUNCE_S = 0.05
 @pytest.fixture
 def ask_settings(settings: Settings, fake_ollama: FakeOllama) -> Settings:
     fake_ollama.chat_handler = cite_passage_with("EZY6041", "The flight leaves at 06:40")
-    return dataclasses.replace(
-        settings, ollama=dataclasses.replace(settings.ollama, host=fake_ollama.url)
-    )
+    return with_model(settings, host=fake_ollama.url)
 
 
 @asynccontextmanager
 async def running(settings: Settings) -> AsyncIterator[tuple[AskService, VaultWatcher]]:
     """AskService fed by a VaultWatcher, as the daemon runs them; startup() like a fresh start."""
-    svc = AskService(settings, LLM(settings.ollama), INDEX, quiet_s=0.05, retry_s=0.05)
+    svc = AskService(settings, make_llm(settings), INDEX, quiet_s=0.05, retry_s=0.05)
     watcher = VaultWatcher(settings.vault, svc.on_changes, debounce_s=DEBOUNCE_S)
     await watcher.start()
     await svc.startup()

@@ -3,7 +3,6 @@ Ollama scripted turn by turn."""
 
 from __future__ import annotations
 
-import dataclasses
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -13,8 +12,9 @@ import pytest
 
 from commonplace.assistant import Assistant, build_assistant
 from commonplace.config import Settings
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from tests.fakes.ollama import FakeOllama
+from tests.models import with_model
 
 LONDON = ZoneInfo("Europe/London")
 NOW = datetime(2026, 10, 26, 9, 0, tzinfo=LONDON)  # Monday 26 October 2026, 09:00
@@ -58,9 +58,7 @@ def task_vault(vault: Path) -> Path:
 
 @pytest.fixture
 def assistant_settings(settings: Settings, task_vault: Path, fake_ollama: FakeOllama) -> Settings:
-    return dataclasses.replace(
-        settings, ollama=dataclasses.replace(settings.ollama, host=fake_ollama.url)
-    )
+    return with_model(settings, host=fake_ollama.url)
 
 
 @pytest.fixture
@@ -71,9 +69,7 @@ def clock() -> list[datetime]:
 
 @pytest.fixture
 def assistant(assistant_settings: Settings, clock: list[datetime]) -> Assistant:
-    return build_assistant(
-        assistant_settings, LLM(assistant_settings.ollama), clock=lambda: clock[0]
-    )
+    return build_assistant(assistant_settings, make_llm(assistant_settings), clock=lambda: clock[0])
 
 
 def tool_results(fake: FakeOllama) -> list[str]:

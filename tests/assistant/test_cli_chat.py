@@ -9,6 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from commonplace.cli.main import cli
+from commonplace.llm import make_llm
 from tests.assistant.conftest import call
 from tests.fakes.ollama import FakeOllama
 
@@ -81,11 +82,10 @@ def test_chat_says_which_questions_an_outside_client_asked(
 
     from commonplace.assistant import build_assistant
     from commonplace.config import load_settings
-    from commonplace.llm import LLM
 
     (vault / "Tasks.md").write_text("- [ ] Order timber\n")
     settings = load_settings()
-    outside = build_assistant(settings, LLM(settings.ollama))
+    outside = build_assistant(settings, make_llm(settings))
     asyncio.run(outside.propose("complete_task", {"task": "timber"}, source="mcp", client="Zed"))
     result = run_chat(input="n\nquit\n")
     assert result.exit_code == 0, result.output
@@ -102,11 +102,10 @@ def test_a_request_typed_at_a_question_waiting_from_before_is_sent_not_swallowed
 
     from commonplace.assistant import build_assistant
     from commonplace.config import load_settings
-    from commonplace.llm import LLM
 
     (vault / "Tasks.md").write_text("- [ ] Order timber\n")
     settings = load_settings()
-    outside = build_assistant(settings, LLM(settings.ollama))
+    outside = build_assistant(settings, make_llm(settings))
     asyncio.run(outside.propose("complete_task", {"task": "timber"}, source="mcp", client="Zed"))
     fake_ollama_thread.enqueue_chat("Hello! How can I help?")
     result = run_chat(input="Hello there\n")

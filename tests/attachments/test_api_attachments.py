@@ -3,26 +3,23 @@ the attachments' progress."""
 
 from __future__ import annotations
 
-import dataclasses
-
 from commonplace.config import Settings
 from commonplace.index import Index
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from commonplace.server.context import Services
 from tests.attachments import makefiles
 from tests.attachments.conftest import pages
 from tests.fakes.ollama import FakeOllama
+from tests.models import with_model
 from tests.server.conftest import ClientFactory
 
 
 async def test_search_and_state_show_attachments(
     make_client: ClientFactory, web_settings: Settings, fake_ollama: FakeOllama
 ) -> None:
-    settings = dataclasses.replace(
-        web_settings, ollama=dataclasses.replace(web_settings.ollama, host=fake_ollama.url)
-    )
+    settings = with_model(web_settings, host=fake_ollama.url)
     makefiles.text_pdf(settings.vault / "Docs/Manual.pdf", pages())
-    index = Index.open(settings, LLM(settings.ollama))
+    index = Index.open(settings, make_llm(settings))
     try:
         await index.refresh()
         client = await make_client(settings, Services(index=index, stages={"index": index}))

@@ -13,7 +13,7 @@ from commonplace.attachments.extraction import Extraction, Options, Page
 from commonplace.attachments.save import save_attachment
 from commonplace.capture.inbox import write_capture
 from commonplace.config import Settings
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from commonplace.tidy.pipeline import TidyContext, tidy_capture
 from tests.attachments import makefiles
 from tests.attachments.conftest import needs_tesseract
@@ -38,7 +38,7 @@ async def test_a_photo_capture_is_filed_with_its_picture_and_the_model_reads_its
     saved = save_attachment(s, photo, "jpg", NOW)
     path = write_capture(s, f"{saved.embed}\n\nLast ferry home\n", "phone", NOW)
     fake_ollama.enqueue_chat(answer("Last ferry home"))
-    ctx = TidyContext(s, LLM(s.ollama), None, now=lambda: NOW.replace(tzinfo=s.tz))
+    ctx = TidyContext(s, make_llm(s), None, now=lambda: NOW.replace(tzinfo=s.tz))
     await tidy_capture(ctx, path)
     prompt = user_prompt(fake_ollama)
     capture_part, picture_part = prompt.split("</capture>")
@@ -68,7 +68,7 @@ async def test_a_pictures_text_cannot_close_its_fence(
     path = write_capture(s, "![[board.png]]\n\nwhiteboard\n", "phone", NOW)
     fake_ollama.enqueue_chat(answer("Whiteboard"))
     await tidy_capture(
-        TidyContext(s, LLM(s.ollama), None, now=lambda: NOW.replace(tzinfo=s.tz)), path
+        TidyContext(s, make_llm(s), None, now=lambda: NOW.replace(tzinfo=s.tz)), path
     )
     prompt = user_prompt(fake_ollama)
     assert prompt.count("</picture_text>") == 1 and prompt.count("</capture>") == 1
@@ -84,6 +84,6 @@ async def test_with_attachments_off_the_model_gets_no_picture_text(
     path = write_capture(s, "![[board.png]]\n", "phone", NOW)
     fake_ollama.enqueue_chat(answer("Board"))
     await tidy_capture(
-        TidyContext(s, LLM(s.ollama), None, now=lambda: NOW.replace(tzinfo=s.tz)), path
+        TidyContext(s, make_llm(s), None, now=lambda: NOW.replace(tzinfo=s.tz)), path
     )
     assert "<picture_text" not in user_prompt(fake_ollama)

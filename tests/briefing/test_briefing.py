@@ -19,7 +19,7 @@ from commonplace.briefing import (
 )
 from commonplace.calendar import CalendarClient, Event
 from commonplace.config import CalendarSettings, PushSettings, Settings, WeatherSettings
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from commonplace.push import SubscriptionStore, push_folder
 from commonplace.push.store import parse_subscription
 from commonplace.runtime.scheduler import Scheduler
@@ -315,7 +315,7 @@ async def test_the_daemons_briefing_counts_with_the_assistants_read_ahead_reader
     monkeypatch.setattr(daemon, "Scheduler", Kept)
     reader = Counted(settings)
     parts = daemon.Parts(settings, calendar=CalendarClient(settings), task_reader=reader)
-    tasks = daemon.start_background(settings, LLM(settings.ollama), parts)
+    tasks = daemon.start_background(settings, make_llm(settings), parts)
     for task in tasks:
         task.cancel()
     [briefing] = [job for job in jobs if job.name == "briefing"]

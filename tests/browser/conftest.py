@@ -8,7 +8,6 @@ Ollama answering chat and embeddings. Screenshots go to test-artifacts/ for a pe
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import os
 import shutil
 import socket
@@ -24,12 +23,13 @@ from aiohttp import web
 from commonplace.assistant import build_assistant
 from commonplace.config import Settings
 from commonplace.index import Index
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from commonplace.runtime.attention import Attention
 from commonplace.server import create_app
 from commonplace.server.context import Services
 from commonplace.speech import Audio
 from tests.fakes.ollama import FakeOllama
+from tests.models import with_model
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ARGS = [
@@ -88,12 +88,12 @@ class ServerThread:
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result(60)
 
     async def _open_index(self) -> Index:
-        index = Index.open(self.settings, LLM(self.settings.ollama))
+        index = Index.open(self.settings, make_llm(self.settings))
         await index.refresh()
         return index
 
     async def _start(self) -> None:
-        llm = LLM(self.settings.ollama)
+        llm = make_llm(self.settings)
         assistant = build_assistant(self.settings, llm, clock=lambda: self.now[0])
         services = Services(
             index=self.index,
@@ -103,7 +103,7 @@ class ServerThread:
             page_resolver=self.page_resolver,
             page_rule=self.page_rule,
         )
-        app = create_app(self.settings, LLM(self.settings.ollama), services)
+        app = create_app(self.settings, make_llm(self.settings), services)
         self.runner = web.AppRunner(app, access_log=None, shutdown_timeout=0.5)
         await self.runner.setup()
         await web.TCPSite(self.runner, "127.0.0.1", self.port, reuse_address=True).start()
@@ -128,9 +128,7 @@ class ServerThread:
 
 @pytest.fixture
 def server(settings: Settings, fake_ollama_thread: FakeOllama) -> Iterator[ServerThread]:
-    live = dataclasses.replace(
-        settings, ollama=dataclasses.replace(settings.ollama, host=fake_ollama_thread.url)
-    )
+    live = with_model(settings, host=fake_ollama_thread.url)
     thread = ServerThread(live)
     thread.start()
     yield thread

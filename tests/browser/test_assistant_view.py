@@ -89,11 +89,11 @@ def test_a_question_an_mcp_client_asked_for_says_so_on_its_card(
     page: Any, server: ServerThread, fake_ollama_thread: FakeOllama
 ) -> None:
     from commonplace.assistant import build_assistant
-    from commonplace.llm import LLM
+    from commonplace.llm import make_llm
 
     tasks = write(server.settings.vault, "Tasks.md", TASKS)
     outside = build_assistant(
-        server.settings, LLM(server.settings.ollama), clock=lambda: server.now[0]
+        server.settings, make_llm(server.settings), clock=lambda: server.now[0]
     )
     server._call(
         outside.propose("complete_task", {"task": "timber"}, source="mcp", client="Cursor")

@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 from tests.browser.conftest import ServerThread, screenshot
 from tests.browser.test_phone_page import inbox, wait_until
+from tests.models import with_model
 
 
 def ollama_down(server: ServerThread, dead_url: str, page: Any) -> None:
     server.stop()
-    server.settings = dataclasses.replace(
-        server.settings,
-        ollama=dataclasses.replace(server.settings.ollama, host=dead_url, retries=0),
-    )
+    server.settings = with_model(server.settings, host=dead_url, retries=0)
     server.start()
     page.reload()
 

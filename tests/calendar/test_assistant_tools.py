@@ -21,12 +21,13 @@ from commonplace.assistant.actions import Described, Stale
 from commonplace.assistant.calendar_tools import AddEvent
 from commonplace.calendar import NOT_SET_UP, CalendarClient, Event
 from commonplace.config import CalendarSettings, Settings, WeatherSettings
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from commonplace.weather import NOT_SET_UP as WEATHER_NOT_SET_UP
 from tests.assistant.conftest import NOW, call, tool_results
 from tests.calendar.conftest import PASSWORD_ENV
 from tests.calendar.radicale_server import Radicale, put_raw
 from tests.fakes.ollama import FakeOllama
+from tests.models import with_model
 from tests.weather.standin import OpenMeteoStandIn
 
 LONDON = ZoneInfo("Europe/London")
@@ -40,8 +41,7 @@ def at(day: int, hour: int, minute: int = 0, month: int = 10) -> datetime:
 @pytest.fixture
 def s(cal_settings: Settings, fake_ollama: FakeOllama) -> Settings:
     return dataclasses.replace(
-        cal_settings,
-        ollama=dataclasses.replace(cal_settings.ollama, host=fake_ollama.url),
+        with_model(cal_settings, host=fake_ollama.url),
         calendar=dataclasses.replace(cal_settings.calendar, write="Personal"),
     )
 
@@ -53,7 +53,7 @@ def calendar(s: Settings) -> CalendarClient:
 
 @pytest.fixture
 def helper(s: Settings, calendar: CalendarClient) -> Assistant:
-    return build_assistant(s, LLM(s.ollama), clock=lambda: NOW, calendar=calendar)
+    return build_assistant(s, make_llm(s), clock=lambda: NOW, calendar=calendar)
 
 
 async def titles_on(calendar: CalendarClient, day: date) -> list[tuple[str, datetime | date]]:
@@ -316,10 +316,8 @@ async def test_several_different_events_ask_for_more_words(
 async def test_without_a_calendar_the_tools_say_it_is_not_set_up(
     settings: Settings, fake_ollama: FakeOllama, tmp_path: Path
 ) -> None:
-    s = dataclasses.replace(
-        settings, ollama=dataclasses.replace(settings.ollama, host=fake_ollama.url)
-    )
-    assistant = build_assistant(s, LLM(s.ollama), clock=lambda: NOW)
+    s = with_model(settings, host=fake_ollama.url)
+    assistant = build_assistant(s, make_llm(s), clock=lambda: NOW)
     fake_ollama.enqueue_chat(
         call("list_events"),
         call("add_event", title="Swim", day="tomorrow", start_time="07:00"),
@@ -335,11 +333,10 @@ async def test_a_calendar_that_is_down_is_a_short_error_for_the_model(
     settings: Settings, fake_ollama: FakeOllama
 ) -> None:
     s = dataclasses.replace(
-        settings,
-        ollama=dataclasses.replace(settings.ollama, host=fake_ollama.url),
+        with_model(settings, host=fake_ollama.url),
         calendar=CalendarSettings(url="http://127.0.0.1:9/", username="me"),
     )
-    assistant = build_assistant(s, LLM(s.ollama), clock=lambda: NOW)
+    assistant = build_assistant(s, make_llm(s), clock=lambda: NOW)
     fake_ollama.enqueue_chat(call("list_events"), "Your calendar is not answering.")
     await assistant.respond("What's on today?")
     (result,) = tool_results(fake_ollama)
@@ -351,13 +348,12 @@ async def test_the_weather_tool(
     settings: Settings, fake_ollama: FakeOllama, standin: OpenMeteoStandIn
 ) -> None:
     s = dataclasses.replace(
-        settings,
-        ollama=dataclasses.replace(settings.ollama, host=fake_ollama.url),
+        with_model(settings, host=fake_ollama.url),
         weather=WeatherSettings(
             latitude=51.4545, longitude=-2.5879, place="Bristol", url=standin.url
         ),
     )
-    assistant = build_assistant(s, LLM(s.ollama), clock=lambda: NOW)
+    assistant = build_assistant(s, make_llm(s), clock=lambda: NOW)
     fake_ollama.enqueue_chat(call("weather", day="thursday"), "Rain is likely on Thursday.")
     await assistant.respond("Will it rain on Thursday?")
     assert tool_results(fake_ollama) == [
@@ -371,7 +367,7 @@ async def test_the_weather_tool(
     )
     standin.mode = "error500"
     offline = dataclasses.replace(s, weather=dataclasses.replace(s.weather, latitude=50.0))
-    assistant = build_assistant(offline, LLM(s.ollama), clock=lambda: NOW)
+    assistant = build_assistant(offline, make_llm(s), clock=lambda: NOW)
     fake_ollama.enqueue_chat(call("weather"), "The forecast is unavailable.")
     await assistant.respond("Weather today?")
     assert tool_results(fake_ollama)[-1].startswith("The forecast is unavailable: the forecast")
@@ -405,7 +401,7 @@ async def test_a_repeating_event_means_its_next_occurrence_not_one_already_over(
 ) -> None:
     """On Tuesday at noon this week's 09:30 1:1 is over: "move my 1:1" is next week's."""
     noon = at(27, 12)
-    helper = build_assistant(s, LLM(s.ollama), clock=lambda: noon, calendar=calendar)
+    helper = build_assistant(s, make_llm(s), clock=lambda: noon, calendar=calendar)
     fake_ollama.enqueue_chat(
         call("move_event", event="1:1 marcus", new_time="14:00"),
         call("delete_event", event="1:1 marcus"),
@@ -425,7 +421,7 @@ async def test_a_move_to_a_time_already_past_today_is_refused(
     s: Settings, calendar: CalendarClient, fake_ollama: FakeOllama
 ) -> None:
     noon = at(27, 12)
-    helper = build_assistant(s, LLM(s.ollama), clock=lambda: noon, calendar=calendar)
+    helper = build_assistant(s, make_llm(s), clock=lambda: noon, calendar=calendar)
     fake_ollama.enqueue_chat(
         call("move_event", event="dentist", new_day="today", new_time="10:00"), "Asked."
     )

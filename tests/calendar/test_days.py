@@ -20,7 +20,7 @@ from commonplace.assistant.days import parse_time
 from commonplace.basics.dates import clock_exact, day_name_near
 from commonplace.calendar import CalendarClient
 from commonplace.config import Settings
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from tests.assistant.conftest import call, tool_results
 from tests.calendar.radicale_server import Radicale, put_raw
 from tests.calendar.test_assistant_tools import calendar, helper, s
@@ -182,7 +182,7 @@ FRIDAY = datetime(2026, 10, 23, 9, 0, tzinfo=LONDON)  # two days before the cloc
 @pytest.fixture
 def before_the_change(s: Settings, calendar: CalendarClient) -> Assistant:
     """The assistant on Friday 23 October 2026, so Sunday 25 October is ahead."""
-    return build_assistant(s, LLM(s.ollama), clock=lambda: FRIDAY, calendar=calendar)
+    return build_assistant(s, make_llm(s), clock=lambda: FRIDAY, calendar=calendar)
 
 
 def utc_event(uid: str, summary: str, start: str, end: str) -> str:

@@ -31,6 +31,7 @@ from tests.calendar.proxy import Proxy
 from tests.calendar.radicale_server import Radicale, put_raw
 from tests.calendar.test_not_caldav import SIGN_IN, WHAT_TO_DO
 from tests.fakes.ollama import FakeOllama
+from tests.models import with_model
 
 READS = {"PROPFIND", "REPORT", "OPTIONS", "GET", "HEAD"}
 SECRET = "Secret lunch plans"
@@ -218,8 +219,7 @@ def test_a_server_that_never_answers_the_request_for_events_is_a_timeout_within_
     """The whole command, as the owner runs it: one wait for the calendar (its listing and
     the events together), and it must not wait on the request it gave up on its way out."""
     s = dataclasses.replace(
-        through_proxy,
-        ollama=dataclasses.replace(through_proxy.ollama, host=fake_ollama_thread.url),
+        with_model(through_proxy, host=fake_ollama_thread.url),
         calendar=dataclasses.replace(through_proxy.calendar, timeout_s=ONE_WAIT_S),
     )
     proxy.hold["PROPFIND"] = LISTING_HOLD_S

@@ -32,11 +32,12 @@ from commonplace.calendar import CalendarClient, Event, ical
 from commonplace.calendar.duration import add_duration
 from commonplace.cli.main import cli
 from commonplace.config import Settings
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from tests.assistant.conftest import NOW, call, tool_results
 from tests.calendar.conftest import PASSWORD_ENV
 from tests.calendar.radicale_server import Radicale, put_raw
 from tests.fakes.ollama import FakeOllama
+from tests.models import with_model
 
 LONDON = ZoneInfo("Europe/London")
 NEW_YORK = ZoneInfo("America/New_York")
@@ -385,8 +386,7 @@ def test_each_occurrence_of_an_all_day_series_lasts_its_days() -> None:
 def s(cal_settings: Settings, fake_ollama: FakeOllama) -> Settings:
     """The fixture week's account; a generous wait (30 s) for a busy machine."""
     return dataclasses.replace(
-        cal_settings,
-        ollama=dataclasses.replace(cal_settings.ollama, host=fake_ollama.url),
+        with_model(cal_settings, host=fake_ollama.url),
         calendar=dataclasses.replace(cal_settings.calendar, write="Personal", timeout_s=30.0),
     )
 
@@ -398,7 +398,7 @@ def calendar(s: Settings) -> CalendarClient:
 
 @pytest.fixture
 def helper(s: Settings, calendar: CalendarClient) -> Assistant:
-    return build_assistant(s, LLM(s.ollama), clock=lambda: NOW, calendar=calendar)
+    return build_assistant(s, make_llm(s), clock=lambda: NOW, calendar=calendar)
 
 
 async def test_every_case_is_listed_so_by_the_calendar_client(

@@ -32,12 +32,13 @@ from commonplace.calendar import (
     read_password,
 )
 from commonplace.config import CalendarSettings, ConfigError, Settings, load_settings
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from tests.assistant.conftest import NOW, call
 from tests.calendar.conftest import PASSWORD_ENV, SHORT_S, calendar_settings, shorten
 from tests.calendar.radicale_server import Radicale, put_raw, running_radicale
 from tests.calendar.test_days import one_event
 from tests.fakes.ollama import FakeOllama
+from tests.models import with_model
 
 MONDAY = date(2026, 10, 26)
 SECRET = "s3cret-app-password"
@@ -194,9 +195,9 @@ def swim_assistant(
     user = server.new_account(calendars=("Personal",), load=False)
     put_raw(server.url, user, "Personal", "swim.ics", SWIM)
     s = calendar_settings(settings, server.url, user, write="Personal")
-    s = dataclasses.replace(s, ollama=dataclasses.replace(s.ollama, host=fake_ollama.url))
+    s = with_model(s, host=fake_ollama.url)
     calendar = CalendarClient(s, env=PASSWORD_ENV)
-    return user, calendar, build_assistant(s, LLM(s.ollama), clock=lambda: NOW, calendar=calendar)
+    return user, calendar, build_assistant(s, make_llm(s), clock=lambda: NOW, calendar=calendar)
 
 
 @pytest.mark.parametrize(

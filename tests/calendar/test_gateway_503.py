@@ -22,11 +22,12 @@ from commonplace.assistant import Assistant, Refused, build_assistant
 from commonplace.calendar import CalendarClient
 from commonplace.calendar.wire import maybe_stored
 from commonplace.config import Settings
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from tests.assistant.conftest import NOW, call, tool_results
 from tests.calendar.conftest import PASSWORD_ENV, calendar_settings
 from tests.calendar.proxy import Proxy
 from tests.fakes.ollama import FakeOllama
+from tests.models import with_model
 
 LONDON = ZoneInfo("Europe/London")
 ADD = call("add_event", title="Boiler service", day="2026-11-05", start_time="14:00", minutes=60)
@@ -37,9 +38,9 @@ def via_proxy(
     settings: Settings, proxy: Proxy, account: str, fake_ollama: FakeOllama
 ) -> tuple[Assistant, CalendarClient]:
     s = calendar_settings(settings, proxy.url, account, timeout_s=30.0, write="Personal")
-    s = dataclasses.replace(s, ollama=dataclasses.replace(s.ollama, host=fake_ollama.url))
+    s = with_model(s, host=fake_ollama.url)
     calendar = CalendarClient(s, env=PASSWORD_ENV)
-    return build_assistant(s, LLM(s.ollama), clock=lambda: NOW, calendar=calendar), calendar
+    return build_assistant(s, make_llm(s), clock=lambda: NOW, calendar=calendar), calendar
 
 
 @pytest.fixture

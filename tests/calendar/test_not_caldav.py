@@ -13,7 +13,6 @@ what the answer was and what to do, and lists nothing.
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 
 import pytest
@@ -24,12 +23,13 @@ from commonplace.briefing import make_briefing
 from commonplace.calendar import CalendarClient, CalendarUnavailable
 from commonplace.cli.main import cli
 from commonplace.config import Settings
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from tests.assistant.conftest import NOW, call, tool_results
 from tests.calendar.conftest import PASSWORD_ENV, calendar_settings
 from tests.calendar.proxy import Proxy
 from tests.calendar.test_servers import TUESDAY, at
 from tests.fakes.ollama import FakeOllama
+from tests.models import with_model
 
 SIGN_IN = (
     "<!DOCTYPE html>\n<html><head><title>Sign in</title></head>"
@@ -106,9 +106,9 @@ async def test_the_assistant_and_the_briefing_say_so_and_list_nothing(
     settings: Settings, proxy: Proxy, account: str, fake_ollama: FakeOllama
 ) -> None:
     s = calendar_settings(settings, proxy.url, account)
-    s = dataclasses.replace(s, ollama=dataclasses.replace(s.ollama, host=fake_ollama.url))
+    s = with_model(s, host=fake_ollama.url)
     calendar = CalendarClient(s, env=PASSWORD_ENV)
-    helper = build_assistant(s, LLM(s.ollama), clock=lambda: NOW, calendar=calendar)
+    helper = build_assistant(s, make_llm(s), clock=lambda: NOW, calendar=calendar)
     proxy.answer["REPORT"] = (200, "text/html", SIGN_IN)
 
     fake_ollama.enqueue_chat(call("list_events", day="tuesday"), "Nothing, it seems.")

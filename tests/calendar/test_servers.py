@@ -7,7 +7,6 @@ while Radicale still stores and compares.
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 from datetime import date, datetime
 from zoneinfo import ZoneInfo
@@ -19,12 +18,13 @@ from commonplace.briefing import make_briefing
 from commonplace.calendar import CalendarClient, CalendarUnavailable, Event
 from commonplace.config import Settings
 from commonplace.doctor.checks import calendar_checks
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from tests.assistant.conftest import NOW, call, tool_results
 from tests.calendar.conftest import PASSWORD_ENV, SHORT_S, calendar_settings, shorten
 from tests.calendar.proxy import Proxy
 from tests.calendar.radicale_server import Radicale, put_raw
 from tests.fakes.ollama import FakeOllama
+from tests.models import with_model
 
 LONDON = ZoneInfo("Europe/London")
 TUESDAY = date(2026, 10, 27)
@@ -42,7 +42,7 @@ def direct(cal_settings: Settings) -> CalendarClient:
 
 def through(settings: Settings, proxy: Proxy, account: str, fake_ollama: FakeOllama) -> Settings:
     s = calendar_settings(settings, proxy.url, account, write="Personal")
-    return dataclasses.replace(s, ollama=dataclasses.replace(s.ollama, host=fake_ollama.url))
+    return with_model(s, host=fake_ollama.url)
 
 
 @pytest.fixture
@@ -51,7 +51,7 @@ def via_proxy(
 ) -> tuple[Assistant, CalendarClient]:
     s = through(settings, proxy, account, fake_ollama)
     calendar = CalendarClient(s, env=PASSWORD_ENV)
-    return build_assistant(s, LLM(s.ollama), clock=lambda: NOW, calendar=calendar), calendar
+    return build_assistant(s, make_llm(s), clock=lambda: NOW, calendar=calendar), calendar
 
 
 def named(events: list[Event], title: str) -> list[tuple[datetime | date, datetime | date | None]]:

@@ -13,6 +13,7 @@ from commonplace.push import SubscriptionStore, push_folder
 from commonplace.push.store import parse_subscription
 from tests.digest.week_fixture import Filed
 from tests.fakes.ollama import FakeOllama
+from tests.models import with_model
 from tests.push.receiver import PushReceiver
 
 NOTIFICATION = (
@@ -23,8 +24,7 @@ NOTIFICATION = (
 def ready(settings: Settings, fake: FakeOllama) -> Settings:
     fake.chat_handler = lambda body: json.dumps({"summary": "A week of Switchboard."})
     return dataclasses.replace(
-        settings,
-        ollama=dataclasses.replace(settings.ollama, host=fake.url),
+        with_model(settings, host=fake.url),
         push=PushSettings(
             contact="mailto:me@example.org", backoff_s=0.01, allow_http_loopback=True
         ),

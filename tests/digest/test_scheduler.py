@@ -13,12 +13,13 @@ import pytest
 
 from commonplace.config import PushSettings, Settings
 from commonplace.digest import digest_job
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from commonplace.push import SubscriptionStore, push_folder
 from commonplace.push.store import parse_subscription
 from commonplace.runtime.scheduler import Job, Scheduler, daily_at, weekly_at
 from tests.digest.week_fixture import Filed
 from tests.fakes.ollama import FakeOllama
+from tests.models import with_model
 from tests.push.receiver import PushReceiver
 
 LONDON = ZoneInfo("Europe/London")
@@ -85,8 +86,7 @@ async def test_catch_up_after_a_missed_sunday_writes_the_digest_and_notifies(
 ) -> None:
     fake_ollama.enqueue_chat(json.dumps({"summary": "A busy week."}))
     s = dataclasses.replace(
-        settings,
-        ollama=dataclasses.replace(settings.ollama, host=fake_ollama.url),
+        with_model(settings, host=fake_ollama.url),
         push=PushSettings(contact="mailto:me@example.org", allow_http_loopback=True),
     )
     SubscriptionStore(push_folder(s)).add(
@@ -95,7 +95,7 @@ async def test_catch_up_after_a_missed_sunday_writes_the_digest_and_notifies(
     # The daemon last ran the digest on Sunday 18 Oct, then the computer was off until Monday.
     write_state(s.data_path, digest="2026-10-18T18:00:00+01:00")
     clock = FakeClock(utc(2026, 10, 26, 9, 0))
-    scheduler = Scheduler([digest_job(s, LLM(s.ollama))], s.data_path, clock)
+    scheduler = Scheduler([digest_job(s, make_llm(s))], s.data_path, clock)
     await scheduler.catch_up()
     digest = s.vault / "Digests/2026-W43.md"
     assert "A busy week." in digest.read_text()
@@ -106,7 +106,7 @@ async def test_catch_up_after_a_missed_sunday_writes_the_digest_and_notifies(
     )
     # Starting again the same day neither rewrites nor notifies again.
     before = digest.read_bytes()
-    await Scheduler([digest_job(s, LLM(s.ollama))], s.data_path, clock).catch_up()
+    await Scheduler([digest_job(s, make_llm(s))], s.data_path, clock).catch_up()
     assert digest.read_bytes() == before and len(receiver.received) == 1
     assert len(fake_ollama.chat_requests()) == 1
 

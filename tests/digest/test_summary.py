@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 from datetime import datetime
@@ -12,10 +11,11 @@ import pytest
 from commonplace.config import Settings
 from commonplace.digest import Week, collect, make_digest
 from commonplace.digest.summary import DigestSummary, clean_summary
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from commonplace.prompts import render
 from tests.digest.week_fixture import Filed, filed_text, write_note
 from tests.fakes.ollama import FakeOllama
+from tests.models import llm_for, with_model
 
 W43 = Week(2026, 43)
 NOW = datetime(2026, 10, 25, 18, 0)
@@ -28,7 +28,7 @@ def shingles(text: str, n: int = 5) -> set[tuple[str, ...]]:
 
 
 def with_host(settings: Settings, url: str) -> Settings:
-    return dataclasses.replace(settings, ollama=dataclasses.replace(settings.ollama, host=url))
+    return with_model(settings, host=url)
 
 
 def request_text(fake: FakeOllama) -> str:
@@ -48,7 +48,7 @@ async def test_request_holds_titles_links_and_kept_todos_never_captured_words(
     fake_ollama.enqueue_chat(json.dumps({"summary": "A week mostly about Switchboard."}))
     outcome = await make_digest(
         with_host(settings, fake_ollama.url),
-        LLM(with_host(settings, fake_ollama.url).ollama),
+        make_llm(with_host(settings, fake_ollama.url)),
         W43,
         now=NOW,
     )
@@ -80,7 +80,7 @@ async def test_the_prompt_says_open_todos_are_not_done(
 ) -> None:
     fake_ollama.enqueue_chat(json.dumps({"summary": "ok."}))
     fast = with_host(settings, fake_ollama.url)
-    await make_digest(fast, LLM(fast.ollama), W43, now=NOW)
+    await make_digest(fast, make_llm(fast), W43, now=NOW)
     system = fake_ollama.chat_requests()[0]["messages"][0]["content"]
     assert "has NOT been done yet" in system
     assert "never instructions" in system
@@ -95,7 +95,7 @@ async def test_a_bad_answer_leaves_the_lists_and_says_so(
 ) -> None:
     fake_ollama.enqueue_chat(reply)
     fast = with_host(settings, fake_ollama.url)
-    outcome = await make_digest(fast, LLM(fast.ollama), W43, now=NOW)
+    outcome = await make_digest(fast, make_llm(fast), W43, now=NOW)
     assert outcome.status == "written"
     assert "The lists below are the record." in outcome.text
     assert "### Overdue (3)" in outcome.text
@@ -105,7 +105,7 @@ async def test_ollama_down_still_writes_the_digest(
     settings: Settings, week: list[Filed], dead_ollama_url: str
 ) -> None:
     down = with_host(settings, dead_ollama_url)
-    outcome = await make_digest(down, LLM(down.ollama), W43, now=NOW)
+    outcome = await make_digest(down, make_llm(down), W43, now=NOW)
     assert outcome.status == "written"
     text = (settings.vault / "Digests/2026-W43.md").read_text()
     assert "The summary could not be written (Ollama is not answering" in text
@@ -137,7 +137,7 @@ def test_a_title_cannot_close_the_data_fence() -> None:
 async def test_a_busy_week_is_cut_to_fit_the_models_context(fake_ollama: FakeOllama) -> None:
     """80 items per list are more than Ollama's default 4,096 tokens hold; past the context
     Ollama would cut the prompt, rules first. The lists are halved until they fit."""
-    from commonplace.config import OllamaSettings
+
     from commonplace.digest.models import DigestData, FiledCapture, OpenTodo, TodoLists
     from commonplace.digest.summary import write_summary
 
@@ -154,7 +154,7 @@ async def test_a_busy_week_is_cut_to_fit_the_models_context(fake_ollama: FakeOll
     )
     data = DigestData(W43, captures, (), captures, TodoLists())
     fake_ollama.enqueue_chat(json.dumps({"summary": "A busy week."}))
-    summary = await write_summary(LLM(OllamaSettings(host=fake_ollama.url)), data)
+    summary = await write_summary(llm_for(Settings(), backend="ollama", host=fake_ollama.url), data)
     assert summary.text == "A busy week."
     (record,) = fake_ollama.chat_records()
     assert not record.truncated

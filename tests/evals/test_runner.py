@@ -117,7 +117,7 @@ def common_checks(folder: Path, suite: str, runs: int, items: int) -> list[dict[
     assert summary["items"] == items
     assert summary["host"].startswith("http://127.0.0.1:")
     assert set(summary["datasets"]) == set(SLICE)
-    assert "timeout_s" in summary["settings"]["ollama"]
+    assert "timeout_s" in summary["settings"]["model"]
     assert {"mean", "min", "max", "date", "models", "settings"} <= set(summary)
     every = []
     for run in range(1, runs + 1):
@@ -409,7 +409,7 @@ def test_a_missing_model_stops_before_anything_is_written(
         "ask", "--model", "qwen3.8:27b", "--datasets", str(datasets), "--out", str(out)
     )
     assert result.exit_code == 1
-    assert "has no model 'qwen3.8:27b'; pull it with 'ollama pull qwen3.8:27b'" in result.output
+    assert "Run: ollama pull qwen3.8:27b (it has: qwen3.5:9b" in result.output
     assert not out.exists()
 
 

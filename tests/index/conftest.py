@@ -11,17 +11,16 @@ import pytest_asyncio
 
 from commonplace.config import Settings
 from commonplace.index import Index
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from tests.fakes.ollama import FakeOllama
+from tests.models import with_model
 
 OpenIndex = Callable[..., Index]
 
 
 def with_host(settings: Settings, url: str, **index: object) -> Settings:
     return dataclasses.replace(
-        settings,
-        ollama=dataclasses.replace(settings.ollama, host=url),
-        index=dataclasses.replace(settings.index, **index),
+        with_model(settings, host=url), index=dataclasses.replace(settings.index, **index)
     )
 
 
@@ -37,7 +36,7 @@ async def open_index(isettings: Settings) -> AsyncIterator[OpenIndex]:
 
     def make(settings: Settings | None = None) -> Index:
         s = settings or isettings
-        index = Index.open(s, LLM(s.ollama))
+        index = Index.open(s, make_llm(s))
         opened.append(index)
         return index
 

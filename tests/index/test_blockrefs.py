@@ -21,7 +21,7 @@ from commonplace.config import Settings
 from commonplace.index import Index
 from commonplace.index.highlight import query_terms, result_json
 from commonplace.index.store import MANIFEST
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from commonplace.vault.blockrefs import NOT_SHOWN, note_blocks, shown_refs
 from tests.ask.helpers import cite_passage_with, passages_in
 from tests.fakes.ollama import FakeOllama
@@ -201,7 +201,7 @@ async def test_ask_gives_the_model_and_the_sources_the_block_text(
     await index.refresh()
     fake_ollama.chat_handler = cite_passage_with("userID", "Note down your userID")
     answer = await answer_question(
-        "Where do I find my Zotero User ID?", index=index, llm=LLM(graph.ollama), settings=graph
+        "Where do I find my Zotero User ID?", index=index, llm=make_llm(graph), settings=graph
     )
     (request,) = fake_ollama.chat_requests()
     texts = [text for _, _, _, text in passages_in(request)]

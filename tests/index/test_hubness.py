@@ -16,7 +16,7 @@ from commonplace.config import Settings
 from commonplace.index import Index, SearchFilter, SearchResult, hubness, indexer
 from commonplace.index.manifest import ManifestError
 from commonplace.index.store import MANIFEST
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from tests.fakes.ollama import FakeError, FakeOllama
 from tests.index.conftest import OpenIndex, write
 
@@ -232,7 +232,7 @@ async def test_the_daemon_searches_before_the_stored_neighbourhoods_are_read(
         hub_settings, index=dataclasses.replace(hub_settings.index, vector_process_idle_minutes=0)
     )
     started = time.monotonic()
-    reopened = Index.open(settings, LLM(settings.ollama), daemon=True)
+    reopened = Index.open(settings, make_llm(settings), daemon=True)
     try:
         assert time.monotonic() - started < 10 and not reopened.neighbourhoods.loaded.is_set()
         resp = await reopened.search("kayak paddle river", limit=3, mode="vector")

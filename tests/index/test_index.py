@@ -25,10 +25,11 @@ from commonplace.index import Index, IndexService, SearchFilter, indexer, vector
 from commonplace.index.keywords import LAYOUT
 from commonplace.index.manifest import INDEX_SCHEMA
 from commonplace.index.store import MANIFEST
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from commonplace.runtime.changes import Change
 from tests.fakes.ollama import FakeError, FakeOllama
 from tests.index.conftest import OpenIndex, with_host, write
+from tests.models import with_model
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -86,9 +87,7 @@ async def test_restart_reembeds_nothing_and_model_change_reembeds_all(
     restarted.close()
 
     fake_ollama.models.append("all-minilm:latest")
-    other = dataclasses.replace(
-        isettings, ollama=dataclasses.replace(isettings.ollama, embed_model="all-minilm")
-    )
+    other = with_model(isettings, embed_model="all-minilm")
     fake_ollama.requests.clear()
     switched = open_index(other)
     stats = await switched.refresh()
@@ -239,7 +238,7 @@ async def test_an_index_whose_folder_was_deleted_under_a_run_is_rebuilt_at_the_n
     """The owner deletes the data folder while the daemon runs: the running index goes on
     writing LanceDB versions that name files which are gone. The next start raised a lance
     'Not found' from the vector table and the daemon would not start at all."""
-    index = Index.open(isettings, LLM(isettings.ollama))
+    index = Index.open(isettings, make_llm(isettings))
     first = await index.refresh()
     await index.search("plum crumble", limit=3)  # as the daemon does: the vectors in memory
     shutil.rmtree(isettings.data_path / "index")
@@ -303,7 +302,7 @@ async def test_a_chat_model_as_embedding_model_is_named_in_the_search_notice(
     resp = await index.search("dentist appointment", limit=3)
     assert resp.mode == "keyword"
     assert "not an embedding model" in (resp.notice or "")
-    assert "[ollama] embed_model" in (resp.notice or "")
+    assert "[model] embed_model" in (resp.notice or "")
     assert resp.results[0].path == "Areas/Health/Dentist.md"
 
 

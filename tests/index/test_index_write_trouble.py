@@ -24,7 +24,7 @@ import pytest
 from commonplace.config import Settings
 from commonplace.doctor.checks import entry_check
 from commonplace.index import Index, IndexService
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from commonplace.runtime.changes import Change
 from commonplace.vault import os_error_of, write_trouble
 from tests.index.conftest import write
@@ -66,7 +66,7 @@ async def test_a_full_data_folder_disk_is_named_with_what_to_do_and_the_index_ca
     isettings: Settings, small_disk: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     why, action = "the disk is full", "free some space on the data folder's disk"
-    index = Index.open(isettings, LLM(isettings.ollama))
+    index = Index.open(isettings, make_llm(isettings))
     service = IndexService(index, isettings)
     try:
         await service.startup()

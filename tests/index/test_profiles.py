@@ -16,6 +16,7 @@ from commonplace.llm.profiles import EmbedProfile, known_profile
 from commonplace.vault import estimate_tokens
 from tests.fakes.ollama import FakeOllama
 from tests.index.conftest import OpenIndex, write
+from tests.models import with_model
 
 QWEN_TASK = "Given a web search query, retrieve relevant passages that answer the query"
 
@@ -25,9 +26,7 @@ def only_note(settings: Settings, model: str, fake: FakeOllama, text: str) -> Se
     shutil.rmtree(settings.vault)
     write(settings.vault, "Notes/Plan.md", text)
     fake.add_model(model if ":" in model else f"{model}:latest")
-    return dataclasses.replace(
-        settings, ollama=dataclasses.replace(settings.ollama, embed_model=model)
-    )
+    return with_model(settings, embed_model=model)
 
 
 def sent(fake: FakeOllama) -> list[str]:
@@ -98,7 +97,7 @@ async def test_an_unknown_model_is_sized_by_ollama_and_the_choice_is_logged(
     index = open_index(settings)
     stats = await index.refresh()
     assert "house-embed is not in the profile table" in caplog.text
-    assert "context 96 tokens (from Ollama)" in caplog.text
+    assert "context 96 tokens (from the model server)" in caplog.text
     texts = sent(fake_ollama)
     assert stats.chunks == len(texts) > 4  # cut to fit 96 tokens, not chunk_tokens (400)
     assert all(estimate_tokens(t) <= 96 for t in texts)
@@ -122,19 +121,14 @@ async def test_prefixes_from_the_config_are_what_the_model_is_sent(
     says so in [ollama], and that replaces the table's (none, for all-minilm)."""
     text = "# Plan\n\nFirst part about kestrels.\n\n# Later\n\nSecond part.\n"
     settings = only_note(isettings, model, fake_ollama, text)
-    settings = dataclasses.replace(
-        settings,
-        ollama=dataclasses.replace(
-            settings.ollama, embed_query_prefix="query: ", embed_document_prefix="passage: "
-        ),
-    )
+    settings = with_model(settings, embed_query_prefix="query: ", embed_document_prefix="passage: ")
     caplog.set_level("INFO")
     index = open_index(settings)
     await index.refresh()
     assert "passage: Plan > Later\n\nSecond part." in sent(fake_ollama)
     assert all(t.startswith("passage: ") for t in sent(fake_ollama))
     if model == "e5-embed":
-        assert "query prefix 'query: ' and document prefix 'passage: ' (from [ollama]" in (
+        assert "query prefix 'query: ' and document prefix 'passage: ' (from [model]" in (
             caplog.text
         )
     fake_ollama.requests.clear()
@@ -158,9 +152,7 @@ async def test_an_unknown_model_is_cut_again_once_ollama_can_describe_it(
     long = " ".join(f"word{i}" for i in range(400))
     settings = only_note(isettings, "house-embed", fake_ollama, f"# Long\n\n{long}\n")
     fake_ollama.context_length["house-embed:latest"] = 96
-    down = dataclasses.replace(
-        settings, ollama=dataclasses.replace(settings.ollama, host=dead_ollama_url)
-    )
+    down = with_model(settings, host=dead_ollama_url)
     index = open_index(down)
     first = await index.refresh()  # keywords only, chunks sized by chunk_tokens
     assert first.vectors_pending == 1

@@ -13,7 +13,7 @@ from commonplace.index import Index, SearchFilter
 from commonplace.index import store as index_store
 from commonplace.index.keywords import KeywordView
 from commonplace.index.models import SearchResult, Unread
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from tests.fakes.ollama import FakeOllama
 from tests.index.conftest import with_host
 from tests.test_ask_pages_search import vectors_kept
@@ -53,7 +53,7 @@ async def results(index: Index, query: str, mode: str, grouped: bool) -> list[Se
 
 async def opened(settings: Settings, fake_ollama: FakeOllama, *, daemon: bool) -> Index:
     s = with_host(settings, fake_ollama.url)
-    index = Index.open(s, LLM(s.ollama), daemon=daemon)
+    index = Index.open(s, make_llm(s), daemon=daemon)
     await index.refresh()
     assert index.stores.vectors.rows > 50
     return index

@@ -21,7 +21,7 @@ from commonplace.index.vector_api import VectorsBusy, VectorStoreError, VectorSt
 from commonplace.index.vector_child import error_kind
 from commonplace.index.vector_process import VectorProcess, _error
 from commonplace.index.vectors import VectorStore
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from tests.index.test_vector_segments import DIM, chunks
 
 
@@ -190,13 +190,13 @@ async def test_an_unreadable_table_is_rebuilt_through_the_child(
 ) -> None:
     """The daemon's path of test_broken_index_is_rebuilt_from_the_vault[vectors]: the child
     cannot open the table, says so, and the index is rebuilt from the vault."""
-    first = Index.open(isettings, LLM(isettings.ollama))
+    first = Index.open(isettings, make_llm(isettings))
     built = await first.refresh()
     first.close()
     for f in (isettings.data_path / "index" / "vectors").rglob("*.manifest"):
         f.write_bytes(b"garbage")
     caplog.set_level("WARNING")
-    index = Index.open(isettings, LLM(isettings.ollama), daemon=True)
+    index = Index.open(isettings, make_llm(isettings), daemon=True)
     try:
         assert isinstance(index.stores.vectors, VectorProcess)
         assert "rebuilding the search index from the vault: the vector table is unreadable" in (

@@ -20,7 +20,7 @@ import pytest_asyncio
 
 from commonplace.config import ConfigError, OllamaSettings, Settings, load_settings
 from commonplace.index import Index
-from commonplace.llm import LLM
+from commonplace.llm import LLM, make_llm
 from tests.conftest import FIXTURE
 
 LIVE_TIMEOUT_S = 300.0  # at least: a model may have to load first
@@ -72,7 +72,7 @@ def live_settings(tmp_path: Path, live_ollama: OllamaSettings) -> Iterator[Setti
 @pytest_asyncio.fixture
 async def live_index(live_settings: Settings) -> AsyncIterator[Index]:
     """The sample vault indexed with the configured embedding model."""
-    index = Index.open(live_settings, LLM(live_settings.ollama))
+    index = Index.open(live_settings, make_llm(live_settings))
     try:
         stats = await index.refresh()
         assert not stats.errors and not stats.vectors_pending, stats.errors

@@ -20,7 +20,7 @@ from commonplace.capture.inbox import read_capture
 from commonplace.config import Settings
 from commonplace.digest import Week, make_digest
 from commonplace.index import Index
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from commonplace.tidy.catalog import VaultCatalog
 from commonplace.tidy.filed_note import words_of
 from commonplace.tidy.pipeline import TidyContext, tidy_capture
@@ -49,7 +49,7 @@ async def test_tidy_files_a_capture_by_the_rules(
     s = live_settings
     rel = f"Inbox/{name}"
     capture = read_capture(s.vault, rel, s.tz)
-    ctx = TidyContext(s, LLM(s.ollama), index=live_index, now=lambda: capture.captured)
+    ctx = TidyContext(s, make_llm(s), index=live_index, now=lambda: capture.captured)
     outcome = await tidy_capture(ctx, rel)
     assert outcome.status == "filed" and outcome.filed and outcome.decision
     text = (s.vault / outcome.filed).read_text(encoding="utf-8")
@@ -76,7 +76,7 @@ async def test_ask_cites_given_passages_or_refuses(
 ) -> None:
     s = live_settings
     answer = await answer_question(
-        question, index=live_index, llm=LLM(s.ollama), settings=s, today=date(2026, 10, 26)
+        question, index=live_index, llm=make_llm(s), settings=s, today=date(2026, 10, 26)
     )
     assert answer.answer.strip()
     assert not re.search(r"!\[|<[a-z]", answer.answer)  # no images or HTML reach the answer
@@ -91,7 +91,7 @@ async def test_ask_cites_given_passages_or_refuses(
 async def test_the_digest_lists_come_from_code(live_settings: Settings) -> None:
     s = dataclasses.replace(live_settings)
     week = Week(2026, 43)
-    outcome = await make_digest(s, LLM(s.ollama), week, now=datetime(2026, 10, 25, 18, 0))
+    outcome = await make_digest(s, make_llm(s), week, now=datetime(2026, 10, 25, 18, 0))
     assert outcome.status == "written"
     text = (s.vault / outcome.path).read_text(encoding="utf-8")
     assert "To do" in text or "to-do" in text.lower()
@@ -121,7 +121,7 @@ async def test_a_chat_with_tools_names_offered_tools_with_object_arguments(
         }
     ]
     messages = [{"role": "user", "content": "What is the weather in Leeds tomorrow?"}]
-    reply = await LLM(live_settings.ollama).chat(messages, tools=tools)
+    reply = await make_llm(live_settings).chat(messages, tools=tools)
     assert reply.content or reply.tool_calls
     for call in reply.tool_calls:
         assert call.name == "get_weather"
@@ -140,7 +140,7 @@ async def test_one_assistant_exchange_changes_nothing_before_yes(
     tasks = write(s.vault, s.assistant.tasks_note, TASKS)
     write(s.vault, s.assistant.memory_note, MEMORY)
     before = tasks.read_bytes()
-    assistant = build_assistant(s, LLM(s.ollama), clock=lambda: NOW, in_memory=True)
+    assistant = build_assistant(s, make_llm(s), clock=lambda: NOW, in_memory=True)
     turn = await assistant.respond("Add a task to ring the plumber on Thursday.")
     assert turn.reply.strip()
     names = {schema["function"]["name"] for schema in build_registry(s).schemas()}

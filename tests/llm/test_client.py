@@ -4,30 +4,30 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import json
 import ssl
 
 import pydantic
 import pytest
 
-from commonplace.config import OllamaSettings
+from commonplace.config import Settings
 from commonplace.llm import (
     LLM,
     BadAnswer,
     CloudModel,
     LLMTimeout,
+    ModelBadReply,
+    ModelFailed,
     ModelMissing,
+    ModelUnavailable,
     ModelUnsuitable,
-    OllamaBadReply,
-    OllamaFailed,
-    OllamaUnavailable,
     StreamEnd,
     ThinkFilter,
     strip_think,
 )
 from tests.fakes import ollama_rules as rules
 from tests.fakes.ollama import FakeError, FakeOllama, Raw, Stall, StreamError, Unfinished
+from tests.models import llm_for, with_model
 
 MSGS = [{"role": "user", "content": "hello"}]
 
@@ -39,8 +39,16 @@ class Proposal(pydantic.BaseModel):
 
 def make_llm(url: str, **changes: object) -> LLM:
     # a generous wait: the tests about a timeout set their own, with a stall far longer
-    base = OllamaSettings(host=url, retries=1, backoff_s=0.01, timeout_s=30, embed_batch=3)
-    return LLM(dataclasses.replace(base, **changes))  # type: ignore[arg-type]
+    base = with_model(
+        Settings(),
+        backend="ollama",
+        host=url,
+        retries=1,
+        backoff_s=0.01,
+        timeout_s=30,
+        embed_batch=3,
+    )
+    return llm_for(base, **changes)
 
 
 async def test_schema_answer_is_parsed_and_schema_sent(fake_ollama: FakeOllama) -> None:
@@ -112,7 +120,7 @@ async def test_model_missing_tells_what_to_pull(fake_ollama: FakeOllama) -> None
 
 async def test_ollama_error_status(fake_ollama: FakeOllama) -> None:
     fake_ollama.enqueue_chat(FakeError(400, "invalid format"))
-    with pytest.raises(OllamaFailed, match="invalid format"):
+    with pytest.raises(ModelFailed, match="invalid format"):
         await make_llm(fake_ollama.url).chat(MSGS)
 
 
@@ -122,7 +130,7 @@ async def test_an_unreadable_http_body_is_ollamas_fault_and_retried(
     """Not the model's answer: a reply cut off or replaced (a proxy's error page) is retried,
     and never counts as a bad answer towards marking a capture."""
     fake_ollama.enqueue_chat(Raw("{not json"), Raw("<html>bad gateway</html>"))
-    with pytest.raises(OllamaBadReply) as caught:
+    with pytest.raises(ModelBadReply) as caught:
         await make_llm(fake_ollama.url).chat(MSGS)
     assert caught.value.retryable and not isinstance(caught.value, BadAnswer)
     assert len(fake_ollama.chat_requests()) == 2  # tried again
@@ -132,7 +140,7 @@ async def test_an_unreadable_http_body_is_ollamas_fault_and_retried(
 
 async def test_ollama_down_says_how_to_start_it(dead_ollama_url: str) -> None:
     llm = make_llm(dead_ollama_url)
-    with pytest.raises(OllamaUnavailable, match="ollama serve"):
+    with pytest.raises(ModelUnavailable, match="ollama serve"):
         await llm.embed(["x"])
     status = await llm.status()
     assert not status.reachable
@@ -199,7 +207,7 @@ async def test_a_stalled_stream_still_times_out(fake_ollama: FakeOllama) -> None
 
 async def test_stream_error_is_reported(fake_ollama: FakeOllama) -> None:
     fake_ollama.enqueue_chat(StreamError(after_chunks=2, message="out of memory"))
-    with pytest.raises(OllamaFailed, match="out of memory"):
+    with pytest.raises(ModelFailed, match="out of memory"):
         async for _ in make_llm(fake_ollama.url).chat_stream(MSGS):
             pass
 
@@ -286,7 +294,7 @@ async def test_think_setting_is_sent_only_when_chosen(
 async def test_a_thinking_model_does_not_think_by_default(fake_ollama: FakeOllama) -> None:
     """qwen3.5 thinks on every call unless told not to: every chat call says think=false."""
     fake_ollama.enqueue_chat('{"title": "x", "tags": []}', "plain", "streamed")
-    llm = LLM(dataclasses.replace(OllamaSettings(host=fake_ollama.url)))
+    llm = llm_for(Settings(), backend="ollama", host=fake_ollama.url)
     await llm.chat_json(MSGS, Proposal)
     await llm.chat(MSGS)
     assert "".join([p async for p in llm.chat_stream(MSGS)]) == "streamed"
@@ -352,7 +360,7 @@ async def test_keep_alive_is_sent_as_ollama_reads_it(
 
 async def test_a_400_is_not_retried_and_a_500_is(fake_ollama: FakeOllama) -> None:
     fake_ollama.enqueue_chat(FakeError(400, "failed to parse grammar"))
-    with pytest.raises(OllamaFailed, match=r"\(400\): failed to parse grammar"):
+    with pytest.raises(ModelFailed, match=r"\(400\): failed to parse grammar"):
         await make_llm(fake_ollama.url).chat(MSGS)
     assert len(fake_ollama.chat_requests()) == 1
     fake_ollama.enqueue_chat(FakeError(500, "model runner has unexpectedly stopped"), "fine")
@@ -361,7 +369,7 @@ async def test_a_400_is_not_retried_and_a_500_is(fake_ollama: FakeOllama) -> Non
 
 async def test_an_error_mid_stream_is_worded_for_the_user(fake_ollama: FakeOllama) -> None:
     fake_ollama.enqueue_chat(StreamError(after_chunks=2, message="out of memory"))
-    with pytest.raises(OllamaFailed) as err:
+    with pytest.raises(ModelFailed) as err:
         async for _ in make_llm(fake_ollama.url).chat_stream(MSGS):
             pass
     assert str(err.value) == "Ollama stopped the answer with an error: out of memory"
@@ -376,7 +384,7 @@ async def test_a_chat_model_as_embedding_model_says_what_to_change(
     with pytest.raises(ModelUnsuitable) as err:
         await llm.embed(["x"])
     assert "is not an embedding model" in str(err.value)
-    assert "[ollama] embed_model" in str(err.value)
+    assert "[model] embed_model" in str(err.value)
     assert not err.value.retryable
     assert len(fake_ollama.embed_requests()) == 1
 
@@ -433,14 +441,14 @@ async def test_an_embedding_models_context_is_the_one_ollama_runs_it_with(
 
 async def test_a_prompt_past_the_context_names_the_setting(fake_ollama: FakeOllama) -> None:
     """A model without context shift refuses a prompt that does not fit with 400 and words
-    of Ollama's app ("adjust the context length in settings"): here that is [ollama] num_ctx."""
+    of Ollama's app ("adjust the context length in settings"): here that is [model] context."""
     fake_ollama.add_model("deepseek-v2:16b")
     llm = make_llm(fake_ollama.url, chat_model="deepseek-v2:16b")
-    with pytest.raises(OllamaFailed) as err:
+    with pytest.raises(ModelFailed) as err:
         await llm.chat([{"role": "user", "content": "word " * 4000}])
     assert not err.value.retryable
-    assert "[ollama] num_ctx" in str(err.value)
-    assert "[ollama] num_ctx" in err.value.to_person()
+    assert "[model] context" in str(err.value)
+    assert "[model] context" in err.value.to_person()
     assert len(fake_ollama.chat_requests()) == 1
 
 
@@ -452,7 +460,7 @@ async def test_a_busy_ollama_is_tried_again_and_a_person_is_told_to_ask_again(
     fake_ollama.enqueue_chat(FakeError(503, rules.SERVER_BUSY), "fine")
     assert (await make_llm(fake_ollama.url).chat(MSGS)).content == "fine"
     fake_ollama.enqueue_chat(FakeError(503, rules.SERVER_BUSY), FakeError(503, rules.SERVER_BUSY))
-    with pytest.raises(OllamaFailed) as err:
+    with pytest.raises(ModelFailed) as err:
         await make_llm(fake_ollama.url).chat(MSGS)
     assert err.value.retryable
     assert (

@@ -5,20 +5,20 @@ up; and the daemon hands the one LLM (so the one gate) to every part that calls 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 from collections.abc import Callable
 
 import pytest
 
 from commonplace.config import Settings
 from commonplace.daemon.run import build_parts
-from commonplace.llm import LLM, ModelBusy, ModelGate, for_a_person
+from commonplace.llm import LLM, ModelBusy, ModelGate, for_a_person, make_llm
 from tests.fakes.ollama import FakeOllama, Hold, Stall
+from tests.models import llm_for, with_model
 
 
 @pytest.fixture
 def llm(settings: Settings, fake_ollama: FakeOllama) -> LLM:
-    return LLM(dataclasses.replace(settings.ollama, host=fake_ollama.url, retries=0))
+    return llm_for(settings, host=fake_ollama.url, retries=0)
 
 
 def said(fake: FakeOllama) -> list[str]:
@@ -148,10 +148,8 @@ async def test_the_daemon_gives_every_model_caller_the_one_llm(
 ) -> None:
     """tidy, Ask notes and the API share the daemon's LLM, so its gate is the one queue (the
     digest and the assistant are handed the same object in daemon/run.py)."""
-    s = dataclasses.replace(
-        settings, ollama=dataclasses.replace(settings.ollama, host=fake_ollama.url)
-    )
-    llm = LLM(s.ollama)
+    s = with_model(settings, host=fake_ollama.url)
+    llm = make_llm(s)
     parts = await build_parts(s, llm)
     try:
         tidy, ask = parts.stages["tidy"], parts.stages["ask"]

@@ -4,7 +4,6 @@ the tailnet. Names are resolved by a fake lookup: no test touches real DNS."""
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import socket
 from pathlib import Path
@@ -14,12 +13,13 @@ from click.testing import CliRunner
 
 from commonplace.cli.main import cli
 from commonplace.config import Settings
-from commonplace.daemon.run import warn_about_ollama
-from commonplace.doctor.checks import ollama_warning_checks
-from commonplace.llm import LLM, OllamaStatus
+from commonplace.daemon.run import warn_about_model
+from commonplace.doctor.models import model_warning_checks
+from commonplace.llm import ModelStatus, make_llm
 from commonplace.llm.support import host_warning, parse_version, version_warnings
 from commonplace.server.context import Services
 from tests.fakes.ollama import FakeOllama
+from tests.models import llm_for, with_model
 
 NAMES = {
     "gpu-box": ["192.168.1.50"],
@@ -43,16 +43,16 @@ def test_parse_version(text: str, expected: tuple[int, int, int] | None) -> None
 
 
 def test_an_ollama_older_than_structured_outputs_is_warned_about(settings: Settings) -> None:
-    plain = dataclasses.replace(settings.ollama, think="")
+    plain = ""
     (warning,) = version_warnings(plain, "0.1.20")
     assert "0.1.20 is older than 0.5.0" in warning and "Update Ollama" in warning
     assert version_warnings(plain, "0.4.7")
     assert version_warnings(plain, "0.5.0") == []
     assert version_warnings(plain, "0.12.6") == []
     assert version_warnings(plain, "") == []  # unknown: nothing to say
-    thinking = dataclasses.replace(settings.ollama, think="off")
+    thinking = "off"
     (think,) = version_warnings(thinking, "0.6.1")
-    assert "ignores [ollama] think = 'off'" in think and "0.9.0" in think
+    assert "ignores [model] think = 'off'" in think and "0.9.0" in think
     assert version_warnings(thinking, "0.9.0") == []
 
 
@@ -92,16 +92,14 @@ async def test_plain_http_outside_this_computer_and_the_tailnet_is_warned_about(
 
 
 async def test_doctor_shows_both_warnings(settings: Settings) -> None:
-    s = dataclasses.replace(
-        settings, ollama=dataclasses.replace(settings.ollama, host="http://gpu-box:11434")
-    )
-    status = OllamaStatus(reachable=True, host=s.ollama.host, version="0.1.20", models=())
-    lines = [c.line() for c in await ollama_warning_checks(s, status, fake_lookup)]
+    s = with_model(settings, host="http://gpu-box:11434")
+    status = ModelStatus(reachable=True, host=s.ollama.host, version="0.1.20", models=())
+    lines = [c.line() for c in await model_warning_checks(s, status, fake_lookup)]
     assert len(lines) == 2 and all(line.startswith("warn ollama: ") for line in lines)
     assert "older than 0.5.0" in lines[0] and "unencrypted" in lines[1]
-    here = dataclasses.replace(s, ollama=dataclasses.replace(s.ollama, host="http://127.0.0.1:1"))
-    ok = OllamaStatus(reachable=True, host="", version="0.12.6")
-    assert await ollama_warning_checks(here, ok, fake_lookup) == []
+    here = with_model(s, host="http://127.0.0.1:1")
+    ok = ModelStatus(reachable=True, host="", version="0.12.6")
+    assert await model_warning_checks(here, ok, fake_lookup) == []
 
 
 def test_doctor_command_warns_about_an_old_ollama(
@@ -120,24 +118,18 @@ async def test_the_daemon_warns_at_start_up(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     fake_ollama.version = "0.1.20"
-    old = dataclasses.replace(
-        settings, ollama=dataclasses.replace(settings.ollama, host=fake_ollama.url)
-    )
+    old = with_model(settings, host=fake_ollama.url)
     services = Services(notes=["Dictation is off: ..."])
     with caplog.at_level(logging.WARNING, logger="commonplace.daemon.run"):
-        await warn_about_ollama(old, LLM(old.ollama), services)
+        await warn_about_model(old, make_llm(old), services)
     assert any("older than 0.5.0" in r.getMessage() for r in caplog.records)
     assert services.notes[0].startswith("Dictation") and "older than 0.5.0" in services.notes[1]
 
     # A plain-http Ollama on a LAN address (Ollama itself unreachable here: the check of the
     # address needs no answer from it).
-    lan = dataclasses.replace(
-        settings, ollama=dataclasses.replace(settings.ollama, host="http://192.168.1.50:11434")
-    )
+    lan = with_model(settings, host="http://192.168.1.50:11434")
     services = Services()
-    await warn_about_ollama(
-        lan, LLM(dataclasses.replace(lan.ollama, host=dead_ollama_url)), services
-    )
+    await warn_about_model(lan, llm_for(lan, host=dead_ollama_url), services)
     (note,) = services.notes
     assert "192.168.1.50" in note and "unencrypted" in note
 
@@ -148,12 +140,9 @@ async def test_the_daemon_says_at_start_up_that_a_cloud_model_gets_nothing(
     """A chat model that is a pulled cloud stub (Ollama would send it every note): the daemon
     refuses it (llm/client.py) and says so at start-up, in /api/state's notes."""
     fake_ollama.add_model("mine:latest", remote_host="https://ollama.com:443")
-    ours = dataclasses.replace(
-        settings,
-        ollama=dataclasses.replace(settings.ollama, host=fake_ollama.url, chat_model="mine"),
-    )
+    ours = with_model(settings, host=fake_ollama.url, chat_model="mine")
     services = Services()
-    await warn_about_ollama(ours, LLM(ours.ollama), services)
+    await warn_about_model(ours, make_llm(ours), services)
     (note,) = services.notes
     assert "mine is a cloud model" in note and "https://ollama.com:443" in note
-    assert "[ollama] chat_model" in note
+    assert "[model] chat_model" in note

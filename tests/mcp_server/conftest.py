@@ -9,7 +9,6 @@ test_through_daemon.py the daemon's real JSON API.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import hashlib
 import json
 from collections.abc import AsyncIterator
@@ -23,12 +22,13 @@ from mcp.types import CallToolResult, Implementation, TextContent
 
 from commonplace.config import Settings
 from commonplace.index import Index
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from commonplace.mcp.backend import Backend
 from commonplace.mcp.local import LocalBackend
 from commonplace.mcp.server import build_server
 from tests.assistant.conftest import MEMORY, NOW, TASKS, write
 from tests.fakes.ollama import FakeOllama
+from tests.models import with_model
 
 
 def vault_hashes(vault: Path) -> dict[str, str]:
@@ -44,15 +44,13 @@ def vault_hashes(vault: Path) -> dict[str, str]:
 def mcp_settings(settings: Settings, fake_ollama: FakeOllama) -> Settings:
     write(settings.vault, "Tasks.md", TASKS)
     write(settings.vault, "Memory.md", MEMORY)
-    return dataclasses.replace(
-        settings, ollama=dataclasses.replace(settings.ollama, host=fake_ollama.url)
-    )
+    return with_model(settings, host=fake_ollama.url)
 
 
 @pytest_asyncio.fixture
 async def indexed(mcp_settings: Settings) -> Settings:
     """The index of the vault, built once as the daemon would, then closed."""
-    index = Index.open(mcp_settings, LLM(mcp_settings.ollama))
+    index = Index.open(mcp_settings, make_llm(mcp_settings))
     try:
         await index.refresh()
     finally:

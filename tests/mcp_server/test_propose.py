@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from commonplace.assistant import build_assistant
 from commonplace.config import Settings
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from commonplace.mcp.local import LocalBackend
 from tests.assistant.conftest import NOW
 from tests.mcp_server.conftest import connected, error_text, structured, vault_hashes
@@ -34,7 +34,7 @@ async def test_a_proposal_changes_nothing_and_waits_on_the_owners_page(
     assert vault_hashes(mcp_settings.vault) == before
 
     # The owner's view: one question card, saying who asked.
-    owner = build_assistant(mcp_settings, LLM(mcp_settings.ollama), clock=lambda: NOW)
+    owner = build_assistant(mcp_settings, make_llm(mcp_settings), clock=lambda: NOW)
     _, state = owner.today()
     assert [(p.question, p.source, p.client) for p in state.pending] == [
         (TIMBER, "mcp", "Claude Desktop")
@@ -83,7 +83,7 @@ async def test_a_request_the_gate_cannot_make_a_question_of_is_an_error_the_clie
     assert "several open tasks match" in error_text(several)
     assert "due" in error_text(bad_date)
     assert vault_hashes(mcp_settings.vault) == before
-    owner = build_assistant(mcp_settings, LLM(mcp_settings.ollama), clock=lambda: NOW)
+    owner = build_assistant(mcp_settings, make_llm(mcp_settings), clock=lambda: NOW)
     assert owner.today()[1].pending == []
 
 

@@ -15,7 +15,7 @@ from commonplace.assistant import build_assistant
 from commonplace.assistant.tasks import Task, TaskReader
 from commonplace.config import Settings
 from commonplace.index import Index
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from commonplace.mcp.daemon_client import DaemonBackend
 from commonplace.plugin.apitoken import get_or_create_token, token_path
 from commonplace.server import create_app
@@ -40,7 +40,7 @@ class KeptReader(TaskReader):
 async def daemon(settings: Settings, tasks: TaskReader | None = None) -> AsyncIterator[str]:
     """The daemon's app with its index, assistant and to-do reader on a loopback port; yields
     its URL."""
-    llm = LLM(settings.ollama)
+    llm = make_llm(settings)
     index = Index.open(settings, llm)
     await index.refresh()
     reader = tasks or TaskReader(settings)
@@ -107,7 +107,7 @@ async def test_every_tool_works_through_the_daemon(
     assert {k: after[k] for k in before} == before
     assert set(after) - set(before) == {saved["path"]}
     assert "via: mcp\n" in (mcp_settings.vault / saved["path"]).read_text()
-    owner = build_assistant(mcp_settings, LLM(mcp_settings.ollama), clock=lambda: NOW)
+    owner = build_assistant(mcp_settings, make_llm(mcp_settings), clock=lambda: NOW)
     [waiting] = owner.today()[1].pending
     assert (waiting.question, waiting.client) == (asked["question"], "Claude Desktop")
 
@@ -123,7 +123,7 @@ async def test_a_daemon_that_refuses_the_token_gets_nothing_written(
     for result in (search, capture, propose):
         assert "refused this server" in error_text(result)
     assert vault_hashes(mcp_settings.vault) == before
-    owner = build_assistant(mcp_settings, LLM(mcp_settings.ollama), clock=lambda: NOW)
+    owner = build_assistant(mcp_settings, make_llm(mcp_settings), clock=lambda: NOW)
     assert owner.today()[1].pending == []
 
 

@@ -3,7 +3,6 @@ the index is read read-only, the model is the fake Ollama, the vault is the samp
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 import time
 from pathlib import Path
@@ -12,11 +11,12 @@ import pytest
 
 from commonplace.config import Settings
 from commonplace.index import Index
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from commonplace.mcp.local import LocalBackend
 from tests.ask.helpers import cite_passage_with
 from tests.fakes.ollama import FakeOllama
 from tests.mcp_server.conftest import connected, error_text, structured, vault_hashes
+from tests.models import with_model
 
 READS = {"search_notes", "ask_notes", "read_note", "list_tasks"}
 PROPOSALS = {"propose_add_task", "propose_complete_task", "propose_remember", "propose_forget"}
@@ -126,9 +126,7 @@ async def test_ask_notes_gives_the_checked_answer_with_numbered_sources(
 async def test_ask_notes_says_what_to_do_when_ollama_is_not_running(
     indexed: Settings, dead_ollama_url: str
 ) -> None:
-    down = dataclasses.replace(
-        indexed, ollama=dataclasses.replace(indexed.ollama, host=dead_ollama_url, retries=0)
-    )
+    down = with_model(indexed, host=dead_ollama_url, retries=0)
     backend = LocalBackend(down)
     try:
         async with connected(down, backend) as client:
@@ -265,7 +263,7 @@ async def test_the_read_only_index_is_opened_once_and_again_after_it_changed(
     await local_backend.search("shed roof", 3, "hybrid", "")
     assert local_backend._index is opened
     (indexed.vault / "Zebra.md").write_text("# Zebra\n\nThe zebra crossing on Mill Lane.\n")
-    writer = Index.open(indexed, LLM(indexed.ollama))
+    writer = Index.open(indexed, make_llm(indexed))
     try:
         await writer.refresh()
     finally:

@@ -11,7 +11,7 @@ import pytest
 from aiohttp.test_utils import TestClient
 
 from commonplace.config import Settings
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from commonplace.push import PushMessage, SubscriptionStore, push_folder, send_to_all
 from commonplace.push.endpoints import NotPublic, PublicOnlyResolver
 from commonplace.push.store import BadSubscription, Subscription, parse_subscription
@@ -43,7 +43,7 @@ def subscription(endpoint: str) -> dict[str, Any]:
 async def client_for(
     settings: Settings, aiohttp_client: AiohttpClient, resolver: FakeResolver
 ) -> TestClient:
-    app = create_app(settings, LLM(settings.ollama))
+    app = create_app(settings, make_llm(settings))
     app[PUSH_RESOLVER] = resolver
     return await aiohttp_client(app)  # type: ignore[no-any-return]
 

@@ -7,7 +7,7 @@ from typing import Any
 from aiohttp.test_utils import TestClient
 
 from commonplace.config import Settings
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from commonplace.push import SubscriptionStore, load_or_create_keys, push_folder
 from commonplace.server import create_app
 from commonplace.server.push_api import PUSH_RESOLVER
@@ -18,7 +18,7 @@ AiohttpClient = Any
 
 
 async def client_for(settings: Settings, aiohttp_client: AiohttpClient) -> TestClient:
-    app = create_app(settings, LLM(settings.ollama))
+    app = create_app(settings, make_llm(settings))
     app[PUSH_RESOLVER] = FakeResolver({"fcm.example.net": ["142.250.200.10"]})  # no real DNS
     return await aiohttp_client(app)  # type: ignore[no-any-return]
 

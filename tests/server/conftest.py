@@ -10,9 +10,10 @@ import pytest
 from aiohttp.test_utils import TestClient
 
 from commonplace.config import Settings
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from commonplace.server import create_app
 from commonplace.server.context import Services
+from tests.models import with_model
 
 TS_NAME = "laptop.tail1234.ts.net"
 OWNER = "owner@example.com"
@@ -25,9 +26,8 @@ def web_settings(settings: Settings, dead_ollama_url: str) -> Settings:
     """The sample vault's settings with the tailnet configured; Ollama is down unless a test
     replaces the host with the fake's."""
     return dataclasses.replace(
-        settings,
+        with_model(settings, host=dead_ollama_url, retries=0),
         web=dataclasses.replace(settings.web, ts_name=TS_NAME, owner_login=OWNER),
-        ollama=dataclasses.replace(settings.ollama, host=dead_ollama_url, retries=0),
     )
 
 
@@ -37,7 +37,7 @@ def make_client(aiohttp_client: Any, web_settings: Settings) -> ClientFactory:
         settings: Settings | None = None, services: Services | None = None
     ) -> TestClient[Any, Any]:
         s = settings or web_settings
-        client: TestClient[Any, Any] = await aiohttp_client(create_app(s, LLM(s.ollama), services))
+        client: TestClient[Any, Any] = await aiohttp_client(create_app(s, make_llm(s), services))
         return client
 
     return make

@@ -22,26 +22,25 @@ from commonplace.capture.inbox import read_capture
 from commonplace.cli.main import cli
 from commonplace.config import Settings, load_settings
 from commonplace.index import Index
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from commonplace.runtime.attention import Attention
 from commonplace.server import api_state, create_app
 from commonplace.server.context import Services
 from commonplace.speech import WhisperTranscriber
 from commonplace.vault import atomic
 from tests.fakes.ollama import FakeError, FakeOllama, Raw, Stall
+from tests.models import with_model
 from tests.server.conftest import ClientFactory, write_headers
 
 
 @pytest.fixture
 def live_settings(web_settings: Settings, fake_ollama: FakeOllama) -> Settings:
-    return dataclasses.replace(
-        web_settings, ollama=dataclasses.replace(web_settings.ollama, host=fake_ollama.url)
-    )
+    return with_model(web_settings, host=fake_ollama.url)
 
 
 @pytest_asyncio.fixture
 async def index(live_settings: Settings) -> AsyncIterator[Index]:
-    opened = Index.open(live_settings, LLM(live_settings.ollama))
+    opened = Index.open(live_settings, make_llm(live_settings))
     await opened.refresh()
     yield opened
     opened.close()
@@ -105,7 +104,7 @@ async def test_state_does_not_wait_for_a_busy_ollama(
     client = await make_client(live_settings, Services())
     first = await (await client.get("/api/state")).json()  # the very first one asks, and waits
     assert first["ollama"]["reachable"] is True
-    monkeypatch.setattr(api_state, "OLLAMA_CACHE_S", 0.0)
+    monkeypatch.setattr(api_state, "MODEL_CACHE_S", 0.0)
     fake_ollama.delay = 10.0
     asked = len(fake_ollama.requests)
     for _ in range(3):
@@ -124,8 +123,8 @@ async def test_state_with_ollama_up_lists_models(
     state = await (await client.get("/api/state")).json()
     assert state["ollama"]["reachable"] is True
     assert set(state["ollama"]["models"]) == {
-        live_settings.ollama.chat_model,
-        live_settings.ollama.embed_model,
+        "qwen3.5:9b",
+        "nomic-embed-text",
     }
     assert state["index"]["notes"] > 10
     assert state["index"]["last_refresh"]
@@ -499,9 +498,7 @@ async def test_a_question_the_model_failed_says_ask_again_not_tried_again(
 ) -> None:
     """A page's question is not retried by anyone: the message said 'it will be tried again'
     (true for tidy and Ask notes, which do retry), and the person waited for nothing."""
-    quick = dataclasses.replace(
-        live_settings, ollama=dataclasses.replace(live_settings.ollama, timeout_s=3.0)
-    )
+    quick = with_model(live_settings, timeout_s=3.0)
     fake_ollama.enqueue_chat(Raw("<html>bad gateway</html>", content_type="text/html"))
     fake_ollama.enqueue_chat(Stall(60.0))  # never in time, whatever the load
     client = await make_client(quick, Services(index=index))
@@ -560,16 +557,14 @@ async def test_ask_streams_ndjson(
 async def test_ask_when_ollama_is_down_says_so(
     make_client: ClientFactory, live_settings: Settings, index: Index, dead_ollama_url: str
 ) -> None:
-    down = dataclasses.replace(
-        live_settings, ollama=dataclasses.replace(live_settings.ollama, host=dead_ollama_url)
-    )
+    down = with_model(live_settings, host=dead_ollama_url)
     client = await make_client(down, Services(index=index))
     response = await client.post(
         "/api/ask", data=json.dumps({"question": "passport?"}), headers=write_headers(client)
     )
     assert response.status == 503
     error = (await response.json())["error"]
-    assert error["code"] == "ollama_unavailable"
+    assert error["code"] == "model_unavailable"
     assert "ollama" in error["message"].lower()
 
 
@@ -600,7 +595,7 @@ async def test_unknown_route_and_method_are_json(make_client: ClientFactory) -> 
 async def test_unexpected_error_is_500_without_traceback(
     aiohttp_client: Any, web_settings: Settings, caplog: pytest.LogCaptureFixture
 ) -> None:
-    app = create_app(web_settings, LLM(web_settings.ollama))
+    app = create_app(web_settings, make_llm(web_settings))
 
     async def broken(request: web.Request) -> web.Response:
         raise RuntimeError("secret internals /home/owner/vault")
@@ -633,9 +628,9 @@ def test_search_results_match_the_cli(
     settings = load_settings(env=env)
 
     async def from_api() -> Any:
-        index = Index.open(settings, LLM(settings.ollama))
+        index = Index.open(settings, make_llm(settings))
         client = TestClient(
-            TestServer(create_app(settings, LLM(settings.ollama), Services(index=index)))
+            TestServer(create_app(settings, make_llm(settings), Services(index=index)))
         )
         await client.start_server()
         try:

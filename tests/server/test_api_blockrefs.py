@@ -12,7 +12,7 @@ from pathlib import Path
 
 from commonplace.config import Settings
 from commonplace.index import Index
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from commonplace.mcp.local import LocalBackend
 from commonplace.server.context import Services
 from tests.fakes.ollama import FakeOllama
@@ -40,7 +40,7 @@ async def test_api_search_snippet_shows_the_block_text(
     make_client: ClientFactory, web_settings: Settings, fake_ollama: FakeOllama, tmp_path: Path
 ) -> None:
     settings = graph_settings(web_settings, tmp_path, fake_ollama.url)
-    index = Index.open(settings, LLM(settings.ollama))
+    index = Index.open(settings, make_llm(settings))
     try:
         await index.refresh()
         client = await make_client(settings, Services(index=index))
@@ -63,7 +63,7 @@ async def test_mcp_search_snippet_shows_the_block_text(
     settings: Settings, fake_ollama: FakeOllama, tmp_path: Path
 ) -> None:
     graph = graph_settings(settings, tmp_path, fake_ollama.url)
-    index = Index.open(graph, LLM(graph.ollama))
+    index = Index.open(graph, make_llm(graph))
     try:
         await index.refresh()
     finally:
@@ -87,7 +87,7 @@ async def test_the_whole_note_on_the_phone_reads_as_logseq_shows_it(
     tutorial with `((60293d41-...))` where Logseq shows the block, and the `id::` and
     `collapsed::` lines Logseq never shows, which the snippet above it had left out."""
     settings = graph_settings(web_settings, tmp_path, fake_ollama.url)
-    index = Index.open(settings, LLM(settings.ollama))
+    index = Index.open(settings, make_llm(settings))
     try:
         await index.refresh()
         client = await make_client(settings, Services(index=index))

@@ -13,10 +13,11 @@ from commonplace.config import Settings
 from commonplace.index import Index, SearchFilter
 from commonplace.index.models import SearchResult
 from commonplace.index.related import fuse, related_notes
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from commonplace.server.context import Services
 from tests.fakes.ollama import FakeOllama
 from tests.index.test_hubness import hub_vault
+from tests.models import with_model
 from tests.server.conftest import ClientFactory
 
 MAYA = "People/Maya Collins.md"
@@ -25,14 +26,12 @@ NONE = SearchFilter()
 
 @pytest.fixture
 def live_settings(web_settings: Settings, fake_ollama: FakeOllama) -> Settings:
-    return dataclasses.replace(
-        web_settings, ollama=dataclasses.replace(web_settings.ollama, host=fake_ollama.url)
-    )
+    return with_model(web_settings, host=fake_ollama.url)
 
 
 @pytest_asyncio.fixture
 async def index(live_settings: Settings) -> AsyncIterator[Index]:
-    opened = Index.open(live_settings, LLM(live_settings.ollama))
+    opened = Index.open(live_settings, make_llm(live_settings))
     await opened.refresh()
     yield opened
     opened.close()
@@ -73,7 +72,7 @@ async def test_without_vectors_it_falls_back_to_shared_words(
     make_client: ClientFactory, web_settings: Settings
 ) -> None:
     """web_settings point at a dead Ollama: the index has keywords but no vectors."""
-    index = Index.open(web_settings, LLM(web_settings.ollama))
+    index = Index.open(web_settings, make_llm(web_settings))
     try:
         await index.refresh()
         client = await make_client(web_settings, Services(index=index))
@@ -126,7 +125,7 @@ async def test_a_note_near_everything_counts_less_as_in_search(
     everything; ranked by cos − r / 2, as search ranks by meaning, the kayaking page is first."""
     s = dataclasses.replace(live_settings, vault=tmp_path / "hubs")
     hub_vault(s.vault)
-    opened = Index.open(s, LLM(s.ollama))
+    opened = Index.open(s, make_llm(s))
     try:
         await opened.refresh()
         client = await make_client(s, Services(index=opened))

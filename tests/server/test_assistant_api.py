@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from datetime import datetime
 from pathlib import Path
@@ -13,10 +12,11 @@ from aiohttp.test_utils import TestClient
 
 from commonplace.assistant import build_assistant
 from commonplace.config import Settings
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from commonplace.server.context import SERVICES, Services
 from tests.assistant.conftest import MEMORY, NOW, TASKS, call, write
 from tests.fakes.ollama import FakeOllama, Stall
+from tests.models import with_model
 from tests.server.conftest import ClientFactory, local_host, write_headers
 
 Client = TestClient[Any, Any]
@@ -36,10 +36,8 @@ async def client(
 ) -> Client:
     write(web_settings.vault, "Tasks.md", TASKS)
     write(web_settings.vault, "Memory.md", MEMORY)
-    s = dataclasses.replace(
-        web_settings, ollama=dataclasses.replace(web_settings.ollama, host=fake_ollama.url)
-    )
-    assistant = build_assistant(s, LLM(s.ollama), clock=lambda: clock[0])
+    s = with_model(web_settings, host=fake_ollama.url)
+    assistant = build_assistant(s, make_llm(s), clock=lambda: clock[0])
     return await make_client(s, Services(assistant=assistant))
 
 
@@ -66,14 +64,9 @@ async def test_a_message_the_model_took_too_long_on_is_not_sent_again(
     """Without ?stream=1 the reply was retried after a timeout, twice by default: a script
     waited three timeouts (540 s with the defaults) while the model stayed taken, to be told
     at the end to ask again."""
-    s = dataclasses.replace(
-        web_settings,
-        ollama=dataclasses.replace(
-            web_settings.ollama, host=fake_ollama.url, timeout_s=0.5, retries=2, backoff_s=0.01
-        ),
-    )
+    s = with_model(web_settings, host=fake_ollama.url, timeout_s=0.5, retries=2, backoff_s=0.01)
     fake_ollama.chat_handler = lambda body: Stall(3.0)
-    assistant = build_assistant(s, LLM(s.ollama), clock=lambda: NOW)
+    assistant = build_assistant(s, make_llm(s), clock=lambda: NOW)
     client = await make_client(s, Services(assistant=assistant))
     response = await post(client, "/api/assistant/message", {"text": "what is on today?"})
     assert response.status == 504

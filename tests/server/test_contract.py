@@ -12,7 +12,6 @@ then `npm test` in obsidian-bridge/ shows whether the plugin still reads them.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 from collections.abc import AsyncIterator
@@ -25,11 +24,12 @@ from aiohttp.test_utils import TestClient
 
 from commonplace.config import Settings
 from commonplace.index import Index
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from commonplace.plugin.apitoken import get_or_create_token, token_path
 from commonplace.server.context import Services
 from commonplace.server.security import APP_ORIGIN
 from tests.fakes.ollama import FakeOllama
+from tests.models import with_model
 from tests.server.conftest import ClientFactory
 
 CONTRACT = Path(__file__).resolve().parents[2] / "obsidian-bridge" / "tests" / "contract"
@@ -40,6 +40,7 @@ VOLATILE = {
     "server_time": 0,
     "modified": 0,
     "host": "http://127.0.0.1:11434",
+    "line": "Ollama at http://127.0.0.1:11434 · qwen3.5:9b",
     "last_refresh": "2026-10-26T09:00:00+00:00",
 }
 
@@ -96,14 +97,12 @@ def _cite(request: dict[str, Any]) -> str:
 
 @pytest.fixture
 def live_settings(web_settings: Settings, fake_ollama: FakeOllama) -> Settings:
-    return dataclasses.replace(
-        web_settings, ollama=dataclasses.replace(web_settings.ollama, host=fake_ollama.url)
-    )
+    return with_model(web_settings, host=fake_ollama.url)
 
 
 @pytest_asyncio.fixture
 async def index(live_settings: Settings) -> AsyncIterator[Index]:
-    opened = Index.open(live_settings, LLM(live_settings.ollama))
+    opened = Index.open(live_settings, make_llm(live_settings))
     await opened.refresh()
     yield opened
     opened.close()

@@ -16,10 +16,11 @@ from aiohttp.test_utils import TestClient, make_mocked_request
 
 from commonplace.config import LimitSettings, Settings
 from commonplace.index import Index
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from commonplace.server.context import LLM_KEY, Services
 from commonplace.server.limits import RateLimiter, identity, limited
 from tests.fakes.ollama import FakeOllama
+from tests.models import with_model
 from tests.server.conftest import OWNER, ClientFactory, tailnet_headers, write_headers
 
 QUESTION = json.dumps({"question": "What must happen before the Lisbon trip?"})
@@ -31,14 +32,12 @@ def cite_first(body: dict[str, Any]) -> str:
 
 @pytest.fixture
 def live_settings(web_settings: Settings, fake_ollama: FakeOllama) -> Settings:
-    return dataclasses.replace(
-        web_settings, ollama=dataclasses.replace(web_settings.ollama, host=fake_ollama.url)
-    )
+    return with_model(web_settings, host=fake_ollama.url)
 
 
 @pytest_asyncio.fixture
 async def index(live_settings: Settings) -> AsyncIterator[Index]:
-    opened = Index.open(live_settings, LLM(live_settings.ollama))
+    opened = Index.open(live_settings, make_llm(live_settings))
     await opened.refresh()
     yield opened
     opened.close()

@@ -13,14 +13,14 @@ import pytest
 
 from commonplace.config import Settings
 from commonplace.daemon.run import listening_port, start_server
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from commonplace.server import create_app
 
 
 @pytest.fixture
 async def base(web_settings: Settings) -> AsyncIterator[str]:
     settings = dataclasses.replace(web_settings, web=dataclasses.replace(web_settings.web, port=0))
-    runner = await start_server(settings, create_app(settings, LLM(settings.ollama)))
+    runner = await start_server(settings, create_app(settings, make_llm(settings)))
     try:
         yield f"http://127.0.0.1:{listening_port(runner)}"
     finally:

@@ -11,7 +11,7 @@ import pytest
 
 from commonplace.config import Settings
 from commonplace.daemon.run import listening_port, start_server
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from commonplace.server import create_app
 
 
@@ -33,7 +33,7 @@ async def test_malformed_requests_are_one_warning_line_each(
     lines for every request anyone who reaches the port sends."""
     caplog.set_level(logging.INFO)
     settings = dataclasses.replace(web_settings, web=dataclasses.replace(web_settings.web, port=0))
-    runner = await start_server(settings, create_app(settings, LLM(settings.ollama)))
+    runner = await start_server(settings, create_app(settings, make_llm(settings)))
     try:
         port = listening_port(runner)
         host = f"Host: 127.0.0.1:{port}\r\n".encode()

@@ -18,7 +18,7 @@ from click.testing import CliRunner
 
 from commonplace.cli.main import cli
 from commonplace.config import Settings
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from commonplace.plugin.apitoken import (
     get_or_create_token,
     read_token,
@@ -234,7 +234,7 @@ async def test_every_route_refuses_obsidian_without_the_right_token(
     make_client: ClientFactory, web_settings: Settings, token: str, auth: str | None
 ) -> None:
     client = await make_client()
-    all_routes = routes(create_app(web_settings, LLM(web_settings.ollama)))
+    all_routes = routes(create_app(web_settings, make_llm(web_settings)))
     assert ("GET", "/api/state") in all_routes and ("POST", "/api/ask") in all_routes
     assert len(all_routes) >= 10
     for method, path in all_routes:

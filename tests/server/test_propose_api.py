@@ -3,7 +3,6 @@ API pieces the MCP server uses (captures via mcp, search in one folder)."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -13,11 +12,12 @@ from aiohttp.test_utils import TestClient
 
 from commonplace.assistant import build_assistant
 from commonplace.config import Settings
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from commonplace.plugin.apitoken import get_or_create_token, token_path
 from commonplace.server.context import SETTINGS, Services
 from tests.assistant.conftest import MEMORY, NOW, TASKS, write
 from tests.fakes.ollama import FakeOllama
+from tests.models import with_model
 from tests.server.conftest import ClientFactory, local_host, write_headers
 
 Client = TestClient[Any, Any]
@@ -30,10 +30,8 @@ async def client(
 ) -> Client:
     write(web_settings.vault, "Tasks.md", TASKS)
     write(web_settings.vault, "Memory.md", MEMORY)
-    s = dataclasses.replace(
-        web_settings, ollama=dataclasses.replace(web_settings.ollama, host=fake_ollama.url)
-    )
-    assistant = build_assistant(s, LLM(s.ollama), clock=lambda: NOW)
+    s = with_model(web_settings, host=fake_ollama.url)
+    assistant = build_assistant(s, make_llm(s), clock=lambda: NOW)
     return await make_client(s, Services(assistant=assistant))
 
 

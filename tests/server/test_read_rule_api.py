@@ -7,7 +7,7 @@ import asyncio
 from pathlib import Path
 
 from commonplace.config import Settings
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from commonplace.runtime.attention import Attention
 from commonplace.server.context import Services
 from commonplace.tidy.service import TidyService
@@ -44,7 +44,7 @@ async def test_api_state_shows_what_was_skipped(
     s = fast(web_settings, fake_ollama.url)
     planted = plant(s, secret, "Inbox", fifo_cleanup)
     attention = Attention()
-    tidy = TidyService(s, LLM(s.ollama), attention=attention)
+    tidy = TidyService(s, make_llm(s), attention=attention)
     try:
         await tidy.startup()
         async with asyncio.timeout(WAIT_S):

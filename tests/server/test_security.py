@@ -21,7 +21,7 @@ from aiohttp.test_utils import TestServer
 from yarl import URL
 
 from commonplace.config import Settings
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from commonplace.server import create_app
 from commonplace.server.security import CSP, Policy, RequestFacts, check_request, split_host
 from tests.server.conftest import (
@@ -175,7 +175,7 @@ async def test_a_lan_client_saying_localhost_reads_nothing(web_settings: Setting
     address = lan_address()
     if address is None:
         pytest.skip("this computer has no network address to come from")
-    app = create_app(web_settings, LLM(web_settings.ollama))
+    app = create_app(web_settings, make_llm(web_settings))
     async with TestServer(app, host="0.0.0.0") as server, aiohttp.ClientSession() as session:
         local = {"Host": f"localhost:{server.port}"}
         url = f"http://{address}:{server.port}/api/state"

@@ -17,7 +17,7 @@ import pytest
 
 from commonplace.config import Settings
 from commonplace.daemon.run import listening_port, start_server
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from commonplace.server import create_app, errors
 
 IDLE_S = 1.0
@@ -28,7 +28,7 @@ async def port(web_settings: Settings, monkeypatch: pytest.MonkeyPatch) -> Async
     monkeypatch.setattr(errors, "BODY_IDLE_S", IDLE_S)
     monkeypatch.setattr(errors, "BODY_MIN_RATE", 10)  # bytes a second, after the first second
     settings = dataclasses.replace(web_settings, web=dataclasses.replace(web_settings.web, port=0))
-    app = create_app(settings, LLM(settings.ollama))
+    app = create_app(settings, make_llm(settings))
     runner = await start_server(settings, app, idle_timeout_s=IDLE_S)
     try:
         yield listening_port(runner)

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from commonplace.config import Settings
 from commonplace.index import Index
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from commonplace.tidy.candidates import find_candidates, pick_candidates
 from tests.fakes.ollama import FakeOllama
 
@@ -54,7 +54,7 @@ async def test_a_month_of_filed_captures_never_pushes_user_notes_out(
     inbox = tidy_settings.vault / "Inbox"
     inbox.mkdir()
     (inbox / "2026-10-31 0900.md").write_text("shed roof timber jewson shed roof timber")
-    llm = LLM(tidy_settings.ollama)
+    llm = make_llm(tidy_settings)
     index = Index.open(tidy_settings, llm)
     try:
         await index.refresh()
@@ -97,7 +97,7 @@ async def test_logseq_ask_pages_are_never_offered_to_the_model(
     (pages / "ask%2FJewson timber.md").write_text("- ?? shed roof timber jewson order\n")
     (pages / "Shed roof plans.md").write_text("- the shed roof timber: jewson, before friday\n")
     rel = put_capture(logseq, "2026-10-31 0900.md", "order the shed roof timber from jewson")
-    llm = LLM(logseq.ollama)
+    llm = make_llm(logseq)
     index = Index.open(logseq, llm)
     try:
         await index.refresh()
@@ -135,7 +135,7 @@ async def test_long_notes_leave_room_for_eight_distinct_candidates(
     short.mkdir()
     for n in range(8):
         (short / f"Shed note {n}.md").write_text(f"the shed roof timber, note {n}\n")
-    llm = LLM(tidy_settings.ollama)
+    llm = make_llm(tidy_settings)
     index = Index.open(tidy_settings, llm)
     try:
         await index.refresh()

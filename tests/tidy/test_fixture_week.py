@@ -16,7 +16,7 @@ from commonplace.capture.inbox import parse_capture
 from commonplace.config import Settings
 from commonplace.daemon.watcher import VaultWatcher
 from commonplace.index import Index
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from commonplace.runtime.changes import Change
 from commonplace.tidy.filed_note import words_of
 from commonplace.tidy.service import TidyService
@@ -62,7 +62,7 @@ async def test_the_fixture_week_files_through_the_watcher(
 ) -> None:
     seen: list[str] = []
     fake_ollama.chat_handler = lambda body: scripted(body, seen)
-    llm = LLM(tidy_settings.ollama)
+    llm = make_llm(tidy_settings)
     index = Index.open(tidy_settings, llm)
     await index.refresh()
     svc = TidyService(tidy_settings, llm, index)

@@ -24,13 +24,14 @@ import pytest
 
 from commonplace.capture.inbox import Capture, parse_capture, read_capture, write_capture
 from commonplace.config import Settings
-from commonplace.llm import LLM, BadAnswer
+from commonplace.llm import BadAnswer, make_llm
 from commonplace.tidy import pipeline
 from commonplace.tidy.catalog import VaultCatalog
 from commonplace.tidy.filed_note import words_of
 from commonplace.tidy.pipeline import CaptureEdited, TidyContext, tidy_capture
 from commonplace.vault import atomic, parse_note
 from tests.fakes.ollama import FakeOllama, Hold, Raw
+from tests.models import with_model
 from tests.tidy.conftest import answer, fast, filed_notes, put_capture
 
 LONDON = ZoneInfo("Europe/London")
@@ -40,7 +41,7 @@ NOW = datetime(2026, 10, 26, 9, 0, tzinfo=LONDON)
 
 
 def context(settings: Settings) -> TidyContext:
-    return TidyContext(settings, LLM(settings.ollama), None, now=lambda: NOW)
+    return TidyContext(settings, make_llm(settings), None, now=lambda: NOW)
 
 
 def assert_filed_ok(settings: Settings, filed: Path, capture: Capture) -> None:
@@ -264,9 +265,7 @@ async def test_a_capture_larger_than_the_context_is_tidied_from_an_excerpt(
 ) -> None:
     """Ollama would silently cut a prompt past num_ctx, rules first; the model is shown the
     capture's beginning and end instead, and the filed note still holds every word."""
-    settings = dataclasses.replace(
-        tidy_settings, ollama=dataclasses.replace(tidy_settings.ollama, num_ctx=num_ctx)
-    )
+    settings = with_model(tidy_settings, num_ctx=num_ctx)
     pasted = "".join(
         f"Paragraph {i}: notes on the Ashdown survey, page {i}.\n" for i in range(3000)
     )
@@ -785,11 +784,10 @@ def test_a_taken_name_keeps_its_journal_entry(tidy_settings: Settings) -> None:
     """Filing a second note under a name already used must not touch the first note's record,
     which a restart needs to tell the daemon's own unfinished note from one the user edited."""
     from commonplace.capture.inbox import read_capture
-    from commonplace.llm import LLM
     from commonplace.tidy.models import Decision
     from commonplace.tidy.pipeline import TidyContext, write_filed
 
-    ctx = TidyContext(tidy_settings, LLM(tidy_settings.ollama))
+    ctx = TidyContext(tidy_settings, make_llm(tidy_settings))
     assert ctx.journal is not None
     rel = put_capture(
         tidy_settings, "2026-10-19 0812.md", "---\ncaptured: 2026-10-19T08:12\n---\nx\n"

@@ -14,13 +14,14 @@ from typing import Any
 import pytest
 
 from commonplace.config import Settings
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from commonplace.runtime.attention import Entry
 from commonplace.runtime.changes import Change
 from commonplace.tidy.service import StabilityTracker, TidyService
 from commonplace.vault.notes import read_note
 from tests.fakes.ollama import FakeError, FakeOllama, Stall
 from tests.faults import disk_full
+from tests.models import with_model
 from tests.tidy.conftest import answer, body_of, fast, filed_notes, put_capture
 
 WEEK = ["2026-10-22 1405.md", "2026-10-19 0742.md", "2026-10-20 1830.md"]
@@ -56,7 +57,7 @@ async def test_startup_catches_up_in_capture_order(
     for name in WEEK:
         put_capture(tidy_settings, name)
     fake_ollama.chat_handler = lambda body: answer("Note")
-    svc = TidyService(tidy_settings, LLM(tidy_settings.ollama))
+    svc = TidyService(tidy_settings, make_llm(tidy_settings))
     try:
         await svc.startup()
         await run_until_idle(svc)
@@ -81,7 +82,7 @@ async def test_a_file_still_being_written_is_not_read_half_way(
         tidy_settings, tidy=dataclasses.replace(tidy_settings.tidy, stable_s=1.0)
     )
     fake_ollama.chat_handler = lambda body: answer("Dictation")
-    svc = TidyService(settings, LLM(settings.ollama))
+    svc = TidyService(settings, make_llm(settings))
     await svc.startup()
     rel = put_capture(settings, "2026-10-25 0815.md", "---\ncaptured: 2026-10-25T08:15\n---\n")
     full = settings.vault / rel
@@ -107,7 +108,7 @@ async def test_ollama_errors_are_retried_with_backoff(
     rel = put_capture(tidy_settings, WEEK[0])
     # The client retries once itself, so four errors are two failed tidy attempts.
     fake_ollama.enqueue_chat(*[FakeError(500, "out of memory")] * 4, answer("Dentist"))
-    svc = TidyService(tidy_settings, LLM(tidy_settings.ollama))
+    svc = TidyService(tidy_settings, make_llm(tidy_settings))
     try:
         await svc.startup()
         await run_until_idle(svc)
@@ -124,7 +125,7 @@ async def test_repeated_garbage_marks_the_capture_until_it_changes(
 ) -> None:
     rel = put_capture(tidy_settings, WEEK[0])
     fake_ollama.chat_handler = lambda body: "this is not json"
-    svc = TidyService(tidy_settings, LLM(tidy_settings.ollama))
+    svc = TidyService(tidy_settings, make_llm(tidy_settings))
     try:
         await svc.startup()
         await run_until_idle(svc)
@@ -136,7 +137,7 @@ async def test_repeated_garbage_marks_the_capture_until_it_changes(
         marks = json.loads((tidy_settings.data_path / "tidy" / "state.json").read_text())
         assert marks["marks"][0]["failing"] is True
         assert "not JSON" not in (tidy_settings.vault / rel).read_text()
-        again = TidyService(tidy_settings, LLM(tidy_settings.ollama))
+        again = TidyService(tidy_settings, make_llm(tidy_settings))
         await again.startup()
         await run_until_idle(again)
         await again.close()
@@ -162,7 +163,7 @@ async def test_a_retry_after_an_unusable_answer_names_the_capture(
     not JSON", without saying which capture."""
     rel = put_capture(tidy_settings, WEEK[0])
     fake_ollama.chat_handler = lambda body: "this is not json"
-    svc = TidyService(tidy_settings, LLM(tidy_settings.ollama))
+    svc = TidyService(tidy_settings, make_llm(tidy_settings))
     try:
         with caplog.at_level(logging.WARNING, logger="commonplace.tidy"):
             await svc.startup()
@@ -179,7 +180,7 @@ async def test_close_cancels_a_slow_answer_and_leaves_the_capture(
     rel = put_capture(tidy_settings, WEEK[0])
     before = (tidy_settings.vault / rel).read_bytes()
     fake_ollama.enqueue_chat(Stall(60, answer("Late")))  # far longer than close may take
-    svc = TidyService(tidy_settings, LLM(tidy_settings.ollama))
+    svc = TidyService(tidy_settings, make_llm(tidy_settings))
     await svc.startup()
     for _ in range(3000):  # 60 s at most
         if fake_ollama.chat_requests():
@@ -199,7 +200,7 @@ async def test_close_cancels_a_slow_answer_and_leaves_the_capture(
 async def test_changes_outside_the_inbox_are_ignored(
     tidy_settings: Settings, fake_ollama: FakeOllama, change: Change
 ) -> None:
-    svc = TidyService(tidy_settings, LLM(tidy_settings.ollama))
+    svc = TidyService(tidy_settings, make_llm(tidy_settings))
     try:
         await svc.on_changes([change])
         assert svc.status()["waiting"] == []
@@ -212,7 +213,7 @@ async def test_a_request_ollama_refuses_counts_like_garbage(
 ) -> None:
     rel = put_capture(tidy_settings, WEEK[0])
     fake_ollama.chat_handler = lambda body: FakeError(400, "invalid JSON schema in format")
-    svc = TidyService(tidy_settings, LLM(tidy_settings.ollama))
+    svc = TidyService(tidy_settings, make_llm(tidy_settings))
     try:
         await svc.startup()
         await run_until_idle(svc)
@@ -228,7 +229,7 @@ async def test_a_missing_model_waits_without_a_mark(
 ) -> None:
     rel = put_capture(tidy_settings, WEEK[0])
     fake_ollama.models = ["nomic-embed-text:latest"]
-    svc = TidyService(tidy_settings, LLM(tidy_settings.ollama))
+    svc = TidyService(tidy_settings, make_llm(tidy_settings))
     try:
         await svc.startup()
         for _ in range(3000):  # 60 s at most
@@ -255,10 +256,9 @@ async def test_a_model_that_refuses_the_request_waits_without_marking_captures(
     """think = "on" with a model that cannot think is the settings' fault, not the capture's:
     Ollama's 400 must not mark every capture in the inbox as failing."""
     fake_ollama.add_model("llama3.2:3b")
-    ollama = dataclasses.replace(tidy_settings.ollama, chat_model="llama3.2:3b", think="on")
-    settings = dataclasses.replace(tidy_settings, ollama=ollama)
+    settings = with_model(tidy_settings, chat_model="llama3.2:3b", think="on")
     rel = put_capture(settings, WEEK[0])
-    svc = TidyService(settings, LLM(settings.ollama))
+    svc = TidyService(settings, make_llm(settings))
     try:
         await svc.startup()
         for _ in range(3000):  # 60 s at most
@@ -291,7 +291,7 @@ async def test_a_capture_that_cannot_be_read_does_not_hold_up_the_others(
 
     monkeypatch.setattr(os, "open", denied)
     fake_ollama.chat_handler = lambda body: answer("Note")
-    svc = TidyService(tidy_settings, LLM(tidy_settings.ollama))
+    svc = TidyService(tidy_settings, make_llm(tidy_settings))
     try:
         await svc.startup()
         await run_until_idle(svc)  # the unreadable one is parked, not holding up the rest
@@ -317,7 +317,7 @@ async def test_the_worker_is_restarted_after_an_unexpected_error(
     monkeypatch.setattr("commonplace.runtime.supervise.FIRST_WAIT_S", 0.01)
     put_capture(tidy_settings, WEEK[0])
     fake_ollama.chat_handler = lambda body: answer("Dentist")
-    svc = TidyService(tidy_settings, LLM(tidy_settings.ollama))
+    svc = TidyService(tidy_settings, make_llm(tidy_settings))
     real_check = svc.tracker.check
     calls = [0]
 
@@ -345,7 +345,7 @@ async def test_a_capture_that_cannot_be_written_is_retried_and_shown(
     rel = put_capture(tidy_settings, WEEK[0])
     fake_ollama.chat_handler = lambda body: answer("Dentist")
     refused = disk_full(monkeypatch, writes=2)
-    svc = TidyService(tidy_settings, LLM(tidy_settings.ollama))
+    svc = TidyService(tidy_settings, make_llm(tidy_settings))
     reported: list[Entry] = []
     report = svc.attention.report
     monkeypatch.setattr(
@@ -374,7 +374,7 @@ async def test_big_and_empty_captures_are_left_as_they_are_and_shown(
     put_capture(small, WEEK[0])
     before = (small.vault / big).read_bytes()
     fake_ollama.chat_handler = lambda body: answer("Note")
-    svc = TidyService(small, LLM(small.ollama))
+    svc = TidyService(small, make_llm(small))
     try:
         await svc.startup()
         await run_until_idle(svc)
@@ -403,7 +403,7 @@ async def test_a_capture_that_is_not_utf8_is_shown_as_such_until_it_is_fixed(
     before = (tidy_settings.vault / rel).read_bytes()
     fake_ollama.chat_handler = lambda body: answer("Note")
     for _ in range(2):  # and again after a restart
-        svc = TidyService(tidy_settings, LLM(tidy_settings.ollama))
+        svc = TidyService(tidy_settings, make_llm(tidy_settings))
         try:
             await svc.startup()
             await run_until_idle(svc)
@@ -414,7 +414,7 @@ async def test_a_capture_that_is_not_utf8_is_shown_as_such_until_it_is_fixed(
         finally:
             await svc.close()
     assert (tidy_settings.vault / rel).read_bytes() == before and not fake_ollama.chat_requests()
-    svc = TidyService(tidy_settings, LLM(tidy_settings.ollama))
+    svc = TidyService(tidy_settings, make_llm(tidy_settings))
     try:
         await svc.startup()
         await run_until_idle(svc)
@@ -435,7 +435,7 @@ async def test_a_capture_holding_a_nul_character_stays_in_the_inbox_until_it_is_
     rel = put_capture(tidy_settings, "2026-10-19 0700.md", "call the vet\x00 about Tuesday\n")
     before = (tidy_settings.vault / rel).read_bytes()
     fake_ollama.chat_handler = lambda body: answer("Vet")
-    svc = TidyService(tidy_settings, LLM(tidy_settings.ollama))
+    svc = TidyService(tidy_settings, make_llm(tidy_settings))
     try:
         await svc.startup()
         await run_until_idle(svc)
@@ -470,7 +470,7 @@ async def test_a_marked_capture_is_tried_again_later_and_shown_until_filed(
     rel = put_capture(quick, WEEK[0])
     replies = iter(["this is not json"] * 3)  # then the model recovers
     fake_ollama.chat_handler = lambda body: next(replies, answer("Dentist"))
-    svc = TidyService(quick, LLM(quick.ollama))
+    svc = TidyService(quick, make_llm(quick))
     try:
         await svc.startup()
         await run_until_idle(svc)  # marked: parked on its long wait
@@ -492,7 +492,7 @@ async def test_a_new_model_tries_marked_captures_again_at_once(
     monkeypatch.setattr("commonplace.tidy.service.MODEL_CHECK_S", 0.1)
     rel = put_capture(tidy_settings, WEEK[0])  # marked_retry_s: an hour
     fake_ollama.chat_handler = lambda body: "this is not json"
-    svc = TidyService(tidy_settings, LLM(tidy_settings.ollama))
+    svc = TidyService(tidy_settings, make_llm(tidy_settings))
     try:
         await svc.startup()
         await run_until_idle(svc)
@@ -516,18 +516,16 @@ async def test_another_chat_model_tries_marked_captures_again_at_once(
 ) -> None:
     put_capture(tidy_settings, WEEK[0])
     fake_ollama.chat_handler = lambda body: "this is not json"
-    svc = TidyService(tidy_settings, LLM(tidy_settings.ollama))
+    svc = TidyService(tidy_settings, make_llm(tidy_settings))
     await svc.startup()
     await run_until_idle(svc)
     await svc.close()
     assert svc.status()["failing"]
     # The owner sets another chat model and restarts the daemon.
     fake_ollama.models.append("llama3.2:3b")
-    other = dataclasses.replace(
-        tidy_settings, ollama=dataclasses.replace(tidy_settings.ollama, chat_model="llama3.2:3b")
-    )
+    other = with_model(tidy_settings, chat_model="llama3.2:3b")
     fake_ollama.chat_handler = lambda body: answer("Dentist")
-    again = TidyService(other, LLM(other.ollama))
+    again = TidyService(other, make_llm(other))
     try:
         await again.startup()
         await eventually(lambda: filed_notes(tidy_settings), "filed with the other model")
@@ -545,7 +543,7 @@ async def test_while_ollama_fails_no_other_capture_is_tried(
         put_capture(tidy_settings, name)
     fake_ollama.chat_handler = lambda body: answer("Note")
     fake_ollama.enqueue_chat(FakeError(500, "out of memory"), FakeError(500, "out of memory"))
-    svc = TidyService(tidy_settings, LLM(tidy_settings.ollama))
+    svc = TidyService(tidy_settings, make_llm(tidy_settings))
     try:
         await svc.startup()
         await run_until_idle(svc)
@@ -568,7 +566,7 @@ async def test_while_ollama_is_down_what_needs_the_owner_is_still_shown(
     nul = put_capture(down, "2026-10-19 0730.md", head + "half a\x00 file\n")
     latin = put_capture(down, "2026-10-19 0740.md", "")
     (down.vault / latin).write_bytes("café in Latin-1\n".encode("latin-1"))
-    svc = TidyService(down, LLM(down.ollama))
+    svc = TidyService(down, make_llm(down))
     try:
         await svc.startup()
         await eventually(lambda: len(svc.attention.entries()) == 4, "the four shown")
@@ -592,7 +590,7 @@ async def test_ollama_is_asked_about_its_models_only_while_a_capture_is_marked(
     daemon must not wake Ollama (and its disk: it lists its models) every minute."""
     monkeypatch.setattr("commonplace.tidy.service.MODEL_CHECK_S", 0.05)
     fake_ollama.chat_handler = lambda body: "this is not json"
-    svc = TidyService(tidy_settings, LLM(tidy_settings.ollama))
+    svc = TidyService(tidy_settings, make_llm(tidy_settings))
 
     def listings() -> int:
         return sum(1 for r in fake_ollama.requests if r.path == "/api/tags")

@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo
 from commonplace.capture.inbox import parse_capture
 from commonplace.config import Settings
 from commonplace.index import Index
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from commonplace.tidy.catalog import VaultCatalog, VaultFacts
 from commonplace.tidy.models import Candidate, Proposal
 from commonplace.tidy.pipeline import TidyContext, tidy_capture
@@ -53,7 +53,7 @@ async def test_a_link_to_a_shared_name_is_written_with_the_notes_path(
         "keeps the ingredients and steps of a recipe page you clip.\n",
     )
     rel = put_capture(s, "2026-10-26 0900.md", "make a web clipper template for recipe pages")
-    llm = LLM(s.ollama)
+    llm = make_llm(s)
     index = Index.open(s, llm)
     fake_ollama.enqueue_chat(answer("Recipe clipper template", links=["Templates"]))
     try:

@@ -46,26 +46,41 @@ function setStatus(kind, text, detail = "") {
   $("#status").title = detail || text; // the whole story, for a long press or a mouse
 }
 
+// The model server (/api/state `model`); a daemon before 0.2 sent only `ollama`.
+function modelOf(state) {
+  const model = state.model || {};
+  if ("reachable" in model) return model;
+  const old = state.ollama || {};
+  return { ...old, backend: "ollama", server: "Ollama", line: old.host ? `Ollama at ${old.host}` : "" };
+}
+
 function describe(state) {
   const waiting = state.captures_waiting || 0;
   // Short enough to fit a phone's header beside the title ("captures waiting" was cut off);
   // with a problem the count comes first, so it is never the part that is cut.
   const waitingText = waiting ? ` · ${waiting} waiting` : "";
   const first = waiting ? `${waiting} waiting · ` : "";
-  if (!state.ollama.reachable) {
-    return ["warn", `${first}model off`, "Your computer's model (Ollama) isn't running"];
+  const model = modelOf(state);
+  if (!model.reachable) {
+    const which = model.backend === "builtin" ? "The built-in model" : `Your computer's model (${model.server})`;
+    return ["warn", `${first}model off`, `${which} isn't running`];
   }
-  const missing = Object.entries(state.ollama.models || {}).filter(([, installed]) => !installed);
+  const missing = Object.entries(model.models || {}).filter(([, installed]) => !installed);
   if (missing.length) {
     return ["warn", `${first}model missing`, `Model ${missing[0][0]} not installed`];
   }
-  return ["ok", `Ready${waitingText}`, ""];
+  return ["ok", `Ready${waitingText}`, model.line || ""];
+}
+
+function modelText(model) {
+  if (!model.reachable) return model.error || "not reachable";
+  return model.why ? `${model.line} (${model.why})` : model.line;
 }
 
 function renderDetails(state) {
   const rows = [
     ["Vault", state.daemon.vault],
-    ["Ollama", state.ollama.reachable ? `reachable (${state.ollama.version})` : state.ollama.error || "not reachable"],
+    ["Model", modelText(modelOf(state))],
     ["Captures waiting", String(state.captures_waiting)],
     ["Dictation", state.speech.available ? "ready" : state.speech.message],
     ["Last job", state.daemon.jobs.last || "none yet"],

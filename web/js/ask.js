@@ -59,12 +59,12 @@ async function ask() {
   }
 }
 
-// The daemon's sentence is written for the computer ("set OLLAMA_HOST ..."), where nobody
+// The daemon's sentence is written for the computer ("start its server ..."), where nobody
 // holding a phone can act on it: this says what it means for them.
 const MODEL_DOWN = "Your computer's model isn't running, so there is no answer now. Your captures are saved and will be filed later.";
 export function forPhone(error) {
   const code = (error && error.code) || "";
-  if (code === "ollama_unavailable") return MODEL_DOWN;
+  if (code === "model_unavailable" || code === "ollama_unavailable") return MODEL_DOWN;
   if (code === "model_missing") return "Your computer is missing the model that answers. Your captures are saved and will be filed later.";
   return error.message;
 }

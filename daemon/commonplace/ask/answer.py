@@ -25,10 +25,10 @@ from commonplace.runtime.daemon_notes import ask_pages, ask_rule, daemon_folder_
 MAX_QUESTION_CHARS = 2000
 SEARCH_NOTE = "Search: "  # a finding about the search (keywords only), not about the answer
 NO_PASSAGES = "Search found no passages in your notes for this question."
-# A reply stopped before its end (done_reason "length", or Ollama never said done): what the
+# A reply stopped before its end (the length limit, or the server never said done): what the
 # model wrote is kept, and the reader is told the rest is missing rather than left to guess.
 CUT_OFF = (
-    "The answer was cut off before its end (the model's length limit, or Ollama stopped it); "
+    "The answer was cut off before its end (the model's length limit, or its server stopped it); "
     "ask again, or a narrower question."
 )
 
@@ -55,7 +55,7 @@ def fitted_messages(
     llm: LLM, question: str, passages: list[Passage], today: date
 ) -> tuple[list[dict[str, Any]], list[Passage]]:
     """The conversation with as many of the best passages as the model's context holds: past
-    it, Ollama would cut the prompt and the rules at its top would be lost first."""
+    it, the server would cut the prompt and the rules at its top would be lost first."""
     messages = build_messages(question, passages, today)
     while len(passages) > 1 and llm.prompt_room(messages) < 0:
         passages = passages[:-1]

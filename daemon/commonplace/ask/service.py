@@ -10,7 +10,7 @@ buffer keeps reverting is re-inserted at most `max_inserts` times.
 A note whose answer cannot be written (a full disk, a git operation holding the vault, any
 other failure) is tried again with backoff, `retry_s` doubling up to 15 minutes, and shown in
 attention meanwhile; an answer already computed is kept for that retry, not asked again. When
-the model cannot answer (Ollama down, a timeout) the note waits on the same backoff, and is
+the model cannot answer (its server down, a timeout) the note waits on the same backoff, and is
 shown in attention once it has failed SHOW_AFTER times in a row.
 """
 
@@ -189,7 +189,7 @@ class AskService:
         n = self._failures[path] = self._failures.get(path, 0) + 1
         wait = backoff_s(self.retry_s, n, RETRY_MAX_S)
         if isinstance(exc, LLMError):
-            # Ollama's own words (down, a missing model, a timeout): never the note's.
+            # The model error's own words (down, a missing model, a timeout): never the note's.
             log.warning("Ask: %s: not answered yet (%s); trying again in %.0f s", path, exc, wait)
             if n >= SHOW_AFTER:  # a blip is not worth the owner's attention; this is
                 self.attention.report(
@@ -197,7 +197,7 @@ class AskService:
                     path,
                     "not_answered",
                     f"not answered after {n} tries: {exc}",
-                    action="it is tried again by itself; 'commonplace doctor' checks Ollama",
+                    action="it is tried again by itself; 'commonplace doctor' checks the model",
                     retry_at=time.time() + wait,
                 )
             self._schedule(path, wait)

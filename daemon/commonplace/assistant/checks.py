@@ -37,7 +37,7 @@ REMINDER_KINDS = (ANNOUNCED, ASKED_TO_GO_AHEAD, NOT_LOOKED, GAVE_UP, EMPTY)
 NOTHING_PROPOSED = "(Nothing was changed: no change was proposed. Ask again.)"
 NOTHING_CHANGED = "(Nothing was changed.)"  # after a No, or a Yes refused: its result says why
 CUT_SHORT = (
-    "(This reply was cut short before its end: the model's length limit, or Ollama stopped it.)"
+    "(This reply was cut short before its end: the model's length limit, or its server stopped it.)"
 )
 NO_QUESTION = "(No question was made: nothing is waiting for your Yes. Ask again.)"
 

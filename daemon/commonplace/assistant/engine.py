@@ -41,7 +41,7 @@ from commonplace.assistant.days import day_list, day_name, day_name_year
 from commonplace.assistant.gate import Proposal, Refused, confirm, describe
 from commonplace.assistant.registry import Registry, ToolContext, coerce_arguments
 from commonplace.config import Settings
-from commonplace.llm import LLM, ChatReply, ToolCall
+from commonplace.llm import LLM, ChatReply, ToolCall, call_message, tool_message
 
 log = logging.getLogger(__name__)
 
@@ -229,11 +229,7 @@ class Assistant:
             )
             if reply.tool_calls:
                 await _emit(emit, {"type": "reset"})
-                said = {
-                    "role": "assistant",
-                    "content": reply.content,
-                    "tool_calls": _calls(reply.tool_calls),
-                }
+                said = call_message(reply.content, reply.tool_calls)
                 messages.append(said)
                 day_log.append({"type": "model", "message": said}, now)
                 for call in reply.tool_calls:
@@ -242,7 +238,7 @@ class Assistant:
                     turn.tool_calls.append(
                         {"name": call.name, "arguments": call.arguments, "result": result}
                     )
-                    answer = {"role": "tool", "content": result, "tool_name": call.name}
+                    answer = tool_message(call, result)
                     messages.append(answer)
                     day_log.append({"type": "model", "message": answer}, now)
                 continue
@@ -645,10 +641,6 @@ def _answers_since_last_message(events: list[dict[str, Any]]) -> list[dict[str, 
         if event.get("type") == "answer":
             answers.append(event)
     return answers
-
-
-def _calls(calls: tuple[ToolCall, ...]) -> list[dict[str, Any]]:
-    return [{"function": {"name": c.name, "arguments": c.arguments}} for c in calls]
 
 
 def _delta(emit: Emit | None) -> Callable[[str], Awaitable[None]] | None:

@@ -87,7 +87,7 @@ class Tool:
     status: str = ""  # shown on the page while it runs: "Looking at your tasks…"
 
     def schema(self) -> dict[str, Any]:
-        """The tool as Ollama's `tools` entry (OpenAI function format)."""
+        """The tool as a `tools` entry (OpenAI's function format, which every server takes)."""
         properties: dict[str, Any] = {}
         for p in self.params:
             prop: dict[str, Any] = {

@@ -1,6 +1,6 @@
 """How long to wait before trying again: the one doubling backoff of the daemon.
 
-Ollama calls, push deliveries, Ask notes, captures, marked captures and restarted tasks all wait
+Model calls, push deliveries, Ask notes, captures, marked captures and restarted tasks all wait
 `first_s`, then twice that, and so on, up to `most_s`. The exponent is capped, so a count of
 failures that keeps growing (a note that fails every 15 minutes for weeks) gives `most_s`, never
 an OverflowError: 2**1100 is an int too large to turn into a float.

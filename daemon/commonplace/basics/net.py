@@ -1,6 +1,6 @@
 """Which network an address belongs to: this computer, the tailnet, a private network, or the
 public internet. Used where the daemon decides where it may send something (push endpoints)
-and where it warns about where notes travel (the Ollama host).
+and where it warns about where notes travel (the model server's host).
 """
 
 from __future__ import annotations

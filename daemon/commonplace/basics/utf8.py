@@ -8,7 +8,7 @@ from typing import Any
 
 def encodable(value: Any) -> bool:
     """JSON may spell half a UTF-16 pair (\\ud800) on its own; Python decodes it to a string
-    that can be neither written to a file, sent to Ollama nor answered over a transport."""
+    that can be neither written to a file, sent to the model nor answered over a transport."""
     try:
         json.dumps(value, ensure_ascii=False).encode("utf-8")
     except UnicodeEncodeError:

@@ -12,7 +12,7 @@ import click
 from commonplace.ask import Answer, AskError, answer_question
 from commonplace.cli.common import open_index, require_vault, run_async, settings_from
 from commonplace.config import Settings
-from commonplace.llm import LLM
+from commonplace.llm import LLM, make_llm
 
 if TYPE_CHECKING:
     from commonplace.index import Index
@@ -65,7 +65,7 @@ def ask(
 
 
 async def _ask(settings: Settings, question: str, today: date | None) -> Answer:
-    llm = LLM(settings.ollama)
+    llm = make_llm(settings)
     index, writable = _open_index(settings, llm)
     try:
         if writable:

@@ -14,7 +14,7 @@ from commonplace.assistant import Assistant, Refused, ToolError, build_assistant
 from commonplace.assistant.gate import Proposal
 from commonplace.assistant.tasks import TaskReader, warm_in_background
 from commonplace.cli.common import require_vault, run_async, settings_from
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 
 EXIT_WORDS = {"quit", "exit", "bye", ":q"}
 QUESTION_WORDS = {"questions", "question", "?"}  # put the waiting questions at the prompt again
@@ -37,7 +37,7 @@ def chat(ctx: click.Context, message: tuple[str, ...]) -> None:
     # start, without rests (nothing else here needs the interpreter while the owner types),
     # so a first list_tasks on a big vault finds most of it read.
     tasks = TaskReader(settings)
-    assistant = build_assistant(settings, LLM(settings.ollama), tasks=tasks)
+    assistant = build_assistant(settings, make_llm(settings), tasks=tasks)
     stop = warm_in_background(tasks, rest=0.0)
     try:
         run_async(_session(assistant, " ".join(message)))

@@ -11,7 +11,7 @@ from commonplace.cli.common import require_vault, run_async, settings_from
 from commonplace.digest import Week, digest_week, make_digest, parse_week
 from commonplace.digest.service import digest_message
 from commonplace.firstrun.sample import recorded_sample_week
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 from commonplace.push import PushKeyError, send_to_all
 from commonplace.runtime.scheduler import weekly_at
 
@@ -55,7 +55,7 @@ def digest(ctx: click.Context, week_label: str | None, dry_run: bool, notify: bo
         week = digest_week(schedule.last_at_or_before(now), settings.tz)
     outcome = run_async(
         make_digest(
-            settings, LLM(settings.ollama), week, now=now, dry_run=dry_run, rewrite_deleted=True
+            settings, make_llm(settings), week, now=now, dry_run=dry_run, rewrite_deleted=True
         )
     )
     if dry_run:

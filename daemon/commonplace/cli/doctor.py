@@ -11,7 +11,7 @@ from commonplace.doctor.checks import run_checks
 @click.command()
 @click.pass_context
 def doctor(ctx: click.Context) -> None:
-    """Check the config, the vault, Ollama and its models; one line per check."""
+    """Check the config, the vault, the model server and its models; one line per check."""
     settings = settings_from(ctx, check_data=False)  # a check line says it
     checks = run_async(run_checks(settings))
     for check in checks:

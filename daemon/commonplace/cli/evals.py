@@ -1,4 +1,4 @@
-"""`commonplace eval`: run a suite against Ollama, or read a graded sheet back."""
+"""`commonplace eval`: run a suite against a model server, or read a graded sheet back."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from commonplace.evals.suites import SUITES, SuiteUnavailable, load_suite
 
 @click.group(name="eval")
 def eval_group() -> None:
-    """Measure search, tidying, answers, the digest (Ollama) and dictation; keep every output.
+    """Measure search, tidying, answers, the digest and dictation; keep every output.
 
     Each run goes to eval_suite/runs/<date>-<model>-<suite>/: run-N.jsonl (every model request
     and reply, the program's decisions and grades), summary.json and sheet.md for your grades.
@@ -64,8 +64,8 @@ def _suite_command(name: str, about: str) -> click.Command:
         except SuiteUnavailable as exc:
             raise click.ClickException(str(exc)) from None
         options = RunOptions(
-            chat_model=model or settings.ollama.chat_model,
-            embed_model=embed_model or settings.ollama.embed_model,
+            chat_model=model or settings.model.chat_model,
+            embed_model=embed_model or settings.model.embed_model,
             runs=runs,
             limit=limit,
             out=out,
@@ -131,7 +131,7 @@ def dictation(
     """Speak the week's captures (espeak-ng), send them as phones do, transcribe them with
     whisper.cpp with and without the name hint: names right, word error rate, seconds.
 
-    Needs no Ollama; needs a whisper.cpp model file, which is never downloaded. One made from
+    Needs no model server; needs a whisper.cpp model file, which is never downloaded. One made from
     the measuring extra: eval_suite/ct2_to_ggml.py (docs/measurements/dictation.md).
     """
     from commonplace.evals.dictation import DictationOptions, run_dictation

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import logging
 from typing import Any
@@ -11,7 +10,7 @@ import click
 
 from commonplace.cli.common import open_index, require_vault, run_async, settings_from
 from commonplace.index import SEARCH_MODES, Index, IndexBusy, IndexUnavailable, RefreshStats
-from commonplace.llm import LLM
+from commonplace.llm import make_llm
 
 
 @click.command("index")
@@ -27,7 +26,7 @@ def index_command(ctx: click.Context, full: bool, as_json: bool) -> None:
 
     async def go() -> RefreshStats:
         try:
-            index = Index.open(settings, LLM(settings.ollama))
+            index = Index.open(settings, make_llm(settings))
         except IndexBusy:
             raise click.ClickException(
                 "another commonplace process (the daemon?) is updating the index; it keeps the "
@@ -81,7 +80,7 @@ def index_command(ctx: click.Context, full: bool, as_json: bool) -> None:
     if stats.vectors_pending:
         click.echo(
             f"warning: {stats.vectors_pending} note(s) wait for embeddings; keyword search "
-            "finds them already, run this again when Ollama is up",
+            "finds them already, run this again when the model server is up",
             err=True,
         )
 
@@ -114,9 +113,9 @@ def search_command(
     async def go() -> tuple[list[dict[str, Any]], str, str | None]:
         from commonplace.index.highlight import query_terms, result_json
 
-        # One try at the model: with Ollama down a search falls back to keywords at once and
+        # One try at the model: with its server down a search falls back to keywords at once and
         # says so, rather than waiting through the daemon's retries (7.5 s before).
-        llm = LLM(dataclasses.replace(settings.ollama, retries=0))
+        llm = make_llm(settings, retries=0)
         index, fresh = open_index(settings, llm)
         try:
             if fresh:

@@ -1,5 +1,5 @@
 """`commonplace init`: the first run. Finds the vault, writes a short config file, checks
-Ollama and Tailscale, and says what to do next. Every question has a flag, and --yes takes
+the model server and Tailscale, and says what to do next. Every question has a flag, and --yes takes
 every default, so it runs in scripts and tests as it runs for a person."""
 
 from __future__ import annotations
@@ -33,9 +33,18 @@ from commonplace.firstrun.vaults import FoundVault, detect_flavor, find_vaults
 @click.option("--vault", "vault_opt", type=click.Path(path_type=Path), help="The vault's folder.")
 @click.option("--flavor", type=click.Choice(["obsidian", "logseq"]), help="Default: as seen.")
 @click.option("--timezone", "timezone_opt", help="An IANA zone (default: this computer's).")
+@click.option(
+    "--backend",
+    type=click.Choice(["auto", "ollama", "openai", "builtin"]),
+    default="auto",
+    help="The model server (default auto: Ollama when it answers, else the built-in model).",
+)
 @click.option("--ollama-host", default="", help="Ollama's address (default: 127.0.0.1:11434).")
-@click.option("--chat-model", default="", help="Default: qwen3.5:9b.")
-@click.option("--embed-model", default="", help="Default: nomic-embed-text.")
+@click.option(
+    "--openai-url", default="", help="An OpenAI-compatible server, e.g. http://127.0.0.1:1234/v1."
+)
+@click.option("--chat-model", default="", help="Default: the server's (Ollama: qwen3.5:9b).")
+@click.option("--embed-model", default="", help="Default: the server's (nomic-embed-text).")
 @click.option("--port", type=click.IntRange(1, 65535), help="The phone page's port (8765).")
 @click.option("--ts-name", default=None, help="The tailnet name (default: from tailscale).")
 @click.option("--owner-login", default=None, help="The Tailscale login let in (ditto).")
@@ -48,7 +57,9 @@ def init(
     vault_opt: Path | None,
     flavor: str | None,
     timezone_opt: str | None,
+    backend: str,
     ollama_host: str,
+    openai_url: str,
     chat_model: str,
     embed_model: str,
     port: int | None,
@@ -58,7 +69,7 @@ def init(
     yes: bool,
     force: bool,
 ) -> None:
-    """Set Commonplace up: find the vault, write the config, check Ollama and Tailscale."""
+    """Set Commonplace up: find the vault, write the config, check the model and Tailscale."""
     target = ctx.ensure_object(dict).get("config_path") or default_config_path(os.environ)
     target = target.expanduser().absolute()
     if target.exists() and not force:
@@ -78,6 +89,8 @@ def init(
         timezone=zone,
         timezone_from=zone_from,
         ollama_host=ollama_host,
+        backend="openai" if openai_url and backend == "auto" else backend,
+        openai_url=openai_url,
         chat_model=chat_model,
         embed_model=embed_model,
         port=port or 0,
@@ -88,9 +101,9 @@ def init(
     settings = checked(text)
     backup = write_config(target, text)
     click.echo(f"Wrote {target}" + (f" (the old one is kept as {backup})" if backup else ""))
-    ollama_ready = check_ollama(settings)
+    model_ready, server = check_model(settings)
     phone_page(settings)
-    next_steps(settings, target, ollama_ready)
+    next_steps(settings, target, model_ready, server)
 
 
 def choose_vault(given: Path | None, yes: bool) -> tuple[Path, str]:
@@ -193,8 +206,8 @@ def checked(text: str) -> Settings:
         path = Path(folder) / "commonplace.toml"
         path.write_text(text, encoding="utf-8")
         # Where the daemon will look, as it will run from this shell (the service carries
-        # these along): its data folder and its Ollama.
-        env = {k: v for k, v in os.environ.items() if k in ("COMMONPLACE_DATA", "OLLAMA_HOST")}
+        # these along): its data folder and its model server.
+        env = {k: v for k, v in os.environ.items() if k in CARRIED_ENV}
         try:
             settings = load_settings(path, env=env)
         except ConfigError as exc:
@@ -202,25 +215,45 @@ def checked(text: str) -> Settings:
     return dataclasses.replace(settings, config_path=None)
 
 
-def check_ollama(settings: Settings) -> bool:
-    """Ollama and the two models, with doctor's own checks; the pull line for each missing."""
-    from commonplace.doctor.checks import model_capabilities, ollama_checks
-    from commonplace.llm import LLM
+# The environment the daemon's service will carry (service/program.py), as init checks it.
+CARRIED_ENV = ("COMMONPLACE_DATA", "OLLAMA_HOST")
+
+
+def check_model(settings: Settings) -> tuple[bool, str]:
+    """Which model server will answer and why, and its two models, with doctor's own checks;
+    what to run for each missing. Returns whether all is well, and which server it is."""
+    from commonplace.doctor.models import model_capabilities, model_checks
+    from commonplace.llm import make_llm
+
+    backend = ""
 
     async def checks() -> list[str]:
-        status = await LLM(dataclasses.replace(settings.ollama, retries=0)).status()
-        if not status.reachable:
-            return [f"FAIL ollama: {status.error}"] + [
-                f"then run: ollama pull {model}"
-                for model in (settings.ollama.chat_model, settings.ollama.embed_model)
-            ]
-        caps = await model_capabilities(settings, status)
-        return [c.line() for c in ollama_checks(settings, status, caps)]
+        nonlocal backend
+        llm = make_llm(settings, retries=0)
+        backend = llm.server.kind
+        try:
+            status = await llm.status()
+            if not status.reachable:
+                label = "ollama" if status.backend == "ollama" else "model"
+                lines = [f"FAIL {label}: {status.error}"]
+                if status.backend == "ollama":
+                    lines += [
+                        f"then run: ollama pull {model}"
+                        for model in (llm.chat_model, llm.embed_model)
+                    ]
+                return lines
+            caps = await model_capabilities(llm, status)
+            found = model_checks(
+                settings, status, caps, chat_model=llm.chat_model, embed_model=llm.embed_model
+            )
+            return [c.line() for c in found]
+        finally:
+            await llm.aclose()
 
     lines = run_async(checks())
     for line in lines:
         click.echo(line)
-    return not any(line.startswith(("FAIL", "then")) for line in lines)
+    return not any(line.startswith(("FAIL", "then")) for line in lines), backend
 
 
 def phone_page(settings: Settings) -> None:
@@ -236,11 +269,12 @@ def phone_page(settings: Settings) -> None:
     click.echo(qr_text(address), nl=False)
 
 
-def next_steps(settings: Settings, config: Path, ollama_ready: bool) -> None:
+def next_steps(settings: Settings, config: Path, model_ready: bool, server: str = "") -> None:
     web = settings.web
     steps = []
-    if not ollama_ready:
-        steps.append("get Ollama ready: the lines above say what is missing")
+    if not model_ready:
+        which = "Ollama" if server == "ollama" else "the model"
+        steps.append(f"get {which} ready: the lines above say what is missing")
     steps.append("start it now and at every login: commonplace service install")
     steps.append(f"open the page on this computer: http://127.0.0.1:{web.port}/")
     if web.ts_name:

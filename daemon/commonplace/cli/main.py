@@ -13,9 +13,9 @@ from commonplace.cli.common import setup_logging
 # Commands load on first use: the index's libraries take seconds to import, and `--help`,
 # `doctor` or `run`'s start-up message should not wait for them. name -> (module:attr, summary)
 COMMANDS: dict[str, tuple[str, str]] = {
-    "init": ("init:init", "Set up: find the vault, write the config, check Ollama."),
+    "init": ("init:init", "Set up: find the vault, write the config, check the model server."),
     "run": ("run:run", "Watch the vault, serve the phone page and run jobs until stopped."),
-    "doctor": ("doctor:doctor", "Check the config, the vault, Ollama and its models."),
+    "doctor": ("doctor:doctor", "Check the config, the vault, the model server and its models."),
     "index": ("index:index_command", "Bring the search index up to date with the vault."),
     "search": ("index:search_command", "Search the vault by meaning and keywords."),
     "tidy": ("tidy:tidy", "File captures from the inbox into notes."),

@@ -17,7 +17,7 @@ from commonplace.cli.common import require_vault, run_async, settings_from
 from commonplace.config import Settings
 from commonplace.daemon.lease import daemon_id, read_lease
 from commonplace.index import Index, IndexUnavailable
-from commonplace.llm import LLM, BadAnswer
+from commonplace.llm import LLM, BadAnswer, make_llm
 from commonplace.runtime.changes import Change
 from commonplace.tidy.models import Outcome
 from commonplace.tidy.pipeline import (
@@ -126,7 +126,7 @@ NOT_TIDIED = (BadAnswer, CaptureEdited, FiledNoteBroken, FileRefused, UnicodeDec
 
 
 async def _tidy_now(settings: Settings, targets: list[str] | None, *, dry_run: bool) -> int:
-    llm = LLM(settings.ollama)
+    llm = make_llm(settings)
     index = await open_index(settings, llm)
     try:
         context = TidyContext(settings, llm, index)
@@ -196,7 +196,7 @@ async def _watch(settings: Settings) -> None:
     """Watch the inbox by polling (the daemon uses the real watcher) until interrupted."""
     if logging.getLogger().level > logging.INFO:
         logging.getLogger("commonplace").setLevel(logging.INFO)
-    llm = LLM(settings.ollama)
+    llm = make_llm(settings)
     index = await open_index(settings, llm)
     service = TidyService(settings, llm, index)
     await service.startup()

@@ -4,7 +4,8 @@ Every key has a default, so a missing file is fine; a wrong key or value is not:
 program with one line that names the key, the bad value and what is allowed, because a typo that
 is silently ignored is a setting the user believes in and does not have.
 
-values.py holds the plain values and one-value checks; services.py and stages.py the sections
+values.py holds the plain values and one-value checks; models.py, services.py and stages.py
+the sections
 (every key with its type, default and `doc`, which the reference is generated from);
 settings.py the whole; load.py the reading. Import from `commonplace.config`, never from them.
 
@@ -12,11 +13,11 @@ May import: vault.
 """
 
 from commonplace.config.load import load_settings, set_vault
+from commonplace.config.models import ALIASES, ModelSettings, OllamaSettings, OpenAISettings
 from commonplace.config.services import (
     CalendarSettings,
     LimitSettings,
     McpSettings,
-    OllamaSettings,
     PushSettings,
     WeatherSettings,
     WebSettings,
@@ -52,6 +53,7 @@ from commonplace.config.values import (
 )
 
 __all__ = [
+    "ALIASES",
     "APP",
     "DEFAULT_CHAT_MODEL",
     "DEFAULT_EMBED_MODEL",
@@ -71,7 +73,9 @@ __all__ = [
     "LeaseSettings",
     "LimitSettings",
     "McpSettings",
+    "ModelSettings",
     "OllamaSettings",
+    "OpenAISettings",
     "PushSettings",
     "Settings",
     "SpeechSettings",

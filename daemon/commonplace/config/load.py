@@ -8,10 +8,12 @@ import dataclasses
 import os
 import tomllib
 import types
+import urllib.parse
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Union, get_args, get_origin, get_type_hints
 
+from commonplace.config.models import ALIASES
 from commonplace.config.settings import ENV_OVERRIDES, Settings
 from commonplace.config.values import (
     ConfigError,
@@ -36,6 +38,8 @@ def load_settings(path: Path | None = None, env: Mapping[str, str] | None = None
     elif explicit is not None:
         raise ConfigError(f"{config_path}: no such config file")
     _refuse_secrets(raw, config_path)
+    source = str(config_path) if config_path.exists() else "settings"
+    moved = _move_aliases(raw, source)
     vault_configured = "vault" in raw or bool(env.get("COMMONPLACE_VAULT"))
     for var, keys in ENV_OVERRIDES.items():
         if env.get(var):
@@ -43,8 +47,13 @@ def load_settings(path: Path | None = None, env: Mapping[str, str] | None = None
             for key in keys[:-1]:
                 table = table.setdefault(key, {})
             table[keys[-1]] = env[var]
-    source = str(config_path) if config_path.exists() else "settings"
-    settings: Settings = _build(Settings, raw, source, prefix="")
+    try:
+        settings: Settings = _build(Settings, raw, source, prefix="")
+    except ConfigError as exc:
+        message = str(exc)
+        for old, new in moved:  # name the key as the file has it
+            message = message.replace(f"model.{new} ", f"ollama.{old} (now model.{new}) ")
+        raise ConfigError(message) from None
     problem = ollama_host_problem(settings.ollama.host)
     if problem:
         where = "OLLAMA_HOST" if env.get("OLLAMA_HOST") else f"{source}: ollama.host"
@@ -52,6 +61,9 @@ def load_settings(path: Path | None = None, env: Mapping[str, str] | None = None
             f"{where} = {settings.ollama.host!r} {problem}; give Ollama's address, such as "
             "'localhost:11434' or 'http://127.0.0.1:11434'"
         )
+    problem = base_url_problem(settings.openai.base_url, settings.openai.embed_base_url)
+    if problem:
+        raise ConfigError(f"{source}: {problem}")
     settings = dataclasses.replace(
         settings,
         vault=settings.vault.expanduser(),
@@ -75,6 +87,52 @@ def _refuse_secrets(raw: Mapping[str, Any], config_path: Path) -> None:
             "password in a file of its own and set calendar.password_file to it, or set "
             "COMMONPLACE_CALDAV_PASSWORD"
         )
+    table = raw.get("openai")
+    if isinstance(table, Mapping) and "api_key" in table:
+        raise ConfigError(
+            f"{config_path}: openai.api_key is not read from the config file (it would be "
+            "copied and synced with it); run `commonplace models key` to keep it in a file only "
+            "you can read, or set openai.api_key_file or COMMONPLACE_OPENAI_API_KEY"
+        )
+
+
+def _move_aliases(raw: dict[str, Any], source: str) -> list[tuple[str, str]]:
+    """[ollama] chat_model, embed_model, num_ctx, timeout_s, ... are read as [model]'s keys
+    (models.ALIASES): configs written before there was a choice of server keep working. The
+    same key set in both, to different values, is a mistake worth a line."""
+    ollama = raw.get("ollama")
+    moved: list[tuple[str, str]] = []
+    if not isinstance(ollama, dict):
+        return moved
+    model = raw.setdefault("model", {})
+    if not isinstance(model, dict):
+        return moved  # _build says [model] must be a table
+    for old, new in ALIASES.items():
+        if old not in ollama:
+            continue
+        value = ollama.pop(old)
+        if new in model and model[new] != value:
+            raise ConfigError(
+                f"{source}: ollama.{old} = {value!r} and model.{new} = {model[new]!r} differ; "
+                f"keep model.{new} only (ollama.{old} is its old name)"
+            )
+        model[new] = value
+        moved.append((old, new))
+    return moved
+
+
+def base_url_problem(*urls: str) -> str | None:
+    """Why an [openai] address cannot be a server's, or None."""
+    for url in urls:
+        if not url:
+            continue
+        parts = urllib.parse.urlsplit(url.strip())
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            return (
+                f"openai base_url {url!r} is not an http:// or https:// address; give the "
+                "server's address with its /v1, such as 'http://127.0.0.1:1234/v1'"
+            )
+    return None
 
 
 def _check(settings: Settings, source: str) -> None:

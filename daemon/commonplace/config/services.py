@@ -1,6 +1,6 @@
-"""The sections for what the daemon talks to: Ollama, the web server and its limits, web
-push, MCP, the calendar and the weather. Every key says what it does in `metadata["doc"]`,
-which the reference is generated from.
+"""The sections for what the daemon talks to: the web server and its limits, web push, MCP,
+the calendar and the weather (the model servers' are in models.py). Every key says what it
+does in `metadata["doc"]`, which the reference is generated from.
 """
 
 from __future__ import annotations
@@ -9,114 +9,9 @@ import re
 from dataclasses import dataclass, field
 
 from commonplace.config.values import (
-    DEFAULT_CHAT_MODEL,
-    DEFAULT_EMBED_MODEL,
-    DEFAULT_OLLAMA_HOST,
     ConfigError,
     bounds,
-    is_cloud_model,
-    keep_alive_value,
-    one_of,
 )
-
-
-@dataclass(frozen=True)
-class OllamaSettings:
-    """Where Ollama is, which models it runs, and how each call to it is made."""
-
-    host: str = field(
-        default=DEFAULT_OLLAMA_HOST,
-        metadata={
-            "doc": "Ollama's address, in the forms Ollama accepts ('0.0.0.0', 'host:port', "
-            "'https://box/ollama')."
-        },
-    )
-    chat_model: str = field(
-        default=DEFAULT_CHAT_MODEL,
-        metadata={"doc": "The chat model tidy, Ask, the digest and the assistant use."},
-    )
-    embed_model: str = field(
-        default=DEFAULT_EMBED_MODEL,
-        metadata={"doc": "The embedding model the search index is built with."},
-    )
-    # For a model the profile table (llm/profiles.py) does not know or knows wrongly.
-    embed_query_prefix: str = field(
-        default="",
-        metadata={
-            "doc": "An embedding model's own query prefix, e.g. 'query: ' for E5 models; both "
-            "prefixes empty keep the profile table's (or none)."
-        },
-    )
-    embed_document_prefix: str = field(
-        default="",
-        metadata={"doc": "An embedding model's own document prefix, e.g. 'passage: '."},
-    )
-    timeout_s: float = field(
-        default=180.0, metadata={**bounds(1, 3600), "doc": "Longest wait for one chat call."}
-    )
-    embed_timeout_s: float = field(
-        default=120.0,
-        metadata={**bounds(1, 3600), "doc": "Longest wait for one batch of embeddings."},
-    )
-    retries: int = field(
-        default=2,
-        metadata={
-            **bounds(0, 10),
-            "doc": "Extra tries after a timeout or a connection failure.",
-        },
-    )
-    backoff_s: float = field(
-        default=1.0,
-        metadata={**bounds(0, 60), "doc": "First wait before a retry; it doubles each time."},
-    )
-    embed_batch: int = field(
-        default=32, metadata={**bounds(1, 1024), "doc": "Texts per embedding request."}
-    )
-    keep_alive: str = field(
-        default="10m",
-        metadata={
-            "numbers_as_text": True,
-            "doc": "How long Ollama keeps a model loaded after a call: a Go duration ('10m', "
-            "'1h30m') or a number of seconds (negative: for ever).",
-        },
-    )
-    num_ctx: int = field(
-        default=0,
-        metadata={
-            **bounds(0, 1_048_576),
-            "doc": "Chat context in tokens; 0 sends none, so Ollama uses its own (4096 on a "
-            "small GPU), and prompts are fitted to 4096.",
-        },
-    )
-    think: str = field(
-        default="off",
-        metadata={
-            **one_of("off", "on", ""),
-            "doc": "Thinking models: 'off' answers at once (sent as think=false, which every "
-            "model accepts), 'on' thinks first (refused by models that cannot), '' is the "
-            "model's own default.",
-        },
-    )
-
-    def __post_init__(self) -> None:
-        if 0 < self.num_ctx < 512:
-            raise ConfigError(
-                f"ollama.num_ctx = {self.num_ctx} is too small; use 0 (Ollama's own) or 512+"
-            )
-        for key in ("chat_model", "embed_model"):
-            name = getattr(self, key)
-            if is_cloud_model(name):
-                raise ConfigError(
-                    f"ollama.{key} = {name!r} is one of Ollama's cloud models: Ollama would "
-                    "send every note to ollama.com to run it; pick a model that runs on this "
-                    "computer (e.g. qwen3.5:9b, nomic-embed-text)"
-                )
-        if keep_alive_value(self.keep_alive) is None:
-            raise ConfigError(
-                f"ollama.keep_alive = {self.keep_alive!r} is not a duration; use a number of "
-                "seconds or a Go duration such as '10m', '1h30m' or '90s' (units: ns, us, ms, "
-                "s, m, h)"
-            )
 
 
 @dataclass(frozen=True)

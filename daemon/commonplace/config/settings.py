@@ -10,11 +10,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
+from commonplace.config.models import ModelSettings, OllamaSettings, OpenAISettings
 from commonplace.config.services import (
     CalendarSettings,
     LimitSettings,
     McpSettings,
-    OllamaSettings,
     PushSettings,
     WeatherSettings,
     WebSettings,
@@ -65,8 +65,16 @@ class Settings:
         default_factory=Folders,
         metadata={"doc": "The daemon's folders inside the vault (Logseq: under the pages folder)."},
     )
+    model: ModelSettings = field(
+        default_factory=ModelSettings,
+        metadata={"doc": "The model: which server answers, which models, how calls are made."},
+    )
     ollama: OllamaSettings = field(
-        default_factory=OllamaSettings, metadata={"doc": "Ollama and its models."}
+        default_factory=OllamaSettings, metadata={"doc": "Ollama, when it is the model server."}
+    )
+    openai: OpenAISettings = field(
+        default_factory=OpenAISettings,
+        metadata={"doc": "An OpenAI-compatible model server (LM Studio, llama-server, vLLM)."},
     )
     web: WebSettings = field(
         default_factory=WebSettings, metadata={"doc": "The phone page and the JSON API."}
@@ -165,8 +173,10 @@ ENV_OVERRIDES: dict[str, tuple[str, ...]] = {
     "COMMONPLACE_FLAVOR": ("flavor",),
     "COMMONPLACE_TIMEZONE": ("timezone",),
     "OLLAMA_HOST": ("ollama", "host"),
-    "COMMONPLACE_CHAT_MODEL": ("ollama", "chat_model"),
-    "COMMONPLACE_EMBED_MODEL": ("ollama", "embed_model"),
+    "COMMONPLACE_MODEL_BACKEND": ("model", "backend"),
+    "COMMONPLACE_CHAT_MODEL": ("model", "chat_model"),
+    "COMMONPLACE_EMBED_MODEL": ("model", "embed_model"),
+    "COMMONPLACE_OPENAI_BASE_URL": ("openai", "base_url"),
     "COMMONPLACE_WEB_HOST": ("web", "host"),
     "COMMONPLACE_WEB_PORT": ("web", "port"),
     "COMMONPLACE_WHISPER_MODEL": ("speech", "whisper_model"),

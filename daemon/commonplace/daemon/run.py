@@ -2,7 +2,7 @@
 
 The flow is watcher -> job queue -> stage -> atomic write. The server starts first, so the page
 answers (and captures are saved) while the start-up catch-up runs as ordinary jobs. Nothing
-here needs Ollama to be up: stages wait and retry, search falls back to keywords.
+here needs the model to be up: stages wait and retry, search falls back to keywords.
 
 Shutdown (SIGINT/SIGTERM) runs in reverse: the watcher stops (no new work), the job in hand
 finishes or is abandoned after a grace period (writes are atomic, so nothing is half-written),
@@ -44,8 +44,9 @@ from commonplace.daemon.vault_access import keep_checking_access
 from commonplace.daemon.watcher import PollPlan, VaultWatcher
 from commonplace.digest.service import digest_job
 from commonplace.index import Index, IndexBusy, IndexService
-from commonplace.llm import LLM, ModelGate
-from commonplace.llm.support import host_warning, version_warnings
+from commonplace.llm import LLM, ModelGate, make_llm
+from commonplace.llm.report import status_path, status_record
+from commonplace.llm.support import addresses, host_warning, version_warnings
 from commonplace.plugin.discovery import remove_discovery, write_discovery
 from commonplace.runtime.attention import Attention, attention_file
 from commonplace.runtime.changes import Change
@@ -53,6 +54,7 @@ from commonplace.runtime.daemon_notes import left_in_earlier_pages
 from commonplace.runtime.lock import LockHeld, VaultLock
 from commonplace.runtime.scheduler import Job as ScheduledJob
 from commonplace.runtime.scheduler import Scheduler
+from commonplace.runtime.statefile import write_json
 from commonplace.runtime.supervise import start_supervised
 from commonplace.server import create_app
 from commonplace.server.app import IDLE_TIMEOUT_S, MAX_LINE_BYTES
@@ -119,8 +121,17 @@ async def _run_locked(
     settings: Settings, ready: asyncio.Event | None, stop: asyncio.Event, lock: VaultLock
 ) -> None:
     await asyncio.to_thread(clean_up_after_a_crash, settings)
-    llm = LLM(settings.ollama, gate=ModelGate(settings.limits.model_wait_s))
     attention = Attention(attention_file(settings.data_path))
+    # `auto` asks whether a model server answers (a second at most): off the event loop.
+    llm = await asyncio.to_thread(
+        functools.partial(
+            make_llm,
+            settings,
+            gate=ModelGate(settings.limits.model_wait_s),
+            on_trouble=functools.partial(_engine_trouble, attention),
+        )
+    )
+    log.info("model: %s (%s)", llm.server.name, llm.why)
     jobs = JobQueue(attention=attention)
     parts = await build_parts(settings, llm, attention)
     scans = parts.scans = Scans(jobs, parts.stages, settings.index.reconcile_minutes * 60)
@@ -145,7 +156,7 @@ async def _run_locked(
     found_at = write_discovery(
         settings.vault, settings.web.host, listening_port(runner), settings.web.ts_name.strip()
     )
-    parts.tasks.append(asyncio.create_task(warn_about_ollama(settings, llm, services)))
+    parts.tasks.append(asyncio.create_task(warn_about_model(settings, llm, services)))
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError):
@@ -167,7 +178,10 @@ async def _run_locked(
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.remove_signal_handler(sig)
         remove_discovery(found_at)
-        await shutdown(parts, jobs, runner)
+        try:
+            await shutdown(parts, jobs, runner)
+        finally:
+            await llm.aclose()  # the built-in engine stops with the daemon
 
 
 def _read_ahead(reader: TaskReader, parts: Parts) -> Callable[[], Awaitable[None]]:
@@ -310,24 +324,42 @@ def leased(job: ScheduledJob, lease: VaultLease) -> ScheduledJob:
     return dataclasses.replace(job, run=run)
 
 
-async def warn_about_ollama(settings: Settings, llm: LLM, services: Services) -> None:
+async def warn_about_model(settings: Settings, llm: LLM, services: Services) -> None:
     """At start-up, without holding it up: too old an Ollama, notes that would cross a
     network unencrypted (llm/support.py), or a model Ollama runs elsewhere (a pulled cloud
     model, which `llm` now refuses). Logged, and listed in /api/state's notes."""
     status = await llm.status()
-    found = version_warnings(settings.ollama, status.version) if status.reachable else []
-    for key in ("chat_model", "embed_model"):
-        model = getattr(settings.ollama, key)
+    record = status_record(status, llm.chat_model, llm.embed_model)
+    await asyncio.to_thread(write_json, status_path(settings), record)
+    found = []
+    if status.backend == "ollama" and status.reachable:
+        found = version_warnings(settings.model.think, status.version)
+    for key, model in (("chat_model", llm.chat_model), ("embed_model", llm.embed_model)):
         if remote := status.remote_host(model):
             found.append(
                 f"{model} is a cloud model: Ollama would send its requests, with your notes, "
-                f"to {remote}, so nothing is sent to it; set [ollama] {key} to a model that "
+                f"to {remote}, so nothing is sent to it; set [model] {key} to a model that "
                 "runs on this computer"
             )
-    host = await host_warning(settings.ollama.host)
-    for text in [*found, *([host] if host else [])]:
+    hosts = [
+        await host_warning(url, name=name)
+        for name, url in addresses(settings, llm.server, llm.embed_server)
+    ]
+    for text in [*found, *(h for h in hosts if h)]:
         log.warning("%s", text)
         services.notes = [*services.notes, text]
+
+
+def _engine_trouble(attention: Attention, reason: str) -> None:
+    """The built-in engine stopped unasked (a crash, an out-of-memory kill) and was restarted:
+    the owner sees why on the page and in doctor, not only in the log."""
+    attention.report(
+        "engine",
+        "",
+        "restarted",
+        reason,
+        action="nothing if it keeps working; if it repeats, 'commonplace doctor' says why",
+    )
 
 
 def start_notes(settings: Settings) -> list[str]:

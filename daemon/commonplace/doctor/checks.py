@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import contextlib
-import dataclasses
 import os
 import time
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from commonplace import __version__
 from commonplace.attachments.kinds import is_pdf, iter_attachment_paths
@@ -19,8 +16,8 @@ from commonplace.config import Settings, default_config_path, set_vault
 from commonplace.daemon.conflicts import find_conflict_copies
 from commonplace.daemon.dataformat import FORMAT, NewerDataFolder, refuse_newer
 from commonplace.daemon.lease import describe_lease
-from commonplace.llm import LLM, LLMError, OllamaStatus
-from commonplace.llm.support import Lookup, host_warning, system_lookup, version_warnings
+from commonplace.doctor.check import Check
+from commonplace.doctor.models import model_server_checks
 from commonplace.runtime.attention import Entry, read_running, summary
 from commonplace.runtime.daemon_notes import left_in_earlier_pages
 from commonplace.runtime.lock import daemons_elsewhere, running_daemon
@@ -34,19 +31,6 @@ from commonplace.vault.obsidian_settings import inbox_clashes
 
 if TYPE_CHECKING:
     from commonplace.calendar import CalendarClient
-
-Level = Literal["ok", "warn", "fail"]
-
-
-@dataclass(frozen=True)
-class Check:
-    level: Level
-    name: str
-    message: str
-
-    def line(self) -> str:
-        mark = {"ok": "ok  ", "warn": "warn", "fail": "FAIL"}[self.level]
-        return f"{mark} {self.name}: {self.message}"
 
 
 def config_checks(settings: Settings) -> list[Check]:
@@ -301,89 +285,6 @@ def skipped_checks(settings: Settings, shown: Iterable[tuple[str, str]] = ()) ->
     return checks
 
 
-def ollama_checks(
-    settings: Settings,
-    status: OllamaStatus,
-    capabilities: Mapping[str, Sequence[str]] | None = None,
-) -> list[Check]:
-    """Ollama answers, and each model is pulled and can do its job (`capabilities`: what
-    /api/show lists for each model, where Ollama says)."""
-    if not status.reachable:
-        return [Check("fail", "ollama", status.error)]
-    checks = [Check("ok", "ollama", f"{status.host} (version {status.version or 'unknown'})")]
-    for role, model in (
-        ("chat model", settings.ollama.chat_model),
-        ("embedding model", settings.ollama.embed_model),
-    ):
-        if status.remote_host(model):
-            checks.append(
-                Check(
-                    "fail",
-                    role,
-                    f"{model} is a cloud model: Ollama sends its requests, with your notes, to "
-                    f"{status.remote_host(model)}; pick a model that runs on this computer",
-                )
-            )
-        elif status.has_model(model):
-            caps = (capabilities or {}).get(model)
-            checks.append(_model_check(settings, role, model, caps))
-        else:
-            checks.append(Check("fail", role, f"{model} is not pulled; run: ollama pull {model}"))
-    return checks
-
-
-def _model_check(settings: Settings, role: str, model: str, caps: Sequence[str] | None) -> Check:
-    """A pulled model in the wrong role. Ollama refuses chat to an embedding model (400), and
-    loads a chat model for embeddings only to have its runner refuse them (501), so both are
-    said here, before a capture or a search meets them."""
-    if not caps:
-        return Check("ok", role, f"{model} is pulled")
-    listed = ", ".join(caps)
-    if role == "chat model" and "completion" not in caps:
-        return Check(
-            "fail",
-            role,
-            f"{model} is pulled but is not a chat model (Ollama lists it as: {listed}); set "
-            "[ollama] chat_model to one, e.g. qwen3.5:9b",
-        )
-    if role == "chat model" and settings.ollama.think == "on" and "thinking" not in caps:
-        return Check(
-            "fail",
-            role,
-            f'{model} cannot think, and Ollama refuses think = "on" for it; set [ollama] '
-            'think = "off" or pick a model that can think',
-        )
-    if role == "chat model" and "tools" not in caps:
-        return Check(
-            "warn",
-            role,
-            f"{model} is pulled but cannot call tools, so the assistant cannot use it (tidy, "
-            "ask and the digest can)",
-        )
-    if role == "embedding model" and "embedding" not in caps:
-        return Check(
-            "fail",
-            role,
-            f"{model} is pulled but is not an embedding model (Ollama lists it as: {listed}); "
-            "set [ollama] embed_model to one, e.g. nomic-embed-text",
-        )
-    return Check("ok", role, f"{model} is pulled")
-
-
-async def model_capabilities(settings: Settings, status: OllamaStatus) -> dict[str, list[str]]:
-    """/api/show's capabilities of the pulled chat and embedding models; a model Ollama cannot
-    describe now is left out (the pulled check still stands)."""
-    if not status.reachable:
-        return {}
-    llm = LLM(dataclasses.replace(settings.ollama, retries=0))
-    found: dict[str, list[str]] = {}
-    for model in {settings.ollama.chat_model, settings.ollama.embed_model}:
-        if status.has_model(model):
-            with contextlib.suppress(LLMError):
-                found[model] = list(await llm.capabilities(model) or ())
-    return found
-
-
 def daemon_checks(running: list[Entry] | None) -> list[Check]:
     """Is the daemon running on this vault, and what does it say needs the owner's attention
     (files it skips or keeps failing on, parts it had to restart), one line each."""
@@ -508,15 +409,6 @@ def entry_check(entry: Entry) -> Check:
     return Check("warn" if entry.level == "warn" else "ok", entry.source, entry.line())
 
 
-async def ollama_warning_checks(
-    settings: Settings, status: OllamaStatus, lookup: Lookup = system_lookup
-) -> list[Check]:
-    """Too old an Ollama, and notes crossing a network unencrypted (llm/support.py)."""
-    found = version_warnings(settings.ollama, status.version) if status.reachable else []
-    host = await host_warning(settings.ollama.host, lookup)
-    return [Check("warn", "ollama", text) for text in [*found, *([host] if host else [])]]
-
-
 def inbox_checks(settings: Settings, shown: Iterable[tuple[str, str]] = ()) -> list[Check]:
     """Captures waiting, and those the model kept failing on (marked in the data folder) unless
     the running daemon already said so (`shown`: (source, path) of its entries)."""
@@ -543,10 +435,7 @@ def lease_checks(settings: Settings) -> list[Check]:
 
 
 async def run_checks(settings: Settings) -> list[Check]:
-    status = await LLM(settings.ollama).status()
-    capabilities = await model_capabilities(settings, status)
-    checks = config_checks(settings) + ollama_checks(settings, status, capabilities)
-    checks += await ollama_warning_checks(settings, status)
+    checks = config_checks(settings) + await model_server_checks(settings)
     if not settings.vault.is_dir():
         return checks
     running = read_running(settings.data_path)

@@ -1,4 +1,4 @@
-"""The eval suite: measure search, tidying, answers and the digest against a live Ollama.
+"""The eval suite: measure search, tidying, answers and the digest against a real model server.
 
 `commonplace eval <suite>` runs a suite (runner.py) over its dataset in eval_suite/datasets/,
 keeps every output under eval_suite/runs/, and writes a sheet for a person's grades

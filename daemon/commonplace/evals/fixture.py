@@ -92,7 +92,7 @@ def eval_settings(
     base: Settings, vault: Path, data: Path, *, chat_model: str, embed_model: str
 ) -> Settings:
     """The throwaway vault with the fixture's timezone, flavour and folders, and the user's
-    Ollama, index and ask settings (so a setting can be measured; summary.json records them).
+    Model, index and ask settings (so a setting can be measured; summary.json records them).
     Other tables stay at their defaults."""
     fresh = Settings()
     return dataclasses.replace(
@@ -100,7 +100,21 @@ def eval_settings(
         vault=vault,
         data_dir=data,
         timezone=FIXTURE_TZ,
-        ollama=dataclasses.replace(base.ollama, chat_model=chat_model, embed_model=embed_model),
+        model=dataclasses.replace(base.model, chat_model=chat_model, embed_model=embed_model),
+        ollama=base.ollama,
+        openai=base.openai,
         index=base.index,
         ask=base.ask,
+    )
+
+
+def on_ollama(settings: Settings, host: str, embed_model: str = "") -> Settings:
+    """Settings that talk to the Ollama (or the stand-in) at `host`, whatever `auto` would
+    choose: the measurement scripts name their server."""
+    return dataclasses.replace(
+        settings,
+        ollama=dataclasses.replace(settings.ollama, host=host),
+        model=dataclasses.replace(
+            settings.model, backend="ollama", embed_model=embed_model or settings.model.embed_model
+        ),
     )

@@ -26,7 +26,7 @@ from commonplace.evals import fixture
 from commonplace.evals.grading import mean_figures
 from commonplace.evals.sheets import NOT_THE_TRUTH, SheetRow, write_sheet
 from commonplace.evals.suite import EvalError, ItemResult, Suite, SuiteEnv
-from commonplace.llm import LLM, LLMError, ModelMissing, OllamaUnavailable
+from commonplace.llm import LLM, LLMError, ModelMissing, ModelUnavailable, NoModelServer, make_llm
 
 Echo = Callable[[str], None]
 
@@ -132,24 +132,26 @@ class _Sink:
             self.log.llm_call(call)
 
 
-async def check_ollama(llm: LLM, suite: Suite, settings: Settings) -> None:
+async def check_model(llm: LLM, suite: Suite) -> None:
+    """The server answers and has the models the suite needs, or one line says what to do."""
     status = await llm.status()
     if not status.reachable:
-        raise EvalError(status.error or f"Ollama is not answering at {status.host}")
-    wanted = [settings.ollama.chat_model] if suite.needs_chat else []
-    wanted += [settings.ollama.embed_model] if suite.needs_embed else []
+        raise EvalError(status.error or f"{llm.server.where} is not answering")
+    if status.backend == "builtin":
+        return  # its models were found when it started
+    wanted = [llm.chat_model] if suite.needs_chat else []
+    wanted += [llm.embed_model] if suite.needs_embed else []
     for model in wanted:
         if not status.has_model(model):
-            raise EvalError(
-                f"Ollama at {status.host} has no model '{model}'; pull it with "
-                f"'ollama pull {model}' (it has: {', '.join(status.models) or 'none'})"
-            )
+            error = ModelMissing(model, llm.server)
+            listed = ", ".join(status.models) or "none"
+            raise EvalError(f"{error} (it has: {listed})")
 
 
 async def _run_item(suite: Suite, env: SuiteEnv, item: dict[str, Any]) -> ItemResult:
     try:
         return await suite.run_item(env, item)
-    except (OllamaUnavailable, ModelMissing):
+    except (ModelUnavailable, ModelMissing, NoModelServer):
         raise
     except LLMError as exc:
         error = str(exc)
@@ -166,7 +168,6 @@ async def run_suite(
         raise EvalError("--runs must be at least 1")
     datasets = fixture.datasets_dir(options.datasets)
     items = suite.load(datasets)[: options.limit] if options.limit else suite.load(datasets)
-    model = options.chat_model if suite.needs_chat else options.embed_model
     with tempfile.TemporaryDirectory(prefix=f"commonplace-eval-{suite.name}-") as tmp:
         work = Path(tmp)
         settings = fixture.eval_settings(
@@ -177,18 +178,22 @@ async def run_suite(
             embed_model=options.embed_model,
         )
         sink = _Sink()
-        llm = LLM(settings.ollama, recorder=sink)
-        await check_ollama(llm, suite, settings)
+        llm = make_llm(settings, recorder=sink)
+        await check_model(llm, suite)
+        model = llm.chat_model if suite.needs_chat else llm.embed_model
         folder = new_run_folder(fixture.runs_dir(options.out), date.today(), model, suite.name)
         env = SuiteEnv(settings, llm, datasets, work, folder)
-        meta = _summary_head(suite, options, settings, datasets, len(items), folder)
+        meta = _summary_head(suite, options, settings, llm, datasets, len(items), folder)
         _header(echo, suite, meta, folder)
         await suite.prepare(env)
         meta["prepared"] = env.info
         try:
             return await _runs(suite, options, env, sink, items, meta, echo)
         finally:
-            await suite.cleanup(env)
+            try:
+                await suite.cleanup(env)
+            finally:
+                await llm.aclose()
 
 
 async def _runs(
@@ -273,6 +278,7 @@ def _summary_head(
     suite: Suite,
     options: RunOptions,
     settings: Settings,
+    llm: LLM,
     datasets: Path,
     items: int,
     folder: Path,
@@ -284,17 +290,19 @@ def _summary_head(
         "note": options.note,
         "date": date.today().isoformat(),
         "models": {
-            "chat": settings.ollama.chat_model if suite.needs_chat else None,
-            "embed": settings.ollama.embed_model if suite.needs_embed else None,
+            "chat": llm.chat_model if suite.needs_chat else None,
+            "embed": llm.embed_model if suite.needs_embed else None,
         },
-        "host": settings.ollama.host,
+        "backend": llm.server.kind,
+        "server": llm.server.name,
+        "host": llm.server.url,
         **git_commit(),
         "runs": options.runs,
         "items": items,
         "limit": options.limit,
         "datasets": {p.name: fixture.file_digest(p) for p in files},
         "settings": {
-            "ollama": dataclasses.asdict(settings.ollama),
+            "model": dataclasses.asdict(settings.model),
             "index": dataclasses.asdict(settings.index),
             "ask": dataclasses.asdict(settings.ask),
             "timezone": settings.timezone,
@@ -336,7 +344,8 @@ def _header(echo: Echo, suite: Suite, meta: dict[str, Any], folder: Path) -> Non
     models = ", ".join(f"{k} {v}" for k, v in meta["models"].items() if v)
     commit = meta.get("commit", "")[:10] + (" (with changes)" if meta.get("dirty") else "")
     echo(f"{suite.name}: {suite.about}")
-    echo(f"models: {models}; Ollama at {meta['host']}; commit {commit or 'unknown'}")
+    where = meta["server"] + (f" at {meta['host']}" if meta["host"] else "")
+    echo(f"models: {models}; {where}; commit {commit or 'unknown'}")
     echo(f"{meta['runs']} run(s) of {meta['items']} item(s); outputs in {folder}")
     if meta["note"]:
         echo(f"NOTE: {meta['note']}")

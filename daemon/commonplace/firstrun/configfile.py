@@ -9,7 +9,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from commonplace.config import DEFAULT_CHAT_MODEL, DEFAULT_EMBED_MODEL, DEFAULT_OLLAMA_HOST
+from commonplace.config import DEFAULT_OLLAMA_HOST
 from commonplace.vault.atomic import replace_file
 
 
@@ -22,6 +22,8 @@ class Choices:
     timezone: str
     timezone_from: str  # "this computer's zone", "--timezone"
     ollama_host: str = ""  # "" : the default, not written
+    backend: str = ""  # "" : auto, not written
+    openai_url: str = ""  # [openai] base_url; "" : not written
     chat_model: str = ""
     embed_model: str = ""
     port: int = 0  # 0: the default, not written
@@ -49,18 +51,22 @@ def config_text(choices: Choices, *, written: float | None = None) -> str:
         f"# {choices.timezone_from}: 'due Friday' and the 07:00 briefing are in this zone.",
         f"timezone = {toml_string(choices.timezone)}",
     ]
-    ollama = [
-        (key, value, default)
-        for key, value, default in (
-            ("host", choices.ollama_host, DEFAULT_OLLAMA_HOST),
-            ("chat_model", choices.chat_model, DEFAULT_CHAT_MODEL),
-            ("embed_model", choices.embed_model, DEFAULT_EMBED_MODEL),
+    model = [
+        (key, value)
+        for key, value in (
+            ("backend", choices.backend if choices.backend != "auto" else ""),
+            ("chat_model", choices.chat_model),
+            ("embed_model", choices.embed_model),
         )
-        if value and value != default
+        if value
     ]
-    if ollama:
-        lines += ["", "[ollama]"]
-        lines += [f"{key} = {toml_string(value)}" for key, value, _ in ollama]
+    if model:
+        lines += ["", "[model]"]
+        lines += [f"{key} = {toml_string(value)}" for key, value in model]
+    if choices.ollama_host and choices.ollama_host != DEFAULT_OLLAMA_HOST:
+        lines += ["", "[ollama]", f"host = {toml_string(choices.ollama_host)}"]
+    if choices.openai_url:
+        lines += ["", "[openai]", f"base_url = {toml_string(choices.openai_url)}"]
     web = []
     if choices.port:
         web.append(f"port = {choices.port}  # the phone page's port on this computer")

@@ -170,7 +170,7 @@ def update(
 
     Runs in the indexer's thread, between writes. `recent` gives the vectors written moments
     ago (the indexer's VectorMemory), so an edit costs no LanceDB scan. A note whose vectors are
-    not all stored (Ollama down, or a write since) is left until it is written again."""
+    not all stored (the model down, or a write since) is left until it is written again."""
     manifest, vectors = stores.manifest, stores.vectors
     todo = manifest.neighbours_todo(limit + 1)
     if not todo:

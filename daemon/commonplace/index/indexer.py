@@ -2,7 +2,7 @@
 
 A refresh reads changed files in batches; for each batch it chunks the notes, reuses every
 vector whose fingerprint is already stored, embeds the rest in one call, and writes LanceDB,
-Tantivy and the manifest. When Ollama is down the keyword index still updates, the files are
+Tantivy and the manifest. When the model is down the keyword index still updates, the files are
 marked as waiting for vectors, and a later reconciliation embeds them.
 """
 
@@ -37,6 +37,7 @@ from commonplace.index.batch import (
     stack,
 )
 from commonplace.index.chunking import IndexedChunk
+from commonplace.index.embedmodel import identity_changed, prefixes_said, stored_model_name
 from commonplace.index.logseq_pages import JOURNALS_META, journal_titles, read_blocks_once
 from commonplace.index.manifest import FileEntry, read_neighbours
 from commonplace.index.memory import VectorMemory
@@ -52,7 +53,7 @@ from commonplace.vault.blockrefs import NOT_SHOWN, refs_in, shown_refs
 
 log = logging.getLogger(__name__)
 
-DOWN_RETRY_S = 30.0  # after an embedding failure, do not ask Ollama again for this long
+DOWN_RETRY_S = 30.0  # after an embedding failure, do not ask the model server again for this long
 PROBE_TEXT = "commonplace"  # embedded to ask whether notes waiting for vectors can have them
 PROGRESS_BAR_FILES = 200  # show a progress bar for runs at least this long
 NEIGHBOURS = "1"  # the manifest's neighbourhoods layout: an index without it reads every note once
@@ -68,9 +69,11 @@ class Index:
         self.settings = settings
         self.llm = llm
         self.stores = stores
-        self.model = settings.ollama.embed_model
-        known = known_profile(self.model)
-        self.profile: EmbedProfile | None = known and self._configured(known)  # None: ask Ollama
+        self.model = llm.embed_model
+        known = known_profile(llm.embed_profile_name())
+        self.profile: EmbedProfile | None = known and self._configured(
+            known
+        )  # None: ask the server
         self._lock = asyncio.Lock()
         self._io = threading.Lock()  # held by every write in a worker thread, and by close()
         self._closed = False
@@ -111,7 +114,7 @@ class Index:
         idle_s = s.vector_process_idle_minutes * 60 if daemon else 0.0
         stores = open_stores(
             settings.data_path / "index",
-            model=settings.ollama.embed_model,
+            model=stored_model_name(llm),
             writable=not read_only,
             compact_every=s.compact_every,
             ann_rows=s.vector_index_rows,
@@ -289,8 +292,8 @@ class Index:
 
     async def _can_embed_now(self, entries: dict[str, FileEntry]) -> bool:
         """Whether a scan should read again the notes still waiting for their vectors: asked
-        of Ollama with one short embedding first when some wait. Without it, every periodic
-        scan while Ollama was down read all of them again, and wrote the keyword entries of
+        of the model with one short embedding first when some wait. Without it, every periodic
+        scan while the model was down read all of them again, and wrote the keyword entries of
         the first batch again, only to fail at the embedding (README, "Quiet at idle")."""
         if self.embeddings_down:
             return False
@@ -305,7 +308,7 @@ class Index:
 
     async def embed_profile(self) -> EmbedProfile:
         """How this model wants its text (llm/profiles.py). A model the table does not know gets
-        no prefixes and the context size Ollama reports; until Ollama answers, the chunk_tokens
+        no prefixes and the context size the server reports; until it answers, the chunk_tokens
         setting alone sizes the chunks (and the notes are cut again once it answers)."""
         if self.profile is not None:
             return self.profile
@@ -318,17 +321,41 @@ class Index:
                 self.profile = self._configured(unknown_profile(self.model, context))
                 log.info(
                     "embedding model %s is not in the profile table: %s, context %s tokens "
-                    "(from Ollama), chunks of at most %d tokens",
+                    "(from the model server), chunks of at most %d tokens",
                     self.model,
-                    _prefixes_said(self.profile),
+                    prefixes_said(self.profile),
                     context if context is not None else "not reported",
                     min(self.settings.index.chunk_tokens, context or 10**9),
                 )
                 return self.profile
         return self._configured(unknown_profile(self.model, None))
 
+    async def _model_changed(self) -> bool:
+        """Is the embedding model another one than the index was built with, beyond its name
+        (another server, a model pulled anew, a file named like another)? Then its vectors
+        are dropped and every note embedded again: vectors of two models never mix. Not known
+        while the server cannot be asked: the check waits for it."""
+        if self.embeddings_down:
+            return False
+        try:
+            identity = await self.llm.embed_identity()
+        except LLMError:
+            return False  # the embeddings themselves will say what is wrong
+        changed = identity_changed(self.stores.manifest, identity, self._counts[0] > 0)
+        if changed:
+            await asyncio.to_thread(self._drop_vectors)
+        return changed
+
+    def _drop_vectors(self) -> None:
+        st = self.stores
+        st.vectors.drop()
+        st.manifest.mark_all_pending()
+        self.vectors_dropped = True
+        self.neighbourhoods.clear()
+        self.memory = VectorMemory()
+
     def _configured(self, profile: EmbedProfile) -> EmbedProfile:
-        o = self.settings.ollama
+        o = self.settings.model
         return with_prefixes(profile, o.embed_query_prefix, o.embed_document_prefix)
 
     # -- one run --------------------------------------------------------------------------
@@ -338,6 +365,8 @@ class Index:
         stats = RefreshStats()
         st = self.stores
         profile = await self.embed_profile()
+        if await self._model_changed():
+            paths, full = None, True
         stored = st.manifest.get_meta("profile")
         if stored != profile.signature:
             if stored is not None or self._counts[0]:
@@ -501,7 +530,7 @@ class Index:
         self, plan: Plan, stats: RefreshStats, profile: EmbedProfile, bar: tqdm[Any]
     ) -> None:
         """Read, embed, write, batch after batch, with reading the next batch and writing the
-        last one overlapping the wait for embeddings (Ollama works while we do)."""
+        last one overlapping the wait for embeddings (the model server works while we do)."""
         notes = [p for p in plan.read if not attachment_kinds.is_attachment(p)]
         later = [p for p in plan.read if attachment_kinds.is_attachment(p)]
         batches = [notes[i : i + BATCH_FILES] for i in range(0, len(notes), BATCH_FILES)]
@@ -626,11 +655,7 @@ class Index:
                 matrix.shape[1],
                 st.vectors.dim,
             )
-            st.vectors.drop()
-            st.manifest.mark_all_pending()
-            self.vectors_dropped = True
-            self.neighbourhoods.clear()
-            self.memory = VectorMemory()
+            self._drop_vectors()
         st.vectors.replace(known, rows, matrix)
         st.keywords.replace(
             [item.path for item in loaded] + gone,
@@ -658,13 +683,3 @@ class Index:
                 self.memory.wrote(
                     item.path, {c.fingerprint: vectors[c.fingerprint] for c in item.chunks}
                 )
-
-
-def _prefixes_said(profile: EmbedProfile) -> str:
-    """What the log says of the prefixes an unknown model is sent."""
-    if profile.source != "config":
-        return "no query or document prefix"
-    return (
-        f"query prefix {profile.query_prefix!r} and document prefix "
-        f"{profile.document_prefix!r} (from [ollama] in the config)"
-    )

@@ -29,7 +29,7 @@ class FileEntry:
     mtime: float
     hash: str
     chunks: int
-    vectors_ok: bool  # False: the keyword index has it, the vectors wait for Ollama
+    vectors_ok: bool  # False: the keyword index has it, the vectors wait for the model
     skipped: str = ""  # why the file is not indexed ("too big", ...), or ""
 
 

@@ -74,7 +74,7 @@ class Unread(SearchResult):
 @dataclass(frozen=True)
 class SearchResponse:
     results: list[SearchResult]
-    mode: str  # the mode actually used (hybrid falls back to keyword when Ollama is down)
+    mode: str  # the mode actually used (hybrid falls back to keyword when the model is down)
     notice: str | None = None  # a sentence for the user when the answer is partial
 
     def to_json(self) -> dict[str, Any]:
@@ -98,9 +98,9 @@ class RefreshStats:
     skipped: int = 0  # files that are not usable notes (too big, not UTF-8, ...)
     embedded: int = 0  # chunks embedded now
     reused: int = 0  # chunks whose vector was reused (fingerprint unchanged)
-    vectors_pending: int = 0  # files waiting for embeddings (Ollama was down)
+    vectors_pending: int = 0  # files waiting for embeddings (the model was down)
     seconds: float = 0.0
-    embed_seconds: float = 0.0  # time spent waiting for Ollama's embeddings
+    embed_seconds: float = 0.0  # time spent waiting for the model's embeddings
     errors: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:

@@ -1,13 +1,13 @@
 """Notes related to a note: the plugin's side view asks for these as the user moves around.
 
 A note is more than one query, so each of its chunks (up to MAX_CHUNKS) searches by meaning
-with the vector already stored for it: no call to Ollama, so this is fast and works while the
+with the vector already stored for it: no call to the model, so this is fast and works while the
 model is busy. Each chunk's ranking is by cos − r / 2 as search's meaning side (hubness.py): a
 passage near everything counts less than its cosine (on the Logseq docs dev set, with the
 vault's links standing in for relevance, as good as raw cosine or a hair better:
 eval_suite/README.md, L1). Each ranking is cut to one entry per note, and the rankings, plus a
 keyword search for the note's title (notes that name it), are fused by reciprocal rank fusion at the
-note level. The note itself never counts. A note without vectors yet (Ollama down) falls back
+note level. The note itself never counts. A note without vectors yet (the model down) falls back
 to keywords from its title and first words, and says so.
 """
 
@@ -56,7 +56,7 @@ def related_notes(
             rankings.append(_others(stores.keywords.search(title, keyword_candidates, flt), path))
         return SearchResponse(results=fuse(rankings, k=rrf_k)[:limit], mode="vector")
     notice = (
-        "This note has no vectors yet (waiting for Ollama's embeddings): "
+        "This note has no vectors yet (waiting for the model's embeddings): "
         "these notes share its words."
     )
     return _by_words(stores, path, title, text, pool, flt, limit, notice)

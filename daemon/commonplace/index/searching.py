@@ -1,6 +1,6 @@
 """Search over both indexes: vector, keyword, or both fused (hybrid.py).
 
-Only the query embedding talks to Ollama; the rest is local and takes milliseconds. A failed
+Only the query embedding talks to the model; the rest is local and takes milliseconds. A failed
 query embedding never fails the search: hybrid (and vector) fall back to keywords and say so.
 """
 
@@ -72,11 +72,9 @@ class Searcher:
         if self.index.embeddings_down:
             raise LLMError(self.index.down_error or "the embedding model did not answer")
         if self._llm is None:
-            # A search must not wait through retries and backoff when Ollama is down: one try.
-            llm = self.index.llm
-            self._llm = LLM(
-                dataclasses.replace(llm.settings, retries=0), recorder=llm.recorder, gate=llm.gate
-            )
+            # A search must not wait through retries and backoff when the model server is
+            # down: one try.
+            self._llm = self.index.llm.with_retries(0)
         profile = await self.index.embed_profile()
         try:
             [vector] = await self._llm.embed([profile.query(text)], model=self.index.model)
@@ -125,7 +123,7 @@ class Searcher:
         pending = status["vectors_pending"]
         if used != "keyword" and pending and notice is None:
             notice = (
-                f"{pending} note(s) are not yet searchable by meaning (waiting for Ollama's "
+                f"{pending} note(s) are not yet searchable by meaning (waiting for the model's "
                 "embeddings); keyword search finds them."
             )
         if notice is None and used != "keyword":
@@ -142,7 +140,7 @@ class Searcher:
         *,
         group_by_note: bool = False,
     ) -> list[SearchResult]:
-        """The local part of a search (no Ollama): what the benchmark times."""
+        """The local part of a search (no model): what the benchmark times."""
         st = self.index.stores
         cfg = self.index.settings.index
         hubs = self.index.neighbourhoods  # hubness.py: cos − r / 2, for every meaning hit
@@ -158,7 +156,7 @@ class Searcher:
             # keywords are searched here (vector_process.py).
             later = st.vectors.search_later(vector, pool, flt, texts=False)
             depth = cfg.keyword_candidates  # 0: meaning alone
-        else:  # keyword search (also hybrid without a query vector: Ollama is down)
+        else:  # keyword search (also hybrid without a query vector: the model is down)
             depth = max(limit, cfg.keyword_candidates)
         keywords = st.keywords.view()  # both keyword indexes as of one moment
         notes = keywords.search_notes(query, depth, flt)
@@ -214,7 +212,7 @@ class Searcher:
         without them (`Unread`: the vector store past its memory budget reads keys only, a
         quarter of its query saved at 50,000 notes). Read from the keyword index, which holds
         the same chunks from the same writes; a chunk it holds in another version (a write
-        between the two indexes, or keywords written while the vectors waited for Ollama:
+        between the two indexes, or keywords written while the vectors waited for the model:
         its first line or its file's mtime differ) is read from the vector store. A hit gone
         from both since the search is left out."""
         unread = [h.key for h in results if isinstance(h, Unread)]

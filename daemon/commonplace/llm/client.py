@@ -1,53 +1,52 @@
-"""The one place that talks to Ollama.
+"""The façade every stage calls: `LLM`, whatever server answers under it.
 
-Every call is bounded (a timeout around the whole call), retried with backoff when waiting may
-help, and every failure leaves as one of the `LLMError`s in errors.py, whose message says what
-to do. Nothing else in the program catches `ollama` or `httpx` exceptions.
+The rules every server shares live here, once: one chat call at a time (gate.py), the time
+limit of each call, retries with backoff when waiting may help, leaked drafts, an answer parsed
+against its whole JSON schema (whatever the server promised: llama.cpp does not enforce number
+bounds, vLLM switches grammar engines silently, a server may refuse the schema), one retry that
+names the errors when the server did not enforce it, tool calls printed as text read back, the
+token budget, and the record the eval suite keeps. A backend (backend.py) only speaks its wire.
+
+Every failure leaves as one of the `LLMError`s in errors.py, whose message names the server and
+says what to do. Nothing else in the program catches a server's or `httpx`'s exceptions.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import json
 import logging
 import math
-import ssl
 import time
-from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
-import httpx
-import ollama
+import jsonschema
 import pydantic
 
 from commonplace.basics.backoff import backoff_s
-from commonplace.config import OllamaSettings, is_cloud_model, keep_alive_value
+from commonplace.config import ModelSettings
 from commonplace.llm import budget
-from commonplace.llm.errors import (
-    BadAnswer,
-    CloudModel,
-    LLMError,
-    LLMTimeout,
-    ModelMissing,
-    ModelUnsuitable,
-    OllamaBadReply,
-    OllamaFailed,
-    OllamaUnavailable,
-)
+from commonplace.llm.backend import ChatRequest, ModelBackend
+from commonplace.llm.errors import BadAnswer, LLMError, LLMTimeout
 from commonplace.llm.gate import ModelGate, is_for_a_person
+from commonplace.llm.servers import Server
+from commonplace.llm.textcalls import calls_in_text
 from commonplace.llm.think import ThinkFilter, strip_code_fence, strip_think
+from commonplace.llm.types import Capabilities, ChatReply, Chunk, ModelStatus, StreamEnd, ToolCall
 
 log = logging.getLogger(__name__)
 _CUT_REASON = (
-    "it was cut off at the length limit (the model's context or num_predict) before it ended"
+    "it was cut off at the length limit (the model's context or its answer limit) before it ended"
 )
-# llm/llama_server.go stops a model that repeats one token over and over and returns without
-# its final response: Ollama's reply then never says `done` (and has no done_reason).
 _UNFINISHED_REASON = (
-    "Ollama stopped it before it ended (its runner does so to a model repeating itself)"
+    "the server stopped it before it ended (Ollama's runner does so to a model repeating itself)"
+)
+_FIX_IT = (
+    "Your answer did not follow the JSON schema: {errors}. Answer again with one JSON object "
+    "that follows it, and nothing else."
 )
 
 M = TypeVar("M", bound=pydantic.BaseModel)
@@ -56,81 +55,55 @@ Message = Mapping[str, Any]
 Recorder = Callable[[dict[str, Any]], None]
 
 
-@dataclass(frozen=True)
-class ToolCall:
-    name: str
-    arguments: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class ChatReply:
-    content: str  # drafts removed
-    tool_calls: tuple[ToolCall, ...] = ()
-    raw: str = ""  # the content exactly as the model sent it
-    cut: bool = False  # stopped before its end: the length limit, or Ollama never said done
-
-
-@dataclass
-class StreamEnd:
-    """How a `chat_stream` ended, filled in when it does: `cut` as in ChatReply."""
-
-    cut: bool = False
-
-
-def _cut_short(response: ollama.ChatResponse) -> bool:
-    """The reply stopped before its end: at the length limit, or never marked done."""
-    return response.done_reason == "length" or response.done is False
-
-
-@dataclass(frozen=True)
-class OllamaStatus:
-    reachable: bool
-    host: str
-    version: str = ""
-    models: tuple[str, ...] = ()
-    error: str = ""
-    digests: tuple[str, ...] = ()  # of `models`, in the same order
-    # Pulled cloud models (a stub with a remote_host, under any name, e.g. after `ollama cp`):
-    # Ollama sends their requests to remote_hosts, in the same order.
-    remote: tuple[str, ...] = ()
-    remote_hosts: tuple[str, ...] = ()
-
-    def remote_host(self, name: str) -> str:
-        """Where Ollama sends this model's requests ('' when it runs here)."""
-        for model, host in zip(self.remote, self.remote_hosts, strict=False):
-            if same_model(name, [model]):
-                return host
-        return ""
-
-    def has_model(self, name: str) -> bool:
-        return same_model(name, self.models)
-
-    def digest(self, name: str) -> str:
-        """The model's digest ('' if not pulled): it changes when the model is pulled anew."""
-        for model, digest in zip(self.models, self.digests, strict=False):
-            if same_model(name, [model]):
-                return digest
-        return ""
-
-
 @dataclass
 class LLM:
-    """Async access to Ollama's chat and embedding APIs, with this program's error rules."""
+    """Async access to the model server's chat and embeddings, with this program's rules.
 
-    settings: OllamaSettings
+    `chat` and `embed` are the backends (the same object when one server does both); the
+    factory (factory.py) builds them from the settings. `chat_model` and `embed_model` are the
+    names as resolved ('' in the settings: the server's default)."""
+
+    settings: ModelSettings
+    chat_backend: ModelBackend
+    embed_backend: ModelBackend
+    chat_model: str = ""
+    embed_model: str = ""
     recorder: Recorder | None = None  # the eval suite keeps every request and reply
     # Every chat call waits here for its turn: one at a time, a person's first (gate.py).
     gate: ModelGate = field(default_factory=ModelGate)
-    _chat_client: ollama.AsyncClient = field(init=False, repr=False)
-    _embed_client: ollama.AsyncClient = field(init=False, repr=False)
-    _remote: tuple[str, ...] = field(init=False, repr=False, default=())  # from status()
-    _listed: bool = field(init=False, repr=False, default=False)  # /api/tags read once
-    _listing: asyncio.Lock = field(init=False, repr=False, default_factory=asyncio.Lock)
+    why: str = ""  # why this backend answers (backend = "auto"), for doctor and the page
+    # Called to read the resolved names from a backend that learns them (an OpenAI server's
+    # first model) after its probe.
+    _resolve: Callable[[], tuple[str, str]] | None = field(default=None, repr=False)
 
-    def __post_init__(self) -> None:
-        s = self.settings
-        self._chat_client = ollama.AsyncClient(host=s.host, timeout=s.timeout_s)
-        self._embed_client = ollama.AsyncClient(host=s.host, timeout=s.embed_timeout_s)
+    @property
+    def server(self) -> Server:
+        return self.chat_backend.server
+
+    @property
+    def embed_server(self) -> Server:
+        return self.embed_backend.server
+
+    def embed_profile_name(self) -> str:
+        """The name to look the embedding model up by in the profile table (profiles.py), or
+        '' when its identity is not certain (a server's own name for a file): a wrong prefix
+        costs quality silently, so an unknown model gets none."""
+        return self.embed_backend.profile_name(self.embed_model)
+
+    def with_retries(self, retries: int) -> LLM:
+        """The same model and queue, another retry count (a search tries once)."""
+        return replace(self, settings=replace(self.settings, retries=retries))
+
+    async def _model(self, role: str, given: str | None) -> str:
+        if given:
+            return given
+        name = self.chat_model if role == "chat" else self.embed_model
+        if not name and self._resolve is not None:
+            backend = self.chat_backend if role == "chat" else self.embed_backend
+            await self._guarded("describe the model", "", 60.0, backend, backend.status)
+            self.chat_model, self.embed_model = self._resolve()
+            name = self.chat_model if role == "chat" else self.embed_model
+        return name
 
     # -- chat ---------------------------------------------------------------------------------
 
@@ -145,43 +118,50 @@ class LLM:
     ) -> M:
         """Ask for JSON in `schema` (default: `output`'s schema) and parse it into `output`.
 
-        Ollama constrains the answer to the schema; the parse here still checks it, because a
-        model (or an older Ollama) can return something else, and the caller then decides.
-        """
-        model = model or self.settings.chat_model
+        Where the server constrains the answer to the schema, the check here still runs,
+        against the whole schema, because a model (or a server) can return something else,
+        and the caller then decides. Where it does not, one more call names the errors."""
+        model = await self._model("chat", model)
         fmt = dict(schema) if schema is not None else output.model_json_schema()
-        response = await self._call(
-            "answer",
-            model,
-            self.settings.timeout_s,
-            gated=True,
-            make=lambda: self._chat_client.chat(
-                model=model,
-                messages=list(messages),
-                format=fmt,
-                options=self._options(options),
-                keep_alive=self._keep_alive(),
-                think=self._think(),
-                stream=False,
-            ),
-        )
-        raw = response.message.content or ""
-        self._record("chat_json", model, {"messages": list(messages), "format": fmt}, raw)
-        if response.done_reason == "length":
-            raise BadAnswer(_CUT_REASON, raw)
-        if response.done is False:
-            raise BadAnswer(_UNFINISHED_REASON, raw)
-        text = strip_code_fence(strip_think(raw))
-        if not text:
-            raise BadAnswer("the answer was empty", raw)
+        messages = list(messages)
+        request = ChatRequest(model, messages, schema=fmt, options=dict(options or {}))
+        raw = await self._call("answer", model, self.settings.timeout_s, request)
+        value, errors = _check(raw, fmt)
+        if errors and not await self._enforced(model):
+            log.info(
+                "the %s answer did not follow its schema (%s); asked once more",
+                model,
+                _where(errors[0]),
+            )
+            said = "; ".join(_said(e) for e in errors[:3])
+            again = [
+                *messages,
+                {"role": "assistant", "content": raw},
+                {"role": "user", "content": _FIX_IT.format(errors=said)},
+            ]
+            raw = await self._call(
+                "answer", model, self.settings.timeout_s, replace(request, messages=again)
+            )
+            value, errors = _check(raw, fmt)
+        if errors:
+            # The stage's own checks decide each field (a tag that is not one word is
+            # dropped, the rest kept): the answer is not thrown away for one bad part.
+            log.info(
+                "the %s answer breaks its schema (%s); the checks decide", model, _where(errors[0])
+            )
         try:
-            return output.model_validate_json(text)
+            return output.model_validate(value)
         except pydantic.ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first["loc"]) or "answer"
-            if first["type"] == "json_invalid":
-                raise BadAnswer("it was not JSON", raw) from None
             raise BadAnswer(f"{where}: {first['msg']}", raw) from None
+
+    async def _enforced(self, model: str) -> bool:
+        """Does the server hold answers to their schema (then a wrong answer is not asked
+        again: the same request gets the same answer)?"""
+        with contextlib.suppress(LLMError):
+            return (await self.chat_backend.capabilities(model)).json_schema is not False
+        return True
 
     async def chat(
         self,
@@ -192,30 +172,13 @@ class LLM:
         options: Mapping[str, Any] | None = None,
     ) -> ChatReply:
         """A plain or tool-using chat turn; `cut` says if it stopped at the length limit."""
-        model = model or self.settings.chat_model
-        response = await self._call(
-            "answer",
-            model,
-            self.settings.timeout_s,
-            gated=True,
-            make=lambda: self._chat_client.chat(
-                model=model,
-                messages=list(messages),
-                tools=list(tools) if tools else None,
-                options=self._options(options),
-                keep_alive=self._keep_alive(),
-                think=self._think(),
-                stream=False,
-            ),
+        model = await self._model("chat", model)
+        request = ChatRequest(
+            model, list(messages), tools=list(tools or ()), options=dict(options or {})
         )
-        raw = response.message.content or ""
-        # Ollama always sends arguments as a JSON object; its client refuses anything else.
-        calls = tuple(
-            ToolCall(call.function.name, dict(call.function.arguments))
-            for call in response.message.tool_calls or ()
+        raw, calls, cut = await self._call(
+            "answer", model, self.settings.timeout_s, request, kind="chat"
         )
-        self._record("chat", model, {"messages": list(messages), "tools": tools}, raw, calls)
-        cut = _cut_short(response)
         if cut:
             log.warning("the %s answer was cut off before its end", model)
         return ChatReply(content=strip_think(raw), tool_calls=calls, raw=raw, cut=cut)
@@ -233,18 +196,18 @@ class LLM:
 
         Timed and gated as `_streamed` says: the model's turn is held until the stream ends or
         is closed, so iterate it under `contextlib.aclosing` when you may stop early."""
-        model = model or self.settings.chat_model
+        model = await self._model("chat", model)
         flt = ThinkFilter()
         parts: list[str] = []
         done = False
-        async with contextlib.aclosing(self._streamed(model, messages, None, options)) as chunks:
+        request = ChatRequest(model, list(messages), options=dict(options or {}))
+        async with contextlib.aclosing(self._streamed(request)) as chunks:
             async for chunk in chunks:
-                done = done or bool(chunk.done)
+                done = done or chunk.done
                 if end is not None:
-                    end.cut = end.cut or chunk.done_reason == "length"
-                piece = chunk.message.content or ""
-                parts.append(piece)
-                out = flt.feed(piece)
+                    end.cut = end.cut or chunk.cut
+                parts.append(chunk.text)
+                out = flt.feed(chunk.text)
                 if out:
                     yield out
         if end is not None:
@@ -268,20 +231,21 @@ class LLM:
         (with its retries); a stream is not retried, as its text may already be shown."""
         if on_text is None:
             return await self.chat(messages, tools=tools, model=model, options=options)
-        model = model or self.settings.chat_model
+        model = await self._model("chat", model)
         flt = ThinkFilter()
         parts: list[str] = []
         calls: list[ToolCall] = []
         cut = done = False
-        async with contextlib.aclosing(self._streamed(model, messages, tools, options)) as chunks:
+        request = ChatRequest(
+            model, list(messages), tools=list(tools or ()), options=dict(options or {})
+        )
+        async with contextlib.aclosing(self._streamed(request)) as chunks:
             async for chunk in chunks:
-                cut = cut or chunk.done_reason == "length"
-                done = done or bool(chunk.done)
-                for call in chunk.message.tool_calls or ():  # arguments: always an object
-                    calls.append(ToolCall(call.function.name, dict(call.function.arguments)))
-                piece = chunk.message.content or ""
-                parts.append(piece)
-                out = flt.feed(piece)
+                cut = cut or chunk.cut
+                done = done or chunk.done
+                calls.extend(chunk.tool_calls)
+                parts.append(chunk.text)
+                out = flt.feed(chunk.text)
                 if out:
                     await on_text(out)
         cut = cut or not done
@@ -289,16 +253,13 @@ class LLM:
         if rest:
             await on_text(rest)
         raw = "".join(parts)
-        self._record("chat", model, {"messages": list(messages), "tools": tools}, raw, calls)
-        return ChatReply(content=strip_think(raw), tool_calls=tuple(calls), raw=raw, cut=cut)
+        found = tuple(calls) or _printed_calls(raw, tools)
+        self._record("chat", model, {"messages": list(messages), "tools": tools}, raw, found)
+        return ChatReply(
+            content=_text_without_calls(raw, found), tool_calls=found, raw=raw, cut=cut
+        )
 
-    async def _streamed(
-        self,
-        model: str,
-        messages: Sequence[Message],
-        tools: Sequence[Mapping[str, Any]] | None,
-        options: Mapping[str, Any] | None,
-    ) -> AsyncGenerator[ollama.ChatResponse, None]:
+    async def _streamed(self, request: ChatRequest) -> AsyncGenerator[Chunk, None]:
         """The chunks of one streamed chat call, for `chat_stream` and `chat_turn`.
 
         The model gets `timeout_s` in all, counted only while this waits for it: the time the
@@ -306,75 +267,43 @@ class LLM:
         is left running across a `yield`, where it would cancel the caller's own work. The
         model's turn is held until the stream ends or is closed; every failure is an LLMError.
         """
-        await self._local_only(model)
+        backend = self.chat_backend
+        model = request.model
         timeout = self.settings.timeout_s
-        budget = _ModelTime(timeout)
+        left = _ModelTime(timeout)
+        try:
+            await backend.prepare(model)
+        except Exception as exc:
+            raise backend.translate(exc, "answer", model, timeout) from exc
         async with self.gate.turn():
-            try:
-                stream = await budget.wait(
-                    self._chat_client.chat(
-                        model=model,
-                        messages=list(messages),
-                        tools=list(tools) if tools else None,
-                        options=self._options(options),
-                        keep_alive=self._keep_alive(),
-                        think=self._think(),
-                        stream=True,
-                    )
-                )
-            except Exception as exc:
-                raise self._translate(exc, "answer", model, timeout) from exc
-            chunks = aiter(stream)
+            stream: AsyncIterator[Chunk] = backend.stream(request)
             done = False
             try:
                 while True:
                     try:
-                        chunk = await budget.wait(anext(chunks, None))
+                        chunk = await left.wait(anext(stream, None))
                     except Exception as exc:
-                        raise self._translate(exc, "answer", model, timeout) from exc
+                        raise backend.translate(exc, "answer", model, timeout) from exc
                     if chunk is None:
                         if not done:
-                            log.warning("the %s answer ended without Ollama's end", model)
+                            log.warning("the %s answer ended without the server's end", model)
                         return
-                    done = done or bool(chunk.done)
-                    if chunk.done_reason == "length":
+                    done = done or chunk.done
+                    if chunk.cut:
                         log.warning("the %s answer was cut off at the length limit", model)
                     yield chunk
             finally:
-                close = getattr(chunks, "aclose", None)
+                close = getattr(stream, "aclose", None)
                 if close is not None:
                     with contextlib.suppress(Exception):
                         await close()  # the HTTP stream ends now, not when collected
 
-    # -- what every chat call sends -------------------------------------------------------
-
-    def _think(self) -> bool | None:
-        """The one think decision for every chat call (tidy, digest, ask, the assistant).
-
-        False by default: Ollama accepts it from every model, and a thinking model then answers
-        at once instead of reasoning first (which costs time and context on every call). True
-        only when the user sets `[ollama] think = "on"` (models that cannot think refuse it);
-        None sends nothing, so a thinking model follows its own default and thinks.
-        """
-        return {"on": True, "off": False}.get(self.settings.think)
-
-    def _keep_alive(self) -> str | float:
-        """A number of seconds goes as a number: Ollama refuses "600" as a duration string."""
-        value = keep_alive_value(self.settings.keep_alive)
-        return self.settings.keep_alive if value is None else value
-
-    def _options(self, extra: Mapping[str, Any] | None) -> dict[str, Any]:
-        """num_ctx only when the user set it: the server's own default is larger on big GPUs,
-        and a different num_ctx on every client makes Ollama reload the model."""
-        options: dict[str, Any] = {"temperature": 0}
-        if self.settings.num_ctx:
-            options["num_ctx"] = self.settings.num_ctx
-        return {**options, **(extra or {})}
+    # -- the context ----------------------------------------------------------------------
 
     def context_tokens(self) -> int:
-        """The chat context the prompts must fit: the user's num_ctx, else Ollama's smallest
-        default."""
-        return self.settings.num_ctx or budget.OLLAMA_DEFAULT_CTX
+        """The chat context the prompts must fit: the user's, else what the server runs with
+        (where it says), else Ollama's smallest default."""
+        return self.chat_backend.context_tokens()
 
     def prompt_room(self, messages: Sequence[Message]) -> int:
         """Tokens still free for more prompt text after `messages`, with the reply's room kept
@@ -388,20 +317,19 @@ class LLM:
 
     async def embed(self, texts: Sequence[str], *, model: str | None = None) -> list[list[float]]:
         """Embed texts in batches of `embed_batch`; every vector is checked for shape."""
-        model = model or self.settings.embed_model
+        model = await self._model("embed", model)
+        backend = self.embed_backend
         vectors: list[list[float]] = []
         size = self.settings.embed_batch
         for start in range(0, len(texts), size):
             batch = [t if t.strip() else " " for t in texts[start : start + size]]
-            response = await self._call(
+            got = await self._guarded(
                 "embed text",
                 model,
                 self.settings.embed_timeout_s,
-                make=lambda batch=batch: self._embed_client.embed(  # type: ignore[misc]
-                    model=model, input=batch, truncate=True, keep_alive=self._keep_alive()
-                ),
+                backend,
+                lambda batch=batch: backend.embed(model, batch),  # type: ignore[misc]
             )
-            got = [list(v) for v in response.embeddings]
             if len(got) != len(batch):
                 raise BadAnswer(f"asked for {len(batch)} embeddings, got {len(got)}")
             vectors.extend(got)
@@ -412,105 +340,111 @@ class LLM:
         return vectors
 
     async def context_length(self, model: str) -> int | None:
-        """The context Ollama embeds within for this model (/api/show), None if it says none.
-
-        Not the trained context alone (`<arch>.context_length`): Ollama cuts each input at
-        min(num_ctx, trained), and this program sends no num_ctx for embeddings, so num_ctx is
-        the Modelfile's parameter or else the server's own default, at least 4096 (routes.go
-        `modelOptions`, `EmbedHandler`). A chunk sized past it would lose its end silently.
-        """
-        response = await self._call(
-            "describe the model", model, 30.0, lambda: self._embed_client.show(model)
+        """The context the server embeds within for this model, None if it does not say."""
+        backend = self.embed_backend
+        return await self._guarded(
+            "describe the model", model, 30.0, backend, lambda: backend.embed_context(model)
         )
-        info = response.modelinfo or {}
-        value = info.get(f"{info.get('general.architecture', '')}.context_length")
-        if not isinstance(value, int) or value <= 0:
-            return None
-        return min(value, _modelfile_num_ctx(response.parameters) or budget.OLLAMA_DEFAULT_CTX)
 
     async def capabilities(self, model: str) -> tuple[str, ...] | None:
-        """What Ollama says the model can do (/api/show `capabilities`: completion, tools,
-        thinking, embedding, vision, ...), None when this Ollama does not say (older than
-        0.6.4). Ollama itself checks these when a request arrives, except for embeddings."""
-        response = await self._call(
-            "describe the model", model, 30.0, lambda: self._embed_client.show(model)
+        """What the server lists for this model (Ollama's /api/show `capabilities`), None
+        when it does not say."""
+        backend = self.embed_backend if model == self.embed_model else self.chat_backend
+        return await self._guarded(
+            "describe the model", model, 30.0, backend, lambda: backend.model_capabilities(model)
         )
-        return tuple(str(c) for c in response.capabilities) if response.capabilities else None
+
+    async def found(self) -> Capabilities:
+        """What the chat server was found to do (its probe), for doctor and the page."""
+        model = await self._model("chat", None)
+        backend = self.chat_backend
+        return await self._guarded(
+            "describe the model", model, 120.0, backend, lambda: backend.capabilities(model)
+        )
+
+    async def embed_identity(self) -> str:
+        """The embedding model's identity beyond its name (backend.identity): the index keeps
+        it, and a change means new vectors, never old ones reused."""
+        model = await self._model("embed", None)
+        backend = self.embed_backend
+        return await self._guarded(
+            "describe the model", model, 60.0, backend, lambda: backend.identity(model)
+        )
 
     # -- status -------------------------------------------------------------------------------
 
-    async def status(self) -> OllamaStatus:
-        """Is Ollama there, which version, which models: for `doctor` and /api/state."""
-        host = self.settings.host
-        try:
-            async with httpx.AsyncClient(base_url=host, timeout=5, verify=_tls()) as http:
-                version = (await http.get("/api/version")).json().get("version", "")
-                # asyncio.timeout, not wait_for: on Python 3.11 wait_for can swallow a cancel
-                # that arrives as the call completes, and the task (and a shutdown waiting on
-                # it) hangs. Read as JSON here: the ollama client's list drops remote_host.
-                async with asyncio.timeout(10):
-                    tags = await http.get("/api/tags", timeout=10)
-                if tags.status_code >= 400:
-                    raise ollama.ResponseError(tags.text, tags.status_code)
-                listed = [m for m in tags.json().get("models") or () if isinstance(m, dict)]
-        except Exception as exc:  # any failure here means "not usable now"
-            error = self._translate(exc, "list its models", "", 10)
-            return OllamaStatus(reachable=False, host=host, error=str(error))
-        names = tuple(str(m.get("model") or m.get("name") or "") for m in listed)
-        remote = [
-            (n, str(m["remote_host"]))
-            for n, m in zip(names, listed, strict=True)
-            if m.get("remote_host")
-        ]
-        self._remote = tuple(n for n, _ in remote)
-        self._listed = True
-        return OllamaStatus(
-            reachable=True,
-            host=host,
-            version=str(version),
-            models=names,
-            digests=tuple(str(m.get("digest") or "") for m in listed),
-            remote=self._remote,
-            remote_hosts=tuple(h for _, h in remote),
-        )
+    async def status(self) -> ModelStatus:
+        """Is the chat server there, which one, which models: for `doctor` and /api/state."""
+        status = await self.chat_backend.status()
+        if self._resolve is not None and status.reachable:
+            self.chat_model, self.embed_model = self._resolve()
+        return replace(status, why=self.why)
+
+    async def embed_status(self) -> ModelStatus:
+        """The embedding server's status, when it is another server than the chat's."""
+        if self.embed_backend is self.chat_backend:
+            return await self.status()
+        return await self.embed_backend.status()
+
+    async def aclose(self) -> None:
+        """Stop what the backends started (the built-in engine) and close their connections."""
+        await self.chat_backend.aclose()
+        if self.embed_backend is not self.chat_backend:
+            await self.embed_backend.aclose()
 
     # -- the error boundary -------------------------------------------------------------------
-
-    async def _local_only(self, model: str) -> None:
-        """Principle: no note leaves this computer. Ollama itself sends a cloud model's request
-        on to ollama.com (server/cloud_proxy.go): a cloud name, or a pulled cloud stub under
-        any name, is refused before any request. Which names are stubs only /api/tags says, so
-        it is read before the first request (the daemon's start-up status() runs alongside its
-        first jobs, and a capture filed before it ended was sent on); read again while Ollama
-        cannot be asked, since the request itself then fails too."""
-        if is_cloud_model(model):
-            raise CloudModel(model)
-        if not self._listed:
-            async with self._listing:
-                if not self._listed:
-                    await self.status()
-        if same_model(model, self._remote):
-            raise CloudModel(model)
 
     async def _call(
         self,
         what: str,
         model: str,
         limit_s: float,
+        request: ChatRequest,
+        *,
+        kind: str = "chat_json",
+    ) -> Any:
+        """A chat call, gated: its text (chat_json) or (text, calls, cut) (chat)."""
+        backend = self.chat_backend
+        reply = await self._guarded(
+            what, model, limit_s, backend, lambda: backend.chat(request), gated=True
+        )
+        record: dict[str, Any] = {"messages": list(request.messages)}
+        if kind == "chat_json":
+            record["format"] = request.schema
+            self._record("chat_json", model, record, reply.text)
+            if reply.cut:
+                raise BadAnswer(_CUT_REASON, reply.text)
+            if reply.unfinished:
+                raise BadAnswer(_UNFINISHED_REASON, reply.text)
+            return reply.text
+        calls = reply.tool_calls or _printed_calls(reply.text, request.tools)
+        record["tools"] = list(request.tools) or None
+        self._record("chat", model, record, reply.text, calls)
+        text = (
+            _text_without_calls(reply.text, calls) if calls and not reply.tool_calls else reply.text
+        )
+        return text, calls, reply.cut or reply.unfinished
+
+    async def _guarded(
+        self,
+        what: str,
+        model: str,
+        limit_s: float,
+        backend: ModelBackend,
         make: Callable[[], Awaitable[T]],
         *,
         gated: bool = False,
     ) -> T:
         """`make()` bounded by limit_s, retried with backoff; a `gated` (chat) call takes the
         model's turn for each attempt, and the time it waits for the turn is not in limit_s."""
-        await self._local_only(model)
         for attempt in range(self.settings.retries + 1):
             try:
+                await backend.prepare(model)
                 async with self.gate.turn() if gated else contextlib.nullcontext():
                     async with asyncio.timeout(limit_s):
                         return await make()
             except Exception as exc:
-                error = self._translate(exc, what, model, limit_s)
+                error = backend.translate(exc, what, model, limit_s)
                 # A person who already waited a whole timeout is told to ask again (the
                 # message says so), not kept waiting two more while the model stays taken.
                 timed_out = isinstance(error, LLMTimeout) and is_for_a_person()
@@ -520,32 +454,6 @@ class LLM:
                 log.info("%s. Trying again in %.1f s.", str(error).rstrip("."), delay)
                 await asyncio.sleep(delay)
         raise AssertionError("unreachable")  # pragma: no cover
-
-    def _translate(self, exc: BaseException, what: str, model: str, timeout: float) -> LLMError:
-        if isinstance(exc, LLMError):
-            return exc
-        if isinstance(exc, TimeoutError | httpx.TimeoutException):
-            return LLMTimeout(what, timeout)
-        if isinstance(exc, ConnectionError | httpx.TransportError):
-            return OllamaUnavailable(self.settings.host)
-        if isinstance(exc, ollama.ResponseError):
-            message = str(exc.error)
-            if exc.status_code == 404 and "not found" in message and model:
-                return ModelMissing(model)
-            if exc.status_code == 400 and "does not support" in message and model:
-                return ModelUnsuitable(model, message)
-            if (exc.status_code == 501 or "support embeddings" in message) and model:
-                # /api/embed to a model without the embedding capability: Ollama loads it,
-                # then its llama-server (no --embedding) answers 501 (llm/llama_server.go).
-                return ModelUnsuitable(model, message)
-            return OllamaFailed(exc.status_code, message)
-        if isinstance(exc, json.JSONDecodeError | pydantic.ValidationError | KeyError):
-            # The HTTP body itself could not be read: Ollama's (or a proxy's) fault, not the
-            # model's answer, so it is retried and never counts towards marking a capture.
-            return OllamaBadReply()
-        if isinstance(exc, ollama.RequestError):
-            return OllamaFailed(400, str(exc))
-        raise exc
 
     def _record(
         self,
@@ -563,42 +471,60 @@ class LLM:
                     "time": time.time(),
                     "request": dict(request),
                     "reply": reply,
-                    "tool_calls": [{"name": c.name, "arguments": c.arguments} for c in calls],
+                    "tool_calls": [
+                        {"name": c.name, "arguments": c.arguments, "as_text": c.as_text}
+                        if c.as_text
+                        else {"name": c.name, "arguments": c.arguments}
+                        for c in calls
+                    ],
                 }
             )
 
 
-def _modelfile_num_ctx(parameters: str | None) -> int | None:
-    """num_ctx from /api/show's `parameters`, one `name value` line per Modelfile PARAMETER."""
-    for line in (parameters or "").splitlines():
-        name, _, value = line.strip().partition(" ")
-        if name == "num_ctx":
-            with contextlib.suppress(ValueError):
-                return int(float(value.strip()))
-    return None
+def _check(raw: str, schema: Mapping[str, Any]) -> tuple[Any, list[jsonschema.ValidationError]]:
+    """The answer as JSON, and where it breaks the whole schema (enums, bounds, patterns,
+    sizes: what a server may not have enforced); a BadAnswer keeps what the model said."""
+    text = strip_code_fence(strip_think(raw))
+    if not text:
+        raise BadAnswer("the answer was empty", raw)
+    try:
+        value = json.loads(text)
+    except ValueError:
+        raise BadAnswer("it was not JSON", raw) from None
+    found = sorted(
+        jsonschema.Draft202012Validator(schema).iter_errors(value), key=lambda e: list(e.path)
+    )
+    return value, found
 
 
-@functools.cache
-def _tls() -> ssl.SSLContext:
-    """The TLS settings httpx would make for `status()`'s client, made once: making them reads
-    and parses the system's whole CA bundle (about 20 ms of CPU), even for a plain-http Ollama,
-    and /api/state asks for the status every few seconds while the phone page is open."""
-    return httpx.create_ssl_context()
+def _where(error: jsonschema.ValidationError) -> str:
+    """For the log: where and which rule ('links.0: enum'), never the value (the words of a
+    capture or a note never go to the log)."""
+    return f"{'.'.join(str(p) for p in error.absolute_path) or 'answer'}: {error.validator}"
 
 
-def same_model(name: str, available: Sequence[str]) -> bool:
-    """The same model to Ollama: 'nomic-embed-text' is 'nomic-embed-text:latest', and
-    'Qwen3.5:9B' or 'registry.ollama.ai/library/qwen3.5:9b' is 'qwen3.5:9b' (`model.ParseName`
-    fills in the default host, namespace and tag; `getExistingName` ignores case)."""
+def _said(error: jsonschema.ValidationError) -> str:
+    """For the model: where and what was wrong, with its value, so it can put it right."""
+    return f"{'.'.join(str(p) for p in error.absolute_path) or 'answer'}: {error.message}"
 
-    def norm(n: str) -> str:
-        parts = n.split("/")
-        parts = [*["registry.ollama.ai", "library"][: max(0, 3 - len(parts))], *parts]
-        if ":" not in parts[-1]:
-            parts[-1] += ":latest"
-        return "/".join(parts).casefold()
 
-    return norm(name) in {norm(a) for a in available}
+def _printed_calls(text: str, tools: Sequence[Mapping[str, Any]] | None) -> tuple[ToolCall, ...]:
+    """Tool calls the model wrote as text, for the tools it was given (textcalls.py)."""
+    if not tools:
+        return ()
+    names = [str((t.get("function") or {}).get("name") or "") for t in tools]
+    found = calls_in_text(strip_think(text), names)
+    if found:
+        log.info("the model printed %d tool call(s) as text; read back as calls", len(found))
+    return found
+
+
+def _text_without_calls(raw: str, calls: Sequence[ToolCall]) -> str:
+    """The reply's text; when its calls were printed in it, nothing: the printed calls are not
+    words for the owner."""
+    if calls and all(c.as_text for c in calls):
+        return ""
+    return strip_think(raw)
 
 
 class _ModelTime:

@@ -1,6 +1,15 @@
-"""What can go wrong with the model, each with a sentence that tells the user what to do."""
+"""What can go wrong with the model, each with a sentence that tells the user what to do.
+
+Every error names the server that failed (servers.py): Ollama, LM Studio, llama.cpp's server,
+vLLM, Jan, the built-in model. The rest of the program handles these neutral classes only; each
+backend turns its own wire's failures into them.
+"""
 
 from __future__ import annotations
+
+from commonplace.llm.servers import Server
+
+OLLAMA = Server("ollama", "http://127.0.0.1:11434")  # the default, for errors made without one
 
 
 class LLMError(Exception):
@@ -16,54 +25,68 @@ class LLMError(Exception):
         return str(self)
 
 
-class OllamaUnavailable(LLMError):
-    def __init__(self, host: str) -> None:
-        super().__init__(
-            f"Ollama is not answering at {host}. Start it with 'ollama serve' "
-            "(or set OLLAMA_HOST / [ollama] host to where it runs)."
-        )
-        self.host = host
+class ModelUnavailable(LLMError):
+    """The model server cannot be reached (or, for the built-in model, could not start)."""
+
+    def __init__(self, server: Server | str, reason: str = "") -> None:
+        if isinstance(server, str):
+            server = Server("ollama", server)
+        super().__init__(server.not_answering(reason))
+        self.server = server
+        self.host = server.url
+        self.reason = reason
 
 
 class ModelMissing(LLMError):
     retryable = False
 
-    def __init__(self, model: str) -> None:
-        super().__init__(f"The model '{model}' is not in Ollama. Run: ollama pull {model}")
+    def __init__(self, model: str, server: Server = OLLAMA, key: str = "chat_model") -> None:
+        if server.kind == "ollama":
+            text = f"The model '{model}' is not in Ollama. Run: ollama pull {model}"
+        elif server.kind == "builtin":
+            text = f"The built-in model '{model}' is not installed; {server.model_advice(model)}"
+        else:
+            text = f"{server.where} has no model '{model}': {server.model_advice(model, key)}."
+        super().__init__(text)
         self.model = model
+        self.server = server
 
 
 class ModelUnsuitable(LLMError):
     """The model cannot do what was asked: an embedding model as the chat model, thinking or
-    tools asked of a model without them (Ollama says so with a 400), or a chat model as the
-    embedding model (its runner says so with a 501, after Ollama loaded the whole model).
-    Waiting will not help."""
+    tools asked of a model without them, or a chat model as the embedding model. Waiting will
+    not help."""
 
     retryable = False
 
-    def __init__(self, model: str, message: str) -> None:
+    def __init__(self, model: str, message: str, server: Server = OLLAMA) -> None:
         self.model = model
+        self.server = server
         if "support embeddings" in message:
             # Ollama's words are llama-server's: "Start it with `--embeddings`" names a flag
             # of a server the user never starts; what they can change is the setting.
+            example = (
+                "e.g. nomic-embed-text (ollama pull nomic-embed-text)"
+                if server.kind == "ollama"
+                else "an embedding model the server has loaded"
+            )
             super().__init__(
-                f"The model '{model}' is not an embedding model (Ollama answered: {message}). "
-                "Set [ollama] embed_model to one, e.g. nomic-embed-text "
-                "(ollama pull nomic-embed-text)."
+                f"The model '{model}' is not an embedding model ({server.name} answered: "
+                f"{message}). Set [model] embed_model to one, {example}."
             )
             return
         if "does not support thinking" in message:
-            advice = 'set [ollama] think = "off" or pick a model that can think'
+            advice = 'set [model] think = "off" or pick a model that can think'
         elif "does not support chat" in message or "does not support generate" in message:
-            advice = "it is not a chat model; set [ollama] chat_model to one (e.g. qwen3.5:9b)"
-        elif "does not support tools" in message:
+            advice = "it is not a chat model; set [model] chat_model to one (e.g. qwen3.5:9b)"
+        elif "tools" in message:
             advice = (
-                "the assistant needs a model that can call tools; set [ollama] chat_model to "
+                "the assistant needs a model that can call tools; set [model] chat_model to "
                 "one (e.g. qwen3.5:9b)"
             )
         else:
             advice = "pick a model that supports it"
-        super().__init__(f"Ollama refused the model '{model}': {message}; {advice}.")
+        super().__init__(f"{server.name} refused the model '{model}': {message}; {advice}.")
 
 
 class CloudModel(LLMError):
@@ -82,18 +105,19 @@ class CloudModel(LLMError):
 
 
 class LLMTimeout(LLMError):
-    def __init__(self, what: str, seconds: float) -> None:
+    def __init__(self, what: str, seconds: float, server: Server = OLLAMA) -> None:
         self.why = (
-            f"Ollama took longer than {seconds:g} s to {what}. The model may still be loading or "
-            "the computer is busy"
+            f"{server.name} took longer than {seconds:g} s to {what}. The model may still be "
+            "loading or the computer is busy"
         )
+        self.server = server
         super().__init__(f"{self.why}; it will be tried again {_RAISE_IT}")
 
     def to_person(self) -> str:
         return f"{self.why}; ask again in a moment {_RAISE_IT}"
 
 
-_RAISE_IT = "(raise [ollama] timeout_s if it repeats)."
+_RAISE_IT = "(raise [model] timeout_s if it repeats)."
 
 
 class BadAnswer(LLMError):
@@ -105,38 +129,61 @@ class BadAnswer(LLMError):
         self.raw = raw
 
 
-class OllamaFailed(LLMError):
-    """Ollama itself reported an error (out of memory, bad request, ...)."""
+class ModelFailed(LLMError):
+    """The server itself reported an error (out of memory, bad request, ...)."""
 
-    def __init__(self, status: int, message: str) -> None:
+    def __init__(self, status: int, message: str, server: Server = OLLAMA) -> None:
+        name = server.name
         if status < 0:  # the client's status for an error line in the middle of a stream
-            text = f"Ollama stopped the answer with an error: {message}"
+            text = f"{name} stopped the answer with an error: {message}"
         else:
-            text = f"Ollama answered with an error ({status}): {message}"
-        if "longer than the context length" in message:
-            # llm/llama_server.go, a model without context shift: "the settings" are Ollama's
-            # app's; for this program the context is [ollama] num_ctx.
-            text += " (here the context length is [ollama] num_ctx)"
+            text = f"{name} answered with an error ({status}): {message}"
+        if "longer than the context length" in message or "exceed_context_size" in message:
+            # Ollama (llm/llama_server.go) and llama.cpp's server both say so; for this program
+            # the context is [model] context.
+            text += " (here the context length is [model] context)"
         super().__init__(text)
         self.status = status
-        # A 4xx is Ollama (or its llama-server runner) refusing this request as it is: sending
-        # it again gets the same answer. Overload, a crashed runner and a broken stream may pass.
+        self.server = server
+        # A 4xx is the server refusing this request as it is: sending it again gets the same
+        # answer. Overload, a crashed runner and a broken stream may pass.
         self.retryable = status >= 500 or status in (429, -1)
 
     def to_person(self) -> str:
+        log = "its log" if self.server.kind == "builtin" else f"{self.server.name}'s own log"
         if self.retryable:
-            return f"{self}; ask again in a moment (Ollama's own log says why if it repeats)."
-        return f"{self}; Ollama's own log says why (asking again gets the same answer)."
+            return f"{self}; ask again in a moment ({log} says why if it repeats)."
+        return f"{self}; {log} says why (asking again gets the same answer)."
 
 
-class OllamaBadReply(LLMError):
-    """Ollama's HTTP reply could not be read (cut off, not JSON, a proxy's error page): a fault
-    of the connection or the server, tried again; not a bad answer from the model."""
+class ModelBadReply(LLMError):
+    """The server's HTTP reply could not be read (cut off, not JSON, a proxy's error page): a
+    fault of the connection or the server, tried again; not a bad answer from the model."""
 
-    def __init__(self) -> None:
+    def __init__(self, server: Server = OLLAMA) -> None:
+        self.server = server
         super().__init__(
-            "Ollama's reply could not be read (cut off or not JSON); it will be tried again"
+            f"{server.name}'s reply could not be read (cut off or not JSON); it will be tried again"
         )
 
     def to_person(self) -> str:
-        return "Ollama's reply could not be read (cut off or not JSON); ask again in a moment"
+        return (
+            f"{self.server.name}'s reply could not be read (cut off or not JSON); ask again in "
+            "a moment"
+        )
+
+
+class NoModelServer(LLMError):
+    """`backend = "auto"` found neither Ollama nor the built-in engine's models: the one
+    message that names both ways, in words a person can follow."""
+
+    retryable = False
+
+    def __init__(self, ollama_url: str, size: str = "1.1 GB") -> None:
+        super().__init__(
+            f"No model is available: Ollama is not answering at {ollama_url}, and the built-in "
+            "model is not installed. Either install Ollama (https://ollama.com) and run "
+            "`ollama pull qwen3.5:9b` and `ollama pull nomic-embed-text`, or run "
+            f"`commonplace models get` for the built-in model ({size}, runs on this computer's "
+            "CPU)."
+        )

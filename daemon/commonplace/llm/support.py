@@ -1,4 +1,4 @@
-"""Which Ollama this program supports, and where notes go when they are sent to it.
+"""Which Ollama this program supports, and where notes go when they are sent to a model server.
 
 Two warnings, shown by `doctor` and logged (and listed in /api/state) when the daemon starts:
 
@@ -21,7 +21,8 @@ from collections.abc import Awaitable, Callable
 from urllib.parse import urlsplit
 
 from commonplace.basics.net import IPAddress, is_tailnet, parse_ip, unwrap
-from commonplace.config import OllamaSettings
+from commonplace.config import Settings
+from commonplace.llm.servers import Server
 
 MIN_VERSION = (0, 5, 0)  # structured outputs with a JSON schema
 THINK_VERSION = (0, 9, 0)  # the `think` request field
@@ -36,7 +37,7 @@ def parse_version(text: str) -> tuple[int, int, int] | None:
     return int(match.group(1)), int(match.group(2)), int(match.group(3) or 0)
 
 
-def version_warnings(settings: OllamaSettings, version: str) -> list[str]:
+def version_warnings(think: str, version: str) -> list[str]:
     found = parse_version(version)
     if found is None:
         return []
@@ -47,9 +48,9 @@ def version_warnings(settings: OllamaSettings, version: str) -> list[str]:
             "(structured outputs with a JSON schema arrived in 0.5.0): tidying and the digest "
             "will fail. Update Ollama (https://ollama.com/download)."
         ]
-    if settings.think and found < THINK_VERSION:
+    if think and found < THINK_VERSION:
         return [
-            f"Ollama {version} ignores [ollama] think = {settings.think!r} (the think field "
+            f"Ollama {version} ignores [model] think = {think!r} (the think field "
             "arrived in 0.9.0), so a thinking model will think first, which is slower; "
             "update Ollama"
         ]
@@ -61,8 +62,11 @@ async def system_lookup(host: str) -> list[str]:
     return [str(info[4][0]) for info in infos]
 
 
-async def host_warning(host_url: str, lookup: Lookup = system_lookup) -> str | None:
-    """A warning when notes would travel to Ollama unencrypted over a network, else None."""
+async def host_warning(
+    host_url: str, lookup: Lookup = system_lookup, name: str = "Ollama"
+) -> str | None:
+    """A warning when notes would travel to the model server (`name`) unencrypted over a
+    network, else None."""
     parts = urlsplit(host_url)
     host = (parts.hostname or "").rstrip(".").lower()
     if parts.scheme == "https" or not host:
@@ -78,16 +82,16 @@ async def host_warning(host_url: str, lookup: Lookup = system_lookup) -> str | N
                 found = await lookup(host)
         except (OSError, TimeoutError):
             return (
-                f"Ollama's host {host} cannot be looked up now, so it is not known whether notes "
+                f"{name}'s host {host} cannot be looked up now, so it is not known whether notes "
                 "sent to it stay on this computer or the tailnet"
             )
         addresses = [a for a in (parse_ip(text) for text in found) if a is not None]
     if addresses and all(_local_or_tailnet(a) for a in addresses):
         return None
     return (
-        f"Ollama is at {host_url}: plain http to an address outside this computer and the "
+        f"{name} is at {host_url}: plain http to an address outside this computer and the "
         "tailnet, so every note, capture and question sent to the model crosses the network "
-        "unencrypted. Run Ollama here, reach it over Tailscale, or put it behind https."
+        f"unencrypted. Run {name} here, reach it over Tailscale, or put it behind https."
     )
 
 
@@ -95,3 +99,17 @@ def _local_or_tailnet(ip: IPAddress) -> bool:
     """This computer (0.0.0.0 connects here too) or a device on the tailnet."""
     ip = unwrap(ip)
     return ip.is_loopback or ip.is_unspecified or is_tailnet(ip)
+
+
+def addresses(settings: Settings, *servers: Server) -> list[tuple[str, str]]:
+    """(name, configured address) of each model server notes are sent to: the address in the
+    settings, which is where they go (the built-in engine is this computer)."""
+    found: dict[str, str] = {}
+    for server in servers:
+        if server.kind == "ollama":
+            found[settings.ollama.host] = "Ollama"
+        elif server.kind != "builtin":
+            for url in (settings.openai.base_url, settings.openai.embed_base_url):
+                if url and server.url.startswith(url.rstrip("/")):
+                    found[url] = server.name
+    return [(name, url) for url, name in found.items()]

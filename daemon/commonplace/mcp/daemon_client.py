@@ -50,9 +50,9 @@ class DaemonBackend:
         self._base_url = base_url.rstrip("/") if base_url else None
         self.token = token  # read at each call: `commonplace token --rotate` needs no restart
         self._session: aiohttp.ClientSession | None = None
-        ollama = settings.ollama
+        model = settings.model
         # An answer may wait for the model, its retries and backoff, like the daemon does.
-        self.ask_timeout_s = ollama.timeout_s * (ollama.retries + 1) + 60.0
+        self.ask_timeout_s = model.timeout_s * (model.retries + 1) + 60.0
 
     @property
     def base_url(self) -> str:

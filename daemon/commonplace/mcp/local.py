@@ -22,7 +22,7 @@ from commonplace.assistant.task_list import task_list
 from commonplace.assistant.tasks import TaskReader, TasksNotReady, warm_in_background
 from commonplace.capture.inbox import CaptureError, not_saved_reason, write_capture
 from commonplace.config import Settings
-from commonplace.llm import LLM, LLMError
+from commonplace.llm import LLM, LLMError, make_llm
 from commonplace.mcp.backend import BackendError
 
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ class LocalBackend:
         self, settings: Settings, llm: LLM | None = None, *, clock: Clock | None = None
     ) -> None:
         self.settings = settings
-        self.llm = llm or LLM(settings.ollama)
+        self.llm = llm or make_llm(settings)
         self.clock = clock or (lambda: datetime.now(settings.tz))
         self._index: Index | None = None
         self._index_stamp: tuple[int | None, ...] = ()

@@ -2,8 +2,8 @@
 
 `/api/search` returns, as `results`, exactly the list `commonplace search --json` prints: one
 result per note by default (its best passage, a snippet of it and where the query's words are in
-the snippet), every matching chunk with `chunks=1`; plus the mode used and a `notice` when Ollama
-is down and search fell back to keywords. `/api/note` opens a cited note, as its app shows it;
+the snippet), every matching chunk with `chunks=1`; plus the mode used and a `notice` when the
+model is down and search fell back to keywords. `/api/note` opens a cited note, as its app shows it;
 its path comes from the client, so it is checked to name a note inside the vault before anything
 is read, and the read itself follows the vault's rule (an ordinary file, never through a link,
 never a FIFO: vault/files.py).

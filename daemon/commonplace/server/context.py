@@ -20,7 +20,7 @@ from commonplace.assistant.tasks import TaskReader
 from commonplace.capture.pagefetch import Rule
 from commonplace.config import Settings
 from commonplace.index import Index
-from commonplace.llm import LLM, OllamaStatus
+from commonplace.llm import LLM, ModelStatus
 from commonplace.runtime.attention import Attention
 from commonplace.server.sent import SentCaptures
 from commonplace.speech import Transcriber
@@ -61,8 +61,8 @@ class Services:
     attention: Attention = field(default_factory=Attention)  # skipped / failing, with why
     started: float = field(default_factory=time.time)
     notes: Sequence[str] = ()  # start-up remarks shown in /api/state ("no whisper model", ...)
-    ollama_cache: tuple[float, OllamaStatus] | None = None  # (monotonic time, status)
-    ollama_refresh: asyncio.Task[OllamaStatus] | None = None  # a refresh of it under way
+    model_cache: tuple[float, ModelStatus] | None = None  # (monotonic time, status)
+    model_refresh: asyncio.Task[ModelStatus] | None = None  # a refresh of it under way
     hint_cache: tuple[float, str] | None = None  # (monotonic time, dictation name hint)
     # A shared link's page fetch (capture/pagefetch.py): the name lookup and the address rule,
     # replaced by tests only (None: the system's resolver, public addresses only).

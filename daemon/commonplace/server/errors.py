@@ -19,7 +19,14 @@ from typing import Any, TypeVar
 from aiohttp import web
 
 from commonplace.basics.utf8 import encodable
-from commonplace.llm import LLMError, LLMTimeout, ModelBusy, ModelMissing, OllamaUnavailable
+from commonplace.llm import (
+    LLMError,
+    LLMTimeout,
+    ModelBusy,
+    ModelMissing,
+    ModelUnavailable,
+    NoModelServer,
+)
 
 log = logging.getLogger(__name__)
 
@@ -59,8 +66,8 @@ def llm_error(exc: LLMError) -> ApiError:
     """Model failures, with their own sentence (which says what to do) and a fitting status;
     the sentence is the one for a person waiting for the answer (nothing retries a request)."""
     message = exc.to_person()
-    if isinstance(exc, OllamaUnavailable):
-        return ApiError(503, "ollama_unavailable", message)
+    if isinstance(exc, ModelUnavailable | NoModelServer):
+        return ApiError(503, "model_unavailable", message)
     if isinstance(exc, ModelMissing):
         return ApiError(503, "model_missing", message)
     if isinstance(exc, LLMTimeout):
@@ -174,7 +181,7 @@ def _not_json(name: str) -> Any:
 
 
 # JSON may spell half a UTF-16 pair (\ud800) on its own: Python decodes it to a string that can
-# be neither written to a file nor sent to Ollama. Only bodies with such an escape are checked.
+# be neither written to a file nor sent to the model. Only bodies with such an escape are checked.
 _LONE_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 

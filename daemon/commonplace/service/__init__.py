@@ -5,5 +5,5 @@ filed and the digest and briefing happen without a terminal left open.
 Every call to a service manager goes through `tools.call`, so tests put fake `systemctl`,
 `loginctl` and `launchctl` executables on PATH and read back what was asked of them.
 
-May import: briefing, config, digest, runtime, vault.
+May import: briefing, config, digest, llm, runtime, vault.
 """

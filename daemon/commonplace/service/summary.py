@@ -9,9 +9,12 @@ from datetime import datetime
 from commonplace.briefing.service import last_made
 from commonplace.config import Settings
 from commonplace.digest.service import last_written
+from commonplace.llm.report import status_path
+from commonplace.llm.report import summary as model_summary
 from commonplace.runtime.attention import read_running, summary
 from commonplace.runtime.lock import running_daemon
 from commonplace.runtime.logfile import log_path
+from commonplace.runtime.statefile import read_json
 from commonplace.vault import iter_note_paths
 
 
@@ -32,7 +35,7 @@ def daemon_summary(settings: Settings) -> list[str]:
         lines += [f"  {e.source}: {e.line()}" for e in summary(entries)]
     elif entries is not None:
         lines.append("attention: nothing needs you")
-    lines.append(f"models: {settings.ollama.chat_model} (chat), {settings.ollama.embed_model}")
+    lines.append(f"model: {model_summary(settings, read_json(status_path(settings)))}")
     # From the digest's and the briefing's own records, not the scheduler's: at its first start
     # the scheduler records the latest scheduled times as a baseline (so that installing on a
     # Wednesday writes no digest), and a baseline is not a run.

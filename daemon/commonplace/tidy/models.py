@@ -1,7 +1,7 @@
 """The values that pass between tidy's stages: what the model proposed, what the program kept.
 
 The proposal model is deliberately lenient (wrong types are coerced, unknown fields ignored):
-a reply that Ollama's schema should have prevented but an older Ollama let through is still
+a reply that the server's schema should have prevented but a server let through is still
 read, and the program's checks in validate.py decide what survives. What the model sends is read
 as a `ProposalReply`, which is garbage (an unusable answer, retried and then marked) when it is
 not a JSON object, misses a field the schema requires, or is grossly out of schema (10,000

@@ -1,4 +1,4 @@
-"""The question put to the model: a JSON schema for Ollama's `format`, and the prompt.
+"""The question put to the model: a JSON schema the server enforces where it can, and the prompt.
 
 The schema narrows what a small model can say (links are an enum of real candidate titles,
 at most five tags of one simple word, ISO dates), and the prompt gives it every date it needs,
@@ -28,7 +28,7 @@ _FENCE = re.compile(r"<(/?)(capture|picture_text)", re.IGNORECASE)
 
 
 def proposal_schema(candidates: Sequence[Candidate]) -> dict[str, Any]:
-    """Ollama's `format`: with no candidates, `links` can only be empty."""
+    """The answer's schema: with no candidates, `links` can only be empty."""
     if candidates:
         links: dict[str, Any] = {
             "type": "array",

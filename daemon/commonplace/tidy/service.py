@@ -2,10 +2,10 @@
 
 A capture is read only once it is stable (size and modified time unchanged for `stable_s`), so
 a file still being written by a sync tool or an editor is never read half-way. Captures are
-processed one at a time, oldest capture first. When Ollama is down, slow or answers garbage the
+processed one at a time, oldest capture first. When the model is down, slow or answers garbage the
 capture waits and is retried with backoff; after `max_attempts` garbage answers in a row it is
 marked in the data folder (see state.py) and tried again on a long backoff, or at once when its
-text, the chat model or Ollama changes: while a marked capture waits, a check every minute
+text, the chat model or its server changes: while a marked capture waits, a check every minute
 notices a new model or version.
 
 One capture never holds up the others: a capture that cannot be read, or whose tidying fails in
@@ -32,8 +32,8 @@ from commonplace.llm import (
     BadAnswer,
     LLMError,
     ModelMissing,
+    ModelStatus,
     ModelUnsuitable,
-    OllamaStatus,
 )
 from commonplace.runtime.attention import Attention
 from commonplace.runtime.changes import Change
@@ -56,7 +56,7 @@ from commonplace.vault import (
 log = logging.getLogger(__name__)
 
 SOURCE = "tidy"  # its entries in attention
-MODEL_CHECK_S = 60.0  # how often the chat model and Ollama are checked for a change
+MODEL_CHECK_S = 60.0  # how often the chat model and its server are checked for a change
 STATUS_LIST_MAX = 100  # captures listed by status(): /api/state stays small whatever waits
 READ_ACTION = "let the daemon's user read it (e.g. chmod u+r)"
 NOT_A_FILE_ACTION = (
@@ -76,7 +76,7 @@ HAS_NUL_ACTION = (
     "remove the NUL character (an editor may show it as ^@ or \\0) and save it, or move it "
     "out of the inbox"
 )
-VET_BATCH = 200  # captures looked at per round while Ollama is down
+VET_BATCH = 200  # captures looked at per round while the model is down
 TOO_LARGE_ACTION = (
     "split it into smaller notes, or move it out of the inbox (or raise [tidy] max_capture_kb)"
 )
@@ -105,7 +105,7 @@ class TidyService:
         self.tracker = StabilityTracker(settings.tidy.stable_s, clock)
         self.model_id = ""  # model_id() of the chat model answering now, once known
         self._model_checked = -MODEL_CHECK_S  # tracker clock of the last answer to a check
-        self._pause_until = 0.0  # clock time: Ollama failed, nothing is tried before then
+        self._pause_until = 0.0  # clock time: the model server failed, nothing is tried before then
         self.filed = 0
         self._busy: str | None = None
         self._wake = asyncio.Event()
@@ -211,7 +211,9 @@ class TidyService:
                 continue
             if ready and leased_elsewhere:
                 next_at = None  # until a scan wakes us: the lease is another computer's
-            elif ready:  # Ollama itself failed a moment ago: no capture is tried before then,
+            elif (
+                ready
+            ):  # the model server itself failed a moment ago: no capture is tried before then,
                 unseen = [p for p in ready if self._unvetted(p)][:VET_BATCH]
                 if unseen:  # but what needs the owner is found and shown meanwhile
                     await self._vet(unseen)
@@ -304,7 +306,7 @@ class TidyService:
         except LLMError as exc:
             if _unusable(exc):
                 self._garbage(path, digest, item, exc)
-            else:  # Ollama's trouble, not this capture's: the others wait with it
+            else:  # the server's trouble, not this capture's: the others wait with it
                 wait = self._back_off(item, str(exc))
                 self._pause_until = self.tracker.clock() + wait
         except UnicodeDecodeError:
@@ -337,7 +339,7 @@ class TidyService:
 
     def _not_text(self, path: str, *, nul: bool) -> None:
         """Not UTF-8, or holding a NUL: left in the inbox as it is and shown until it changes
-        (found by tidying it, or by the checks made while Ollama is down)."""
+        (found by tidying it, or by the checks made while the model is down)."""
         reason, action = (HAS_NUL, HAS_NUL_ACTION) if nul else (NOT_TEXT, NOT_TEXT_ACTION)
         old = self.attention.get(SOURCE, path)
         if old is None or old.reason != reason:
@@ -414,16 +416,16 @@ class TidyService:
             "unusable_answers",
             f"the model gave {mark.attempts} unusable answers (last: {mark.reason})",
             action="it is tried again by itself, and at once when you edit it or the chat model "
-            f"or Ollama changes; or run: commonplace tidy '{path}'",
+            f"or its server changes; or run: commonplace tidy '{path}'",
             retry_at=mark.retry_at,
         )
 
     # -- noticing a new model ---------------------------------------------------------------
 
     async def _watch_model(self) -> None:
-        """While a marked capture waits, every MODEL_CHECK_S: which chat model and Ollama
+        """While a marked capture waits, every MODEL_CHECK_S: which chat model and server
         answer; a change tries every marked capture again at once (the garbage may have been
-        the old model's). With none marked, a change would retry nothing, so Ollama is not
+        the old model's). With none marked, a change would retry nothing, so the server is not
         asked: an idle daemon must not wake it every minute (each check lists its models,
         which reads them from its disk). The marks are read from the data folder each time,
         since `commonplace tidy` may add one; a capture being tidied checks for itself."""
@@ -439,15 +441,15 @@ class TidyService:
         try:
             status = await self.ctx.llm.status()
         except Exception as exc:  # a probe: whatever went wrong, the next one may work
-            log.info("tidy: could not ask Ollama which models it has: %s", where(exc))
+            log.info("tidy: could not ask the model server which models it has: %s", where(exc))
             return
         if not status.reachable:
             return
         self._model_checked = self.tracker.clock()
-        current = model_id(self.settings, status)
+        current = model_id(self.ctx.llm.chat_model, status)
         if current != self.model_id:
             if self.model_id:
-                log.info("tidy: the chat model or Ollama changed; marked captures are retried")
+                log.info("tidy: the chat model or its server changed; marked captures are retried")
             self.model_id = current
             self._wake_marked()
 
@@ -470,17 +472,16 @@ class TidyService:
         return wait
 
 
-def model_id(settings: Settings, status: OllamaStatus) -> str:
-    """Which chat model answers, down to its digest, and which Ollama: a mark made with another
+def model_id(name: str, status: ModelStatus) -> str:
+    """Which chat model answers, down to its digest, and which server: a mark made with another
     is tried again."""
-    name = settings.ollama.chat_model
-    return f"{name}@{status.digest(name)[:12]} ollama {status.version} at {status.host}"
+    return f"{name}@{status.digest(name)[:12]} {status.backend} {status.version} at {status.host}"
 
 
 def _unusable(exc: LLMError) -> bool:
-    """Garbage, or a request Ollama will never accept (a 4xx, such as a schema its runner cannot
-    compile): counted towards a mark. A missing or unsuitable model is not the capture's fault:
-    it waits (with backoff) for `ollama pull` or a change of settings."""
+    """Garbage, or a request the server will never accept (a 4xx, such as a schema its runner
+    cannot compile): counted towards a mark. A missing or unsuitable model is not the capture's
+    fault: it waits (with backoff) for the model to be installed or a change of settings."""
     if isinstance(exc, ModelMissing | ModelUnsuitable):
         return False
     return isinstance(exc, BadAnswer) or not exc.retryable

@@ -3,7 +3,7 @@
 A capture gets a mark after `max_attempts` garbage answers in a row. A model that answered
 garbage for a while may recover, so a marked capture is still tried again: after a long wait
 (`[tidy] marked_retry_s`, doubling with each further unusable answer, at most a day), and at once
-when its text changes, when the chat model or Ollama changes (the mark keeps which model it was
+when its text changes, when the chat model or its server changes (the mark keeps which model it was
 made with), or when the user runs `commonplace tidy PATH`. The mark stays, with its reason,
 until the capture is filed. The phone page and `doctor` show the marks.
 """
@@ -30,7 +30,7 @@ class Mark:
     attempts: int  # garbage answers in a row (since the capture was last filed)
     reason: str
     failing: bool  # True once attempts reached the limit: marked, tried on a long backoff
-    model: str = ""  # the chat model (and Ollama) that answered: see tidy.service.model_id
+    model: str = ""  # the chat model (and its server) that answered: see tidy.service.model_id
     retry_at: float = 0.0  # wall-clock time of the next try while failing
 
 

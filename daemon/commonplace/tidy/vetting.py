@@ -1,9 +1,9 @@
 """The checks on a capture that need no model: still there, readable, within the size limit,
 with words in it.
 
-The worker runs them on the captures waiting while Ollama is down (when nothing can be tidied),
+The worker runs them on the captures waiting while the model is down (when nothing can be tidied),
 so that what the owner has to fix (a capture too large, empty or unreadable) is shown at once,
-not only once Ollama is back. A capture that passes is tidied as usual later; the same checks
+not only once the model is back. A capture that passes is tidied as usual later; the same checks
 then run again as part of tidying.
 """
 

@@ -60,6 +60,18 @@ export interface DaemonState {
 		error: string;
 		models: Record<string, boolean>;
 	};
+	/** The model server: Ollama, an OpenAI-compatible server or the built-in model. A daemon
+	 * before 0.2 sent only `ollama`; this is filled from it then. */
+	model: {
+		backend: string;
+		server: string;
+		host: string;
+		reachable: boolean;
+		error: string;
+		why: string;
+		line: string;
+		models: Record<string, boolean>;
+	};
 	captures_waiting: number;
 	index: { notes?: number; chunks?: number; pending?: number; vectors_pending?: number; last_refresh?: string | null; running?: boolean };
 	stages: Record<string, { status?: string; message?: string } & Record<string, unknown>>;
@@ -160,6 +172,31 @@ export function parseState(value: unknown): DaemonState {
 	const ollama = obj(body.ollama, "state");
 	const models: Record<string, boolean> = {};
 	for (const [name, present] of Object.entries(obj(ollama.models ?? {}, "model list"))) models[name] = present === true;
+	const sent = typeof body.model === "object" && body.model !== null ? (body.model as Record<string, unknown>) : {};
+	const modelList: Record<string, boolean> = {};
+	for (const [name, present] of Object.entries(obj(sent.models ?? {}, "model list"))) modelList[name] = present === true;
+	const model =
+		"reachable" in sent
+			? {
+					backend: str(sent.backend),
+					server: str(sent.server),
+					host: str(sent.host),
+					reachable: sent.reachable === true,
+					error: str(sent.error),
+					why: str(sent.why),
+					line: str(sent.line),
+					models: modelList,
+				}
+			: {
+					backend: "ollama",
+					server: "Ollama",
+					host: str(ollama.host),
+					reachable: ollama.reachable === true,
+					error: str(ollama.error),
+					why: "",
+					line: `Ollama at ${str(ollama.host)}`,
+					models,
+				};
 	return {
 		daemon: {
 			version: str(daemon.version),
@@ -174,6 +211,7 @@ export function parseState(value: unknown): DaemonState {
 			error: str(ollama.error),
 			models,
 		},
+		model,
 		captures_waiting: num(body.captures_waiting),
 		index: (typeof body.index === "object" && body.index !== null ? body.index : {}),
 		stages: (typeof body.stages === "object" && body.stages !== null ? body.stages : {}) as DaemonState["stages"],

@@ -54,15 +54,22 @@ function describeState(state: DaemonState, baseUrl: string, now: Date, pluginVer
 			text: `this plugin is version ${pluginVersion}, the daemon ${state.daemon.version}: run commonplace plugin install --force on the computer (or copy main.js, manifest.json and styles.css from ${baseUrl}/obsidian-plugin/ into this plugin's folder), then reload Obsidian`,
 		});
 	}
-	const { ollama } = state;
-	if (ollama.reachable) {
-		lines.push({ level: "ok", label: "ollama", text: `${ollama.host}${ollama.version ? ` (version ${ollama.version})` : ""}` });
+	const { model } = state;
+	const isOllama = model.backend === "ollama";
+	if (model.reachable) {
+		lines.push({ level: "ok", label: "model", text: `${model.line}${model.why ? ` (${model.why})` : ""}` });
 	} else {
-		lines.push({ level: "fail", label: "ollama", text: `not reachable at ${ollama.host}${ollama.error ? `: ${ollama.error}` : ""}; run: ollama serve` });
+		// Ollama's users know this line; another server's sentence (the daemon's) names it and
+		// says what to do.
+		const text = isOllama
+			? `Ollama not reachable at ${model.host}${model.error ? `: ${model.error}` : ""}; run: ollama serve`
+			: model.error || `${model.server} is not answering; run: commonplace doctor`;
+		lines.push({ level: "fail", label: "model", text });
 	}
-	const missing = Object.entries(ollama.models).filter(([, present]) => !present).map(([name]) => name);
-	for (const [name, present] of Object.entries(ollama.models)) {
-		lines.push(present ? { level: "ok", label: "model", text: `${name} is pulled` } : { level: "fail", label: "model", text: `${name} is not pulled; run: ollama pull ${name}` });
+	const missing = Object.entries(model.models).filter(([, present]) => !present).map(([name]) => name);
+	for (const [name, present] of Object.entries(model.models)) {
+		const [there, gone] = isOllama ? ["is pulled", `is not pulled; run: ollama pull ${name}`] : ["is there", "is missing; run: commonplace doctor"];
+		lines.push(present ? { level: "ok", label: "model", text: `${name} ${there}` } : { level: "fail", label: "model", text: `${name} ${gone}` });
 	}
 	const waiting = state.captures_waiting;
 	lines.push({ level: "ok", label: "inbox", text: waiting ? `${waiting} capture(s) waiting to be tidied` : "nothing waiting" });
@@ -83,7 +90,7 @@ function describeState(state: DaemonState, baseUrl: string, now: Date, pluginVer
 
 	let text = "Commonplace ✓";
 	let level: Level = "ok";
-	if (!ollama.reachable) [text, level] = ["Commonplace: Ollama off", "fail"];
+	if (!model.reachable) [text, level] = ["Commonplace: model off", "fail"];
 	else if (missing.length) [text, level] = ["Commonplace: model missing", "fail"];
 	if (waiting) text += ` · ${waiting} waiting`;
 	if (toLookAt) {
