@@ -30,8 +30,10 @@ $(TEST_STAMP): pyproject.toml $(CONSTRAINTS) | $(BIN)/python
 	$(PIP) check
 	touch $@ $(STAMP)
 
+# With no vault configured, the sample vault: the copy the last `make run` left, captures and
+# all; `make run FRESH=1` starts it over from a fresh copy.
 run: $(STAMP)
-	$(BIN)/commonplace run --sample-if-unset
+	$(BIN)/commonplace run --sample-if-unset $(if $(filter-out 0,$(FRESH)),--fresh-sample)
 
 # Debian packages the tests use: Chromium for the browser tests (never a browser downloaded by
 # Playwright), espeak-ng to speak real words for the dictation audio test, systemd for
