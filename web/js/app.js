@@ -126,6 +126,21 @@ function newDayCheck() {
   }
 }
 
+function sharedMessage(shared, query) {
+  const message = $("#capture-message");
+  if (shared === "saved") {
+    const path = query.get("path") || "";
+    if (!query.get("repeat")) logCapture("Shared from another app", path, new Date().toISOString(), query.get("capture") || "");
+    showMessage(message, `Shared into your inbox: saved to ${path}. It will be filed when your computer tidies it.`, "ok");
+  } else if (shared === "failed") {
+    const why = query.get("why");
+    showMessage(message, why ? `The share was not saved: ${why}` : "The share could not be read; share it again.", "error");
+  } else {
+    showMessage(message, "Saving what you shared…", "info");
+    message.dataset.share = "saving"; // until it is sent, or known to be kept
+  }
+}
+
 function init() {
   for (const tab of document.querySelectorAll(".tabs [role=tab]")) {
     tab.addEventListener("click", () => showView(tab.dataset.view));
@@ -135,16 +150,17 @@ function init() {
   initAsk();
   initSearch();
   initAssistant();
-  // A tapped morning briefing opens /#assistant; a share from another app (sw.js) opens
-  // /?shared=<id>: the capture view, where the page says it was saved.
-  const shared = new URLSearchParams(location.search).get("shared");
+  // A tapped morning briefing opens /#assistant; a share from another app opens the capture
+  // view, where the page says what became of it: /?shared=<id> when the service worker kept it
+  // (sw.js; the page sends it), /?shared=saved&path=... when the daemon got the share itself and
+  // saved it (no worker took it: share_target.py), /?shared=failed[&why=...] when it was not.
+  const query = new URLSearchParams(location.search);
+  const shared = query.get("shared");
   const fromLink = shared ? "capture" : location.hash === "#assistant" ? "assistant" : "";
   showView(fromLink || localStorage.getItem("commonplace.view") || "capture");
   if (shared) {
     history.replaceState(null, "", "/"); // a reload must not look like a second share
-    const text = shared === "failed" ? "The share could not be read; share it again." : "Saving what you shared…";
-    showMessage($("#capture-message"), text, shared === "failed" ? "error" : "info");
-    $("#capture-message").dataset.share = "saving"; // until it is sent, or known to be kept
+    sharedMessage(shared, query);
   }
   $("#refresh").addEventListener("click", refresh);
   $("#retry-now").addEventListener("click", refresh);
