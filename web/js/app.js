@@ -48,26 +48,42 @@ function setStatus(kind, text, detail = "") {
 
 function describe(state) {
   const waiting = state.captures_waiting || 0;
-  // Short enough to fit a phone's header beside the title ("captures waiting" was cut off);
-  // with a problem the count comes first, so it is never the part that is cut.
-  const waitingText = waiting ? ` · ${waiting} waiting` : "";
-  const first = waiting ? `${waiting} waiting · ` : "";
+  // Short enough to fit a phone's header beside the title ("captures waiting" was cut off), and
+  // saying what waits ("20 waiting" did not); with a problem the count comes first, so it is
+  // never the part that is cut. The whole sentence is the status's title.
+  const count = `${waiting} in inbox`;
+  const waitingText = waiting ? ` · ${count}` : "";
+  const first = waiting ? `${count} · ` : "";
+  const story = waiting ? `${waiting} capture${waiting > 1 ? "s" : ""} in the inbox, waiting to be filed` : "";
+  const told = (problem) => [problem, story].filter(Boolean).join(". ");
   if (!state.ollama.reachable) {
-    return ["warn", `${first}model off`, "Your computer's model (Ollama) isn't running"];
+    return ["warn", `${first}model off`, told("Your computer's model (Ollama) isn't running")];
   }
   const missing = Object.entries(state.ollama.models || {}).filter(([, installed]) => !installed);
   if (missing.length) {
-    return ["warn", `${first}model missing`, `Model ${missing[0][0]} not installed`];
+    return ["warn", `${first}model missing`, told(`Model ${missing[0][0]} not installed`)];
   }
-  return ["ok", `Ready${waitingText}`, ""];
+  return ["ok", `Ready${waitingText}`, story];
+}
+
+// The header again, at once: a capture just sent is one more in the inbox (the count stayed as
+// it was until the next poll, 30 s later).
+async function recount() {
+  try {
+    const state = await getJSON("/api/state");
+    setStatus(...describe(state));
+    renderDetails(state);
+  } catch (ignored) {
+    // the next refresh says what is wrong
+  }
 }
 
 function renderDetails(state) {
   const rows = [
     ["Vault", state.daemon.vault],
     ["Ollama", state.ollama.reachable ? `reachable (${state.ollama.version})` : state.ollama.error || "not reachable"],
-    ["Captures waiting", String(state.captures_waiting)],
-    ["Dictation", state.speech.available ? "ready" : state.speech.message],
+    ["In the inbox", `${state.captures_waiting} capture${state.captures_waiting === 1 ? "" : "s"} waiting to be filed`],
+    ["Dictation", state.speech.available ? "ready" : `off: ${state.speech.message}`],
     ["Last job", state.daemon.jobs.last || "none yet"],
   ];
   const index = state.index || {};
@@ -97,8 +113,8 @@ async function refresh() {
     renderDetails(state);
     await renderPairing(state.pairing_waiting || 0);
     if (currentView() === "assistant") refreshAssistant();
-    await flushOutbox();
-    await flushShares(logCapture);
+    const sent = ((await flushOutbox()) || 0) + ((await flushShares(logCapture)) || 0);
+    if (sent) await recount();
     await checkFiled();
     schedule(POLL_MS);
   } catch (error) {
@@ -146,7 +162,7 @@ function init() {
     tab.addEventListener("click", () => showView(tab.dataset.view));
   }
   newDayCheck();
-  initCapture(() => {});
+  initCapture(recount);
   initAsk();
   initSearch();
   initAssistant();
