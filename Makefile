@@ -8,7 +8,7 @@ TEST_STAMP := $(VENV)/.installed-test
 CONSTRAINTS := constraints.txt
 PIP := $(BIN)/python -m pip
 
-.PHONY: run test test-live lint fmt clean browser upgrade check-install plugin docs docs-build wheel dist uv-cache
+.PHONY: run test test-live lint fmt clean browser upgrade check-install plugin docs docs-build wheel dist uv-cache reference
 
 # The suite runs on every core (pytest-xdist; `make test TEST_WORKERS=4` on a bigger machine).
 # --dist loadgroup: tests marked xdist_group("name") run on one worker (tests/conftest.py).
@@ -104,13 +104,20 @@ test-busy: $(TEST_STAMP) browser plugin uv-cache
 	$(BIN)/python tests/busy.py -- $(BIN)/python -m pytest $(PYTEST_PARALLEL)
 
 # The docs site (docs/, mkdocs.yml), served at http://127.0.0.1:8000/ and rebuilt on each change;
-# the reference pages are written from the code as it builds (docsgen/). `make test` builds it
+# the reference pages' generated parts are written afresh from the code as it builds (docsgen/;
+# `make reference` writes them into the pages, to commit). `make test` builds it
 # with --strict and runs its examples (tests/test_docs.py); docs-build writes site/.
 docs: $(TEST_STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --strict -a 127.0.0.1:8000
 
 docs-build: $(TEST_STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
+# The reference pages' generated parts (docs/reference/*.md: commands, config keys, routes, MCP
+# tools), written from the code into the pages, to be committed; tests/test_reference_pages.py
+# fails while they are out of date (docsgen/pages.py).
+reference: $(STAMP)
+	$(BIN)/python -m docsgen.pages
 
 # The suite against a real Ollama at OLLAMA_HOST (default http://127.0.0.1:11434) with the
 # configured models; it skips with one line when no Ollama answers there.
