@@ -260,3 +260,31 @@ def test_a_share_posted_from_another_site_changes_nothing(page: Any, server: Ser
         page.goto(f"{other}/")
     assert answer.value.status == 403
     assert inbox(server) == [] and shared_files(server) == []
+
+
+def test_the_same_share_through_the_daemon_and_then_the_worker_is_one_capture(
+    page: Any, server: ServerThread
+) -> None:
+    """A retry: the first share reached the daemon (no worker yet), the owner shared it again,
+    and this time the worker kept it and the page sent it. One capture, one set of files."""
+    page.wait_for_selector("#status-text:has-text('Ready')")
+    page.evaluate(
+        """async () => {
+      for (const r of await navigator.serviceWorker.getRegistrations()) await r.unregister();
+    }"""
+    )
+    fields = {"title": "Roses", "text": "prune in February", "url": ""}
+    files = [("IMG_2041.png", "image/png", PNG)]
+    share_from_the_share_sheet(page, server.url, fields, files)
+    page.wait_for_selector("#capture-message:has-text('Shared into your inbox')")
+    [saved] = inbox(server)
+    page.unroute(f"{server.url}/from-the-share-sheet")
+    controlled(page)  # the page registered its worker again, and it took control
+    with page.expect_response(lambda r: r.url.endswith("/api/share")) as sent:
+        share(page, fields, files)  # kept by the worker, sent by the page
+    rel = saved.relative_to(server.settings.vault).as_posix()
+    assert sent.value.json() == {"path": rel, "repeat": True}
+    page.wait_for_selector(f"#capture-message:has-text('saved to {rel}')")
+    page.wait_for_selector("#share-outbox", state="hidden")
+    assert inbox(server) == [saved]
+    assert [p.read_bytes() for p in shared_files(server)] == [PNG]
