@@ -156,3 +156,6 @@ def test_tidy_without_once_says_it_keeps_watching_and_how_to_stop(
     assert proc.returncode == 0, err
     assert "Stopped. New captures wait in the inbox" in out
     assert "Traceback" not in err
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    [row] = [line for line in readme.splitlines() if line.startswith("| `commonplace tidy")]
+    assert row.startswith("| `commonplace tidy --once` |") and "until Ctrl-C" in row
