@@ -15,7 +15,7 @@ import pytest
 
 from commonplace.capture.inbox import split_capture
 from commonplace.config import ClipSettings, Settings
-from commonplace.server.sent import SAME_SHARE_S
+from commonplace.server.sent import SAME_SHARE_S, share_keys
 from tests.server.conftest import OWNER, TS_NAME, ClientFactory, local_host, tailnet_headers
 from tests.share.test_share_api import PDF, PNG, inbox, share_form, shared_files
 
@@ -208,3 +208,16 @@ async def test_the_same_words_shared_again_later_are_a_new_capture(
     )
     assert "repeat" not in query
     assert len(inbox(web_settings)) == 2  # the same words, 45 minutes apart: two captures
+
+
+@pytest.mark.parametrize("start", [0.0, 899.9, 900.0, 1234.5, 1_767_225_599.0])
+def test_arrivals_closer_than_the_window_match_and_far_apart_never(start: float) -> None:
+    def matches(a: float, b: float) -> bool:
+        return share_keys("c0ffee", b)[1] in share_keys("c0ffee", a)[0]
+
+    for gap in (0.0, 1.0, SAME_SHARE_S / 2, SAME_SHARE_S - 0.1):
+        assert matches(start, start + gap) and matches(start + gap, start)
+    for gap in (2 * SAME_SHARE_S + 0.1, 3 * SAME_SHARE_S, 86_400.0):
+        assert not matches(start, start + gap) and not matches(start + gap, start)
+    assert not share_keys("c0ffee", start)[1].startswith("c0ffee")
+    assert ":" in share_keys("c0ffee", start)[1]  # never the same as an id a client sends

@@ -115,7 +115,7 @@ class Wanted:
 async def save_wanted(request: web.Request, settings: Settings, wanted: Wanted) -> web.Response:
     # Two sends at once of one id, or of one share's content: one file. In sorted order, so two
     # sends holding one key each never wait for each other.
-    held = sorted({wanted.capture_id, f"share-{wanted.content}" if wanted.content else ""} - {""})
+    held = sorted({wanted.capture_id, f"share:{wanted.content}" if wanted.content else ""} - {""})
     async with contextlib.AsyncExitStack() as stack:
         for key in held:
             await stack.enter_async_context(request.app[SENT].one_at_a_time(key))

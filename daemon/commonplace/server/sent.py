@@ -42,9 +42,11 @@ def share_keys(content: str, shared_at: float) -> tuple[list[str], str]:
     """The keys under which a share of this content (a digest, see api_share.share_digest),
     shared at `shared_at` (epoch seconds), may have been recorded already, and the key to record
     it under. Times are cut into SAME_SHARE_S slots; a share matches its own slot and the two
-    beside it, so two arrivals less than SAME_SHARE_S apart always match."""
+    beside it, so two arrivals less than SAME_SHARE_S apart always match, and two more than
+    twice that apart never do."""
     slot = int(shared_at // SAME_SHARE_S)
-    return [f"share-{content}-{n}" for n in (slot, slot - 1, slot + 1)], f"share-{content}-{slot}"
+    # ':' is in no capture id (api_capture._ID): these keys never meet an id a client sent.
+    return [f"share:{content}:{n}" for n in (slot, slot - 1, slot + 1)], f"share:{content}:{slot}"
 
 
 class SentCaptures:
