@@ -252,7 +252,7 @@ def next_steps(settings: Settings, config: Path, ollama_ready: bool) -> None:
     missing = plugin_in_this_install()
     if settings.flavor == "obsidian" and missing:
         # Installed from a checkout without Node.js: say so now, not at `plugin install`.
-        steps.append(f"in Obsidian, the Commonplace plugin: {missing}")
+        steps.append(missing[:1].upper() + missing[1:])
     elif settings.flavor == "obsidian":
         # The plugin is not in Obsidian's directory of community plugins: the installed program
         # carries it, and this command puts it in the vault.
