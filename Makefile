@@ -8,7 +8,7 @@ TEST_STAMP := $(VENV)/.installed-test
 CONSTRAINTS := constraints.txt
 PIP := $(BIN)/python -m pip
 
-.PHONY: run test test-live lint fmt clean browser upgrade check-install plugin docs docs-build wheel dist uv-cache
+.PHONY: run test test-live lint fmt clean browser upgrade check-install plugin docs docs-build wheel dist uv-cache reference
 
 # The suite runs on every core (pytest-xdist; `make test TEST_WORKERS=4` on a bigger machine).
 # --dist loadgroup: tests marked xdist_group("name") run on one worker (tests/conftest.py).
@@ -30,8 +30,10 @@ $(TEST_STAMP): pyproject.toml $(CONSTRAINTS) | $(BIN)/python
 	$(PIP) check
 	touch $@ $(STAMP)
 
+# With no vault configured, the sample vault: the copy the last `make run` left, captures and
+# all; `make run FRESH=1` starts it over from a fresh copy.
 run: $(STAMP)
-	$(BIN)/commonplace run --sample-if-unset
+	$(BIN)/commonplace run --sample-if-unset $(if $(filter-out 0,$(FRESH)),--fresh-sample)
 
 # Debian packages the tests use: Chromium for the browser tests (never a browser downloaded by
 # Playwright), espeak-ng to speak real words for the dictation audio test, systemd for
@@ -69,24 +71,27 @@ plugin:
 	cd obsidian-bridge && npm ci --no-audit --no-fund && npm run lint && npm run build && npm run release && npm test
 
 # The wheel a user installs (pipx install / uv tool install dist/commonplace_vault-*.whl):
-# the built plugin goes in it, so the plugin is built first.
+# the built plugin goes in it, so the plugin is built first, and the build stops without it
+# (hatch_build.py; a user's `uv tool install .` from a checkout builds one without it, and says so).
 wheel dist: plugin $(TEST_STAMP)
 	rm -rf dist
-	$(BIN)/python -m hatchling build -t wheel -t sdist
+	COMMONPLACE_WHEEL_NEEDS_PLUGIN=1 $(BIN)/python -m hatchling build -t wheel -t sdist
 	@ls -l dist
 
-# The wheel test (tests/test_wheel_install.py) installs the wheel's dependencies offline from
-# uv's cache in the virtualenv, so no test downloads anything: this fills it (a download here,
-# at set-up, the first time; nothing after that) by installing the runtime dependencies at the
-# versions constraints.txt pins into a scratch virtualenv.
+# The install test (tests/test_wheel_install.py) runs the README's install, `uv tool install .`
+# from a copy of the checkout, offline from uv's cache in the virtualenv, so no test downloads
+# anything: this fills it (a download here, at set-up, the first time; nothing after that) by
+# installing the runtime dependencies and the build backend (hatchling, which builds the wheel
+# from the checkout) at the versions constraints.txt pins into a scratch virtualenv. (The stamp's
+# name changed when hatchling was added, so an older cache is filled again.)
 UV_CACHE := $(VENV)/uv-cache
-UV_STAMP := $(VENV)/.uv-cache-filled
+UV_STAMP := $(VENV)/.uv-cache-filled-with-hatchling
 uv-cache: $(UV_STAMP)
 $(UV_STAMP): pyproject.toml $(CONSTRAINTS) $(TEST_STAMP)
 	rm -rf .venv-uvfill
 	$(BIN)/python -m uv venv --quiet --python $(BIN)/python .venv-uvfill
 	UV_CACHE_DIR=$(UV_CACHE) $(BIN)/python -m uv pip install --quiet --python .venv-uvfill \
-		-c $(CONSTRAINTS) -r pyproject.toml
+		-c $(CONSTRAINTS) -r pyproject.toml hatchling
 	rm -rf .venv-uvfill
 	touch $@
 
@@ -102,13 +107,20 @@ test-busy: $(TEST_STAMP) browser plugin uv-cache
 	$(BIN)/python tests/busy.py -- $(BIN)/python -m pytest $(PYTEST_PARALLEL)
 
 # The docs site (docs/, mkdocs.yml), served at http://127.0.0.1:8000/ and rebuilt on each change;
-# the reference pages are written from the code as it builds (docsgen/). `make test` builds it
+# the reference pages' generated parts are written afresh from the code as it builds (docsgen/;
+# `make reference` writes them into the pages, to commit). `make test` builds it
 # with --strict and runs its examples (tests/test_docs.py); docs-build writes site/.
 docs: $(TEST_STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --strict -a 127.0.0.1:8000
 
 docs-build: $(TEST_STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
+# The reference pages' generated parts (docs/reference/*.md: commands, config keys, routes, MCP
+# tools), written from the code into the pages, to be committed; tests/test_reference_pages.py
+# fails while they are out of date (docsgen/pages.py).
+reference: $(STAMP)
+	$(BIN)/python -m docsgen.pages
 
 # The suite against a real Ollama at OLLAMA_HOST (default http://127.0.0.1:11434) with the
 # configured models; it skips with one line when no Ollama answers there.
@@ -130,14 +142,14 @@ upgrade:
 
 # A clean install with only the declared (runtime) dependencies, from constraints.txt: pip check,
 # then every module imported, so an import of an undeclared package fails here. CI runs it. It
-# installs the wheel a user gets, which carries the built plugin: so the plugin is built first.
-# (tests/test_wheel_install.py then installs that wheel as the install page says, from uv's
-# cache, and runs it.)
+# installs the wheel made for publishing, which carries the built plugin: so the plugin is built
+# first. (tests/test_wheel_install.py runs the README's install, `uv tool install .` from a fresh
+# copy of the checkout, without Node.js, from uv's cache, and runs the program it installs.)
 check-install: plugin
 	rm -rf .venv-install
 	$(PYTHON) -m venv .venv-install
 	.venv-install/bin/python -m pip install --quiet --upgrade pip
-	.venv-install/bin/python -m pip install --quiet -c $(CONSTRAINTS) .
+	COMMONPLACE_WHEEL_NEEDS_PLUGIN=1 .venv-install/bin/python -m pip install --quiet -c $(CONSTRAINTS) .
 	.venv-install/bin/python -m pip check
 	cd /tmp && $(CURDIR)/.venv-install/bin/python -m commonplace.doctor.imports
 	rm -rf .venv-install

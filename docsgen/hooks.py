@@ -1,9 +1,9 @@
-"""MkDocs hook: fills each `<!-- generated: NAME -->` line of a page with the reference that
-docsgen/reference.py writes from the code, at every build (`make docs`, and the docs test)."""
+"""MkDocs hook: writes each marked part of a page (`<!-- generated: NAME -->` ...) afresh from the
+code at every build (`make docs`, and the docs test), so the site shows the code as it is; the
+pages keep the same text committed (`make reference`, docsgen/pages.py)."""
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -13,22 +13,9 @@ for folder in (ROOT / "daemon", ROOT):
     if str(folder) not in sys.path:
         sys.path.insert(0, str(folder))
 
-from docsgen.reference import GENERATORS  # noqa: E402
+from docsgen.pages import fill  # noqa: E402
 
-MARK = re.compile(r"^<!-- generated: ([\w-]+) -->$", re.MULTILINE)
-
-
-def fill(markdown: str) -> str:
-    """The page with each mark replaced by its generated text; an unknown name is an error, so a
-    typo never leaves a reference page empty."""
-
-    def generate(match: re.Match[str]) -> str:
-        name = match.group(1)
-        if name not in GENERATORS:
-            raise ValueError(f"unknown generated section {name!r}; known: {sorted(GENERATORS)}")
-        return GENERATORS[name]()
-
-    return MARK.sub(generate, markdown)
+__all__ = ["fill", "on_page_markdown"]
 
 
 def on_page_markdown(markdown: str, **_: Any) -> str:

@@ -1,8 +1,9 @@
 """Reference pages written from the code: config keys, CLI commands, API routes, MCP tools.
 
-Each function returns Markdown. Nothing here is kept in the repository as generated text: the
-MkDocs hook (hooks.py) calls these at every build, and tests/test_docs.py calls them to check
-that every key, route and tool has its description.
+Each function returns Markdown. `make reference` (pages.py) writes it into the reference pages,
+where it is committed; the MkDocs hook (hooks.py) writes it afresh at every build;
+tests/test_reference_pages.py fails when a committed page is not what these write now, and
+tests/test_docs.py calls them to check that every key, route and tool has its description.
 """
 
 from __future__ import annotations

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import shlex
 import subprocess
 import sys
 import zipfile
@@ -189,11 +190,13 @@ def test_help_does_not_import_the_index() -> None:
 
 @pytest.mark.slow
 def test_wheel_ships_the_phone_page_and_the_sample_vault(tmp_path: Path) -> None:
+    """The wheel `make wheel` builds (the plugin built first: make test does)."""
     subprocess.run(
         [sys.executable, "-m", "hatchling", "build", "-t", "wheel", "-d", str(tmp_path)],
         cwd=REPO,
         check=True,
         capture_output=True,
+        env={**os.environ, "COMMONPLACE_WHEEL_NEEDS_PLUGIN": "1"},  # as make wheel builds it
     )
     (wheel,) = tmp_path.glob("commonplace_vault-*.whl")  # the distribution's name
     names = set(zipfile.ZipFile(wheel).namelist())
@@ -295,17 +298,15 @@ def test_without_a_vault_the_commands_point_at_the_sample_that_make_run_uses(
     `commonplace search` in another terminal is told how to reach it, not only to set a vault."""
     scratch = tmp_path / "commonplace-sample"
     monkeypatch.setattr("commonplace.firstrun.sample.sample_scratch", lambda: scratch)
-    monkeypatch.setattr("commonplace.cli.common.sample_scratch", lambda: scratch)
     env = {"HOME": str(tmp_path / "home")}
     before = CliRunner().invoke(cli, ["search", "bread"], env=env)
     assert before.exit_code == 1
     assert "does not exist; run `commonplace init` (it finds your vault" in before.output
-    (scratch / "vault").mkdir(parents=True)
+    (scratch / "Sample vault").mkdir(parents=True)
     after = CliRunner().invoke(cli, ["search", "bread"], env=env)
     assert after.exit_code == 1
-    assert f"export COMMONPLACE_VAULT={scratch / 'vault'} COMMONPLACE_DATA={scratch / 'data'}" in (
-        after.output
-    )
+    vault, data = shlex.quote(str(scratch / "Sample vault")), scratch / "data"
+    assert f"export COMMONPLACE_VAULT={vault} COMMONPLACE_DATA={data}" in after.output
 
 
 SampleRun = tuple[Path, dict[str, str], list[Path]]
@@ -320,7 +321,6 @@ def sample_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Samp
 
     scratch = tmp_path / "commonplace-sample"
     started: list[Path] = []
-    monkeypatch.setattr(run_cli, "sample_scratch", lambda: scratch)
     monkeypatch.setattr("commonplace.firstrun.sample.sample_scratch", lambda: scratch)
 
     async def fake_daemon(settings: object) -> None:
@@ -346,44 +346,104 @@ def test_a_second_make_run_leaves_the_running_samples_vault_alone(sample_run: Sa
     scratch, env, started = sample_run
     first = CliRunner().invoke(cli, ["run", "--sample-if-unset"], env=env)
     assert first.exit_code == 0, first.output
-    capture = scratch / "vault" / "Inbox" / "2026-12-01 0246.md"
+    sample = scratch / "Sample vault"
+    capture = sample / "Inbox" / "2026-12-01 0246.md"
     capture.write_text("ring the garage about the MOT\n")
     data = load_settings(
-        env={"COMMONPLACE_VAULT": str(scratch / "vault"), "COMMONPLACE_DATA": str(scratch / "data")}
+        env={"COMMONPLACE_VAULT": str(sample), "COMMONPLACE_DATA": str(scratch / "data")}
     ).data_path
     data.mkdir(parents=True, exist_ok=True)
     lock = {"host": socket.gethostname(), "pid": os.getpid(), "started": time.time(), "port": 8765}
     (data / "daemon.lock").write_text(json.dumps(lock))
 
-    second = CliRunner().invoke(cli, ["run", "--sample-if-unset"], env=env)
-    assert second.exit_code == 1
-    assert f"already running on the sample vault (pid {os.getpid()}" in second.output
-    assert "http://127.0.0.1:8765/" in second.output
-    assert capture.read_text() == "ring the garage about the MOT\n"
-    assert started == [scratch / "vault"]  # the second never started a daemon
+    for fresh in ([], ["--fresh-sample"]):  # make run, and make run FRESH=1
+        second = CliRunner().invoke(cli, ["run", "--sample-if-unset", *fresh], env=env)
+        assert second.exit_code == 1
+        assert f"already running on the sample vault (pid {os.getpid()}" in second.output
+        assert "http://127.0.0.1:8765/" in second.output
+        assert capture.read_text() == "ring the garage about the MOT\n"
+    assert started == [sample]  # the others never started a daemon
 
 
-def test_make_run_starts_the_sample_with_a_fresh_data_folder_too(sample_run: SampleRun) -> None:
-    """The vault is copied afresh each time; the data folder of the last run described the old
-    copy (the Ask record counted a question answered in each run as an answer removed, and
-    stopped answering it after three runs)."""
+def test_make_run_keeps_the_samples_copy_and_what_was_captured_in_it(
+    sample_run: SampleRun,
+) -> None:
+    """Restarting `make run` deleted the capture a newcomer had made in the sample, without a
+    word. Now the copy and its data folder are kept across restarts, and the run says so, and
+    how to start over."""
     scratch, env, started = sample_run
+    first = CliRunner().invoke(cli, ["run", "--sample-if-unset"], env=env)
+    assert first.exit_code == 0, first.output
+    sample = scratch / "Sample vault"
+    assert f"using a fresh copy of the sample vault at {sample}" in first.output
+    assert "make run keeps this copy, make run FRESH=1 starts over" in first.output
+    capture = sample / "Inbox" / "2026-12-01 0246.md"
+    capture.write_text("ring the garage about the MOT\n")
+    kept = scratch / "data" / "vault-0123abcd" / "ask" / "answers.json"  # the index, the records
+    kept.parent.mkdir(parents=True)
+    kept.write_text('{"notes": {}}')
+    (sample / "Home.md").unlink()  # a note the newcomer deleted stays deleted
+
+    second = CliRunner().invoke(cli, ["run", "--sample-if-unset"], env=env)
+    assert second.exit_code == 0, second.output
+    assert f"going on with the sample vault at {sample}, as the last run left it" in (second.output)
+    assert "(to start over from a fresh copy, deleting it: make run FRESH=1)" in second.output
+    assert capture.read_text() == "ring the garage about the MOT\n"
+    assert kept.is_file() and not (sample / "Home.md").exists()
+    assert started == [sample, sample]
+
+
+def test_make_run_fresh_starts_the_sample_over_and_says_so(sample_run: SampleRun) -> None:
+    """FRESH=1: a fresh copy, and a fresh data folder with it (the data folder of the last run
+    described the old copy: the Ask record counted a question answered in each run as an answer
+    removed, and stopped answering it after three runs)."""
+    scratch, env, started = sample_run
+    first = CliRunner().invoke(cli, ["run", "--sample-if-unset"], env=env)
+    assert first.exit_code == 0, first.output
+    sample = scratch / "Sample vault"
     stale = scratch / "data" / "vault-0123abcd" / "ask" / "answers.json"
     stale.parent.mkdir(parents=True)
     stale.write_text('{"notes": {}}')
-    (scratch / "vault" / "Inbox").mkdir(parents=True)
-    (scratch / "vault" / "Inbox" / "left from last time.md").write_text("x\n")
+    (sample / "Inbox" / "left from last time.md").write_text("x\n")
     env["OLLAMA_HOST"] = "http://127.0.0.1:11435"
-    result = CliRunner().invoke(cli, ["run", "--sample-if-unset"], env=env)
+    result = CliRunner().invoke(cli, ["run", "--sample-if-unset", "--fresh-sample"], env=env)
     assert result.exit_code == 0, result.output
+    said = f"Starting over (FRESH=1): a fresh copy of the sample vault at {sample}; the earlier"
+    assert said in result.output
     assert not stale.exists() and (scratch / "data").is_dir()
     # The line for the other terminal carries the Ollama this run uses.
     assert f"COMMONPLACE_DATA={scratch / 'data'} OLLAMA_HOST=http://127.0.0.1:11435\n" in (
         result.output
     )
-    assert not (scratch / "vault" / "Inbox" / "left from last time.md").exists()
-    assert (scratch / "vault" / "Home.md").is_file()
-    assert started == [scratch / "vault"]
+    assert not (sample / "Inbox" / "left from last time.md").exists()
+    assert len(list((sample / "Inbox").iterdir())) == 20  # the sample week's captures again
+    assert (sample / "Home.md").is_file()
+    assert started == [sample, sample]
+
+
+def test_a_sample_copy_cut_short_is_made_again(sample_run: SampleRun) -> None:
+    """A copy without its record (the run was killed while copying) is not gone on with."""
+    scratch, env, _ = sample_run
+    sample = scratch / "Sample vault"
+    (sample / "Inbox").mkdir(parents=True)  # half a copy, no data folder
+    result = CliRunner().invoke(cli, ["run", "--sample-if-unset"], env=env)
+    assert result.exit_code == 0, result.output
+    assert "using a fresh copy of the sample vault" in result.output
+    assert (sample / "Home.md").is_file()
+
+
+@pytest.mark.parametrize(("fresh", "flag"), [("", False), ("0", False), ("1", True)])
+def test_make_run_passes_fresh_on(fresh: str, flag: bool) -> None:
+    """`make run FRESH=1` is `commonplace run --sample-if-unset --fresh-sample`."""
+    import shutil
+
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    repo = Path(__file__).resolve().parents[1]
+    args = ["make", "-n", "-C", str(repo), "run", *([f"FRESH={fresh}"] if fresh else [])]
+    shown = subprocess.run(args, capture_output=True, text=True, check=True, timeout=60).stdout
+    [line] = [x for x in shown.splitlines() if "commonplace run" in x]
+    assert line.split()[-1] == ("--fresh-sample" if flag else "--sample-if-unset"), line
 
 
 def test_the_samples_digest_shows_the_week_of_its_captures(
@@ -401,7 +461,7 @@ def test_the_samples_digest_shows_the_week_of_its_captures(
     result = CliRunner().invoke(cli, ["run", "--sample-if-unset"], env=env)
     assert result.exit_code == 0, result.output
     assert "'commonplace digest' on it writes that week's digest, 2026-W43" in result.output
-    inbox = scratch / "vault" / "Inbox"
+    inbox = scratch / "Sample vault" / "Inbox"
     names = sorted(p.name for p in inbox.iterdir())
     assert names == [p.name for p in sample_captures()] and len(names) == 20
     first = (inbox / "2026-10-19 0742.md").read_text(encoding="utf-8")
@@ -409,7 +469,7 @@ def test_the_samples_digest_shows_the_week_of_its_captures(
 
     fake_ollama_thread.chat_handler = lambda body: json.dumps({"summary": "A busy week."})
     other_terminal = env | {
-        "COMMONPLACE_VAULT": str(scratch / "vault"),
+        "COMMONPLACE_VAULT": str(scratch / "Sample vault"),
         "COMMONPLACE_DATA": str(scratch / "data"),
         "OLLAMA_HOST": fake_ollama_thread.url,
     }
@@ -419,7 +479,7 @@ def test_the_samples_digest_shows_the_week_of_its_captures(
         digest.output
     )
     assert "Notification: 20 notes captured this week." in digest.output
-    note = (scratch / "vault" / "Digests" / "2026-W43.md").read_text(encoding="utf-8")
+    note = (scratch / "Sample vault" / "Digests" / "2026-W43.md").read_text(encoding="utf-8")
     assert "# Week 43: 19–25 October 2026" in note
     assert "## Still in the inbox, not filed yet (20)" in note  # no model filed them here
 

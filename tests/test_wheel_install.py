@@ -1,17 +1,20 @@
-"""The install a user makes: the built wheel, installed as docs/how-to/install.md says, runs
-from a folder of its own with no checkout anywhere on its path, and serves the phone page and the
-Obsidian plugin.
+"""The install a user makes, as the README and docs/how-to/install.md print it, on a fresh
+machine: a copy of the checkout (its tracked files: nothing built, no node_modules, no .venv), a
+home of its own, no Node.js on the PATH. The program installed from it runs from a folder of its
+own with no checkout on its path, serves the phone page, and says that the Obsidian plugin is
+not in it and what to do (the plugin's main.js needs Node.js to build; hatch_build.py).
 
-The quick start's commands are read from the page and run, as far as they can run here: the
-wheel is installed with `uv tool install` (what `pipx install` does: a virtualenv of its own, the
-`commonplace` command linked into a bin folder) from uv's cache, offline, with constraints.txt;
-the models are "pulled" into the fake Ollama; `init` runs; `service install --dry-run`
-writes the unit it would install; the daemon is started as the service starts it
-(`commonplace run`), and the page's address is opened over HTTP.
+The blocks' commands are read from the pages and run as printed, as far as they can run here:
+`uv tool install .` exactly (from uv's cache, offline, with constraints.txt: the environment
+says so, not the command); the models are "pulled" into the fake Ollama; `init` runs as a person
+runs it, finding the vault in Obsidian's list and answering its one question; `service install
+--dry-run` writes the unit it would install, and the daemon is started as the service starts it
+(`commonplace run`); the page's address is opened over HTTP. `curl ... | sh`, which installs
+Ollama, is the fake's to stand in for.
 
 No test downloads anything: `make uv-cache` (which `make test` runs) fills the cache first, at
-set-up. A warm install takes seconds where pip takes most of a minute
-(docs/measurements/install.md).
+set-up, with the dependencies and the build backend. A warm install takes seconds where pip
+takes most of a minute (docs/measurements/install.md).
 """
 
 from __future__ import annotations
@@ -25,33 +28,45 @@ import signal
 import subprocess
 import sys
 import tomllib
+import urllib.error
 import urllib.request
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from commonplace import __version__
-from commonplace.basics.resources import PLUGIN_FILES
 from commonplace.config import DEFAULT_CHAT_MODEL, DEFAULT_EMBED_MODEL
+from commonplace.plugin.install import NOT_IN_THIS_INSTALL
 from tests.daemon_process import WAIT_S, port_of
 from tests.fakes.ollama import FakeOllama, run_in_thread
 
 REPO = Path(__file__).resolve().parents[1]
+README = REPO / "README.md"
 PAGE = REPO / "docs" / "how-to" / "install.md"
 DIST_NAME = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["name"]
-UV = [sys.executable, "-m", "uv"]
+INSTALL = "uv tool install ."  # until the package is on the index: from the source folder
 MAX_COMMANDS = 8
+# What the how-to adds to the README's block: Ollama itself, and opening the page.
+HOW_TO_ONLY = ("curl ", "xdg-open ")
+
+
+def sh_block(path: Path, heading: str) -> list[str]:
+    """The commands of the first sh block under `heading`, comments dropped."""
+    section = path.read_text(encoding="utf-8").split(f"## {heading}", 1)[1]
+    block = re.search(r"```sh\n(.*?)```", section, re.S)
+    assert block, f"{path.name}: '{heading}' has no sh block"
+    lines = [line.split("  #", 1)[0].strip() for line in block.group(1).splitlines()]
+    return [line for line in lines if line and not line.startswith("#")]
+
+
+def readme_install() -> list[str]:
+    return sh_block(README, "Install and first run")
 
 
 def quick_start() -> list[str]:
-    """The commands of the page's quick start (its first sh block), comments dropped."""
-    text = PAGE.read_text(encoding="utf-8")
-    section = text.split("## Quick start", 1)[1]
-    block = re.search(r"```sh\n(.*?)```", section, re.S)
-    assert block, "the quick start has no sh block"
-    lines = [line.split("  #", 1)[0].strip() for line in block.group(1).splitlines()]
-    return [line for line in lines if line]
+    return sh_block(PAGE, "Quick start")
 
 
 def uv_cache() -> Path:
@@ -63,42 +78,51 @@ def uv_cache() -> Path:
 
 
 def clean_env(home: Path, cache: Path) -> dict[str, str]:
-    """A new user's environment: a home of its own, no checkout on any path, the tool's bin."""
-    keep = ("PATH", "LANG", "LC_ALL", "TMPDIR", "TZ", "SYSTEMROOT")
+    """A new user's environment: a home of its own, no checkout on any path, on the PATH only
+    the tools' bin folder and `uv` (no Node.js, no system folders), uv offline from its cache."""
+    keep = ("LANG", "LC_ALL", "TMPDIR", "TZ", "SYSTEMROOT")
     env = {k: v for k, v in os.environ.items() if k in keep}
+    tools = home / "tools"  # uv, as a user who installed it has it
+    tools.mkdir(parents=True, exist_ok=True)
+    uv = tools / "uv"
+    uv.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m uv "$@"\n', encoding="utf-8")
+    uv.chmod(0o755)
     env.update(
         HOME=str(home),
+        PATH=os.pathsep.join([str(home / ".local" / "bin"), str(tools)]),
         XDG_CONFIG_HOME=str(home / ".config"),
         XDG_DATA_HOME=str(home / ".local" / "share"),
         XDG_STATE_HOME=str(home / ".local" / "state"),
         XDG_CACHE_HOME=str(home / ".cache"),
         UV_CACHE_DIR=str(cache),
+        UV_OFFLINE="1",
+        UV_PYTHON=sys.executable,
+        UV_CONSTRAINT=str(REPO / "constraints.txt"),
         UV_TOOL_DIR=str(home / ".local" / "share" / "uv" / "tools"),
         UV_TOOL_BIN_DIR=str(home / ".local" / "bin"),
+        UV_NO_PROGRESS="1",
         COMMONPLACE_TIMEZONE="Europe/London",
     )
-    env["PATH"] = f"{home / '.local' / 'bin'}{os.pathsep}{env.get('PATH', '')}"
     return env
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The wheel `make wheel` builds (the plugin must be built: `make plugin`)."""
-    missing = [f for f in PLUGIN_FILES if not (REPO / "obsidian-bridge" / f).is_file()]
-    if missing:
-        pytest.fail(
-            f"obsidian-bridge/{missing[0]} is not built: run `make plugin` (make test does)"
-        )
-    out = tmp_path_factory.mktemp("dist")
-    subprocess.run(
-        [sys.executable, "-m", "hatchling", "build", "-t", "wheel", "-d", str(out)],
-        cwd=REPO,
-        check=True,
-        capture_output=True,
-        timeout=300,
+def checkout(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh copy of the checkout: its tracked files as they are in the working tree, so
+    nothing built (obsidian-bridge/main.js), no node_modules, no .venv."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=False, timeout=60
     )
-    (built,) = out.glob("*.whl")
-    return built
+    if listed.returncode != 0:
+        pytest.fail(f"not a git checkout ({listed.stderr.decode().strip()}): cannot copy one")
+    dest = tmp_path_factory.mktemp("checkout") / "commonplace"
+    for name in listed.stdout.decode().split("\0"):
+        source = REPO / name
+        if name and source.is_file():
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, dest / name)
+    assert not (dest / "obsidian-bridge" / "main.js").exists()
+    return dest
 
 
 @pytest.fixture
@@ -109,69 +133,104 @@ def fake() -> Iterator[FakeOllama]:
         yield model
 
 
-def run(cmd: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    result = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True, timeout=300)
+def run(
+    cmd: list[str], env: dict[str, str], cwd: Path, stdin: str = ""
+) -> subprocess.CompletedProcess[str]:
+    result = subprocess.run(
+        cmd, env=env, cwd=cwd, input=stdin, capture_output=True, text=True, timeout=300
+    )
     assert result.returncode == 0, f"{shlex.join(cmd)}:\n{result.stdout}\n{result.stderr}"
     return result
 
 
 def get(url: str) -> tuple[int, bytes, str]:
-    with urllib.request.urlopen(url, timeout=30) as response:
-        return response.status, response.read(), response.headers.get("Content-Type", "")
+    try:
+        with urllib.request.urlopen(url, timeout=30) as response:
+            return response.status, response.read(), response.headers.get("Content-Type", "")
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read(), exc.headers.get("Content-Type", "")
 
 
-def test_the_quick_start_is_at_most_eight_commands_of_the_program_as_it_is() -> None:
-    commands = quick_start()
-    assert len(commands) <= MAX_COMMANDS, commands
-    assert f"pipx install {DIST_NAME}" in commands
-    pulled = {c.split()[-1] for c in commands if c.startswith("ollama pull ")}
+def test_the_readme_and_the_install_page_print_one_install_that_works_today() -> None:
+    """`pipx install commonplace-vault` could not work: the package is not on the index. Both
+    blocks now install from the source folder, and say the same thing."""
+    readme, page = readme_install(), quick_start()
+    assert len(page) <= MAX_COMMANDS, page
+    assert readme[0] == INSTALL
+    assert [c for c in page if not c.startswith(HOW_TO_ONLY)] == readme
+    assert not any(DIST_NAME in c for c in readme + page)  # not on the index yet
+    pulled = {c.split()[-1] for c in readme if c.startswith("ollama pull ")}
     assert pulled == {DEFAULT_CHAT_MODEL, DEFAULT_EMBED_MODEL}
-    assert any(c.startswith("commonplace init") for c in commands)
-    assert "commonplace service install" in commands
-    assert any("http://127.0.0.1:8765/" in c for c in commands)
+    assert "commonplace init" in readme and "commonplace service install" in readme
+    assert any("http://127.0.0.1:8765/" in c for c in page)
+
+
+def test_a_checkout_without_node_builds_without_the_plugin_and_make_wheel_does_not(
+    checkout: Path, tmp_path: Path
+) -> None:
+    """The wheel from a checkout where the plugin was never built (no Node.js): everything but
+    the plugin, and the build says so. `make wheel`'s (COMMONPLACE_WHEEL_NEEDS_PLUGIN) stops."""
+    build = [sys.executable, "-m", "hatchling", "build", "-t", "wheel", "-d"]
+    env = {k: v for k, v in os.environ.items() if k != "COMMONPLACE_WHEEL_NEEDS_PLUGIN"}
+    done = subprocess.run(
+        [*build, str(tmp_path / "a")], cwd=checkout, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert "this wheel has no Obsidian plugin in it" in done.stdout + done.stderr
+    (wheel,) = (tmp_path / "a").glob("*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "commonplace/_data/web/index.html" in names
+    assert not any("obsidian-bridge" in n for n in names)
+    strict = subprocess.run(
+        [*build, str(tmp_path / "b")],
+        cwd=checkout,
+        env={**env, "COMMONPLACE_WHEEL_NEEDS_PLUGIN": "1"},
+        capture_output=True,
+        text=True,
+    )
+    assert strict.returncode != 0
+    assert "obsidian-bridge/main.js is missing" in strict.stdout + strict.stderr
 
 
 @pytest.mark.slow
-def test_the_installed_wheel_serves_the_phone_page_and_the_plugin_with_no_checkout(
-    wheel: Path, fake: FakeOllama, tmp_path: Path
+def test_the_install_runs_as_printed_on_a_fresh_machine(
+    checkout: Path, fake: FakeOllama, tmp_path: Path
 ) -> None:
     home = tmp_path / "home"
     home.mkdir()
-    away = tmp_path / "elsewhere"  # every command runs here, outside the repository
-    away.mkdir()
     env = clean_env(home, uv_cache())
     env["OLLAMA_HOST"] = fake.url
-    commands = quick_start()
+    assert shutil.which("node", path=env["PATH"]) is None  # a user install needs no Node.js
+    vault = home / "Notes"
+    opened_in_obsidian(vault, home)
+    program = home / ".local" / "bin" / "commonplace"
     port = 0
     proc: subprocess.Popen[str] | None = None
     try:
-        for line in commands:
+        for line in quick_start():
             argv = shlex.split(line)
-            if argv[:2] == ["pipx", "install"]:
-                # What pipx does, with the wheel in place of the index's copy, offline.
-                assert argv[2] == DIST_NAME
-                cmd = [*UV, "tool", "install", "--offline", "--python", sys.executable]
-                run([*cmd, "-c", str(REPO / "constraints.txt"), str(wheel)], env, away)
-                program = home / ".local" / "bin" / "commonplace"
+            if line == INSTALL:  # exactly as printed, in the source folder
+                run(argv, env, checkout)
                 assert program.exists()
-                listed = run([str(program), "--help"], env, away).stdout
+                listed = run(["commonplace", "--help"], env, tmp_path).stdout
                 for name in ("init", "service"):
                     assert re.search(rf"\n  {name} ", listed), f"no {name} command"
-                check_installed(program, env, away, home)
+                check_installed(program, env, tmp_path, home)
             elif argv[:2] == ["ollama", "pull"]:
                 fake.add_model(argv[2])
             elif argv[:2] == ["commonplace", "init"]:
-                vault = Path(argv[argv.index("--vault") + 1].replace("~", str(home)))
-                installed_sample(program, env, away, vault)
-                run([str(program), *argv[1:]], env, away)
+                said = run(argv, env, home, stdin="\n").stdout  # the timezone: as offered
+                assert f"Vault: {vault}: an Obsidian vault" in said
+                told = " ".join(said.split())  # init's next steps say it: no plugin, and why
+                assert " ".join(NOT_IN_THIS_INSTALL.split())[1:] in told
             elif argv[:3] == ["commonplace", "service", "install"]:
-                unit = run([str(program), "service", "install", "--dry-run"], env, away).stdout
+                unit = run([*argv, "--dry-run"], env, home).stdout
                 assert f"ExecStart={program}" in unit, unit
                 # The service runs `commonplace run`: started here as it would start it.
                 proc = subprocess.Popen(
                     [str(program), "run", "--port", "0"],
                     env=env,
-                    cwd=away,
+                    cwd=home,
                     stdout=subprocess.DEVNULL,
                     stderr=subprocess.PIPE,
                     text=True,
@@ -185,10 +244,20 @@ def test_the_installed_wheel_serves_the_phone_page_and_the_plugin_with_no_checko
                     f"the quick start has a command this test does not run: {line}"
                 )
         assert proc is not None and port, "the quick start never started the daemon"
+        plugin = subprocess.run(
+            ["commonplace", "plugin", "install", "--vault", str(vault)],
+            env=env,
+            cwd=home,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert plugin.returncode == 1
+        assert " ".join(NOT_IN_THIS_INSTALL.split()) in " ".join(plugin.stderr.split())
         doctor = subprocess.run(
-            [str(program), "doctor"],
-            env={**env, "COMMONPLACE_VAULT": str(vault)},
-            cwd=away,
+            ["commonplace", "doctor"],
+            env=env,
+            cwd=home,
             capture_output=True,
             text=True,
             timeout=120,
@@ -198,7 +267,20 @@ def test_the_installed_wheel_serves_the_phone_page_and_the_plugin_with_no_checko
         assert f"ok   embedding model: {DEFAULT_EMBED_MODEL}" in doctor.stdout, doctor.stdout
     finally:
         log = stop(proc)
-    assert str(REPO) not in log, log  # nothing at run time came from the checkout
+    assert str(REPO) not in log and str(checkout) not in log, log  # no checkout at run time
+
+
+def opened_in_obsidian(vault: Path, home: Path) -> None:
+    """The user's vault, a copy of the sample, in Obsidian's list of vaults (as Obsidian keeps
+    it on Linux), for `init` to find."""
+    shutil.copytree(
+        REPO / "vault_fixture", vault, ignore=shutil.ignore_patterns("captures", "calendar")
+    )
+    (vault / ".obsidian").mkdir(exist_ok=True)
+    config = home / ".config" / "obsidian"
+    config.mkdir(parents=True)
+    listed = {"vaults": {"a1b2c3d4": {"path": str(vault), "ts": 1767225600000, "open": True}}}
+    (config / "obsidian.json").write_text(json.dumps(listed), encoding="utf-8")
 
 
 def stop(proc: subprocess.Popen[str] | None) -> str:
@@ -216,7 +298,7 @@ def stop(proc: subprocess.Popen[str] | None) -> str:
 
 
 def check_installed(program: Path, env: dict[str, str], away: Path, home: Path) -> None:
-    """The program and every file it ships come from the tool's own folder."""
+    """The program and every file it ships come from the tool's own folder; no plugin."""
     assert run([str(program), "--version"], env, away).stdout.strip().endswith(__version__)
     python = program.resolve().parent / "python"
     script = (
@@ -228,31 +310,16 @@ def check_installed(program: Path, env: dict[str, str], away: Path, home: Path) 
     )
     paths = json.loads(run([str(python), "-c", script], env, away).stdout)
     tools = str(home / ".local" / "share" / "uv" / "tools")
-    assert len(paths) == 4 + len(PLUGIN_FILES)
+    assert len(paths) == 4  # no plugin file: it was not built in the checkout
     assert all(p.startswith(tools) for p in paths), paths
 
 
-def installed_sample(program: Path, env: dict[str, str], away: Path, vault: Path) -> None:
-    """The vault of the quick start: a copy of the sample vault the wheel carries."""
-    python = program.resolve().parent / "python"
-    script = (
-        "from commonplace.basics.resources import resource_dir; "
-        "print(resource_dir('vault_fixture'))"
-    )
-    sample = Path(run([str(python), "-c", script], env, away).stdout.strip())
-    shutil.copytree(sample, vault, ignore=shutil.ignore_patterns("captures", "calendar"))
-
-
 def check_served(base: str) -> None:
-    """The phone page, the API's version and the plugin's three files, over HTTP."""
+    """The phone page and the API's version over HTTP; no plugin to serve."""
     status, body, ctype = get(f"{base}/")
     assert status == 200 and ctype.startswith("text/html")
     assert b"manifest.webmanifest" in body
     _, state, _ = get(f"{base}/api/state")
     assert json.loads(state)["daemon"]["version"] == __version__
-    for name in PLUGIN_FILES:
-        status, body, _ = get(f"{base}/obsidian-plugin/{name}")
-        assert status == 200
-        assert body == (REPO / "obsidian-bridge" / name).read_bytes(), name
-    _, manifest, _ = get(f"{base}/obsidian-plugin/manifest.json")
-    assert json.loads(manifest)["id"] == "commonplace"
+    status, _, _ = get(f"{base}/obsidian-plugin/main.js")
+    assert status == 404

@@ -97,6 +97,32 @@ async def test_a_photo_over_the_limit_is_refused_with_what_to_do(
     assert not list((settings.vault / "Inbox").glob("*.md"))
 
 
+async def test_words_over_the_capture_limit_are_refused_as_a_typed_capture_is(
+    make_client: ClientFactory, web_settings: Settings
+) -> None:
+    """The photo route skipped `[tidy] max_capture_kb`: the photo was saved, then the capture
+    refused with another error (400 bad_capture), leaving the photo behind. Now the words pass
+    the check typed and shared captures pass, before anything is saved, with the same 413."""
+    small = dataclasses.replace(
+        web_settings, tidy=dataclasses.replace(web_settings.tidy, max_capture_kb=1)
+    )
+    client = await make_client(small)
+    words = "é" * 600  # 600 characters, 1200 bytes
+    typed = await client.post(
+        "/api/capture",
+        data=json.dumps({"text": words}),
+        headers={**headers(client), "Content-Type": "application/json"},
+    )
+    photo = await client.post(
+        "/api/capture/photo", data=form(jpeg(), text=words), headers=headers(client)
+    )
+    assert (photo.status, typed.status) == (413, 413)
+    assert (await photo.json())["error"] == (await typed.json())["error"]
+    assert (await photo.json())["error"]["message"] == "a capture is limited to 1 KB"
+    assert not (small.vault / "Inbox").exists()
+    assert list(small.vault.glob("Photo *")) == []  # no photo left behind (the vault's root)
+
+
 async def test_what_is_not_a_picture_is_refused(
     make_client: ClientFactory, web_settings: Settings
 ) -> None:

@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+import dataclasses
+import threading
+from pathlib import Path
 from typing import Any
 
-from tests.browser.conftest import ServerThread, screenshot
+import pytest
+from click.testing import CliRunner
+
+from commonplace.cli.main import cli
+from commonplace.config import Settings
+from tests.browser.conftest import PHONE, ServerThread, screenshot
 from tests.browser.test_phone_page import inbox, wait_until
+from tests.fakes.ollama import FakeOllama
 from tests.models import with_model
 
 
@@ -25,7 +34,7 @@ def test_with_the_model_down_the_header_keeps_the_waiting_count(
     for n in range(12):
         (folder / f"2026-10-20 08{n:02d}.md").write_text(f"capture {n}\n", encoding="utf-8")
     ollama_down(server, dead_ollama_url, page)
-    page.wait_for_selector("#status-text:has-text('12 waiting')")
+    page.wait_for_selector("#status-text:has-text('12 in inbox')")
     assert page.eval_on_selector("#status-text", "e => e.scrollWidth <= e.clientWidth")
     assert "model" in page.inner_text("#status-text")
     assert "isn't running" in (page.get_attribute("#status", "title") or "")
@@ -128,3 +137,116 @@ def test_saved_today_shows_where_a_capture_was_filed(page: Any, server: ServerTh
     page.wait_for_selector(f"#capture-log .when:has-text('filed as {rel}')")
     assert "Inbox/" not in page.inner_text("#capture-log .when")
     wait_until(lambda: True)
+
+
+def test_the_header_says_what_waits_and_counts_a_capture_at_once(
+    page: Any, server: ServerThread
+) -> None:
+    """ "20 waiting" did not say what waited, and stayed 20 after Send until the next poll."""
+    folder = server.settings.vault / server.settings.folder("inbox")
+    folder.mkdir(parents=True, exist_ok=True)
+    for n in range(3):
+        (folder / f"2026-10-20 08{n:02d}.md").write_text(f"capture {n}\n", encoding="utf-8")
+    page.click("#refresh")
+    page.wait_for_selector("#status-text:has-text('Ready · 3 in inbox')")
+    assert page.get_attribute("#status", "title") == "3 captures in the inbox, waiting to be filed"
+    assert page.eval_on_selector("#status-text", "e => e.scrollWidth <= e.clientWidth")
+    page.fill("#capture-text", "Ask Rachel about the calf raises")
+    page.click("#send")
+    # At once: the page asks again every 30 s, and this must not wait for that.
+    page.wait_for_selector("#status-text:has-text('Ready · 4 in inbox')", timeout=10_000)
+    assert len(inbox(server)) == 4
+    page.click("#tab-settings")
+    assert "4 captures waiting to be filed" in page.inner_text("#state-details")
+    screenshot(page, "header-in-inbox")
+
+
+def test_dictate_is_not_offered_while_dictation_is_off(page: Any, server: ServerThread) -> None:
+    """Dictate was there with dictation off, and a tap answered with a paragraph about
+    downloading a model from Hugging Face."""
+    page.wait_for_selector("#dictate:visible")  # on while the daemon can transcribe
+    server.stop()
+    server.transcriber = None  # type: ignore[assignment]  # dictation off in this daemon
+    server.start()
+    page.reload()
+    page.wait_for_selector("#status-text:has-text('Ready')")
+    assert page.is_hidden("#dictate")
+    assert "dictate" not in (page.get_attribute("#capture-text", "placeholder") or "")
+    send = page.locator("#send").bounding_box()
+    assert send is not None and send["width"] > 300  # the row is Send alone, full width
+    page.click("#tab-settings")
+    assert "Dictation\noff: dictation is not running in this daemon" in page.inner_text(
+        "#state-details"
+    )
+    page.click("#tab-capture")
+    screenshot(page, "dictation-off")
+
+
+def test_add_a_photo_reads_in_the_middle_of_its_button(page: Any, server: ServerThread) -> None:
+    """The label sat at the top of its 48 px button."""
+    page.wait_for_selector("#photo-pick")
+    box, words = page.evaluate(
+        """() => {
+      const label = document.querySelector("#photo-pick");
+      const range = document.createRange();
+      range.selectNodeContents(label);
+      const r = range.getBoundingClientRect(), b = label.getBoundingClientRect();
+      return [[b.top, b.bottom, b.left, b.right], [r.top, r.bottom, r.left, r.right]];
+    }"""
+    )
+    assert box[1] - box[0] >= 44  # a touch target
+    assert abs((words[0] + words[1]) / 2 - (box[0] + box[1]) / 2) <= 2, (box, words)
+    assert abs((words[2] + words[3]) / 2 - (box[2] + box[3]) / 2) <= 2, (box, words)
+
+
+def test_the_sample_vault_is_called_the_sample_vault(
+    browser: Any,
+    settings: Settings,
+    fake_ollama_thread: FakeOllama,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On `make run`'s sample the More view said Vault: "vault" (its scratch folder's name)."""
+    import commonplace.cli.run as run_cli
+
+    monkeypatch.setattr("commonplace.firstrun.sample.sample_scratch", lambda: tmp_path / "s")
+    ran: list[Settings] = []
+
+    async def daemon(given: Settings) -> None:
+        ran.append(given)
+
+    monkeypatch.setattr(run_cli, "run_daemon", daemon)
+    # On a thread of its own: Playwright keeps an event loop running on this one.
+    results: list[Any] = []
+    home = {"HOME": str(tmp_path)}
+    command = threading.Thread(
+        target=lambda: results.append(
+            CliRunner().invoke(cli, ["run", "--sample-if-unset"], env=home)
+        )
+    )
+    command.start()
+    command.join(120)
+    [result] = results
+    assert result.exit_code == 0, result.output
+    [made] = ran  # what `make run` runs the daemon on
+    live = dataclasses.replace(
+        settings,
+        vault=made.vault,
+        data_dir=made.data_dir,
+        ollama=dataclasses.replace(settings.ollama, host=fake_ollama_thread.url),
+    )
+    thread = ServerThread(live)
+    thread.start()
+    context = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True)
+    try:
+        tab = context.new_page()
+        tab.goto(thread.url + "/")
+        tab.wait_for_selector("#status-text:has-text('20')")  # the sample week's captures
+        tab.click("#tab-settings")
+        tab.wait_for_selector("#state-details dd")
+        details = tab.inner_text("#state-details")
+        assert "Vault\nSample vault\n" in details, details
+        screenshot(tab, "sample-vault-named")
+    finally:
+        context.close()
+        thread.close()

@@ -299,7 +299,7 @@ def test_the_header_says_how_many_captures_wait_in_full_on_a_phone(
         (folder / f"2026-10-20 08{n:02d}.md").write_text(f"capture {n}\n", encoding="utf-8")
     page.wait_for_selector("#status-text:has-text('Ready')")
     page.click("#refresh")
-    page.wait_for_selector("#status-text:has-text('Ready · 12 waiting')")
+    page.wait_for_selector("#status-text:has-text('Ready · 12 in inbox')")
     assert page.eval_on_selector("#status-text", "e => e.scrollWidth <= e.clientWidth")
 
 

@@ -177,3 +177,114 @@ def test_the_toggle_saves_a_linked_pages_text_below_the_words(
         assert page.is_hidden("#fetch-page-row")  # the box is empty again
     finally:
         server._call(site_server.close())
+
+
+def multipart(fields: dict[str, str], files: list[tuple[str, str, bytes]]) -> tuple[str, bytes]:
+    """The body Chrome builds for a share target (multipart/form-data): its type and bytes."""
+    boundary = "----CommonplaceShare" + os.urandom(8).hex()
+    out = b""
+    for name, value in fields.items():
+        out += f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n'.encode()
+        out += value.encode("utf-8") + b"\r\n"
+    for filename, ctype, data in files:
+        out += (
+            f'--{boundary}\r\nContent-Disposition: form-data; name="files"; '
+            f'filename="{filename}"\r\nContent-Type: {ctype}\r\n\r\n'
+        ).encode()
+        out += data + b"\r\n"
+    return f"multipart/form-data; boundary={boundary}", out + f"--{boundary}--\r\n".encode()
+
+
+def share_from_the_share_sheet(
+    page: Any, base: str, fields: dict[str, str], files: list[tuple[str, str, bytes]]
+) -> None:
+    """The POST Chrome makes itself when the owner picks the page in the share sheet: a
+    navigation no page started (Chromium sets Sec-Fetch-Site: none and no Referer). Headless
+    Chromium has no share sheet: the test starts a navigation and has Chromium send it as that
+    POST, to the share target, with the share's multipart body."""
+    ctype, body = multipart(fields, files)
+
+    def as_a_share(route: Any) -> None:
+        headers = {**route.request.headers, "content-type": ctype}
+        route.continue_(url=f"{base}/share", method="POST", post_data=body, headers=headers)
+
+    page.route(f"{base}/from-the-share-sheet", as_a_share)
+    page.goto(f"{base}/from-the-share-sheet")
+
+
+def test_a_share_that_no_service_worker_takes_is_saved_by_the_daemon(
+    page: Any, server: ServerThread
+) -> None:
+    """The worker gone (evicted, being updated, not yet in control): the share reached the
+    daemon, which answered 403 with JSON, and what was shared was lost. Now it is one capture,
+    words and files intact, and the page says where it went."""
+    page.wait_for_selector("#status-text:has-text('Ready')")
+    controlled(page)
+    gone = page.evaluate(
+        """async () => {
+      const all = await navigator.serviceWorker.getRegistrations();
+      return (await Promise.all(all.map((r) => r.unregister()))).length;
+    }"""
+    )
+    assert gone == 1
+    text = "The bit about climbing roses — prune in February.\nhttps://garden.example/roses"
+    files = [("IMG_2041.png", "image/png", PNG), ("catalogue.pdf", "application/pdf", PDF)]
+    with page.expect_response(lambda r: r.url.endswith("/share")) as answer:
+        share_from_the_share_sheet(
+            page, server.url, {"title": "Climbing roses", "text": text, "url": ""}, files
+        )
+    assert answer.value.status == 303  # to the page, never a JSON body in its place
+    page.wait_for_selector("#capture-message:has-text('Shared into your inbox')")
+    [saved] = inbox(server)
+    rel = lambda p: p.relative_to(server.settings.vault).as_posix()  # noqa: E731
+    assert rel(saved) in page.inner_text("#capture-message")
+    assert page.url == server.url + "/"  # a reload is not a second share
+    meta, body = split_capture(saved.read_text(encoding="utf-8"))
+    assert meta["via"] == "share"
+    photo, pdf = shared_files(server)
+    assert photo.read_bytes() == PNG and pdf.read_bytes() == PDF
+    assert body == f"![[{rel(photo)}]]\n![[{rel(pdf)}]]\n\nClimbing roses\n\n{text}\n"
+    assert "Shared from another app" in page.inner_text("#capture-log")
+    assert rel(saved) in page.inner_text("#capture-log")
+    screenshot(page, "share-saved-by-the-daemon")
+
+
+def test_a_share_posted_from_another_site_changes_nothing(page: Any, server: ServerThread) -> None:
+    """A form on another site posting to /share, in the owner's own browser: refused."""
+    other = "http://other.example"
+    form = f"""<form method="post" action="{server.url}/share" enctype="multipart/form-data">
+      <input name="text" value="wire 500 pounds to 12345678"></form>
+      <script>document.forms[0].submit()</script>"""
+    page.route(f"{other}/", lambda route: route.fulfill(body=form, content_type="text/html"))
+    with page.expect_response(lambda r: r.url.endswith("/share")) as answer:
+        page.goto(f"{other}/")
+    assert answer.value.status == 403
+    assert inbox(server) == [] and shared_files(server) == []
+
+
+def test_the_same_share_through_the_daemon_and_then_the_worker_is_one_capture(
+    page: Any, server: ServerThread
+) -> None:
+    """A retry: the first share reached the daemon (no worker yet), the owner shared it again,
+    and this time the worker kept it and the page sent it. One capture, one set of files."""
+    page.wait_for_selector("#status-text:has-text('Ready')")
+    page.evaluate(
+        """async () => {
+      for (const r of await navigator.serviceWorker.getRegistrations()) await r.unregister();
+    }"""
+    )
+    fields = {"title": "Roses", "text": "prune in February", "url": ""}
+    files = [("IMG_2041.png", "image/png", PNG)]
+    share_from_the_share_sheet(page, server.url, fields, files)
+    page.wait_for_selector("#capture-message:has-text('Shared into your inbox')")
+    [saved] = inbox(server)
+    page.unroute(f"{server.url}/from-the-share-sheet")
+    controlled(page)  # the page registered its worker again, and it took control
+    with page.expect_response(lambda r: r.url.endswith("/api/share")) as sent:
+        share(page, fields, files)  # kept by the worker, sent by the page
+    rel = saved.relative_to(server.settings.vault).as_posix()
+    assert sent.value.json() == {"path": rel, "repeat": True}
+    page.wait_for_selector(f"#capture-message:has-text('saved to {rel}')")
+    page.wait_for_selector("#share-outbox", state="hidden")
+    assert inbox(server) == [saved]
+    assert [p.read_bytes() for p in shared_files(server)] == [PNG]

@@ -114,3 +114,48 @@ def test_tidy_is_refused_while_another_computer_holds_the_lease(
     fake_ollama_thread.enqueue_chat(answer("Chess night"), GOOD)
     result = CliRunner().invoke(cli, ["tidy", "--once"])
     assert result.exit_code == 0, result.output
+
+
+def test_tidy_without_once_says_it_keeps_watching_and_how_to_stop(
+    env: Path, fake_ollama_thread: FakeOllama
+) -> None:
+    """`commonplace tidy` watched the inbox for ever, and said nothing until the index was up to
+    date: a newcomer killed it after ten minutes. Now its first line, before anything slow, says
+    what it does and how to stop; Ctrl-C ends it cleanly and says so."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    fake_ollama_thread.chat_handler = lambda body: answer("Chess night")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "commonplace", "tidy"],
+        env={**os.environ, "OLLAMA_HOST": fake_ollama_thread.url},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        first = proc.stdout.readline()
+        assert first.startswith(f"Tidying {env / 'Inbox'}: the captures in it now, then each new")
+        assert "keeps running until you press Ctrl-C" in first
+        assert "to tidy what is there now and stop, run: commonplace tidy --once" in first
+        lines = [first]
+        deadline = time.monotonic() + 60
+        while "for new captures (Ctrl-C to stop)" not in lines[-1]:
+            assert time.monotonic() < deadline and proc.poll() is None, lines
+            lines.append(proc.stdout.readline())
+        proc.send_signal(signal.SIGINT)  # what Ctrl-C sends
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 0, err
+    assert "Stopped. New captures wait in the inbox" in out
+    assert "Traceback" not in err
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    [row] = [line for line in readme.splitlines() if line.startswith("| `commonplace tidy")]
+    assert row.startswith("| `commonplace tidy --once` |") and "until Ctrl-C" in row

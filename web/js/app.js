@@ -56,20 +56,36 @@ function modelOf(state) {
 
 function describe(state) {
   const waiting = state.captures_waiting || 0;
-  // Short enough to fit a phone's header beside the title ("captures waiting" was cut off);
-  // with a problem the count comes first, so it is never the part that is cut.
-  const waitingText = waiting ? ` · ${waiting} waiting` : "";
-  const first = waiting ? `${waiting} waiting · ` : "";
+  // Short enough to fit a phone's header beside the title ("captures waiting" was cut off), and
+  // saying what waits ("20 waiting" did not); with a problem the count comes first, so it is
+  // never the part that is cut. The whole sentence is the status's title.
+  const count = `${waiting} in inbox`;
+  const waitingText = waiting ? ` · ${count}` : "";
+  const first = waiting ? `${count} · ` : "";
+  const story = waiting ? `${waiting} capture${waiting > 1 ? "s" : ""} in the inbox, waiting to be filed` : "";
+  const told = (problem) => [problem, story].filter(Boolean).join(". ");
   const model = modelOf(state);
   if (!model.reachable) {
     const which = model.backend === "builtin" ? "The built-in model" : `Your computer's model (${model.server})`;
-    return ["warn", `${first}model off`, `${which} isn't running`];
+    return ["warn", `${first}model off`, told(`${which} isn't running`)];
   }
   const missing = Object.entries(model.models || {}).filter(([, installed]) => !installed);
   if (missing.length) {
-    return ["warn", `${first}model missing`, `Model ${missing[0][0]} not installed`];
+    return ["warn", `${first}model missing`, told(`Model ${missing[0][0]} not installed`)];
   }
-  return ["ok", `Ready${waitingText}`, model.line || ""];
+  return ["ok", `Ready${waitingText}`, story];
+}
+
+// The header again, at once: a capture just sent is one more in the inbox (the count stayed as
+// it was until the next poll, 30 s later).
+async function recount() {
+  try {
+    const state = await getJSON("/api/state");
+    setStatus(...describe(state));
+    renderDetails(state);
+  } catch (ignored) {
+    // the next refresh says what is wrong
+  }
 }
 
 function modelText(model) {
@@ -81,8 +97,8 @@ function renderDetails(state) {
   const rows = [
     ["Vault", state.daemon.vault],
     ["Model", modelText(modelOf(state))],
-    ["Captures waiting", String(state.captures_waiting)],
-    ["Dictation", state.speech.available ? "ready" : state.speech.message],
+    ["In the inbox", `${state.captures_waiting} capture${state.captures_waiting === 1 ? "" : "s"} waiting to be filed`],
+    ["Dictation", state.speech.available ? "ready" : `off: ${state.speech.message}`],
     ["Last job", state.daemon.jobs.last || "none yet"],
   ];
   const index = state.index || {};
@@ -112,8 +128,8 @@ async function refresh() {
     renderDetails(state);
     await renderPairing(state.pairing_waiting || 0);
     if (currentView() === "assistant") refreshAssistant();
-    await flushOutbox();
-    await flushShares(logCapture);
+    const sent = ((await flushOutbox()) || 0) + ((await flushShares(logCapture)) || 0);
+    if (sent) await recount();
     await checkFiled();
     schedule(POLL_MS);
   } catch (error) {
@@ -141,25 +157,41 @@ function newDayCheck() {
   }
 }
 
+function sharedMessage(shared, query) {
+  const message = $("#capture-message");
+  if (shared === "saved") {
+    const path = query.get("path") || "";
+    if (!query.get("repeat")) logCapture("Shared from another app", path, new Date().toISOString(), query.get("capture") || "");
+    showMessage(message, `Shared into your inbox: saved to ${path}. It will be filed when your computer tidies it.`, "ok");
+  } else if (shared === "failed") {
+    const why = query.get("why");
+    showMessage(message, why ? `The share was not saved: ${why}` : "The share could not be read; share it again.", "error");
+  } else {
+    showMessage(message, "Saving what you shared…", "info");
+    message.dataset.share = "saving"; // until it is sent, or known to be kept
+  }
+}
+
 function init() {
   for (const tab of document.querySelectorAll(".tabs [role=tab]")) {
     tab.addEventListener("click", () => showView(tab.dataset.view));
   }
   newDayCheck();
-  initCapture(() => {});
+  initCapture(recount);
   initAsk();
   initSearch();
   initAssistant();
-  // A tapped morning briefing opens /#assistant; a share from another app (sw.js) opens
-  // /?shared=<id>: the capture view, where the page says it was saved.
-  const shared = new URLSearchParams(location.search).get("shared");
+  // A tapped morning briefing opens /#assistant; a share from another app opens the capture
+  // view, where the page says what became of it: /?shared=<id> when the service worker kept it
+  // (sw.js; the page sends it), /?shared=saved&path=... when the daemon got the share itself and
+  // saved it (no worker took it: share_target.py), /?shared=failed[&why=...] when it was not.
+  const query = new URLSearchParams(location.search);
+  const shared = query.get("shared");
   const fromLink = shared ? "capture" : location.hash === "#assistant" ? "assistant" : "";
   showView(fromLink || localStorage.getItem("commonplace.view") || "capture");
   if (shared) {
     history.replaceState(null, "", "/"); // a reload must not look like a second share
-    const text = shared === "failed" ? "The share could not be read; share it again." : "Saving what you shared…";
-    showMessage($("#capture-message"), text, shared === "failed" ? "error" : "info");
-    $("#capture-message").dataset.share = "saving"; // until it is sent, or known to be kept
+    sharedMessage(shared, query);
   }
   $("#refresh").addEventListener("click", refresh);
   $("#retry-now").addEventListener("click", refresh);

@@ -94,15 +94,16 @@ async function sendCapture(onChange) {
   saveDraft("");
   setVia("phone");
   showFetchToggle();
-  await flushOutbox();
-  onChange();
+  if (await flushOutbox()) onChange();
 }
 
 // Send everything in the outbox, oldest first. Safe to call often; one run at a time.
+// Returns how many were saved.
 export async function flushOutbox() {
-  if (flushing) return;
+  if (flushing) return 0;
   flushing = true;
   let lastError = null;
+  let saved = 0;
   try {
     for (const item of outbox()) {
       if (item.error) continue; // refused by the daemon: waits for the user
@@ -117,6 +118,7 @@ export async function flushOutbox() {
               ...(item.fetchPage ? { fetch_page: true } : {}),
             });
         removeFromOutbox(item.id);
+        saved += 1;
         logCapture(item.photo ? `📷 ${item.text}`.trim() : item.text, result.path, item.captured, result.capture);
       } catch (error) {
         lastError = error;
@@ -149,6 +151,7 @@ export async function flushOutbox() {
   }
   clearTimeout(retryTimer);
   if (waiting) retryTimer = setTimeout(flushOutbox, RETRY_MS);
+  return saved;
 }
 
 // A capture with a photo: a multipart form with the photo kept in IndexedDB.

@@ -16,10 +16,15 @@ export function initDictation(handleText) {
   $("#dictate").addEventListener("click", () => toggleDictation());
 }
 
+// Dictate is offered only while the daemon can transcribe: with dictation off it used to be
+// there, and answered a tap with a paragraph about downloading a model (the More view says why
+// it is off, and the docs how to turn it on).
 export function setSpeechState(speech) {
   if (!speech) return;
   if (speech.max_seconds) maxSeconds = speech.max_seconds;
   speechProblem = speech.available ? "" : speech.message || "Dictation is not available.";
+  show($("#dictate"), speech.available || Boolean(recorder));
+  $("#capture-text").placeholder = speech.available ? "Write a thought, or dictate one…" : "Write a thought…";
 }
 
 

@@ -44,11 +44,13 @@ function summary(share) {
   return `${words || "Files"}${files}`;
 }
 
-// Send every waiting share. onSaved(text, path, at) logs it in "Saved today".
+// Send every waiting share. onSaved(text, path, at) logs it in "Saved today". Returns how
+// many were saved.
 export async function flushShares(onSaved) {
-  if (sending) return;
+  if (sending) return 0;
   sending = true;
   let lastError = null;
+  let saved = 0;
   try {
     for (const share of await pendingShares()) {
       if (share.error) continue;
@@ -59,6 +61,7 @@ export async function flushShares(onSaved) {
       try {
         const result = await postForm("/api/share", form);
         await act("readwrite", (store) => store.delete(share.id));
+        saved += 1;
         onSaved(summary(share), result.path, share.captured, result.capture);
         showMessage($("#capture-message"), `Shared into your inbox: saved to ${result.path}. It will be filed when your computer tidies it.`, "ok");
         delete $("#capture-message").dataset.share;
@@ -80,6 +83,7 @@ export async function flushShares(onSaved) {
   } else if (lastError) {
     showMessage($("#capture-message"), lastError.message, "error");
   }
+  return saved;
 }
 
 // `offline`: the daemon could not be reached, so a share the page is still "saving" is kept.

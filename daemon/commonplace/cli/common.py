@@ -13,7 +13,7 @@ import click
 
 from commonplace.config import ConfigError, Settings, load_settings, set_vault
 from commonplace.daemon.dataformat import NewerDataFolder, refuse_newer
-from commonplace.firstrun.sample import sample_env, sample_scratch
+from commonplace.firstrun.sample import sample_env, sample_paths
 from commonplace.llm import LLM, LLMError
 
 if TYPE_CHECKING:
@@ -58,7 +58,7 @@ def settings_from(
 def require_vault(settings: Settings) -> None:
     if not settings.vault.is_dir():
         hint = ""
-        if not settings.vault_configured and (sample_scratch() / "vault").is_dir():
+        if not settings.vault_configured and sample_paths()[0].is_dir():
             hint = f" (or, for the sample vault `make run` uses: {sample_env()})"
         raise click.ClickException(
             f"the vault folder {settings.vault} does not exist; {set_vault(settings)}{hint}"

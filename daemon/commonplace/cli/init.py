@@ -27,6 +27,7 @@ from commonplace.firstrun.configfile import Choices, config_text, write_config
 from commonplace.firstrun.qr import qr_text
 from commonplace.firstrun.tailnet import TailscaleMissing, serve_command, tailnet_status
 from commonplace.firstrun.vaults import FoundVault, detect_flavor, find_vaults
+from commonplace.plugin.install import plugin_in_this_install
 
 
 @click.command()
@@ -282,7 +283,11 @@ def next_steps(settings: Settings, config: Path, model_ready: bool, server: str 
             f"on the phone, open https://{web.ts_name}/ and add it to the Home Screen "
             "(Safari: Share > Add to Home Screen; Chrome: menu > Install app)"
         )
-    if settings.flavor == "obsidian":
+    missing = plugin_in_this_install()
+    if settings.flavor == "obsidian" and missing:
+        # Installed from a checkout without Node.js: say so now, not at `plugin install`.
+        steps.append(missing[:1].upper() + missing[1:])
+    elif settings.flavor == "obsidian":
         # The plugin is not in Obsidian's directory of community plugins: the installed program
         # carries it, and this command puts it in the vault.
         steps.append(

@@ -11,13 +11,14 @@ from pathlib import Path
 import click
 
 from commonplace.cli.common import run_async, settings_from
+from commonplace.config import Settings
 from commonplace.daemon.run import DaemonError, run_daemon
 from commonplace.firstrun.sample import (
-    make_sample_data,
-    make_sample_vault,
     sample_env,
-    sample_scratch,
+    sample_kept,
+    sample_paths,
     sample_week,
+    start_sample,
 )
 from commonplace.runtime.heap import limit_arenas
 from commonplace.runtime.lock import running_daemon
@@ -29,6 +30,12 @@ from commonplace.runtime.logfile import log_path, logging_to_file, quiet_stream_
     "--sample-if-unset",
     is_flag=True,
     help="If no vault is configured, use a fresh copy of the sample vault (`make run`).",
+)
+@click.option(
+    "--fresh-sample",
+    is_flag=True,
+    help="With --sample-if-unset: start the sample vault over from a fresh copy, deleting the "
+    "earlier copy and what was captured in it (`make run FRESH=1`).",
 )
 @click.option(
     "--vault",
@@ -50,6 +57,7 @@ from commonplace.runtime.logfile import log_path, logging_to_file, quiet_stream_
 def run(
     ctx: click.Context,
     sample_if_unset: bool,
+    fresh_sample: bool,
     vault: Path | None,
     port: int | None,
     quiet_stderr: bool,
@@ -58,31 +66,12 @@ def run(
     limit_arenas()  # before LanceDB's threads start: see commonplace/runtime/heap.py
     settings = settings_from(ctx, vault=vault, port=port)
     if sample_if_unset and not settings.vault_configured:
-        scratch = sample_scratch()
-        settings = dataclasses.replace(settings, vault=scratch / "vault", data_dir=scratch / "data")
-        # Before the copy is made again: a second `make run` used to replace the vault under
-        # the daemon already running on it, deleting what had been captured there.
-        running = running_daemon(settings.data_path)
-        if running is not None:
-            raise click.ClickException(
-                f"commonplace is already running on the sample vault ({running.describe()}); "
-                f"its copy at {settings.vault} is left as it is. Use that one "
-                f"(http://127.0.0.1:{running.port or settings.web.port}/), or stop it first "
-                f"(Ctrl-C in its terminal, or kill {running.pid})"
-            )
-        vault = make_sample_vault(settings.vault, inbox=settings.folder("inbox"))
-        make_sample_data(settings.data_dir)
-        click.echo(f"No vault configured: using a fresh copy of the sample vault at {vault}")
-        click.echo("(set 'vault' in commonplace.toml or COMMONPLACE_VAULT to use your own)")
+        settings = use_sample(settings, fresh=fresh_sample)
+    elif fresh_sample:
         click.echo(
-            f"(a week of its captures waits in {settings.folder('inbox')}/ to be filed; "
-            f"'commonplace digest' on it writes that week's digest, {sample_week()})"
+            f"(--fresh-sample, FRESH=1: only the sample vault is started over; {settings.vault} "
+            "is yours and is left as it is)"
         )
-        # The Ollama this run was given goes with it, or `commonplace search` in the other
-        # terminal would look for Ollama at the default address and fall back to keywords.
-        host = os.environ.get("OLLAMA_HOST", "")
-        line = sample_env() + (f" OLLAMA_HOST={shlex.quote(host)}" if host else "")
-        click.echo(f"To use the other commands on it from another terminal: {line}")
     if logging.getLogger().level > logging.INFO:
         logging.getLogger("commonplace").setLevel(logging.INFO)
     if quiet_stderr:
@@ -104,3 +93,49 @@ def run(
         raise click.ClickException(str(exc)) from None
     except KeyboardInterrupt:
         pass
+
+
+def use_sample(settings: Settings, *, fresh: bool) -> Settings:
+    """The settings for the sample vault: the copy an earlier `make run` made, with what was
+    captured in it since, or (the first time, or `fresh`) a new copy. Says which."""
+    vault, data = sample_paths()
+    settings = dataclasses.replace(settings, vault=vault, data_dir=data)
+    # Before anything is copied: a second `make run` used to replace the vault under the
+    # daemon already running on it, deleting what had been captured there.
+    running = running_daemon(settings.data_path)
+    if running is not None:
+        raise click.ClickException(
+            f"commonplace is already running on the sample vault ({running.describe()}); "
+            f"its copy at {vault} is left as it is. Use that one "
+            f"(http://127.0.0.1:{running.port or settings.web.port}/), or stop it first "
+            f"(Ctrl-C in its terminal, or kill {running.pid})"
+        )
+    inbox = settings.folder("inbox")
+    kept = sample_kept(vault, data)
+    if kept and not fresh:
+        click.echo(
+            f"No vault configured: going on with the sample vault at {vault}, as the last run "
+            "left it (what you captured in it is there)"
+        )
+        click.echo("(to start over from a fresh copy, deleting it: make run FRESH=1)")
+    else:
+        start_sample(vault, data, inbox)
+        if kept:
+            click.echo(
+                f"Starting over (FRESH=1): a fresh copy of the sample vault at {vault}; the "
+                "earlier copy, and what was captured in it, is deleted"
+            )
+        else:
+            click.echo(f"No vault configured: using a fresh copy of the sample vault at {vault}")
+        click.echo(
+            f"(a week of its captures waits in {inbox}/ to be filed; 'commonplace digest' on "
+            f"it writes that week's digest, {sample_week()}; make run keeps this copy, "
+            "make run FRESH=1 starts over)"
+        )
+    click.echo("(set 'vault' in commonplace.toml or COMMONPLACE_VAULT to use your own)")
+    # The Ollama this run was given goes with it, or `commonplace search` in the other
+    # terminal would look for Ollama at the default address and fall back to keywords.
+    host = os.environ.get("OLLAMA_HOST", "")
+    line = sample_env() + (f" OLLAMA_HOST={shlex.quote(host)}" if host else "")
+    click.echo(f"To use the other commands on it from another terminal: {line}")
+    return settings

@@ -34,6 +34,17 @@ from commonplace.vault.layout import relative
 
 log = logging.getLogger(__name__)
 POLL_S = 2.0
+STOPPED = "Stopped. New captures wait in the inbox until the next tidy (or the daemon) files them."
+
+
+def watching(settings: Settings) -> str:
+    """What `commonplace tidy` without --once is about to do, and how to stop it."""
+    inbox = settings.vault / settings.folder("inbox")
+    return (
+        f"Tidying {inbox}: the captures in it now, then each new one as it arrives. This keeps "
+        "running until you press Ctrl-C; to tidy what is there now and stop, run: "
+        "commonplace tidy --once"
+    )
 
 
 @click.command()
@@ -52,7 +63,13 @@ def tidy(ctx: click.Context, once: bool, dry_run: bool, path: Path | None) -> No
         _refuse_if_leased_elsewhere(settings)
     targets = [_capture_path(settings, path)] if path else None
     if targets is None and not once and not dry_run:
-        run_async(_watch(settings))
+        # Said first, before the index is brought up to date (minutes on a big vault): a
+        # newcomer who saw nothing for ten minutes took it for hung and killed it.
+        click.echo(watching(settings))
+        try:
+            run_async(_watch(settings))
+        except KeyboardInterrupt:
+            click.echo(STOPPED)
         return
     failed = run_async(_tidy_now(settings, targets, dry_run=dry_run))
     if failed:
@@ -117,6 +134,7 @@ async def open_index(settings: Settings, llm: LLM) -> Index | None:
         click.echo(f"(search index unavailable, no links will be proposed: {exc})", err=True)
         return None
     if writable:  # else the daemon keeps it up to date; read it as it is
+        click.echo("Bringing the search index up to date first (links are proposed from it)...")
         await index.refresh()
     return index
 
@@ -200,7 +218,9 @@ async def _watch(settings: Settings) -> None:
     index = await open_index(settings, llm)
     service = TidyService(settings, llm, index)
     await service.startup()
-    click.echo(f"Watching {settings.vault / settings.folder('inbox')} (Ctrl-C to stop)")
+    click.echo(
+        f"Watching {settings.vault / settings.folder('inbox')} for new captures (Ctrl-C to stop)"
+    )
     known = _mtimes(settings, inbox_captures(settings))
     try:
         while True:

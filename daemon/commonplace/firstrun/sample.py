@@ -1,4 +1,10 @@
-"""The sample vault: a fresh copy of vault_fixture/ for `make run` and for trying things out.
+"""The sample vault: a copy of vault_fixture/ for `make run` and for trying things out.
+
+`make run` makes the copy once and keeps it, with whatever was captured in it, across restarts
+(a newcomer's first capture was deleted, without a word, by the next `make run`); `make run
+FRESH=1` starts over from a fresh copy and says so. The copy is complete once its data folder
+holds the sample's record (SAMPLE_RECORD), which is written last: a copy cut short is made again.
+The folder is called "Sample vault", the name the phone page and Obsidian show for it.
 
 The sample is set in one week: its notes were written up to it, and vault_fixture/captures/
 holds the captures of that week (Monday 19 to Sunday 25 October 2026). `make run` puts them in
@@ -27,17 +33,39 @@ _NOT_VAULT = ("captures", "calendar")
 SAMPLE_RECORD = "sample.json"
 
 
+VAULT_NAME = "Sample vault"  # the folder's name: what the phone page and Obsidian call it
+
+
 def sample_scratch() -> Path:
-    """Where `make run` keeps the sample vault (`vault/`) and its data folder (`data/`)."""
+    """Where `make run` keeps the sample vault (`Sample vault/`) and its data folder (`data/`)."""
     return Path(tempfile.gettempdir()) / "commonplace-sample"
+
+
+def sample_paths(scratch: Path | None = None) -> tuple[Path, Path]:
+    """The sample's vault and data folder in `scratch` (by default sample_scratch())."""
+    scratch = sample_scratch() if scratch is None else scratch
+    return scratch / VAULT_NAME, scratch / "data"
 
 
 def sample_env() -> str:
     """The shell line that points the other commands at the sample vault `make run` uses: with
     no vault configured they would otherwise look for ~/Notes and stop."""
-    scratch = sample_scratch()
-    vault, data = shlex.quote(str(scratch / "vault")), shlex.quote(str(scratch / "data"))
+    vault, data = (shlex.quote(str(p)) for p in sample_paths())
     return f"export COMMONPLACE_VAULT={vault} COMMONPLACE_DATA={data}"
+
+
+def sample_kept(vault: Path, data: Path) -> bool:
+    """Whether a whole copy of the sample from an earlier `make run` is there to go on with."""
+    return vault.is_dir() and recorded_sample_week(data) is not None
+
+
+def start_sample(vault: Path, data: Path, inbox: str) -> None:
+    """A fresh copy of the sample in `vault`, its week's captures waiting in `inbox`, and an
+    empty data folder; whatever was there is deleted. The record that marks the copy whole is
+    removed first and written last, so a copy cut short is never taken for a kept one."""
+    (data / SAMPLE_RECORD).unlink(missing_ok=True)
+    make_sample_vault(vault, inbox=inbox)
+    make_sample_data(data)
 
 
 def make_sample_vault(dest: Path, inbox: str | None = None) -> Path:
@@ -55,11 +83,11 @@ def make_sample_vault(dest: Path, inbox: str | None = None) -> Path:
 
 
 def make_sample_data(dest: Path) -> Path:
-    """Empty the sample's data folder: the vault is a fresh copy each time, so its index, the
-    answers it kept count of, the assistant's day and the scheduler's record start afresh too
-    (kept, they described a vault that no longer exists: the same Ask question, answered in
-    three runs, counted as an answer removed three times and was not answered in the fourth).
-    It records the week the sample is set in, for `commonplace digest`."""
+    """Empty the sample's data folder: with a fresh copy of the vault, its index, the answers it
+    kept count of, the assistant's day and the scheduler's record start afresh too (kept, they
+    described a vault that no longer exists: the same Ask question, answered in three runs,
+    counted as an answer removed three times and was not answered in the fourth). It records
+    the week the sample is set in, for `commonplace digest`."""
     if dest.exists():
         shutil.rmtree(dest)
     dest.mkdir(parents=True)

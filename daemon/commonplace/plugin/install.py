@@ -15,9 +15,18 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from commonplace.basics.resources import PLUGIN_FILES, plugin_files
+from commonplace.basics.resources import PLUGIN_FILES, plugin_files, resource_dir
 
 CONFIG_DIR = ".obsidian"  # Obsidian's default; a vault may name another (then: --config-dir)
+# An install made from a checkout without Node.js (`uv tool install .`, hatch_build.py).
+NOT_IN_THIS_INSTALL = (
+    "this commonplace was installed without the Obsidian plugin: its main.js is built with "
+    "Node.js, and the checkout it was installed from had not built it. Either build it there "
+    "(`make plugin`, which needs Node.js 20+) and install commonplace again from the checkout "
+    "(`uv tool install --reinstall .`), or copy main.js, manifest.json and styles.css from a "
+    "release of the plugin into <vault>/.obsidian/plugins/commonplace/ "
+    "(docs/how-to/obsidian-plugin.md)"
+)
 
 
 class InstallError(Exception):
@@ -53,11 +62,7 @@ def install_plugin(
     files = plugin_files() if files is None else files
     missing = [name for name in PLUGIN_FILES if name not in files]
     if missing:
-        raise InstallError(
-            f"the plugin's {', '.join(missing)} {'is' if len(missing) == 1 else 'are'} not built: "
-            "run 'make plugin' in the checkout (an installed commonplace carries them: "
-            "reinstall it)"
-        )
+        raise InstallError(not_built(missing))
     if not vault.is_dir():
         raise InstallError(f"the vault {vault} is not a folder")
     if not (vault / config_dir).is_dir() and not force:
@@ -90,3 +95,23 @@ def install_plugin(
             shutil.copyfile(files[name], tmp)
             tmp.replace(folder / name)
     return Installed(plugin_id, version, folder, replaced if replaced != version else "", unchanged)
+
+
+def not_built(missing: list[str]) -> str:
+    """Why the plugin's files are not there, and what to do: in a checkout, build them; in a
+    program installed without them, build and install again, or take a release's files."""
+    try:
+        resource_dir("obsidian-bridge")
+    except FileNotFoundError:
+        return NOT_IN_THIS_INSTALL
+    verb = "is" if len(missing) == 1 else "are"
+    return (
+        f"the plugin's {', '.join(missing)} {verb} not built: run 'make plugin' in the checkout "
+        "(it needs Node.js 20+)"
+    )
+
+
+def plugin_in_this_install() -> str:
+    """ "" when the built plugin is here to install; else why not, and what to do."""
+    missing = [name for name in PLUGIN_FILES if name not in plugin_files()]
+    return not_built(missing) if missing else ""

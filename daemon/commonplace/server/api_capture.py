@@ -13,6 +13,7 @@ Transcription only returns text: the user edits it and sends it as a capture (`v
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import re
@@ -39,6 +40,7 @@ from commonplace.config import Settings
 from commonplace.server.context import SENT, SERVICES, SETTINGS, Services
 from commonplace.server.errors import ApiError, BodyPace, read_body, read_json, text_field
 from commonplace.server.limits import limited
+from commonplace.server.sent import share_keys
 from commonplace.speech import (
     AudioError,
     AudioTooLong,
@@ -107,22 +109,32 @@ class Wanted:
     sent_time: Any  # the phone's 'captured' value, as sent
     link: str = ""  # a page to clip below the words ("" for none)
     files: tuple[SharedFile, ...] = ()  # saved as attachments, embedded above the words
+    content: str = ""  # a share's digest: the same share arriving again is saved once (sent.py)
 
 
 async def save_wanted(request: web.Request, settings: Settings, wanted: Wanted) -> web.Response:
-    if not wanted.capture_id:
-        return await _save(request, settings, wanted)
-    async with request.app[SENT].one_at_a_time(wanted.capture_id):  # two sends at once: one file
+    # Two sends at once of one id, or of one share's content: one file. In sorted order, so two
+    # sends holding one key each never wait for each other.
+    held = sorted({wanted.capture_id, f"share:{wanted.content}" if wanted.content else ""} - {""})
+    async with contextlib.AsyncExitStack() as stack:
+        for key in held:
+            await stack.enter_async_context(request.app[SENT].one_at_a_time(key))
         return await _save(request, settings, wanted)
 
 
 async def _save(request: web.Request, settings: Settings, wanted: Wanted) -> web.Response:
-    """Write the capture, unless its id was saved already (then that file's path)."""
+    """Write the capture, unless its id (or, for a share, its content shared at about the same
+    time) was saved already: then that file's path."""
     sent = request.app[SENT]
     capture_id, via, sent_time = wanted.capture_id, wanted.via, wanted.sent_time
-    if capture_id and (earlier := await asyncio.to_thread(sent.get, capture_id)):
-        return web.json_response({"path": earlier, "repeat": True})
     when, not_used = _captured_time(sent_time, settings)
+    seen, record = [capture_id] if capture_id else [], [capture_id] if capture_id else []
+    if wanted.content:
+        same, key = share_keys(wanted.content, when.timestamp())
+        seen, record = [*seen, *same], [*record, key]
+    for key in seen:
+        if earlier := await asyncio.to_thread(sent.get, key):
+            return web.json_response({"path": earlier, "repeat": True})
     original = (
         (sent_time if isinstance(sent_time, str) else json.dumps(sent_time)) if not_used else ""
     )
@@ -164,8 +176,8 @@ async def _save(request: web.Request, settings: Settings, wanted: Wanted) -> web
             path,
             not_used,
         )
-    if capture_id:
-        await asyncio.to_thread(sent.add, capture_id, path)
+    for key in record:
+        await asyncio.to_thread(sent.add, key, path)
     local = when.astimezone(settings.tz)  # the minute write_capture named and stamped it by
     answer["capture"] = f"{make_capture_id(path, local)}@{local.strftime('%Y-%m-%d %H%M')}"
     return web.json_response({"path": path, **answer}, status=201)

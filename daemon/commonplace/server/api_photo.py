@@ -1,9 +1,10 @@
 """POST /api/capture/photo: a photo (camera or library) with or without typed words.
 
 A multipart form: `photo` (the file), and the capture's own fields `text`, `via`, `id` and
-`captured` as /api/capture takes them. The photo is saved byte for byte into the vault's
-attachment folder (attachments/save.py), then the capture is written with the photo embedded
-above the typed words; tidying files it like any capture, and the model reads the photo's text
+`captured` as /api/capture takes them, with the same checks (the words' size limit, `[tidy]
+max_capture_kb`, among them). The photo is saved byte for byte into the vault's attachment
+folder (attachments/save.py), then the capture is written with the photo embedded above the
+typed words; tidying files it like any capture, and the model reads the photo's text
 as data (attachments/pictures.py). An `id` already saved returns the same files again, so a
 photo the page sends again after a lost connection is saved once.
 """
@@ -20,10 +21,9 @@ from commonplace.attachments.save import NotAPicture, picture_kind, save_attachm
 from commonplace.capture.inbox import CaptureError, write_capture
 from commonplace.config import Settings
 from commonplace.server.api_capture import (
-    _ID,
     MAX_CAPTURE_CHARS,
-    VIA_CHOICES,
     _captured_time,
+    check_fields,
     not_saved,
 )
 from commonplace.server.context import SENT, SETTINGS
@@ -90,12 +90,9 @@ async def capture_photo(request: web.Request) -> web.Response:
     text = fields.get("text", "")
     via = fields.get("via") or "phone"
     capture_id = fields.get("id", "")
-    if via not in VIA_CHOICES:
-        raise ApiError(400, "bad_field", f"'via' must be one of {', '.join(VIA_CHOICES)}")
-    if capture_id and not _ID.match(capture_id):
-        raise ApiError(400, "bad_field", "'id' must be 8-64 letters, digits, '-' or '_'")
-    if len(text) > MAX_CAPTURE_CHARS:
-        raise ApiError(413, "too_large", f"a capture is limited to {MAX_CAPTURE_CHARS} characters")
+    # The checks a typed or shared capture passes, with the same refusals; before the photo is
+    # saved, so words over [tidy] max_capture_kb leave no photo behind them.
+    check_fields(settings, text, via, capture_id)
     try:
         ext = picture_kind(photo)
     except NotAPicture as exc:

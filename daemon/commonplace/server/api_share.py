@@ -8,6 +8,11 @@ Two senders, one request (docs/how-to/share-from-phone.md):
 - the iPhone's "Share to Commonplace" Shortcut: "Get contents of URL" with a Form body, through
   `tailscale serve` like the page, with `Origin: https://<name>.ts.net` set in its headers.
 
+A third way in: the share target's POST to /share when no service worker takes it, which the
+daemon saves itself (share_target.py) through `save_share`, as here. Whichever way a share
+comes, the same content shared twice within minutes (a retry, one way or both) is one capture
+(sent.py).
+
 Both pass the four checks of every request (security.py); this path takes a form only
 (multipart/form-data, or URL-encoded when no file comes). Fields: `title`, `text`, `url` (as
 the sharing app gave them: Android puts a link in `text`), `files` (any number: images and
@@ -21,6 +26,7 @@ byte for byte into the attachment folder and embedded above the words (capture/s
 
 from __future__ import annotations
 
+import hashlib
 from urllib.parse import parse_qsl
 
 from aiohttp import BodyPartReader, web
@@ -115,10 +121,27 @@ async def read_share(
     return fields, tuple(files)
 
 
+def share_digest(words: str, files: tuple[SharedFile, ...]) -> str:
+    """What identifies one share whichever way it came: its words as they are kept and each
+    file's bytes (not the files' names, which a sender may change)."""
+    digest = hashlib.sha256(words.encode("utf-8"))
+    for shared in files:
+        digest.update(b"\0" + hashlib.sha256(shared.data).digest())
+    return digest.hexdigest()[:32]
+
+
 async def share(request: web.Request) -> web.Response:
     settings = request.app[SETTINGS]
     max_bytes = int(settings.clip.max_share_mb * 1024 * 1024)
     fields, files = await read_share(request, max_bytes)
+    return await save_share(request, fields, files)
+
+
+async def save_share(
+    request: web.Request, fields: dict[str, str], files: tuple[SharedFile, ...]
+) -> web.Response:
+    """Check a share's fields and files and save them as one capture (or find it saved)."""
+    settings = request.app[SETTINGS]
     words = shared_words(fields.get("title", ""), fields.get("text", ""), fields.get("url", ""))
     if not words.strip() and not files:
         raise ApiError(
@@ -141,5 +164,7 @@ async def share(request: web.Request) -> web.Response:
         link = fields.get("url", "").strip() or first_link(words)
     elif settings.clip.fetch_pages and (found := only_link(words)):
         link = found[0]
-    wanted = Wanted(words, via, capture_id, fields.get("captured") or None, link, files)
+    sent_time = fields.get("captured") or None
+    digest = share_digest(words, files)
+    wanted = Wanted(words, via, capture_id, sent_time, link, files, content=digest)
     return await save_wanted(request, settings, wanted)

@@ -40,6 +40,7 @@ from commonplace.server.page import add_page_routes
 from commonplace.server.push_api import add_push_routes
 from commonplace.server.security import Policy, add_security_headers, security_middleware
 from commonplace.server.sent import SentCaptures
+from commonplace.server.share_target import SHARE_TARGET, share_target
 
 log = logging.getLogger(__name__)
 
@@ -106,6 +107,7 @@ def create_app(
     app.router.add_post("/api/capture", api_capture.capture)
     app.router.add_get("/api/capture/filed", api_filed.filed)  # where "Saved today" went
     app.router.add_post("/api/share", api_share.share)  # the share target, the iPhone Shortcut
+    app.router.add_post(SHARE_TARGET, share_target)  # a share the service worker did not take
     app.router.add_post("/api/capture/photo", api_photo.capture_photo)
     app.router.add_post("/api/transcribe", api_capture.transcribe)
     app.router.add_get("/api/search", api_search.search)

@@ -15,7 +15,13 @@ something only because nothing else can reach the loopback port and `tailscale s
     nothing legitimate sets it there;
 (d) a state-changing request must say it comes from our own page (Origin, or Referer when a
     browser sends no Origin) and carry JSON (audio only where audio is uploaded), which a
-    cross-site form can never do.
+    cross-site form can never do. One exception, on one path: the share target's POST to
+    /share (share_target.py) is a form, and when the owner picks the page in the phone's share
+    sheet the browser makes it itself, with no page behind it: `Origin: null` (or none), no
+    Referer, `Sec-Fetch-Site: none`, `Sec-Fetch-Mode: navigate`. The browser sets the
+    Sec-Fetch headers, and no page can make it send `none` (a form on any site says
+    `same-origin`, `same-site` or `cross-site`), so that request is taken as the owner's own;
+    from the page's own origin it passes as any change does, and from any other it is refused.
 
 Requests from the Obsidian plugin come from the origin `app://obsidian.md` (desktop),
 `capacitor://localhost` (iOS) or `http://localhost` / `https://localhost` (Android: the Capacitor
@@ -79,6 +85,9 @@ UPLOAD_PATHS = frozenset(
     {"/api/transcribe", "/api/capture/photo", "/api/share"}
 )  # recording, photo, share
 UPLOAD_TYPES = ("audio/", "video/webm", "video/mp4", "multipart/form-data")
+SHARE_PATHS = frozenset({"/api/share", "/share"})  # a share's form: the API, the share target
+SHARE_TARGET = "/share"  # the manifest's share_target action (web/manifest.webmanifest)
+FORM_TYPES = ("multipart/form-data", "application/x-www-form-urlencoded")
 APP_ORIGIN = "app://obsidian.md"  # Obsidian desktop's window, where its plugins run
 # Obsidian mobile is a Capacitor app: its web view's origin on iOS, and on Android (http, or
 # https in newer Capacitor versions). Treated as APP_ORIGIN: in only with a token.
@@ -135,6 +144,8 @@ class RequestFacts:
     content_type: str = ""  # media type only, lower case
     authorization: str | None = None  # the Authorization header (Obsidian, the MCP server)
     client: str = ""  # X-Commonplace-Client, lower case ("obsidian": the plugin)
+    fetch_site: str = ""  # Sec-Fetch-Site, lower case: set by the browser, never by a page
+    fetch_mode: str = ""  # Sec-Fetch-Mode, lower case ("navigate": a page load or form post)
 
     @property
     def from_obsidian(self) -> bool:
@@ -374,7 +385,20 @@ def _check_owner(facts: RequestFacts, policy: Policy) -> Refusal | None:
     return None
 
 
+def opened_by_the_browser(facts: RequestFacts) -> bool:
+    """The browser's own navigation, with no page behind it: how Chrome posts a share to the
+    share target when the owner picks the page in the share sheet (see (d) above)."""
+    return (
+        facts.origin in (None, "null")
+        and facts.referer is None
+        and facts.fetch_site == "none"
+        and facts.fetch_mode == "navigate"
+    )
+
+
 def _check_write(facts: RequestFacts) -> Refusal | None:
+    if facts.path == SHARE_TARGET and opened_by_the_browser(facts):
+        return _check_type(facts)
     source = facts.origin if facts.origin and facts.origin != "null" else facts.referer
     if not source:
         return Refusal(
@@ -392,8 +416,8 @@ def _check_type(facts: RequestFacts) -> Refusal | None:
     ctype = facts.content_type
     if ctype == "application/json":
         return None
-    if facts.path == "/api/share":
-        if ctype in ("multipart/form-data", "application/x-www-form-urlencoded"):
+    if facts.path in SHARE_PATHS:
+        if ctype in FORM_TYPES:
             return None  # a share's form (api_share.py); (d)'s Origin check has been passed
         return Refusal(
             "content_type",
@@ -434,6 +458,8 @@ def facts_from(request: web.Request) -> RequestFacts:
         content_type=request.content_type.lower() if "Content-Type" in request.headers else "",
         authorization=request.headers.get("Authorization"),
         client=request.headers.get(CLIENT_HEADER, "").strip().lower(),
+        fetch_site=request.headers.get("Sec-Fetch-Site", "").strip().lower(),
+        fetch_mode=request.headers.get("Sec-Fetch-Mode", "").strip().lower(),
     )
 
 

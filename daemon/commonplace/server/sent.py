@@ -5,6 +5,13 @@ connection dropped after the file was written) the page sends it again with the 
 record turns that resend into "already saved" instead of a second file, also across a daemon
 restart, because it lives in the data folder. It holds the last few hundred ids only.
 
+A share from another app may come twice without one id: Android's share sheet posts it to the
+page's /share, where the service worker keeps it and the page sends it with an id of its own;
+when the worker is not there (not yet controlling the page, evicted, being updated) the daemon
+gets the same POST and saves it itself (share_target.py); sharing it again after a lost answer
+gives the other path the same words and files. So a share is also recorded by its content
+(`share_keys`): the same content shared within SAME_SHARE_S of a saved one is that one again.
+
 Two sends of one id can also arrive together (the page open twice, as the installed app and in
 a tab, flushing the same kept captures; a send the page gave up on after 20 s while the daemon
 still waited for git): each found the id not yet recorded and saved its own file, ten files
@@ -26,6 +33,20 @@ log = logging.getLogger(__name__)
 
 KEEP = 500
 FILE_NAME = "sent-captures.json"
+# Two arrivals of the same content this close together (by when each was shared) are one share:
+# a retry comes within seconds or minutes; the same link shared again tomorrow is a new capture.
+SAME_SHARE_S = 15 * 60
+
+
+def share_keys(content: str, shared_at: float) -> tuple[list[str], str]:
+    """The keys under which a share of this content (a digest, see api_share.share_digest),
+    shared at `shared_at` (epoch seconds), may have been recorded already, and the key to record
+    it under. Times are cut into SAME_SHARE_S slots; a share matches its own slot and the two
+    beside it, so two arrivals less than SAME_SHARE_S apart always match, and two more than
+    twice that apart never do."""
+    slot = int(shared_at // SAME_SHARE_S)
+    # ':' is in no capture id (api_capture._ID): these keys never meet an id a client sent.
+    return [f"share:{content}:{n}" for n in (slot, slot - 1, slot + 1)], f"share:{content}:{slot}"
 
 
 class SentCaptures:
