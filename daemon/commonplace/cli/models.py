@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import Never, TextIO
 
 import click
 
@@ -42,7 +42,7 @@ def progress_reporter(label: str, stream: TextIO | None = None) -> Progress:
     if out.isatty():
         from tqdm import tqdm
 
-        bars: list[tqdm[None]] = []  # made at the first call, when the total is known
+        bars: list[tqdm[Never]] = []  # made at the first call, when the total is known
 
         def draw(done: int, total: int) -> None:
             if not bars:

@@ -163,7 +163,7 @@ def stream_into(
         if have and response.status_code != 206:
             have = 0  # the server ignored the Range: start over
         with part.open("ab" if have else "wb") as out:
-            for chunk in response.iter_bytes(1024 * 1024):
+            for chunk in response.iter_bytes():
                 if have + len(chunk) > size:
                     raise DownloadError(
                         f"{url} sent more than the {size:,} bytes of the pinned file: "
