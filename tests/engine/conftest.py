@@ -17,7 +17,9 @@ from commonplace.engine.catalog import ALL_MINILM_L6_V2
 from commonplace.engine.packaged import find_wheel, wheel_folders
 
 
-def write_gguf(path: Path, *, name: str = "Tiny Test", arch: str = "llama", context: int = 128) -> Path:
+def write_gguf(
+    path: Path, *, name: str = "Tiny Test", arch: str = "llama", context: int = 128
+) -> Path:
     """A real GGUF, written by the same library as the converter, with one small tensor."""
     import gguf
     import numpy as np
