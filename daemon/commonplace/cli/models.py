@@ -111,7 +111,8 @@ def list_models(ctx: click.Context) -> None:
             )
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
     for row in rows:
-        click.echo("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=False)) + row[-1])
+        cells = [c.ljust(w) for c, w in zip(row, widths, strict=False)]
+        click.echo("  ".join([*cells, row[-1]]))
     click.echo(
         "\nMEMORY is what running it takes, measured: a chat model at 4096 tokens of context, "
         "the embedding model at 512; a longer context takes more.\n"

@@ -33,6 +33,7 @@ from commonplace.engine.gguf_header import NotAGguf, looks_like_gguf, read_heade
 Where = Literal["user", "program", "added"]
 REGISTRY = "added.json"
 ROLE_WORDS: dict[str, str] = {"chat": "chat model", "embed": "embedding model"}
+A_ROLE: dict[str, str] = {"chat": "a chat model", "embed": "an embedding model"}
 
 
 class ModelProblem(Exception):
@@ -289,7 +290,7 @@ def find(role: Role, configured: str, folders: ModelFolders) -> Path:
     if model is not None:
         if model.role != role:
             raise ModelProblem(
-                f"{model.id} is a {ROLE_WORDS[model.role]}, not a {ROLE_WORDS[role]}; "
+                f"{model.id} is a {ROLE_WORDS[model.role]}, not {A_ROLE[role]}; "
                 f"the default {ROLE_WORDS[role]} is {DEFAULTS[role]}"
             )
         path_found = catalog_file(folders, model)
