@@ -5,6 +5,7 @@ up in a list and the assertions allow for it."""
 
 from __future__ import annotations
 
+import sys
 import zipfile
 from pathlib import Path
 
@@ -14,6 +15,15 @@ from click.testing import CliRunner
 from commonplace.cli.main import cli
 from commonplace.engine.catalog import ALL_MINILM_L6_V2
 from tests.engine.conftest import FakeHub, write_gguf
+
+
+@pytest.fixture
+def empty_venv(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """Another virtual environment, with no models in it: the program's folder is found from
+    sys.prefix, as in an installed program."""
+    prefix = tmp_path / "venv"
+    monkeypatch.setattr(sys, "prefix", str(prefix))
+    return prefix
 
 
 def run(*args: str, env: dict[str, str] | None = None, stdin: str | None = None) -> tuple[int, str]:
@@ -34,12 +44,14 @@ def test_the_list_shows_every_model_with_size_memory_licence_default_and_where()
     assert "MEMORY is what running it takes" in out
 
 
-def test_a_model_that_is_not_there_says_how_to_get_it(tmp_path: Path) -> None:
+def test_a_model_that_is_not_there_says_how_to_get_it(empty_venv: Path) -> None:
     _, out = run("list")
-    minilm = next(r for r in out.splitlines() if r.startswith("all-minilm-l6-v2 "))
-    assert "user:" not in minilm  # the data folder is tmp_path's, empty
-    if "program:" not in minilm:
-        assert "not installed: commonplace models get all-minilm-l6-v2" in minilm
+    rows = out.splitlines()
+    minilm = next(r for r in rows if r.startswith("all-minilm-l6-v2 "))
+    assert minilm.endswith("not installed: commonplace models get all-minilm-l6-v2")
+    gemma = next(r for r in rows if r.startswith("gemma-3-270m "))
+    assert gemma.endswith("not installed: comes with the sample (make run)")
+    assert f"the program's: {empty_venv}" in out
 
 
 def test_an_own_model_is_added_listed_checked_and_removed(tmp_path: Path) -> None:
@@ -75,7 +87,7 @@ def test_errors_say_what_to_do(tmp_path: Path) -> None:
     assert code == 1
 
 
-def test_get_shows_size_memory_and_licence_and_asks_first(tmp_path: Path) -> None:
+def test_get_shows_size_memory_and_licence_and_asks_first(tmp_path: Path, empty_venv: Path) -> None:
     """Without a terminal and without --yes nothing is downloaded (HF_ENDPOINT points nowhere
     that answers: a request would fail the test with another message)."""
     code, out = run("get", "all-minilm-l6-v2", env={"HF_ENDPOINT": "http://127.0.0.1:9"})
@@ -90,7 +102,7 @@ def test_get_shows_size_memory_and_licence_and_asks_first(tmp_path: Path) -> Non
 
 
 async def test_get_with_yes_downloads_converts_and_installs(
-    fake_hub: FakeHub, tmp_path: Path, minilm_wheel: Path
+    fake_hub: FakeHub, tmp_path: Path, minilm_wheel: Path, empty_venv: Path
 ) -> None:
     import asyncio
 
@@ -111,3 +123,13 @@ async def test_get_with_yes_downloads_converts_and_installs(
 def test_every_subcommand_has_help(command: str) -> None:
     code, out = run(command, "--help")
     assert code == 0 and len(out.split("\n\n")[1]) > 20
+
+
+def test_get_of_a_model_already_there_checks_it_and_downloads_nothing(
+    tmp_path: Path, minilm_wheel: Path
+) -> None:
+    from commonplace.engine.packaged import make
+
+    make(ALL_MINILM_L6_V2, tmp_path / "data" / "models", [minilm_wheel.parent])
+    code, out = run("get", "all-minilm-l6-v2", env={"HF_ENDPOINT": "http://127.0.0.1:9"})
+    assert code == 0 and "already installed and checks out" in out

@@ -154,3 +154,24 @@ async def test_the_embedding_model_is_downloaded_as_sources_and_converted(
     path = await asyncio.to_thread(get, ALL_MINILM_L6_V2, folder, base_url=fake_hub.base_url)
     assert check_file(path, ALL_MINILM_L6_V2).ok
     assert sorted(p.name for p in folder.iterdir()) == [ALL_MINILM_L6_V2.file_name]
+
+
+async def test_a_damaged_copy_is_replaced_by_a_fresh_download(
+    fake_hub: FakeHub, tmp_path: Path
+) -> None:
+    import dataclasses
+
+    model = dataclasses.replace(
+        ALL_MINILM_L6_V2,
+        file_name="tiny.gguf",
+        size=FILE.size,
+        sha256=FILE.sha256,
+        download=(FILE,),
+    )
+    fake_hub.files[FILE.path] = DATA
+    (tmp_path / "tiny.gguf").write_bytes(bytes(FILE.size))  # right size, wrong bytes
+    path = await asyncio.to_thread(get, model, tmp_path, base_url=fake_hub.base_url)
+    assert path.read_bytes() == DATA
+    fake_hub.requests.clear()
+    await asyncio.to_thread(get, model, tmp_path, base_url=fake_hub.base_url)
+    assert fake_hub.requests == [], "a good copy is kept, not downloaded again"

@@ -23,7 +23,9 @@ from commonplace.engine.store import (
     ModelFolders,
     ModelProblem,
     add,
+    catalog_file,
     check,
+    check_file,
     installed,
     program_models_dir,
     remove,
@@ -136,7 +138,12 @@ def get_model(ctx: click.Context, model_id: str, yes: bool) -> None:
         raise click.ClickException(f"no model {model_id!r} to download; known: {ids}")
     if not model.download:
         raise click.ClickException(f"{model.id} has no download: {model.download_note}")
-    folder = folders_of(ctx).user
+    folders = folders_of(ctx)
+    there = catalog_file(folders, model)
+    if there is not None and check_file(there, model).ok:
+        click.echo(f"{model.id} is already installed and checks out: {there}")
+        return
+    folder = folders.user
     need, free = space_needed(model), free_space(folder)
     source = model.download[0]
     click.echo(

@@ -76,6 +76,10 @@ def get(
         raise DownloadError(f"{model.id} has no download: {model.download_note}")
     folder.mkdir(parents=True, exist_ok=True)
     dest = folder / model.file_name
+    if dest.is_file():  # a copy there already: kept if it checks out, replaced if not
+        if check_file(dest, model).ok:
+            return dest
+        dest.unlink()
     with client or httpx.Client(timeout=TIMEOUT, follow_redirects=True) as http:
         if is_the_file_itself(model):
             fetch(model.download[0], dest, base_url, http, progress_for(model.file_name), free)
