@@ -87,7 +87,10 @@ def main() -> None:
         "normalized": True,
         "cases": cases,
     }
-    args.out.write_text(json.dumps(doc, ensure_ascii=False, indent=0) + "\n", encoding="utf-8")
+    # One case a line: a readable diff when the reference is made again.
+    cases_text = ",\n".join(json.dumps(c, ensure_ascii=False) for c in doc.pop("cases"))
+    head = json.dumps(doc, ensure_ascii=False, indent=1)[:-2]
+    args.out.write_text(f'{head},\n "cases": [\n{cases_text}\n]}}\n', encoding="utf-8")
     print(f"{len(cases)} sentences -> {args.out}")
 
 
