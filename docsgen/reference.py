@@ -312,7 +312,50 @@ def mcp_reference() -> str:
     return "\n".join(out).strip() + "\n"
 
 
+# --- the built-in engine's models ------------------------------------------------------------
+
+
+def models_reference() -> str:
+    """The catalog (daemon/commonplace/engine/catalog.py) as one table and, for each model,
+    where its file comes from."""
+    from commonplace.engine.catalog import MODELS, is_default
+    from commonplace.engine.files import size_text
+
+    out = [
+        "| id | role | default | size | memory to run it | parameters | context | licence |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for m in MODELS:
+        memory = f"{size_text(m.memory)} at {m.memory_context} tokens"
+        if m.kv_per_token:
+            memory += f", + {m.kv_per_token / 1024:.0f} KiB a token more"
+        out.append(
+            f"| `{m.id}` | {m.role} | {'yes' if is_default(m) else ''} | {size_text(m.size)} | "
+            f"{memory} | {m.parameters / 1e6:,.0f} M | {m.context:,} | {m.licence} |"
+        )
+    for m in MODELS:
+        out += ["", f"### `{m.id}`", "", f"{m.name}. {_cell(m.description)}", ""]
+        out.append(f"- File: `{m.file_name}`, {m.size:,} bytes, SHA-256 `{m.sha256}`.")
+        if m.download:
+            files = ", ".join(f"`{f.file}`" for f in m.download)
+            first = m.download[0]
+            out.append(
+                f"- `commonplace models get {m.id}`: {files} from `{first.repo}` at revision "
+                f"`{first.revision}` ({size_text(m.download_size)})"
+                + (f"; {m.download_note}." if m.download_note else ".")
+            )
+        else:
+            out.append(f"- No download: {m.download_note}.")
+        if m.packaged is not None:
+            how = "joined from" if m.packaged.kind == "concat" else "converted from the wheel of"
+            need = m.packaged.requirements
+            shown = need[0] + (f" ... (and {len(need) - 1} more)" if len(need) > 1 else "")
+            out.append(f"- The sample's copy (`make run`, `make test`): {how} `{shown}`.")
+    return "\n".join(out).strip() + "\n"
+
+
 GENERATORS = {
+    "models": models_reference,
     "config": config_reference,
     "cli": cli_reference,
     "api-routes": api_route_list,

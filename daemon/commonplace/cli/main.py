@@ -36,6 +36,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "service": ("service:service_group", "Keep the daemon running: install, status, logs."),
     "logs": ("logs:logs", "Show the daemon's log (-f: follow it)."),
     "plugin": ("plugin:plugin", "Install the Obsidian plugin into a vault; confirm a pairing."),
+    "models": ("models:models", "The built-in engine's models: list, get, check, remove, add."),
     "eval": ("evals:eval_group", "Measure search, tidying, answers, the digest and dictation."),
 }
 
