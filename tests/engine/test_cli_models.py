@@ -133,3 +133,29 @@ def test_get_of_a_model_already_there_checks_it_and_downloads_nothing(
     make(ALL_MINILM_L6_V2, tmp_path / "data" / "models", [minilm_wheel.parent])
     code, out = run("get", "all-minilm-l6-v2", env={"HF_ENDPOINT": "http://127.0.0.1:9"})
     assert code == 0 and "already installed and checks out" in out
+
+
+def test_the_api_key_is_kept_readable_by_its_owner_only_and_read_back(tmp_path: Path) -> None:
+    """`commonplace models key`: asked for, kept in the data folder (0600), never in the
+    config file; the OpenAI-compatible backend reads it (llm/keys.py)."""
+    from commonplace.config import load_settings
+    from commonplace.llm.keys import key_path, read_api_key
+
+    code, out = run("key", stdin="sk-local-123\n")
+    assert code == 0, out
+    settings = load_settings()
+    path = key_path(settings)
+    assert "kept in" in out and str(path) in out and "sk-local" not in out
+    assert path.read_text().strip() == "sk-local-123"
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert read_api_key(settings) == "sk-local-123"
+    code, out = run("key", "--remove")
+    assert code == 0 and not path.exists() and read_api_key(settings) == ""
+
+
+def test_get_with_no_id_fetches_the_defaults_not_yet_there(empty_venv: Path) -> None:
+    """The one message of backend auto says `commonplace models get`: with no id, the default
+    chat and embedding models, each shown and asked first (here: refused, not a terminal)."""
+    code, out = run("get")
+    assert code == 1
+    assert "Qwen2.5-Coder-1.5B-Instruct" in out and "add --yes" in out

