@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
+from commonplace.config.engine import BuiltinSettings
 from commonplace.config.services import (
     CalendarSettings,
     LimitSettings,
@@ -67,6 +68,13 @@ class Settings:
     )
     ollama: OllamaSettings = field(
         default_factory=OllamaSettings, metadata={"doc": "Ollama and its models."}
+    )
+    builtin: BuiltinSettings = field(
+        default_factory=BuiltinSettings,
+        metadata={
+            "doc": "The built-in engine: llama.cpp's server, run by the daemon as a child "
+            "process, and its models."
+        },
     )
     web: WebSettings = field(
         default_factory=WebSettings, metadata={"doc": "The phone page and the JSON API."}
