@@ -67,8 +67,7 @@ class BuiltinSettings:
         default=180.0,
         metadata={
             **bounds(5, 3600),
-            "doc": "Longest wait for the engine to load its models (a big model from a slow "
-            "disk).",
+            "doc": "Longest wait for the engine to load its models (a big model from a slow disk).",
         },
     )
 

@@ -88,7 +88,7 @@ def serve(config: dict[str, Any]) -> dict[str, Any]:
     problem = hardware.cpu_problem(hardware.cpu_flags())
     if problem:  # checked by the parent too; here it keeps a SIGILL from saying it instead
         raise Refused("cpu", problem)
-    import xllamacpp  # noqa: PLC0415 - ~100 MB of code: loaded only once the checks passed
+    import xllamacpp  # ~100 MB of code: loaded only once the checks passed
 
     found = [{**d, "type": int(d["type"])} for d in xllamacpp.get_device_info()]
     device = hardware.accelerator(found, config["gpu"])

@@ -225,7 +225,7 @@ def gb(n: int) -> str:
 def devices() -> list[dict[str, Any]]:
     """The devices of the installed llama.cpp build (xllamacpp.get_device_info()). Imports
     llama.cpp (about 100 MB of code): call it in the child, never in the daemon."""
-    import xllamacpp  # noqa: PLC0415 - see above
+    import xllamacpp
 
     return list(xllamacpp.get_device_info())
 
@@ -242,3 +242,25 @@ def accelerator(found: Sequence[Mapping[str, Any]], gpu: str = "auto") -> str:
         if int(device.get("type", 0)) in GPU_TYPES:
             return str(device.get("name") or "GPU")
     return "CPU"
+
+
+# -- all of it at once ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Readings:
+    """What the engine's plan reads of the computer (sizing.plan); the tests make their own."""
+
+    cores: int
+    flags: frozenset[str] | None
+    machine: str
+    available: int | None
+
+
+def read() -> Readings:
+    return Readings(
+        cores=physical_cores(),
+        flags=cpu_flags(),
+        machine=platform.machine(),
+        available=available_memory(),
+    )
