@@ -118,6 +118,7 @@ class _Child:
         self.endpoints: Endpoints | None = None
         self.ended: str | None = None  # why we ended it; None: still ours, or it crashed
         self.unanswered = False  # ended because /health stopped answering
+        self.failed_call = False  # a call to it (use()) ended in an error
         self.exited: asyncio.Future[int] = asyncio.ensure_future(proc.wait())
         self.forwarding = asyncio.ensure_future(_forward(proc.stderr))
         self.watch: asyncio.Future[None] | None = None
@@ -207,9 +208,14 @@ class EngineProcess:
         """`endpoints()` for one call, counted as in flight until the block ends, so that the
         idle stop never ends a child in the middle of a long answer."""
         endpoints = await self.endpoints()
+        child = self._child
         self._inflight += 1
         try:
             yield endpoints
+        except BaseException:
+            if child is not None:  # if the child is found dead next, it died under this call
+                child.failed_call = True
+            raise
         finally:
             self._inflight -= 1
             self._last_used = time.monotonic()
@@ -244,8 +250,8 @@ class EngineProcess:
         """End the child now, as when idle; the next call starts another."""
         child, self._child = self._child, None
         if child is not None:
-            await child.end("stopped")
             self._set_state("stopped", "stopped; it starts again at the next request")
+            await child.end("stopped")
 
     async def close(self) -> None:
         """End the child for good (the daemon stops); later calls raise EngineUnavailable."""
@@ -414,11 +420,9 @@ class EngineProcess:
             if self._is_idle():
                 if self._child is child:
                     self._child = None
-                minutes = self.settings.idle_stop_s / 60
+                idle = _duration(self.settings.idle_stop_s)
+                self._set_state("stopped", f"idle for {idle}; it starts again at the next request")
                 await child.end("idle")
-                self._set_state(
-                    "stopped", f"idle for {minutes:.0f} min; it starts again at the next request"
-                )
                 log.info("%s: process %d stopped, idle", SOURCE, child.proc.pid)
                 return
             if time.monotonic() >= next_health:
@@ -436,7 +440,7 @@ class EngineProcess:
         if child.unanswered:
             stopped = reasons.not_answering(HEALTH_FAILURES * HEALTH_EVERY_S)
         else:
-            during = "during a request" if self._inflight else ""
+            during = "during a request" if self._inflight or child.failed_call else ""
             stopped = reasons.exit_reason(child.proc.returncode or 0, during=during)
         self._failed(stopped, child.started)
 
@@ -539,6 +543,10 @@ async def _healthy(endpoints: Endpoints) -> bool:
             return response.status == 200
     except (aiohttp.ClientError, TimeoutError):
         return False
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds / 60:.0f} min" if seconds >= 120 else f"{seconds:.0f} s"
 
 
 def _retrieved(task: asyncio.Task[Endpoints]) -> None:

@@ -100,11 +100,9 @@ def plan(
     if problem:
         raise NotRunnable(problem, "cpu")
     threads = settings.threads or cores
-    why = [
-        f"{threads} threads ("
-        + ("[builtin] threads" if settings.threads else "one per physical core")
-        + ")"
-    ]
+    plural = "s" if threads != 1 else ""
+    origin = "[builtin] threads" if settings.threads else "one per physical core"
+    why = [f"{threads} thread{plural} ({origin})"]
     embed = models.get("embed")
     embed_plan = _embed_plan(embed) if embed is not None else None
     fixed = PROCESS + (embed_plan.need if embed_plan else 0)
