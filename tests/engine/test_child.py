@@ -164,7 +164,7 @@ def test_tools_reach_the_model_through_its_own_chat_template(gguf: Callable[[str
         rendered = prompt.json()["prompt"]
         assert "<tools>" in rendered and json.dumps(WEATHER) in rendered
         assert "<tool_call>" in rendered  # the template tells the model its call syntax
-        body = {"messages": messages, "tools": [WEATHER], "temperature": 0, "max_tokens": 24}
+        body = {"messages": messages, "tools": [WEATHER], "temperature": 0, "max_tokens": 16}
         response = post(facts["url"] + "/chat/completions", body)
         assert response.status_code == 200, response.text
         message = response.json()["choices"][0]["message"]

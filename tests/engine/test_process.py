@@ -70,7 +70,7 @@ async def test_it_starts_at_first_need_and_once_for_callers_at_the_same_time(
 ) -> None:
     engine = EngineProcess(settings(gguf("gemma")))
     assert (engine.status().state, engine.pid, engine.starts) == ("stopped", None, 0)
-    assert engine.status().line() == "built-in model · stopped"
+    assert engine.status().line() == "built-in model · stopped: it starts at the first request"
     try:
         first, second, third = await asyncio.gather(*(engine.endpoints() for _ in range(3)))
         assert engine.starts == 1 and first.pid == second.pid == third.pid == engine.pid

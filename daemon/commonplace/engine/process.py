@@ -39,7 +39,6 @@ import secrets
 import sys
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
-from pathlib import Path
 from typing import Any, Protocol
 
 import aiohttp
@@ -55,7 +54,8 @@ from commonplace.engine.api import (
     ModelFacts,
     State,
 )
-from commonplace.engine.gguf import ModelFile, NotGGUF, read_model_file
+from commonplace.engine.gguf import ModelFile
+from commonplace.engine.resolve import Resolve, explicit_paths, model_files
 
 log = logging.getLogger(__name__)
 child_log = logging.getLogger("commonplace.engine.child")
@@ -71,7 +71,6 @@ HEALTH_EVERY_S = 30.0
 HEALTH_TIMEOUT_S = 10.0
 HEALTH_FAILURES = 3  # /health failing this many times in a row ends the child
 LINE_LIMIT = 1 << 20  # longest line of llama.cpp's log read at once
-ROLES = ("chat", "embed")
 
 
 class AttentionSink(Protocol):
@@ -89,24 +88,6 @@ class AttentionSink(Protocol):
     ) -> object: ...
 
     def clear(self, source: str, path: str = "") -> None: ...
-
-
-Resolve = Callable[[str, str], Path | None]  # (role, configured) -> the GGUF file, or None
-
-
-def explicit_paths(role: str, configured: str) -> Path | None:
-    """Models given as paths of GGUF files ([builtin] chat_model = "~/models/x.gguf"); an
-    empty setting: no model for that role. Model ids are engine.store's to resolve."""
-    if not configured.strip():
-        return None
-    path = Path(configured).expanduser()
-    if not path.is_file():
-        raise EngineUnavailable(
-            f"[builtin] {role}_model = {configured!r} is not a file",
-            code="engine_model_missing",
-            action="give the path of a GGUF model file, or a model id from `commonplace models`",
-        )
-    return path
 
 
 class _Child:
@@ -183,7 +164,7 @@ class EngineProcess:
         self._inflight = 0
         self._last_used = time.monotonic()
         self._state: State = "stopped"
-        self._why = ""
+        self._why = "it starts at the first request"
         self._since = time.time()
         self.starts = 0  # children started (for the tests and the benchmark)
 
@@ -318,30 +299,8 @@ class EngineProcess:
 
     def _plan(self) -> tuple[sizing.Plan, dict[str, ModelFile], dict[str, str]]:
         """The models and the plan, or EngineUnavailable (reported) with what to do."""
-        files: dict[str, ModelFile] = {}
-        missing: dict[str, str] = {}
         try:
-            for role in ROLES:
-                path = self._resolve(role, getattr(self.settings, f"{role}_model"))
-                if path is None:
-                    missing[role] = f"no {role} model is set up for the built-in engine"
-                    continue
-                try:
-                    files[role] = read_model_file(path)
-                except NotGGUF as exc:
-                    raise EngineUnavailable(
-                        f"[builtin] {role}_model: {exc}",
-                        code="engine_model_unreadable",
-                        action="give the path of a GGUF model file, or a model id from "
-                        "`commonplace models`",
-                    ) from None
-            if not files:
-                raise EngineUnavailable(
-                    "no model is set up for the built-in engine",
-                    code="engine_no_model",
-                    action="get one with `commonplace models get`, or set [builtin] "
-                    "chat_model to a GGUF file",
-                )
+            files, missing = model_files(self.settings, self._resolve)
             readings = self._readings()
             try:
                 plan = sizing.plan(
@@ -494,8 +453,9 @@ class EngineProcess:
         )
 
     def _unavailable(self, exc: EngineUnavailable) -> None:
+        if (self._state, self._why) != ("unavailable", str(exc)):  # said once, not every call
+            log.warning("%s: %s", SOURCE, exc)
         self._set_state("unavailable", str(exc))
-        log.warning("%s: %s", SOURCE, exc)
         if self._attention is not None:
             self._attention.report(SOURCE, "", exc.code, str(exc), action=exc.action)
 
