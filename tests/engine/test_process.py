@@ -302,3 +302,16 @@ async def test_crashes_at_load_are_tried_again_after_a_growing_wait(
     entry = attention.get(SOURCE)
     assert entry is not None and entry.count == 2 and entry.retry_at is not None
     await engine.close()
+
+
+def test_preflight_says_whether_it_can_run_without_starting_anything(
+    gguf: Callable[[str], Path],
+) -> None:
+    """What `backend = "auto"` and doctor ask before choosing the built-in engine."""
+    plan, files, missing = process.preflight(settings(gguf("gemma")))
+    assert [m.role for m in plan.models] == ["chat"] and files["chat"].name == "Gemma 3 270m"
+    assert missing == {"embed": "no embed model is set up for the built-in engine"}
+    little = hardware.Readings(cores=1, flags=None, machine="arm64", available=1)
+    with pytest.raises(EngineUnavailable) as caught:
+        process.preflight(settings(gguf("gemma")), readings=lambda: little)
+    assert caught.value.code == "engine_memory"

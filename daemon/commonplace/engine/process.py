@@ -300,25 +300,12 @@ class EngineProcess:
     def _plan(self) -> tuple[sizing.Plan, dict[str, ModelFile], dict[str, str]]:
         """The models and the plan, or EngineUnavailable (reported) with what to do."""
         try:
-            files, missing = model_files(self.settings, self._resolve)
-            readings = self._readings()
-            try:
-                plan = sizing.plan(
-                    self.settings,
-                    files,
-                    cores=readings.cores,
-                    flags=readings.flags,
-                    machine=readings.machine,
-                    available=readings.available,
-                )
-            except sizing.NotRunnable as exc:
-                if exc.code == "cpu":
-                    self._fatal = reasons.Stopped(f"engine_{exc.code}", str(exc), "", fatal=True)
-                raise EngineUnavailable(str(exc), code=f"engine_{exc.code}") from None
+            return preflight(self.settings, resolve=self._resolve, readings=self._readings)
         except EngineUnavailable as exc:
+            if exc.code == "engine_cpu":  # no processor grows AVX2: never tried again
+                self._fatal = reasons.Stopped(exc.code, str(exc), exc.action, fatal=True)
             self._unavailable(exc)
             raise
-        return plan, files, missing
 
     async def _handshake(
         self,
@@ -458,6 +445,31 @@ class EngineProcess:
         self._set_state("unavailable", str(exc))
         if self._attention is not None:
             self._attention.report(SOURCE, "", exc.code, str(exc), action=exc.action)
+
+
+def preflight(
+    settings: BuiltinSettings,
+    *,
+    resolve: Resolve = explicit_paths,
+    readings: Callable[[], hardware.Readings] = hardware.read,
+) -> tuple[sizing.Plan, dict[str, ModelFile], dict[str, str]]:
+    """Whether the engine can run here as set up, without starting anything (for `backend =
+    "auto"`, `doctor` and `init`): the plan, the models' headers and the roles without a
+    model; or EngineUnavailable with the reason and what to do. Reads a few small files."""
+    files, missing = model_files(settings, resolve)
+    found = readings()
+    try:
+        plan = sizing.plan(
+            settings,
+            files,
+            cores=found.cores,
+            flags=found.flags,
+            machine=found.machine,
+            available=found.available,
+        )
+    except sizing.NotRunnable as exc:
+        raise EngineUnavailable(str(exc), code=f"engine_{exc.code}") from None
+    return plan, files, missing
 
 
 def _endpoints(
