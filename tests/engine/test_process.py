@@ -315,3 +315,15 @@ def test_preflight_says_whether_it_can_run_without_starting_anything(
     with pytest.raises(EngineUnavailable) as caught:
         process.preflight(settings(gguf("gemma")), readings=lambda: little)
     assert caught.value.code == "engine_memory"
+
+
+async def test_a_child_that_says_something_else_is_ended_not_waited_for(
+    gguf: Callable[[str], Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(process, "STOP_WAIT_S", 0.5)
+    runs = tmp_path / "runs"
+    command = dying(runs, "print('hello', flush=True); import time; time.sleep(600)")
+    engine = EngineProcess(settings(gguf("gemma")), command=command)
+    with pytest.raises(EngineUnavailable, match="something other than its ready line"):
+        await engine.endpoints()
+    assert engine.pid is None and runs.read_text() == "run\n"

@@ -264,13 +264,17 @@ class EngineProcess:
         self._set_state("starting", "")
         plan, files, missing = self._plan()
         key = secrets.token_urlsafe(32)
-        proc = await asyncio.create_subprocess_exec(
-            *self._command,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            limit=LINE_LIMIT,
-        )
+        started = time.monotonic()
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                *self._command,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                limit=LINE_LIMIT,
+            )
+        except OSError as exc:  # no Python at sys.executable any more (an upgrade), no fds
+            raise self._failed(reasons.not_started(exc), started) from None
         child = _Child(proc)
         try:
             endpoints = await self._handshake(child, plan, files, key, missing)
@@ -341,8 +345,12 @@ class EngineProcess:
             return _endpoints(message["ready"], files, key, missing)
         if "error" in message:
             stopped = reasons.refused(str(message["error"]), str(message.get("message", "")))
+            raise self._failed(stopped, child.started)
+        try:  # its stdout closed (it is dying), or it said something else (then it is ended)
+            returncode = await asyncio.wait_for(asyncio.shield(child.exited), STOP_WAIT_S)
+        except TimeoutError:
+            stopped = reasons.garbled()
         else:
-            returncode = await child.exited
             stopped = reasons.exit_reason(returncode, during="while loading its models")
         raise self._failed(stopped, child.started)
 

@@ -79,3 +79,21 @@ def not_answering(seconds: float) -> Stopped:
         f"{AGAIN}; {LOG}",
         fatal=False,
     )
+
+
+def garbled() -> Stopped:
+    return Stopped(
+        "engine_crashed",
+        "its process answered something other than its ready line, and was ended",
+        f"{AGAIN}; {LOG}; the installed program may be damaged: reinstall it",
+        fatal=False,
+    )
+
+
+def not_started(exc: OSError) -> Stopped:
+    return Stopped(
+        "engine_not_started",
+        f"its process could not be started ({exc.strerror or exc})",
+        f"{AGAIN}; if the program was upgraded while running, restart the daemon",
+        fatal=False,
+    )
