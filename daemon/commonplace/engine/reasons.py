@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from commonplace.engine.hardware import ELSEWHERE
 
 AGAIN = "it starts again by itself at the next request"
+SIGKILL = -int(getattr(signal, "SIGKILL", 9))  # as returncodes; Windows has no SIGKILL
+SIGILL = -int(getattr(signal, "SIGILL", 4))
 LOG = "the daemon's log at debug level has llama.cpp's last lines"
 
 
@@ -28,7 +30,7 @@ def exit_reason(returncode: int, *, during: str = "") -> Stopped:
     """What an unexpected exit with `returncode` (negative: killed by that signal) means.
     `during` says what it was doing ("during a request", "while loading")."""
     when = f" {during}" if during else ""
-    if returncode == -signal.SIGKILL:
+    if returncode == SIGKILL:
         return Stopped(
             "engine_killed",
             f"its process was killed (SIGKILL){when}: the computer may have run out of memory "
@@ -37,7 +39,7 @@ def exit_reason(returncode: int, *, during: str = "") -> Stopped:
             f"[builtin] context lower or pick a smaller model, or {ELSEWHERE}",
             fatal=False,
         )
-    if returncode == -signal.SIGILL:
+    if returncode == SIGILL:
         return Stopped(
             "engine_cpu",
             f"its process stopped at an instruction this processor does not have (SIGILL)"
