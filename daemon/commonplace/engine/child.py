@@ -142,6 +142,7 @@ def _params(xllamacpp: Any, model: dict[str, Any], config: dict[str, Any], devic
     p.n_parallel = 1  # one slot: every call finds the previous one's KV cache (sizing.py)
     p.cache_prompt = True
     p.cache_ram_mib = model["cache_ram_mib"]
+    p.cache_idle_slots = model["cache_ram_mib"] > 0  # it keeps slots in that cache only
     p.use_jinja = True  # the model's own chat template: tools work as the model was taught
     p.verbosity = 3 if config.get("log_level", logging.INFO) <= logging.DEBUG else 2
     if device == "CPU":

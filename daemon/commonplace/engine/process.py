@@ -16,7 +16,8 @@ How, in order:
   one JSON line awaited (start_timeout_s). Callers arriving meanwhile wait for the same start.
 - While it runs, a watcher waits for its exit, asks /health every HEALTH_EVERY_S (a server that
   fails HEALTH_FAILURES times in a row is ended), and stops it once no call has come for
-  [builtin] idle_stop_s and none is in flight.
+  [builtin] idle_stop_s and none is in flight. (llama.cpp's own sleep_idle_seconds would
+  unload the weights but keep the process, its code and its buffers: ending it gives back all.)
 - An exit nobody asked for is a crash: its reason in words (reasons.py: a SIGKILL is likely the
   memory running out, a SIGILL a processor that lacks an instruction) goes to the log and to
   attention, and the next start waits a backoff that doubles while starts keep failing
