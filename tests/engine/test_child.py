@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from commonplace.engine import hardware
-from tests.engine.conftest import KEY, Child, child_config, gguf_bytes, start_child
+from tests.engine.conftest import KEY, THREADS, Child, child_config, gguf_bytes, start_child
 
 pytestmark = pytest.mark.xdist_group("engine")
 
@@ -46,7 +46,7 @@ def chat(child: Child, system: str, user: str) -> dict[str, Any]:
 def test_the_child_says_what_it_runs_in_one_line(engine_child: Child) -> None:
     ready = engine_child.ready
     assert ready["device"] == "CPU"  # the CPU wheel: no GPU in this build
-    assert ready["threads"] == hardware.physical_cores()
+    assert ready["threads"] == THREADS
     chat_facts, embed_facts = ready["models"]["chat"], ready["models"]["embed"]
     assert chat_facts["alias"] == "gemma-3-270m-q4_k_m"  # the file's stem, not its full path
     assert chat_facts["n_ctx"] == 1024  # [builtin] context, as the plan said

@@ -25,6 +25,7 @@ from commonplace.engine import hardware, process
 from commonplace.engine.api import SOURCE, EngineUnavailable
 from commonplace.engine.process import EngineProcess
 from commonplace.runtime.attention import Attention
+from tests.engine.conftest import THREADS
 
 pytestmark = pytest.mark.xdist_group("engine")
 
@@ -52,7 +53,8 @@ def gone(pid: int) -> bool:
 
 
 def settings(model: Path, **more: object) -> BuiltinSettings:
-    return BuiltinSettings(chat_model=str(model), **{"context": 512, **more})  # type: ignore[arg-type]
+    defaults = {"context": 512, "threads": THREADS}
+    return BuiltinSettings(chat_model=str(model), **{**defaults, **more})  # type: ignore[arg-type]
 
 
 async def chat(url: str, headers: dict[str, str], **body: object) -> aiohttp.ClientResponse:
@@ -77,9 +79,7 @@ async def test_it_starts_at_first_need_and_once_for_callers_at_the_same_time(
         assert first.chat is not None and first.embed is None
         assert first.missing == {"embed": "no embed model is set up for the built-in engine"}
         assert (first.chat.name, first.chat.n_ctx) == ("Gemma 3 270m", 512)
-        cores = hardware.physical_cores()
-        threads = f"{cores} thread{'s' if cores != 1 else ''}"
-        assert engine.status().line() == f"built-in model · CPU · {threads} · loaded"
+        assert engine.status().line() == "built-in model · CPU · 1 thread · loaded"
         assert (await chat(first.chat.url, first.headers())).status == 200
         assert await engine.check()
         assert (await engine.endpoints()).pid == first.pid and engine.starts == 1
@@ -177,7 +177,8 @@ def test_the_child_ends_with_its_owner_even_one_killed_with_sigkill(
         "from commonplace.config import BuiltinSettings\n"
         "from commonplace.engine.process import EngineProcess\n"
         "async def main():\n"
-        "    engine = EngineProcess(BuiltinSettings(chat_model=sys.argv[1], context=512))\n"
+        "    settings = BuiltinSettings(chat_model=sys.argv[1], context=512, threads=1)\n"
+        "    engine = EngineProcess(settings)\n"
         "    print((await engine.endpoints()).pid, flush=True)\n"
         "    await asyncio.sleep(3600)\n"
         "asyncio.run(main())\n"
