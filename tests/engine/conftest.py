@@ -32,6 +32,7 @@ MODELS = Path(sys.prefix) / "share" / "commonplace" / "models"
 FILES = {
     "gemma": "gemma-3-270m-q4_k_m.gguf",  # a base model: small and fast, weak at chat
     "qwen": "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",  # an instruct model that calls tools
+    "minilm": "all-minilm-l6-v2-f16.gguf",  # all-MiniLM-L6-v2, converted (engine/bert_gguf.py)
 }
 KEY = "test-key-for-the-engine"
 # One thread: the suite runs two workers on two cores, and llama.cpp's threads wait for each
@@ -111,10 +112,10 @@ def start_child(config: dict[str, Any]) -> Child:
 
 @pytest.fixture(scope="session")
 def engine_child(gguf: Callable[[str], Path]) -> Iterator[Child]:
-    """One child for the session's child tests: Gemma as the chat model and, for want of an
-    embedding GGUF here, Gemma again as the embedding model (mean pooling): it exercises the
-    embedding server's path, not the quality of its vectors."""
-    child = start_child(child_config({"chat": gguf("gemma"), "embed": gguf("gemma")}, context=1024))
+    """One child for the session's child tests: Gemma as the chat model, all-MiniLM-L6-v2 as
+    the embedding model, as the sample runs them."""
+    models = {"chat": gguf("gemma"), "embed": gguf("minilm")}
+    child = start_child(child_config(models, context=1024))
     assert "ready" in child.answer, child.answer
     yield child
     child.stop()

@@ -4,6 +4,7 @@ line when ready, gone when its stdin ends."""
 from __future__ import annotations
 
 import json
+import math
 import re
 import time
 from collections.abc import Callable
@@ -51,7 +52,8 @@ def test_the_child_says_what_it_runs_in_one_line(engine_child: Child) -> None:
     assert chat_facts["alias"] == "gemma-3-270m-q4_k_m"  # the file's stem, not its full path
     assert chat_facts["n_ctx"] == 1024  # [builtin] context, as the plan said
     assert chat_facts["n_ctx_train"] == 32768
-    assert embed_facts["n_embd"] == 640
+    assert (embed_facts["alias"], embed_facts["n_embd"]) == ("all-minilm-l6-v2-f16", 384)
+    assert embed_facts["n_ctx"] == embed_facts["n_ctx_train"] == 512  # MiniLM's own
     for facts in (chat_facts, embed_facts):
         assert re.fullmatch(r"http://127\.0\.0\.1:\d+/v1", facts["url"])
     assert chat_facts["url"] != embed_facts["url"]
@@ -64,11 +66,18 @@ def test_the_child_answers_health_chat_and_embeddings_with_its_key(engine_child:
     answer = chat(engine_child, "You are brief.", "Say hello.")
     assert answer["choices"][0]["message"]["role"] == "assistant"
     assert answer["usage"]["completion_tokens"] >= 1
-    vectors = post(embed_url + "/embeddings", {"input": ["pears and apples", "a tax form"]})
+    texts = ["The cat sits on the mat.", "A cat is sitting on a rug.", "File the tax return."]
+    vectors = post(embed_url + "/embeddings", {"input": texts})
     assert vectors.status_code == 200, vectors.text
-    data = vectors.json()["data"]
-    assert [len(d["embedding"]) for d in data] == [640, 640]
-    assert data[0]["embedding"] != data[1]["embedding"]
+    cat, rug, tax = (d["embedding"] for d in vectors.json()["data"])
+    assert len(cat) == 384
+    assert cosine(cat, rug) > 0.5 > cosine(cat, tax)  # by meaning (measured: 0.77 and 0.05)
+
+
+def cosine(a: list[float], b: list[float]) -> float:
+    return sum(x * y for x, y in zip(a, b, strict=True)) / math.sqrt(
+        sum(x * x for x in a) * sum(y * y for y in b)
+    )
 
 
 @pytest.mark.parametrize("headers", [{}, {"Authorization": "Bearer not-the-key"}])

@@ -77,7 +77,7 @@ async def test_it_starts_at_first_need_and_once_for_callers_at_the_same_time(
         first, second, third = await asyncio.gather(*(engine.endpoints() for _ in range(3)))
         assert engine.starts == 1 and first.pid == second.pid == third.pid == engine.pid
         assert first.chat is not None and first.embed is None
-        assert first.missing == {"embed": "no embed model is set up for the built-in engine"}
+        assert first.missing == {"embed": "no embedding model is set up for the built-in engine"}
         assert (first.chat.name, first.chat.n_ctx) == ("Gemma 3 270m", 512)
         assert engine.status().line() == "built-in model · CPU · 1 thread · loaded"
         assert (await chat(first.chat.url, first.headers())).status == 200
@@ -247,6 +247,24 @@ async def test_a_model_path_that_is_no_file_names_the_setting(tmp_path: Path) ->
     assert "commonplace models get" in caught.value.action
 
 
+async def test_the_model_stores_own_sentence_is_the_engines(gguf: Callable[[str], Path]) -> None:
+    """The resolver is engine.store's find(): its error says which command fixes it."""
+
+    def resolve(role: str, configured: str) -> Path | None:
+        raise LookupError(f"the {role} model {configured} is not installed: `models get` it")
+
+    attention = Attention()
+    engine = EngineProcess(
+        BuiltinSettings(chat_model="qwen3-4b"), resolve=resolve, attention=attention
+    )
+    with pytest.raises(EngineUnavailable) as caught:
+        await engine.endpoints()
+    assert str(caught.value) == "the chat model qwen3-4b is not installed: `models get` it"
+    assert caught.value.code == "engine_model_missing" and engine.starts == 0
+    entry = attention.get(SOURCE)
+    assert entry is not None and entry.reason == str(caught.value)
+
+
 # -- children that die at load: the protocol's fake ---------------------------------------------
 
 
@@ -311,7 +329,7 @@ def test_preflight_says_whether_it_can_run_without_starting_anything(
     """What `backend = "auto"` and doctor ask before choosing the built-in engine."""
     plan, files, missing = process.preflight(settings(gguf("gemma")))
     assert [m.role for m in plan.models] == ["chat"] and files["chat"].name == "Gemma 3 270m"
-    assert missing == {"embed": "no embed model is set up for the built-in engine"}
+    assert missing == {"embed": "no embedding model is set up for the built-in engine"}
     little = hardware.Readings(cores=1, flags=None, machine="arm64", available=1)
     with pytest.raises(EngineUnavailable) as caught:
         process.preflight(settings(gguf("gemma")), readings=lambda: little)

@@ -16,7 +16,8 @@ from tests.engine.conftest import gguf_bytes
 
 GB = 1_000_000_000
 MIB = 1 << 20
-# Qwen2.5-Coder 1.5B's header, as read_model_file reads it (checked below on the real file).
+# The headers of Qwen2.5-Coder 1.5B and all-MiniLM-L6-v2 (f16), as read_model_file reads them
+# (checked below on the real files).
 QWEN = ModelFile(
     path=Path("/m/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"),
     size=1_117_320_768,
@@ -32,7 +33,7 @@ QWEN = ModelFile(
 MINILM = dataclasses.replace(
     QWEN,
     path=Path("/m/all-MiniLM-L6-v2.gguf"),
-    size=45_000_000,
+    size=46_223_392,
     architecture="bert",
     name="all-MiniLM-L6-v2",
     context_trained=512,
@@ -59,6 +60,7 @@ def test_the_header_of_a_real_model_is_read(gguf: Callable[[str], Path]) -> None
     qwen = read_model_file(gguf("qwen"))
     assert qwen == dataclasses.replace(QWEN, path=gguf("qwen"))
     assert qwen.kv_bytes_per_token == 28 * 2 * (128 + 128) * 2  # llama.cpp: 224 MiB at 8192
+    assert read_model_file(gguf("minilm")) == dataclasses.replace(MINILM, path=gguf("minilm"))
     gemma = read_model_file(gguf("gemma"))
     assert (gemma.architecture, gemma.name, gemma.context_trained) == (
         "gemma3",

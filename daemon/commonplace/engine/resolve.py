@@ -15,9 +15,13 @@ from commonplace.engine.api import EngineUnavailable
 from commonplace.engine.gguf import ModelFile, NotGGUF, read_model_file
 
 ROLES = ("chat", "embed")
+ROLE_WORDS = {"chat": "chat model", "embed": "embedding model"}
 CHOOSE = "give the path of a GGUF model file, or a model id from `commonplace models`"
 
-Resolve = Callable[[str, str], Path | None]  # (role, configured) -> the GGUF file, or None
+# (role, configured) -> the GGUF file, or None for no model in that role. It raises with a
+# sentence that says what to do (EngineUnavailable, or any exception: engine.store's
+# ModelProblem), which becomes the engine's EngineUnavailable.
+Resolve = Callable[[str, str], Path | None]
 
 
 def explicit_paths(role: str, configured: str) -> Path | None:
@@ -43,9 +47,14 @@ def model_files(
     files: dict[str, ModelFile] = {}
     missing: dict[str, str] = {}
     for role in ROLES:
-        path = resolve(role, getattr(settings, f"{role}_model"))
+        try:
+            path = resolve(role, getattr(settings, f"{role}_model"))
+        except EngineUnavailable:
+            raise
+        except Exception as exc:  # the store's ModelProblem: a sentence with what to run
+            raise EngineUnavailable(str(exc), code="engine_model_missing") from None
         if path is None:
-            missing[role] = f"no {role} model is set up for the built-in engine"
+            missing[role] = f"no {ROLE_WORDS[role]} is set up for the built-in engine"
             continue
         try:
             files[role] = read_model_file(path)
