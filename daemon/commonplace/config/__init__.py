@@ -4,14 +4,15 @@ Every key has a default, so a missing file is fine; a wrong key or value is not:
 program with one line that names the key, the bad value and what is allowed, because a typo that
 is silently ignored is a setting the user believes in and does not have.
 
-values.py holds the plain values and one-value checks; models.py, services.py and stages.py
-the sections
-(every key with its type, default and `doc`, which the reference is generated from);
+values.py holds the plain values and one-value checks; models.py, engine.py, services.py and
+stages.py the sections (every key with its type, default and `doc`, which the reference is
+generated from);
 settings.py the whole; load.py the reading. Import from `commonplace.config`, never from them.
 
 May import: vault.
 """
 
+from commonplace.config.engine import BuiltinSettings
 from commonplace.config.load import load_settings, set_vault
 from commonplace.config.models import ALIASES, ModelSettings, OllamaSettings, OpenAISettings
 from commonplace.config.services import (
@@ -64,6 +65,7 @@ __all__ = [
     "AssistantSettings",
     "AttachmentSettings",
     "BriefingSettings",
+    "BuiltinSettings",
     "CalendarSettings",
     "ClipSettings",
     "ConfigError",

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
+from commonplace.config.engine import BuiltinSettings
 from commonplace.config.models import ModelSettings, OllamaSettings, OpenAISettings
 from commonplace.config.services import (
     CalendarSettings,
@@ -75,6 +76,13 @@ class Settings:
     openai: OpenAISettings = field(
         default_factory=OpenAISettings,
         metadata={"doc": "An OpenAI-compatible model server (LM Studio, llama-server, vLLM)."},
+    )
+    builtin: BuiltinSettings = field(
+        default_factory=BuiltinSettings,
+        metadata={
+            "doc": "The built-in engine: llama.cpp's server, run by the daemon as a child "
+            "process, and its models."
+        },
     )
     web: WebSettings = field(
         default_factory=WebSettings, metadata={"doc": "The phone page and the JSON API."}
