@@ -6,7 +6,7 @@ llama.cpp's llama-server, vLLM or Jan (openai.py, probe.py), or the built-in eng
 (builtin.py, the same OpenAI-compatible backend pointed at llama.cpp's server run by engine/).
 Nothing outside this package imports a backend; errors, status and replies are neutral.
 
-May import: basics, config.
+May import: basics, config, engine.
 """
 
 from commonplace.llm import budget

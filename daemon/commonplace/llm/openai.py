@@ -26,6 +26,7 @@ import httpx
 from commonplace.config import ModelSettings
 from commonplace.llm import budget, openai_wire
 from commonplace.llm.backend import ChatRequest
+from commonplace.llm.errors import BadAnswer as BadAnswerError
 from commonplace.llm.errors import (
     LLMError,
     LLMTimeout,
@@ -39,6 +40,7 @@ from commonplace.llm.servers import Server
 from commonplace.llm.types import Capabilities, Chunk, ModelStatus, Reply
 
 log = logging.getLogger(__name__)
+_CUTS = 8  # a text cut to 3/4 eight times is a tenth of itself
 
 
 @dataclass(frozen=True)
@@ -69,9 +71,11 @@ class OpenAIBackend:
         identity_extra: Callable[[str], Awaitable[str]] | None = None,
         status_extra: Callable[[ModelStatus], ModelStatus] | None = None,
         profile_name: Callable[[str], str] | None = None,
+        embed_endpoint: EndpointSource | None = None,
     ) -> None:
         self.settings = settings
         self._endpoint = endpoint
+        self._embed_endpoint = embed_endpoint or endpoint  # another server for embeddings
         self._server = server
         self._named = server.kind != "openai"  # named by the settings: the probe keeps it
         self._known = known  # what the server is known to do (the built-in engine): no probe
@@ -88,10 +92,10 @@ class OpenAIBackend:
 
     # -- the connection -------------------------------------------------------------------
 
-    async def _client(self, limit_s: float) -> httpx.AsyncClient:
+    async def _client(self, limit_s: float, *, embed: bool = False) -> httpx.AsyncClient:
         """One HTTP client per address and time limit, kept for the process (connections are
         reused); a new address (the built-in engine restarted on another port) gets its own."""
-        end = await self._endpoint()
+        end = await (self._embed_endpoint if embed else self._endpoint)()
         key = (end.base_url, end.api_key, limit_s)
         client = self._clients.get(key)
         if client is None:
@@ -100,12 +104,14 @@ class OpenAIBackend:
                 base_url=end.base_url.rstrip("/") + "/", headers=headers, timeout=limit_s
             )
             self._clients[key] = client
-            if self._server.url != end.base_url:
+            if self._server.url != end.base_url and not embed:
                 self._server = replace(self._server, url=end.base_url)
         return client
 
-    async def _post(self, path: str, body: dict[str, Any], limit_s: float) -> Any:
-        client = await self._client(limit_s)
+    async def _post(
+        self, path: str, body: dict[str, Any], limit_s: float, *, embed: bool = False
+    ) -> Any:
+        client = await self._client(limit_s, embed=embed)
         response = await client.post(path, json=body)
         if response.status_code >= 400:
             raise HTTPError(response.status_code, response.text, path)
@@ -244,8 +250,33 @@ class OpenAIBackend:
     # -- embeddings -----------------------------------------------------------------------
 
     async def embed(self, model: str, texts: Sequence[str]) -> list[list[float]]:
+        """As Ollama's `truncate`: an input longer than the model takes is cut, not refused.
+        These servers refuse it instead (llama.cpp: "input is too large to process", past its
+        batch; vLLM: "maximum context length"), so a refused batch is sent one text at a time
+        and a refused text again with its end cut, until it fits."""
+        try:
+            return await self._embed(model, texts)
+        except HTTPError as exc:
+            if not exc.too_long():
+                raise
+        vectors = []
+        for text in texts:
+            for _ in range(_CUTS):
+                try:
+                    vectors += await self._embed(model, [text])
+                    break
+                except HTTPError as exc:
+                    if not exc.too_long():
+                        raise
+                    log.info("a text too long for the embedding model was cut to fit")
+                    text = text[: len(text) * 3 // 4]
+            else:
+                raise BadAnswerError("a text stayed too long for the embedding model")
+        return vectors
+
+    async def _embed(self, model: str, texts: Sequence[str]) -> list[list[float]]:
         body = {"model": model, "input": list(texts), "encoding_format": "float"}
-        data = await self._post("embeddings", body, self.settings.embed_timeout_s)
+        data = await self._post("embeddings", body, self.settings.embed_timeout_s, embed=True)
         rows = sorted(data["data"], key=lambda row: int(row.get("index", 0)))
         return [list(map(float, row["embedding"])) for row in rows]
 

@@ -221,6 +221,21 @@ class HTTPError(Exception):
             w in words for w in ("response_format", "json_schema", "json_object", "grammar")
         )
 
+    def too_long(self) -> bool:
+        """An input longer than the model takes (llama.cpp past its batch, vLLM past
+        max_model_len, OpenAI's context_length_exceeded)."""
+        words = self.message.lower()
+        return self.status in (400, 413, 500) and any(
+            w in words
+            for w in (
+                "too large",
+                "too long",
+                "maximum context length",
+                "context_length",
+                "exceeds",
+            )
+        )
+
     def translate(self, model: str, server: Server, *, embed: bool) -> LLMError:
         words = self.message.lower()
         key = "embed_model" if embed else "chat_model"

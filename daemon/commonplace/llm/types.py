@@ -147,8 +147,8 @@ class ModelStatus:
     def line(self, chat_model: str) -> str:
         """One line for the page, doctor and `service status`: 'built-in model · CPU ·
         qwen2.5-coder-1.5b-instruct', 'Ollama at http://127.0.0.1:11434 · qwen3.5:9b'."""
-        if self.backend == "builtin":
-            parts = ["built-in model", self.device or "CPU", chat_model]
+        if self.backend == "builtin":  # `version`: the engine's own line, with its state
+            parts = [self.version or f"built-in model · {self.device or 'CPU'}", chat_model]
         else:
             parts = [f"{self.server} at {self.host}", chat_model]
         if self.backend == "openai":
