@@ -128,7 +128,8 @@ async def _run_locked(
             make_llm,
             settings,
             gate=ModelGate(settings.limits.model_wait_s),
-            on_trouble=functools.partial(_engine_trouble, attention),
+            attention=attention,
+            share_engine=True,
         )
     )
     log.info("model: %s (%s)", llm.server.name, llm.why)
@@ -348,18 +349,6 @@ async def warn_about_model(settings: Settings, llm: LLM, services: Services) -> 
     for text in [*found, *(h for h in hosts if h)]:
         log.warning("%s", text)
         services.notes = [*services.notes, text]
-
-
-def _engine_trouble(attention: Attention, reason: str) -> None:
-    """The built-in engine stopped unasked (a crash, an out-of-memory kill) and was restarted:
-    the owner sees why on the page and in doctor, not only in the log."""
-    attention.report(
-        "engine",
-        "",
-        "restarted",
-        reason,
-        action="nothing if it keeps working; if it repeats, 'commonplace doctor' says why",
-    )
 
 
 def start_notes(settings: Settings) -> list[str]:

@@ -15,7 +15,10 @@ path), else `[model]`'s when it names a built-in model, else the defaults (engin
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import json
+import os
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import replace
@@ -25,7 +28,7 @@ from typing import Any
 from commonplace.config import BuiltinSettings, ModelSettings, Settings
 from commonplace.engine import catalog, store
 from commonplace.engine.api import Endpoints, EngineUnavailable
-from commonplace.engine.process import EngineProcess, preflight
+from commonplace.engine.process import AttentionSink, EngineProcess, preflight
 from commonplace.llm import budget
 from commonplace.llm.backend import ChatRequest
 from commonplace.llm.errors import LLMError, ModelUnavailable
@@ -38,6 +41,8 @@ KNOWN = Capabilities(
     json_schema=True, json_object=True, tools=True, tool_calls_as_text=None, embeddings=True
 )
 PREFLIGHT_S = 60.0  # how long a look at the model files is trusted for the status
+SHARED_FILE = "engine.json"  # the daemon's running engine, for the commands of this user
+SHARED_S = 30.0  # how long a command trusts that the daemon's engine is still there
 # The profile table (profiles.py) knows a model by its Ollama name.
 PROFILE_NAMES = {catalog.ALL_MINILM_L6_V2.id: "all-minilm"}
 # Codes of EngineUnavailable that only a change of settings or computer fixes.
@@ -49,7 +54,6 @@ FOR_GOOD = (
     "engine_no_model",
     "engine_closed",
 )
-Trouble = Callable[[str], None]
 
 
 class EngineError(ModelUnavailable):
@@ -113,33 +117,31 @@ def builtin_name(settings: Settings, role: str) -> str:
 
 
 def builtin_backend(
-    settings: Settings, model: ModelSettings, on_trouble: Trouble | None
+    settings: Settings,
+    model: ModelSettings,
+    attention: AttentionSink | None,
+    *,
+    share: bool = False,
 ) -> BuiltinBackend:
+    """`share`: the daemon's engine, published in the data folder for the commands run
+    beside it (`commonplace ask` while `commonplace run` files captures uses the model already
+    loaded, in turn, instead of loading a second one on the same cores)."""
     engine = EngineProcess(
-        engine_settings(settings), resolve=resolver(settings), attention=_Attention(on_trouble)
+        engine_settings(settings), resolve=resolver(settings), attention=attention
     )
-    return BuiltinBackend(settings, model, engine)
-
-
-class _Attention:
-    """The engine's reports, for the daemon's attention list (through `on_trouble`)."""
-
-    def __init__(self, on_trouble: Trouble | None) -> None:
-        self.on_trouble = on_trouble
-
-    def report(self, source: str, path: str, code: str, reason: str, **_: Any) -> None:
-        if self.on_trouble is not None:
-            self.on_trouble(reason)
-
-    def clear(self, source: str, path: str = "") -> None:
-        return None
+    return BuiltinBackend(settings, model, engine, share=share)
 
 
 class BuiltinBackend(OpenAIBackend):
-    def __init__(self, settings: Settings, model: ModelSettings, engine: EngineProcess) -> None:
+    def __init__(
+        self, settings: Settings, model: ModelSettings, engine: EngineProcess, *, share: bool
+    ) -> None:
         self.engine = engine
         self._all = settings
         self._look: tuple[float, Any] | None = None  # (when, preflight's answer or error)
+        self._share = share
+        self._published: int | None = None  # the child's pid in the shared file
+        self._shared: tuple[float, dict[str, Any] | None] | None = None
         super().__init__(
             model,
             self._chat_endpoint,
@@ -152,22 +154,70 @@ class BuiltinBackend(OpenAIBackend):
 
     async def _endpoints(self) -> Endpoints:
         try:
-            return await self.engine.endpoints()
+            ep = await self.engine.endpoints()
         except EngineUnavailable as exc:
             raise EngineError(exc) from None
+        if self._share and ep.pid != self._published:
+            self._publish(ep)
+        return ep
 
     async def _chat_endpoint(self) -> Endpoint:
+        shared = await self._daemons()
+        if shared is not None and shared.get("chat"):
+            return Endpoint(str(shared["chat"]), str(shared["key"]))
         ep = await self._endpoints()
         if ep.chat is None:
             raise ModelUnavailable(BUILTIN, ep.missing.get("chat", "no chat model is set up"))
         return Endpoint(ep.chat.url, ep.api_key)
 
     async def _embed_endpoint(self) -> Endpoint:
+        shared = await self._daemons()
+        if shared is not None and shared.get("embed"):
+            return Endpoint(str(shared["embed"]), str(shared["key"]))
         ep = await self._endpoints()
         if ep.embed is None:
             why = ep.missing.get("embed", "no embedding model is set up")
             raise ModelUnavailable(BUILTIN, why)
         return Endpoint(ep.embed.url, ep.api_key)
+
+    # -- one engine for the daemon and the commands beside it ---------------------------------
+
+    def _shared_path(self) -> Path:
+        return self._all.data_path / SHARED_FILE
+
+    def _publish(self, ep: Endpoints) -> None:
+        """Where the daemon's child answers, readable by this user only (its key is in it)."""
+        record = {
+            "chat": ep.chat.url if ep.chat else "",
+            "embed": ep.embed.url if ep.embed else "",
+            "key": ep.api_key,
+            "pid": ep.pid,
+            "models": [
+                ep.chat.path.name if ep.chat else "",
+                ep.embed.path.name if ep.embed else "",
+            ],
+        }
+        with contextlib.suppress(OSError):
+            _write_private(self._shared_path(), json.dumps(record))
+            self._published = ep.pid
+
+    async def _daemons(self) -> dict[str, Any] | None:
+        """The daemon's engine, when a command runs beside it and it is alive and serves the
+        same model files; else None (the command starts its own)."""
+        if self._share:
+            return None
+        now = time.monotonic()
+        if self._shared is not None and now - self._shared[0] < SHARED_S:
+            return self._shared[1]
+        found = await _alive(self._shared_path(), self._wanted())
+        self._shared = (now, found)
+        return found
+
+    def _wanted(self) -> list[str]:
+        with contextlib.suppress(Exception):
+            _, files, _ = self._preflight()
+            return [files[r].path.name if r in files else "" for r in ("chat", "embed")]
+        return []
 
     # -- what is known, not probed --------------------------------------------------------
 
@@ -303,7 +353,7 @@ class BuiltinBackend(OpenAIBackend):
             host="",
             backend="builtin",
             server="The built-in model",
-            version=engine.line(),
+            detail=engine.line(),
             models=names if not error else (),
             error=error,
             capabilities=KNOWN,
@@ -316,5 +366,37 @@ class BuiltinBackend(OpenAIBackend):
         return super().translate(exc, what, model, timeout)
 
     async def aclose(self) -> None:
+        if self._published is not None:
+            with contextlib.suppress(OSError):
+                self._shared_path().unlink()
         await self.engine.close()
         await super().aclose()
+
+
+async def _alive(path: Path, wanted: list[str]) -> dict[str, Any] | None:
+    """The published engine if its process lives, answers /health and serves `wanted`."""
+    import httpx
+
+    try:
+        record = json.loads(await asyncio.to_thread(path.read_text, encoding="utf-8"))
+        os.kill(int(record["pid"]), 0)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if not isinstance(record, dict) or record.get("models") != wanted:
+        return None
+    url = str(record.get("chat") or record.get("embed") or "").removesuffix("/v1")
+    try:
+        async with httpx.AsyncClient(timeout=2.0) as client:
+            answer = await client.get(f"{url}/health")
+    except httpx.HTTPError:
+        return None
+    return record if answer.status_code == 200 else None
+
+
+def _write_private(path: Path, text: str) -> None:
+    """Readable by its owner only from its first byte, and whole or not there (a rename)."""
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(text)
+    tmp.replace(path)

@@ -8,10 +8,10 @@ outside `llm/` imports a backend.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
 
 from commonplace.config import DEFAULT_CHAT_MODEL, DEFAULT_EMBED_MODEL, Settings
+from commonplace.engine.process import AttentionSink
 from commonplace.llm.backend import ModelBackend
 from commonplace.llm.choose import Choice, choose
 from commonplace.llm.client import LLM, Recorder
@@ -22,8 +22,6 @@ from commonplace.llm.ollama import OllamaBackend
 from commonplace.llm.openai import Endpoint, OpenAIBackend
 from commonplace.llm.servers import Server, guess_kind
 
-Trouble = Callable[[str], None]
-
 
 def make_llm(
     settings: Settings,
@@ -32,18 +30,20 @@ def make_llm(
     gate: ModelGate | None = None,
     retries: int | None = None,
     choice: Choice | None = None,
-    on_trouble: Trouble | None = None,
+    attention: AttentionSink | None = None,
+    share_engine: bool = False,
 ) -> LLM:
     """The façade for these settings. `retries` overrides [model] retries (a search and
     doctor try once); `choice` skips `auto`'s question to Ollama when the caller asked it
-    already; `on_trouble` hears the built-in engine's restarts (the daemon's attention list)."""
+    already; `attention` hears the built-in engine's troubles (the daemon's attention list);
+    `share_engine` publishes the built-in engine for the commands run beside (the daemon)."""
     model = settings.model if retries is None else replace(settings.model, retries=retries)
     choice = choice or choose(settings)
     backends: dict[str, ModelBackend] = {}
 
     def backend(kind: str) -> ModelBackend:
         if kind not in backends:
-            backends[kind] = _backend(kind, settings, model, choice, on_trouble)
+            backends[kind] = _backend(kind, settings, model, choice, attention, share_engine)
         return backends[kind]
 
     chat = backend(choice.backend)
@@ -71,7 +71,12 @@ def make_llm(
 
 
 def _backend(
-    kind: str, settings: Settings, model: object, choice: Choice, on_trouble: Trouble | None
+    kind: str,
+    settings: Settings,
+    model: object,
+    choice: Choice,
+    attention: AttentionSink | None,
+    share: bool,
 ) -> ModelBackend:
     from commonplace.config import ModelSettings
 
@@ -83,7 +88,7 @@ def _backend(
     if kind == "builtin":
         from commonplace.llm.builtin import builtin_backend
 
-        return builtin_backend(settings, model, on_trouble)
+        return builtin_backend(settings, model, attention, share=share)
     return NoBackend(settings, choice.why)
 
 

@@ -142,13 +142,14 @@ class ModelStatus:
     remote_hosts: tuple[str, ...] = ()
     capabilities: Capabilities = field(default_factory=Capabilities)
     device: str = ""  # the built-in engine: "CPU", "Metal", ...
+    detail: str = ""  # the built-in engine's own line, with its state (loaded, stopped, ...)
     why: str = ""  # why this backend runs (backend = "auto")
 
     def line(self, chat_model: str) -> str:
         """One line for the page, doctor and `service status`: 'built-in model · CPU ·
         qwen2.5-coder-1.5b-instruct', 'Ollama at http://127.0.0.1:11434 · qwen3.5:9b'."""
-        if self.backend == "builtin":  # `version`: the engine's own line, with its state
-            parts = [self.version or f"built-in model · {self.device or 'CPU'}", chat_model]
+        if self.backend == "builtin":
+            parts = [self.detail or f"built-in model · {self.device or 'CPU'}", chat_model]
         else:
             parts = [f"{self.server} at {self.host}", chat_model]
         if self.backend == "openai":

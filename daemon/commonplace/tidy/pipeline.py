@@ -32,7 +32,7 @@ from commonplace.capture.inbox import Capture, capture_stamp, read_capture
 from commonplace.config import Settings
 from commonplace.llm import LLM
 from commonplace.runtime.daemon_notes import ask_pages, ask_rule, is_daemon_note
-from commonplace.tidy import filed_note
+from commonplace.tidy import filed_by, filed_note
 from commonplace.tidy.candidates import SearchIndex, find_candidates
 from commonplace.tidy.catalog import VaultCatalog
 from commonplace.tidy.journal import Journal
@@ -178,7 +178,11 @@ async def tidy_capture(ctx: TidyContext, path: str, *, dry_run: bool = False) ->
     # In a thread: the writes fsync, and wait (bounded) while a git operation holds the vault.
     filed = await asyncio.to_thread(file_capture, ctx, capture, decision, text, earlier)
     _tell_index(ctx, [filed, path, *earlier])
-    log.info("%s: filed as %s", path, filed)
+    model = ctx.llm.chat_model
+    log.info("%s: filed as %s (by %s)", path, filed, model)
+    await asyncio.to_thread(
+        filed_by.record, ctx.settings.data_path, filed, path, model, ctx.llm.server.where
+    )
     if capture.captured_unread:
         log.warning(
             "%s: its 'captured' value is no time; filed with %s (from its file name or modified "
