@@ -34,6 +34,11 @@ def _suite_command(name: str, about: str) -> click.Command:
     @click.command(name=name, help=f"Run the {name} suite: {about}.")
     @click.option("--model", help="Chat model (default: the configured chat_model).")
     @click.option("--embed-model", help="Embedding model (default: the configured embed_model).")
+    @click.option(
+        "--backend",
+        type=click.Choice(["auto", "ollama", "openai", "builtin"]),
+        help="The model server (default: [model] backend).",
+    )
     @click.option("--runs", type=click.IntRange(1, 100), default=1, show_default=True)
     @click.option("--limit", type=click.IntRange(1), help="Only the first K items.")
     @click.option(
@@ -52,6 +57,7 @@ def _suite_command(name: str, about: str) -> click.Command:
         ctx: click.Context,
         model: str | None,
         embed_model: str | None,
+        backend: str | None,
         runs: int,
         limit: int | None,
         out: Path | None,
@@ -71,6 +77,7 @@ def _suite_command(name: str, about: str) -> click.Command:
             out=out,
             datasets=datasets,
             note=note,
+            backend=backend or "",
         )
         try:
             run_async(run_suite(suite, options, settings, click.echo))

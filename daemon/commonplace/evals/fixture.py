@@ -6,6 +6,7 @@ never touches the user's vault or index, and two suites never share state.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import json
@@ -103,9 +104,20 @@ def eval_settings(
         model=dataclasses.replace(base.model, chat_model=chat_model, embed_model=embed_model),
         ollama=base.ollama,
         openai=base.openai,
+        builtin=base.builtin,
         index=base.index,
         ask=base.ask,
     )
+
+
+def share_models(base: Settings, data: Path) -> None:
+    """The built-in engine finds a user's downloaded models in the data folder's `models/`;
+    the eval's throwaway data folder links to the user's, so `--model` takes the same ids."""
+    models = base.data_dir / "models"
+    if models.is_dir():
+        data.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(FileExistsError):
+            (data / "models").symlink_to(models, target_is_directory=True)
 
 
 def on_ollama(settings: Settings, host: str, embed_model: str = "") -> Settings:

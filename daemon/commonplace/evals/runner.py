@@ -40,6 +40,7 @@ class RunOptions:
     out: Path | None = None  # the folder that holds run folders
     datasets: Path | None = None
     note: str = ""  # kept in summary.json and printed with the figures
+    backend: str = ""  # "" : as configured ([model] backend)
 
 
 @dataclass(frozen=True)
@@ -177,6 +178,11 @@ async def run_suite(
             chat_model=options.chat_model,
             embed_model=options.embed_model,
         )
+        if options.backend:
+            settings = dataclasses.replace(
+                settings, model=dataclasses.replace(settings.model, backend=options.backend)
+            )
+        fixture.share_models(base, settings.data_dir)
         sink = _Sink()
         llm = make_llm(settings, recorder=sink)
         await check_model(llm, suite)
@@ -303,6 +309,7 @@ def _summary_head(
         "datasets": {p.name: fixture.file_digest(p) for p in files},
         "settings": {
             "model": dataclasses.asdict(settings.model),
+            "builtin": dataclasses.asdict(settings.builtin),
             "index": dataclasses.asdict(settings.index),
             "ask": dataclasses.asdict(settings.ask),
             "timezone": settings.timezone,
