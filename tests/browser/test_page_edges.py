@@ -250,3 +250,34 @@ def test_the_sample_vault_is_called_the_sample_vault(
     finally:
         context.close()
         thread.close()
+
+
+def test_the_header_says_which_model_answers_and_more_says_why(
+    page: Any, server: ServerThread
+) -> None:
+    """The built-in engine in the header ("built-in model · CPU") and in More with why it was
+    chosen, at 390 px: the daemon's /api/state as it sends it for the built-in model (the
+    engine itself is not started for a page test)."""
+    import json
+
+    state = json.loads(page.evaluate("fetch('/api/state').then(r => r.text())"))
+    state["model"] |= {
+        "backend": "builtin",
+        "server": "The built-in model",
+        "label": "built-in model · CPU",
+        "line": "built-in model · CPU · 2 threads · loaded · qwen2.5-coder-1.5b-instruct",
+        "why": "auto: Ollama is not answering at http://127.0.0.1:11434; the built-in model is "
+        "installed",
+        "reachable": True,
+        "models": {"qwen2.5-coder-1.5b-instruct": True, "all-minilm-l6-v2": True},
+    }
+    page.route("**/api/state", lambda route: route.fulfill(json=state))
+    page.reload()
+    page.wait_for_selector("#status-model:has-text('built-in model · CPU')")
+    assert page.eval_on_selector("#status-model", "e => e.scrollWidth <= e.clientWidth")
+    assert page.eval_on_selector(".top", "e => e.scrollWidth <= e.clientWidth")
+    page.click("#tab-settings")
+    details = page.inner_text("#state-details")
+    assert "built-in model · CPU · 2 threads · loaded" in details
+    assert "Ollama is not answering" in details  # why this one
+    screenshot(page, "header-built-in-model")

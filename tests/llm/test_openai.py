@@ -270,3 +270,41 @@ async def test_a_refusal_is_read_in_each_dialect(serve: Serve, settings: Setting
             await llm.chat(MSGS)
         assert "the prompt is too long for this model" in str(caught.value)
         assert not caught.value.retryable
+
+
+async def test_chat_from_one_server_and_embeddings_from_another(
+    serve: Serve, settings: Settings, fake_ollama: Any
+) -> None:
+    """Scale-out: the chat on a GPU box's server, the embeddings from another: [openai]
+    embed_base_url, or [model] embed_backend naming another kind of server (here Ollama)."""
+    chat_fake, _ = await serve(settings, dialect="vllm")
+    embed_fake, _ = await serve(settings, dialect="llama.cpp")
+    s = _openai(
+        with_model(settings, backend="openai", retries=0),
+        base_url=chat_fake.url,
+        embed_base_url=embed_fake.url,
+    )
+    llm = make_llm(s)
+    try:
+        await llm.found()
+        chat_fake.enqueue_chat("hello from the GPU box")
+        assert (await llm.chat(MSGS)).content == "hello from the GPU box"
+        asked = len(chat_fake.requests)
+        await llm.embed(["a passage"])
+        assert any(r["path"] == "/v1/embeddings" for r in embed_fake.requests)
+        assert len(chat_fake.requests) == asked  # nothing of the embeddings went to the chat's
+        assert llm.server.kind == "vllm" and llm.embed_server.url == embed_fake.url
+    finally:
+        await llm.aclose()
+    mixed = with_model(
+        _openai(with_model(settings, backend="openai", retries=0), base_url=chat_fake.url),
+        embed_backend="ollama",
+        host=fake_ollama.url,
+    )
+    llm = make_llm(mixed)
+    try:
+        assert llm.embed_server.kind == "ollama" and llm.embed_model == "nomic-embed-text"
+        await llm.embed(["a passage"])
+        assert any(r.path == "/api/embed" for r in fake_ollama.requests)
+    finally:
+        await llm.aclose()

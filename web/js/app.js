@@ -40,9 +40,10 @@ function currentView() {
   return tab ? tab.dataset.view : "";
 }
 
-function setStatus(kind, text, detail = "") {
+function setStatus(kind, text, detail = "", model = "") {
   $("#status-dot").className = `dot ${kind}`;
   $("#status-text").textContent = text;
+  $("#status-model").textContent = model; // which model answers: "built-in model · CPU"
   $("#status").title = detail || text; // the whole story, for a long press or a mouse
 }
 
@@ -65,15 +66,16 @@ function describe(state) {
   const story = waiting ? `${waiting} capture${waiting > 1 ? "s" : ""} in the inbox, waiting to be filed` : "";
   const told = (problem) => [problem, story].filter(Boolean).join(". ");
   const model = modelOf(state);
+  const label = model.label || model.server || "";
   if (!model.reachable) {
     const which = model.backend === "builtin" ? "The built-in model" : `Your computer's model (${model.server})`;
-    return ["warn", `${first}model off`, told(`${which} isn't running`)];
+    return ["warn", `${first}model off`, told(`${which} isn't running`), label];
   }
   const missing = Object.entries(model.models || {}).filter(([, installed]) => !installed);
   if (missing.length) {
-    return ["warn", `${first}model missing`, told(`Model ${missing[0][0]} not installed`)];
+    return ["warn", `${first}model missing`, told(`Model ${missing[0][0]} not installed`), label];
   }
-  return ["ok", `Ready${waitingText}`, story];
+  return ["ok", `Ready${waitingText}`, story, label];
 }
 
 // The header again, at once: a capture just sent is one more in the inbox (the count stayed as

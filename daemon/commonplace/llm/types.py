@@ -158,6 +158,12 @@ class ModelStatus:
             parts.append("not answering")
         return " · ".join(p for p in parts if p)
 
+    def label(self) -> str:
+        """A few words for the page's header: 'built-in model · CPU', 'Ollama', 'LM Studio'."""
+        if self.backend == "builtin":
+            return f"built-in model · {self.device or 'CPU'}"
+        return self.server
+
     def remote_host(self, name: str) -> str:
         """Where Ollama sends this model's requests ('' when it runs here)."""
         for model, host in zip(self.remote, self.remote_hosts, strict=False):

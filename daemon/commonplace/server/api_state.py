@@ -118,6 +118,7 @@ def model_json(status: ModelStatus, chat_model: str, embed_model: str) -> dict[s
         else {},
         "capabilities": status.capabilities.as_json(),
         "line": status.line(chat_model),
+        "label": status.label(),
     }
 
 
