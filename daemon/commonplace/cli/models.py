@@ -167,9 +167,13 @@ def _get_one(ctx: click.Context, model_id: str, yes: bool) -> None:
             f"it needs {size_text(need)} free there and {size_text(free)} is: free some space"
         )
     if not yes:
-        if not sys.stdin.isatty():
-            raise click.ClickException("not downloaded: add --yes to download without asking")
-        click.confirm("Download it?", abort=True)
+        # Asked on a terminal, or read from a pipe ("y"); no answer at all downloads nothing.
+        try:
+            click.confirm("Download it?", abort=True)
+        except click.Abort:
+            raise click.ClickException(
+                "not downloaded: answer y, or add --yes to download without asking"
+            ) from None
     try:
         path = get(
             model,
