@@ -334,8 +334,9 @@ def doctor_names() -> set[str]:
     """The names `commonplace doctor`'s lines start with (daemon/commonplace/doctor/),
     and the parts of the running daemon whose attention entries doctor shows."""
     names: set[str] = set()
-    doctor = REPO / "daemon" / "commonplace" / "doctor"
-    trees = [ast.parse(p.read_text()) for p in sorted(doctor.glob("*.py"))]
+    package = REPO / "daemon" / "commonplace"
+    made_by = [*sorted((package / "doctor").glob("*.py")), package / "llm" / "health.py"]
+    trees = [ast.parse(p.read_text()) for p in made_by]
     for node in (n for tree in trees for n in ast.walk(tree)):
         if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "Check":
             arg = node.args[1] if len(node.args) > 1 else None

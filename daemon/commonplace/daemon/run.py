@@ -45,8 +45,8 @@ from commonplace.daemon.watcher import PollPlan, VaultWatcher
 from commonplace.digest.service import digest_job
 from commonplace.index import Index, IndexBusy, IndexService
 from commonplace.llm import LLM, ModelGate, make_llm
+from commonplace.llm.health import startup_warnings
 from commonplace.llm.report import status_path, status_record
-from commonplace.llm.support import addresses, host_warning, version_warnings
 from commonplace.plugin.discovery import remove_discovery, write_discovery
 from commonplace.runtime.attention import Attention, attention_file
 from commonplace.runtime.changes import Change
@@ -326,27 +326,13 @@ def leased(job: ScheduledJob, lease: VaultLease) -> ScheduledJob:
 
 
 async def warn_about_model(settings: Settings, llm: LLM, services: Services) -> None:
-    """At start-up, without holding it up: too old an Ollama, notes that would cross a
-    network unencrypted (llm/support.py), or a model Ollama runs elsewhere (a pulled cloud
-    model, which `llm` now refuses). Logged, and listed in /api/state's notes."""
-    status = await llm.status()
+    """At start-up, without holding it up: what the model server's health says (llm/health.py:
+    too old an Ollama, a cloud model, notes that would cross a network unencrypted), logged
+    and listed in /api/state's notes; and the server as seen, for `service status`."""
+    status, found = await startup_warnings(settings, llm)
     record = status_record(status, llm.chat_model, llm.embed_model)
     await asyncio.to_thread(write_json, status_path(settings), record)
-    found = []
-    if status.backend == "ollama" and status.reachable:
-        found = version_warnings(settings.model.think, status.version)
-    for key, model in (("chat_model", llm.chat_model), ("embed_model", llm.embed_model)):
-        if remote := status.remote_host(model):
-            found.append(
-                f"{model} is a cloud model: Ollama would send its requests, with your notes, "
-                f"to {remote}, so nothing is sent to it; set [model] {key} to a model that "
-                "runs on this computer"
-            )
-    hosts = [
-        await host_warning(url, name=name)
-        for name, url in addresses(settings, llm.server, llm.embed_server)
-    ]
-    for text in [*found, *(h for h in hosts if h)]:
+    for text in found:
         log.warning("%s", text)
         services.notes = [*services.notes, text]
 

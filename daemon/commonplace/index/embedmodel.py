@@ -18,11 +18,8 @@ log = logging.getLogger(__name__)
 
 
 def stored_model_name(llm: LLM) -> str:
-    """The embedding model as the store records it: its name, with its server kind in front
-    unless it is Ollama (whose indexes, built before there was a choice of server, hold the
-    bare name: they are not rebuilt by an upgrade)."""
-    kind = llm.embed_server.kind
-    return llm.embed_model if kind == "ollama" else f"{kind}:{llm.embed_model}"
+    """The embedding model as the store records it (llm's `embed_store_name`)."""
+    return llm.embed_store_name()
 
 
 def identity_changed(manifest: Manifest, identity: str, has_notes: bool) -> bool:

@@ -84,6 +84,13 @@ class LLM:
     def embed_server(self) -> Server:
         return self.embed_backend.server
 
+    def embed_store_name(self) -> str:
+        """The embedding model as the index records it: its name, with its server kind in
+        front unless it is Ollama (whose indexes, built before there was a choice of server,
+        hold the bare name: they are not rebuilt by an upgrade)."""
+        kind = self.embed_backend.server.kind
+        return self.embed_model if kind == "ollama" else f"{kind}:{self.embed_model}"
+
     def embed_profile_name(self) -> str:
         """The name to look the embedding model up by in the profile table (profiles.py), or
         '' when its identity is not certain (a server's own name for a file): a wrong prefix
