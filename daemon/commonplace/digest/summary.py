@@ -2,8 +2,10 @@
 
 The request is built from titles, link titles and the to-dos tidying kept, never from a
 capture's words (DESIGN.md principle 3): `summary_data` is the only thing that reaches the
-prompt, and it is made from FiledCapture values, which carry no captured text at all. When the
-model cannot answer, the digest is written without the sentences; the lists are the record.
+prompt, and it is made from FiledCapture values, which carry no captured text at all. Each
+sentence the model writes is then screened against the lists (screen.py), and one that claims
+what they do not hold is left out. When the model cannot answer, or none of its sentences
+holds, the digest is written without them; the lists are the record.
 """
 
 from __future__ import annotations
@@ -17,12 +19,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from commonplace import prompts
 from commonplace.digest.models import DigestData
+from commonplace.digest.screen import facts_for, screen
+from commonplace.digest.words import split_sentences
 from commonplace.llm import LLM, LLMError
 
 MAX_CHARS = 900  # about four sentences; more is trimmed at a sentence end
 MAX_SENTENCES = 4
 MAX_ITEMS = 80  # per list sent to the model: about 2,000 tokens each at most
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
 class DigestSummary(BaseModel):
@@ -35,6 +38,8 @@ class Summary:
     text: str | None  # None: no sentences this week
     problem: str = ""  # why not, in words for the note
     model_text: str = ""  # what the model wrote, before clean_summary (kept for the evals)
+    left_out: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (sentence, why) the screen stopped
+    trimmed: bool = False  # the model wrote more than four sentences or MAX_CHARS
 
 
 def summary_data(data: DigestData, max_items: int = MAX_ITEMS) -> dict[str, list[Any]]:
@@ -57,12 +62,17 @@ def summary_data(data: DigestData, max_items: int = MAX_ITEMS) -> dict[str, list
 
 def fitted_messages(llm: LLM, data: DigestData) -> list[dict[str, str]]:
     """The request with lists as long as the model's context holds (halved until they fit)."""
+    return fitted_request(llm, data)[0]
+
+
+def fitted_request(llm: LLM, data: DigestData) -> tuple[list[dict[str, str]], dict[str, Any]]:
+    """The request, and the data it holds (what the sentences are screened against)."""
     max_items = MAX_ITEMS
     messages = summary_messages(data, max_items)
     while max_items > 5 and llm.prompt_room(messages) < 0:
         max_items //= 2
         messages = summary_messages(data, max_items)
-    return messages
+    return messages, summary_data(data, max_items)
 
 
 def summary_messages(data: DigestData, max_items: int = MAX_ITEMS) -> list[dict[str, str]]:
@@ -106,7 +116,7 @@ def clean_summary(text: str) -> str | None:
     text = flat_summary(text)
     if not text:
         return None
-    sentences = _SENTENCE_END.split(text)[:MAX_SENTENCES]
+    sentences = split_sentences(text)[:MAX_SENTENCES]
     kept: list[str] = []
     for sentence in sentences:
         if kept and len(" ".join([*kept, sentence])) > MAX_CHARS:
@@ -119,11 +129,30 @@ def clean_summary(text: str) -> str | None:
 async def write_summary(llm: LLM, data: DigestData) -> Summary:
     if not data.captures:
         return Summary(None, "Nothing was filed this week, so there is nothing to sum up.")
+    messages, given = fitted_request(llm, data)
     try:
-        answer = await llm.chat_json(fitted_messages(llm, data), DigestSummary)
+        answer = await llm.chat_json(messages, DigestSummary)
     except LLMError as exc:
         return Summary(None, f"The summary could not be written ({exc}).")
-    text = clean_summary(answer.summary)
+    return screened(answer.summary, data, given, messages[-1]["content"])
+
+
+def screened(model_text: str, data: DigestData, given: dict[str, Any], sent: str) -> Summary:
+    """The model's paragraph with the sentences the lists do not support left out."""
+    text = clean_summary(model_text)
     if text is None:
-        return Summary(None, "The model's summary was empty.", answer.summary)
-    return Summary(text, model_text=answer.summary)
+        return Summary(None, "The model's summary was empty.", model_text)
+    trimmed = text != flat_summary(model_text)
+    facts = facts_for(data, given, sent)
+    kept: list[str] = []
+    left_out: list[tuple[str, tuple[str, ...]]] = []
+    for sentence in split_sentences(text):
+        why = screen(sentence, facts)
+        if why:
+            left_out.append((sentence, tuple(why)))
+        else:
+            kept.append(sentence)
+    if not kept:
+        problem = "The model's sentences said what the lists do not hold, so they are left out."
+        return Summary(None, problem, model_text, tuple(left_out), trimmed)
+    return Summary(" ".join(kept), "", model_text, tuple(left_out), trimmed)
