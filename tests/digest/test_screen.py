@@ -14,7 +14,14 @@ from commonplace.digest import screen
 from commonplace.digest.collect import group_by_link, split_todos
 from commonplace.digest.models import DigestData, FiledCapture, OpenTodo
 from commonplace.digest.specifics import unsupported_specifics
-from commonplace.digest.summary import screened, summary_data, summary_messages
+from commonplace.digest.summary import (
+    MAX_ITEMS,
+    mostly_about,
+    screened,
+    sent_todos,
+    summary_data,
+    summary_messages,
+)
 from commonplace.digest.week import Week
 from commonplace.digest.words import dates, numbers, parts, split_sentences, stem
 from commonplace.evals.suites.digest import TITLES
@@ -44,9 +51,10 @@ def fixture_week() -> DigestData:
 
 
 DATA = fixture_week()
-GIVEN = summary_data(DATA)
 SENT = summary_messages(DATA)[-1]["content"]
-FACTS = screen.facts_for(DATA, GIVEN, SENT)
+FACTS = screen.facts_for(
+    DATA, todos=sent_todos(DATA), captures=DATA.captures, notes=DATA.groups, sent=SENT
+)
 
 
 @pytest.mark.parametrize(
@@ -88,7 +96,24 @@ FACTS = screen.facts_for(DATA, GIVEN, SENT)
             "due sooner than those named (and 5 more)",
         ),
         # order: the busiest note, the earliest to-do
-        ("This week was mostly about running.", "'Switchboard Redesign' (5 captures) has more"),
+        ("This week was mostly about running.", "'Switchboard Redesign' (5 captures) has as many"),
+        # ... and ties: "mostly" Chess, when Garden Plan and four others had as many
+        (
+            "This week was mostly about Switchboard Redesign, Running Log and Chess.",
+            "'Garden Plan' (2 captures) has as many as 'Chess' (2)",
+        ),
+        (
+            "Your most recent captures were Chess moves to Wednesdays and Garlic planted.",
+            "'Passport renewal applied for' was captured later than those named as the latest",
+        ),
+        # a to-do of next week's named as overdue (Qwen2.5-Coder-1.5B, a two-field prompt)
+        (
+            "Overdue to-dos include ordering shed roof timber from Jewson, sending Maya the 5 "
+            "research slides for the exec presentation, and ordering the Zombie record from "
+            "Discogs for Tobi.",
+            "'Order the Zombie record from Discogs for Tobi' is said to be overdue, but is due "
+            "Sat 31 Oct",
+        ),
         (
             "The to-do due soonest is ordering the shed roof timber.",
             "'Send Maya the 5 research slides for the exec presentation' (due Thu 22 Oct) is "
@@ -136,6 +161,13 @@ def test_a_sentence_the_lists_do_not_support_is_stopped(sentence: str, why: str)
         "You lost to Sam at chess, and chess moves to Wednesdays.",
         "You also filed a note about the Bristol Grower garlic newsletter.",
         "You have 11 open to-dos from this week's captures.",
+        "Overdue: Send Maya the 5 research slides for the exec presentation, Order the shed "
+        "roof timber from Jewson.",
+        "Due next week: Book the dentist check-up and hygienist at Horfield Dental, Plant the "
+        "tulip bulbs.",
+        "The most urgent to-dos next week are booking the dentist check-up and updating the "
+        "payment screen with the fraud check copy.",
+        "Your most recent captures were Garlic planted and Passport renewal applied for.",
     ],
 )
 def test_a_sentence_the_lists_back_passes(sentence: str) -> None:
@@ -148,7 +180,7 @@ def test_the_paragraph_keeps_only_what_the_screen_passes() -> None:
         "You also need to send emails to friends. "
         "The to-do due soonest is sending Maya the 5 research slides for the exec presentation."
     )
-    summary = screened(model, DATA, GIVEN, SENT)
+    summary = screened(model, DATA, MAX_ITEMS, SENT)
     assert summary.text == (
         "This week you captured 20 notes, most of them about Switchboard Redesign. "
         "The to-do due soonest is sending Maya the 5 research slides for the exec presentation."
@@ -157,11 +189,11 @@ def test_the_paragraph_keeps_only_what_the_screen_passes() -> None:
     assert sentence == "You also need to send emails to friends."
     assert why == ("'You also need to send emails to friends' is in no list",)
     assert not summary.trimmed
-    nothing = screened("You went to a concert. You ordered the timber.", DATA, GIVEN, SENT)
+    nothing = screened("You went to a concert. You ordered the timber.", DATA, MAX_ITEMS, SENT)
     assert nothing.text is None and len(nothing.left_out) == 2
     assert "left out" in nothing.problem
     five = " ".join(["This week you captured 20 notes."] * 5)
-    assert screened(five, DATA, GIVEN, SENT).trimmed
+    assert screened(five, DATA, MAX_ITEMS, SENT).trimmed
 
 
 # -- dates, numbers and names from no input -------------------------------------------------
@@ -269,3 +301,61 @@ def test_a_sentence_is_read_in_parts_and_its_dates_and_numbers_found() -> None:
     ]
     assert dates("2026-10-23, 24th October and Nov 1") == [(10, 23), (10, 24), (11, 1)]
     assert numbers("Run 12.4 km on 25 Oct, three times") == ["12.4", "3"]
+
+
+# -- what the model is handed, computed -----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("counts", "mostly"),
+    [
+        ([5, 3, 2, 2], ["a", "b"]),  # the busiest two, each above every note left out
+        ([5, 2, 2], ["a"]),  # the second ties with the third: the first alone
+        ([4, 4, 1], ["a", "b"]),
+        ([3, 3, 3, 1], ["a", "b", "c"]),  # three tied at the top: all three
+        ([2], ["a"]),
+        ([1, 1], ["a", "b"]),
+        ([], []),
+    ],
+)
+def test_the_notes_the_week_was_mostly_about_are_counted(
+    counts: list[int], mostly: list[str]
+) -> None:
+    capture = DATA.captures[0]
+    groups = tuple((chr(ord("a") + i), (capture,) * n) for i, n in enumerate(counts))
+    data = DigestData(W43, DATA.captures, groups, (), DATA.todos)
+    assert mostly_about(data) == mostly
+
+
+def test_the_model_gets_the_todos_sorted_into_the_digests_lists() -> None:
+    given = summary_data(DATA)
+    assert given["captured_this_week"] == 20
+    assert [n["note"] for n in given["mostly_about"]] == ["Switchboard Redesign", "Running Log"]
+    assert given["mostly_about"][1]["titles"] == [
+        "Easy 6.2 km run",
+        "New parkrun PB",
+        "Long run of 12.4 km",
+    ]
+    assert [(t["text"][:12], t["due"]) for t in given["overdue_todos"]] == [
+        ("Send Maya th", "Thu 22 Oct"),
+        ("Order the sh", "Fri 23 Oct"),
+        ("Send Zoë the", "Fri 23 Oct"),
+    ]
+    assert [t["due"] for t in given["todos_due_next_week"]] == [
+        "Wed 28 Oct",
+        "Wed 28 Oct",
+        "Fri 30 Oct",
+        "Sat 31 Oct",
+        "Sun 1 Nov",
+    ]
+    assert given["todos_due_later"] == []
+    assert [t["text"] for t in given["todos_with_no_due_date"]] == [
+        "Ring Mum about Christmas",
+        "Learn the Caro-Kann Advance Variation properly",
+        "Take the old mower to the tip",
+    ]
+    assert "due" not in given["todos_with_no_due_date"][0]
+    assert SENT.startswith(
+        "Week 43: Monday 19 October 2026 to Sunday 25 October 2026. "
+        "Next week: Monday 26 October 2026 to Sunday 1 November 2026."
+    )

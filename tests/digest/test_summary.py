@@ -45,7 +45,7 @@ async def test_request_holds_titles_links_and_kept_todos_never_captured_words(
         "Filed/2026-10-24 2100 Odd dream.md",
         filed_text(fields, CANARY + "\n- [ ] feed the otter", (), (), "obsidian"),
     )
-    fake_ollama.enqueue_chat(json.dumps({"summary": "A week mostly about Switchboard."}))
+    fake_ollama.enqueue_chat(json.dumps({"week": "A week mostly about Switchboard.", "todos": ""}))
     outcome = await make_digest(
         with_host(settings, fake_ollama.url),
         make_llm(with_host(settings, fake_ollama.url)),
@@ -78,7 +78,7 @@ async def test_request_holds_titles_links_and_kept_todos_never_captured_words(
 async def test_the_prompt_says_open_todos_are_not_done(
     settings: Settings, week: list[Filed], fake_ollama: FakeOllama
 ) -> None:
-    fake_ollama.enqueue_chat(json.dumps({"summary": "ok."}))
+    fake_ollama.enqueue_chat(json.dumps({"week": "ok.", "todos": ""}))
     fast = with_host(settings, fake_ollama.url)
     await make_digest(fast, make_llm(fast), W43, now=NOW)
     system = fake_ollama.chat_requests()[0]["messages"][0]["content"]
@@ -88,7 +88,7 @@ async def test_the_prompt_says_open_todos_are_not_done(
 
 @pytest.mark.parametrize(
     "reply",
-    ["not json at all", json.dumps({"summary": "   "}), json.dumps({"other": "x"})],
+    ["not json at all", json.dumps({"week": "   ", "todos": ""}), json.dumps({"other": "x"})],
 )
 async def test_a_bad_answer_leaves_the_lists_and_says_so(
     settings: Settings, week: list[Filed], fake_ollama: FakeOllama, reply: str
@@ -153,7 +153,7 @@ async def test_a_busy_week_is_cut_to_fit_the_models_context(fake_ollama: FakeOll
         for i in range(120)
     )
     data = DigestData(W43, captures, (), captures, TodoLists())
-    fake_ollama.enqueue_chat(json.dumps({"summary": "A busy week."}))
+    fake_ollama.enqueue_chat(json.dumps({"week": "A busy week.", "todos": ""}))
     summary = await write_summary(llm_for(Settings(), backend="ollama", host=fake_ollama.url), data)
     assert summary.text == "A busy week."
     (record,) = fake_ollama.chat_records()

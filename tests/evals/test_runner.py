@@ -54,11 +54,12 @@ def scripted_model(body: dict[str, Any]) -> str:
     fmt = body.get("format") if isinstance(body.get("format"), dict) else {}
     props = fmt.get("properties", {}) if fmt else {}
     prompt = body["messages"][-1]["content"]
-    if "summary" in props:
+    if "week" in props:  # the digest: one sentence per field, the second field two
         return json.dumps(
             {
-                "summary": "This week you filed notes on the Shed Rebuild and the Garden Plan. "
-                "Ordering the shed roof timber is due on 23 October. You also met Napoleon."
+                "week": "This week you filed notes on the Shed Rebuild and the Garden Plan.",
+                "todos": "Ordering the shed roof timber is due on 23 October. "
+                "You also met Napoleon.",
             }
         )
     if "todos" in props:
@@ -415,7 +416,7 @@ def test_digest_suite_grades_the_paragraph_by_its_rules(
     summary: str,
     problems: list[str],
 ) -> None:
-    fake_ollama_thread.chat_handler = lambda body: json.dumps({"summary": summary})
+    fake_ollama_thread.chat_handler = lambda body: json.dumps({"week": summary, "todos": ""})
     out = tmp_path / "runs"
     result = run_eval("digest", "--datasets", str(datasets), "--out", str(out), "--note", NOTE)
     assert result.exit_code == 0, result.output

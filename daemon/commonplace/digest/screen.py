@@ -26,11 +26,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from datetime import date
-from typing import Any
+from dataclasses import dataclass, replace
+from datetime import date, datetime
 
-from commonplace.digest.models import DigestData
+from commonplace.digest.models import DigestData, FiledCapture, OpenTodo
 from commonplace.digest.specifics import unsupported_specifics
 from commonplace.digest.week import Week
 from commonplace.digest.words import (
@@ -76,13 +75,17 @@ _TITLE_JOIN = re.compile(r"\s+(?:and|&)\s+|\s*[,;]\s*")
 
 # Claims of order and of time. Each is a pattern on the folded sentence.
 _SOONEST = re.compile(
-    r"\b(soonest|earliest|most (?:urgent|pressing|immediate)|first due|due first|due next|"
+    r"\b(soonest|earliest|most (?:urgent|pressing|immediate)|first due|due first|"
+    r"due next(?! (?:week|seven|7|month|few))|"
     r"next due|top priorit(?:y|ies)|closest deadlines?|nearest deadlines?)\b"
 )
-_LATEST = re.compile(r"\b(latest|furthest|due last|last due)\b")
+_LATEST = re.compile(r"\b(due (?:last|latest|furthest)|(?:last|latest|furthest) due)\b")
+_RECENT = re.compile(
+    r"\b(?:most recent(?:ly)?|latest|newest|last)\s+(?:\w+\s+)?(?:captures?|notes?|entries)\b"
+)
 _MOST = re.compile(r"\b(most|mostly|mainly|largely|chiefly|primarily|busiest)\b")
 _NOT_NOTES = re.compile(
-    r"\bmost (?:urgent|pressing|immediate|important)\b|\bmost of (?:the|your|these) "
+    r"\bmost (?:urgent|pressing|immediate|important|recent)\b|\bmost of (?:the|your|these) "
     r"(?:\w+ )?(?:to-?dos?|tasks?)\b"
 )
 _UNDATED = r"no (?:due )?date|undated|without (?:a )?(?:due )?date|no deadline|any ?time|whenever"
@@ -120,6 +123,7 @@ class Named:
     stems: frozenset[str]
     due: date | None = None
     count: int = 0  # a linked note's captures this week
+    when: datetime | None = None  # a capture's time
 
 
 @dataclass(frozen=True)
@@ -140,18 +144,20 @@ class Facts:
         return self.todos + self.titles + self.notes
 
 
-def facts_for(data: DigestData, given: Mapping[str, Any], sent: str) -> Facts:
-    """The facts from the digest's data and what `summary_data` gave the model."""
+def facts_for(
+    data: DigestData,
+    *,
+    todos: Sequence[OpenTodo],
+    captures: Sequence[FiledCapture],
+    notes: Sequence[tuple[str, Sequence[FiledCapture]]],
+    sent: str,
+) -> Facts:
+    """The facts: the to-dos, captures and linked notes the model was sent (a busy week's
+    lists are cut to fit its context), the request's text, and the digest's own lists."""
 
     def named(text: str, due: date | None = None, count: int = 0) -> Named:
         return Named(text, frozenset(stems(text)) - _STOP, due, count)
 
-    todos = tuple(
-        named(str(t["text"]), date.fromisoformat(t["due"]) if t.get("due") else None)
-        for t in given.get("open_todos", [])
-    )
-    titles = tuple(named(str(c["title"])) for c in given.get("captures", []))
-    notes = tuple(named(str(n["title"]), count=int(n["captures"])) for n in given["linked_notes"])
     lists = data.todos
     every = (lists.overdue, lists.next_seven_days, lists.later, lists.undated)
     list_counts = {
@@ -162,9 +168,9 @@ def facts_for(data: DigestData, given: Mapping[str, Any], sent: str) -> Facts:
     }
     return Facts(
         week=data.week,
-        todos=todos,
-        titles=titles,
-        notes=notes,
+        todos=tuple(named(t.text, t.due) for t in todos),
+        titles=tuple(replace(named(c.title), when=c.captured) for c in captures),
+        notes=tuple(named(title, count=len(items)) for title, items in notes),
         sent=sent,
         captured=data.captured_count,
         capture_days=tuple(c.captured.weekday() for c in data.captures),
@@ -186,6 +192,8 @@ def screen(sentence: str, facts: Facts) -> list[str]:
         found += _order_problems(pieces, facts, soonest=False)
     if _MOST.search(_NOT_NOTES.sub(" ", folded)):
         found += _busiest_problems(pieces, facts)
+    if _RECENT.search(folded):
+        found += _recent_problems(sentence, facts)
     found += _placement_problems(pieces, facts)
     return list(dict.fromkeys(found))
 
@@ -323,6 +331,10 @@ def _order_problems(pieces: Sequence[str], facts: Facts, *, soonest: bool) -> li
     the last of them."""
     cue = _SOONEST if soonest else _LATEST
     at = next(i for i, p in enumerate(pieces) if cue.search(fold(p)) or i == len(pieces) - 1)
+    scope = _placement(pieces[at])  # "the most urgent of next week's": next week's only
+    among = [
+        t for t in facts.todos if scope is None or _holds(t, _placement_name(scope), facts.week)
+    ]
     chosen = _run(pieces, at, lambda p: named_todo(p, facts) is not None)
     named = [t for t in (named_todo(pieces[i], facts) for i in chosen) if t is not None]
     word = "soonest" if soonest else "last"
@@ -335,7 +347,7 @@ def _order_problems(pieces: Sequence[str], facts: Facts, *, soonest: bool) -> li
     edge = max(t.due for t in dated if t.due) if soonest else min(t.due for t in dated if t.due)
     passed = [
         other
-        for other in facts.todos
+        for other in among
         if other not in named
         and other.due is not None
         and ((other.due < edge) if soonest else (other.due > edge))
@@ -373,12 +385,24 @@ def _busiest_problems(pieces: Sequence[str], facts: Facts) -> list[str]:
     if not named:
         return ["says what the week was mostly about but names no linked note"]
     least = min(named.values(), key=lambda n: n.count)
-    busier = [n for n in facts.notes if n.text not in named and n.count > least.count]
+    busier = [n for n in facts.notes if n.text not in named and n.count >= least.count]
     return [
-        f"'{n.text}' ({n.count} captures) has more than '{least.text}' ({least.count}), "
-        "named as what the week was mostly about"
+        f"'{n.text}' ({n.count} captures) has as many as '{least.text}' ({least.count}) or "
+        "more, and is not named as what the week was mostly about"
         for n in busier[:1]
     ]
+
+
+def _recent_problems(sentence: str, facts: Facts) -> list[str]:
+    """The captures said to be the latest (named by their whole titles) must be: none left
+    out was captured after one named."""
+    have = set(stems(sentence))
+    named = [t for t in facts.titles if t.stems and t.stems <= have]
+    if not named:
+        return []
+    first = min(t.when for t in named if t.when)
+    later = [t for t in facts.titles if t not in named and t.when and t.when > first]
+    return [f"'{t.text}' was captured later than those named as the latest" for t in later[-1:]]
 
 
 # -- when -----------------------------------------------------------------------------------

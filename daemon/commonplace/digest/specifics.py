@@ -17,14 +17,14 @@ from commonplace.digest.words import MONTHS, WEEKDAYS, dates, fold, number_value
 # The first word of a sentence is capitalised anyway: one of these, or an -ing/-ly/-ed word,
 # is no name. Other capitalised words must be in the data.
 _OPENERS_TEXT = """there here they we he she my our their his her most much many several some
-    other another both each every all none no nothing among after before during over across
-    from to of as if when where what which who how why while since until then still
-    meanwhile overall plus besides elsewhere finally first second third further however though
-    although otherwise together mostly mainly largely lots plenty few open due upcoming coming
-    pending outstanding notes note captures capture to-dos todos tasks task month remember
-    keep do don't be make take because instead perhaps maybe just only even again now soon
-    later nor yet for i you your this that these those the a an it its on in at by with and
-    but so also week weekend today tomorrow yesterday next last"""
+    other another both each every all none no nothing among after before during over across from
+    to of as if when where what which who how why while since until then still meanwhile overall
+    plus besides elsewhere finally first second third further however though although otherwise
+    together mostly mainly largely lots plenty few open due upcoming coming pending outstanding
+    overdue undated notes note captures capture to-dos todos tasks task month remember keep do
+    don't be make take because instead perhaps maybe just only even again now soon later nor yet
+    for i you your this that these those the a an it its on in at by with and but so also week
+    weekend today tomorrow yesterday next last"""
 _OPENERS = frozenset(_OPENERS_TEXT.split())
 _COMMON_TEXT = """i you your this that these those the a an it its on in at by for with and but so
     also week weekend today tomorrow yesterday next last"""

@@ -13,12 +13,13 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from commonplace import prompts
-from commonplace.digest.models import DigestData
+from commonplace.digest.models import DigestData, OpenTodo
 from commonplace.digest.screen import facts_for, screen
 from commonplace.digest.words import split_sentences
 from commonplace.llm import LLM, LLMError
@@ -29,8 +30,16 @@ MAX_ITEMS = 80  # per list sent to the model: about 2,000 tokens each at most
 
 
 class DigestSummary(BaseModel):
+    """Two sentences, each with one job: a small model asked for "two or three sentences"
+    wrote six, listing everything; one field per sentence keeps it to its two jobs."""
+
     model_config = ConfigDict(extra="ignore")
-    summary: str = Field(max_length=4000)
+    week: str = Field(max_length=2000)
+    todos: str = Field(max_length=2000)
+
+    @property
+    def summary(self) -> str:
+        return " ".join(part.strip() for part in (self.week, self.todos) if part.strip())
 
 
 @dataclass(frozen=True)
@@ -42,22 +51,70 @@ class Summary:
     trimmed: bool = False  # the model wrote more than four sentences or MAX_CHARS
 
 
-def summary_data(data: DigestData, max_items: int = MAX_ITEMS) -> dict[str, list[Any]]:
-    """Everything the model is shown: titles, days, links, counts and kept open to-dos.
-    A busy week is cut to fit a small model's context; the counts stay whole."""
-    counts = [{"title": title, "captures": len(items)} for title, items in data.groups]
+def sent_todos(data: DigestData, max_items: int = MAX_ITEMS) -> list[OpenTodo]:
+    """The open to-dos the model is sent: those tidying kept from this week's captures,
+    earliest due first (the undated last), as many as fit."""
+    todos = [t for c in data.captures for t in c.kept_todos]
+    return sorted(todos, key=lambda t: t.due or date.max)[:max_items]
+
+
+def summary_data(data: DigestData, max_items: int = MAX_ITEMS) -> dict[str, Any]:
+    """Everything the model is shown: the week's count, the linked notes busiest first, the
+    captures' titles, days and links, and the kept open to-dos sorted by the program into the
+    digest's own lists (overdue, next week, later, no date), each due day in words. What a
+    small model gets wrong (which note is busiest, which to-do is due soonest, what is
+    overdue) it is handed, computed. A busy week is cut to fit its context."""
+    first, last = data.week.next_seven_days
+    groups: dict[str, list[dict[str, str]]] = {
+        "overdue_todos": [],
+        "todos_due_next_week": [],
+        "todos_due_later": [],
+        "todos_with_no_due_date": [],
+    }
+    for t in sent_todos(data, max_items):
+        item = {"text": t.text, "due": _short(t.due)} if t.due else {"text": t.text}
+        if t.due is None:
+            key = "todos_with_no_due_date"
+        elif t.due < first:
+            key = "overdue_todos"
+        elif t.due <= last:
+            key = "todos_due_next_week"
+        else:
+            key = "todos_due_later"
+        groups[key].append(item | {"from": t.label})
+    busiest = mostly_about(data)
+    notes = [{"title": title, "captures": len(items)} for title, items in data.groups]
     return {
+        "captured_this_week": data.captured_count,
+        "mostly_about": [
+            {"note": title, "captures": len(items), "titles": [c.title for c in items]}
+            for title, items in data.groups[: len(busiest)]
+        ],
+        **groups,
+        "linked_notes": notes[:max_items],
         "captures": [
-            {"title": c.title, "day": f"{c.captured:%a %d %b}", "links": list(c.links)}
+            {"title": c.title, "day": _short(c.captured.date()), "links": list(c.links)}
             for c in data.captures[:max_items]
         ],
-        "linked_notes": counts[:max_items],
-        "open_todos": [
-            {"text": t.text, "due": t.due.isoformat() if t.due else None, "from": c.title}
-            for c in data.captures
-            for t in c.kept_todos
-        ][:max_items],
     }
+
+
+def mostly_about(data: DigestData, most: int = 2) -> list[str]:
+    """The linked notes the week was mostly about, computed: the busiest one or two, as long
+    as each has more captures than every note left out (three notes tied at the top: all
+    three). "Which note had the most" is a count, and a small model miscounts."""
+    counts = [len(items) for _, items in data.groups]
+    if not counts:
+        return []
+    take = next(
+        (
+            n
+            for n in range(min(most, len(counts)), 0, -1)
+            if n == len(counts) or counts[n - 1] > counts[n]
+        ),
+        counts.count(counts[0]),
+    )
+    return [title for title, _ in data.groups[:take]]
 
 
 def fitted_messages(llm: LLM, data: DigestData) -> list[dict[str, str]]:
@@ -65,23 +122,26 @@ def fitted_messages(llm: LLM, data: DigestData) -> list[dict[str, str]]:
     return fitted_request(llm, data)[0]
 
 
-def fitted_request(llm: LLM, data: DigestData) -> tuple[list[dict[str, str]], dict[str, Any]]:
-    """The request, and the data it holds (what the sentences are screened against)."""
+def fitted_request(llm: LLM, data: DigestData) -> tuple[list[dict[str, str]], int]:
+    """The request, and how many items per list it holds (what the screen checks against)."""
     max_items = MAX_ITEMS
     messages = summary_messages(data, max_items)
     while max_items > 5 and llm.prompt_room(messages) < 0:
         max_items //= 2
         messages = summary_messages(data, max_items)
-    return messages, summary_data(data, max_items)
+    return messages, max_items
 
 
 def summary_messages(data: DigestData, max_items: int = MAX_ITEMS) -> list[dict[str, str]]:
     block = _compact_json(summary_data(data, max_items))
+    week, (first, last) = data.week, data.week.next_seven_days
     user = prompts.render(
         "digest_user",
-        week=data.week.label,
-        first=data.week.monday.isoformat(),
-        last=data.week.sunday.isoformat(),
+        number=week.number,
+        monday=_day(week.monday),
+        sunday=_day(week.sunday),
+        next_monday=_day(first),
+        next_sunday=_day(last),
         data=block,
     )
     return [
@@ -90,18 +150,29 @@ def summary_messages(data: DigestData, max_items: int = MAX_ITEMS) -> list[dict[
     ]
 
 
-def _compact_json(value: dict[str, list[Any]]) -> str:
+def _short(day: date) -> str:
+    return f"{day:%a} {day.day} {day:%b}"
+
+
+def _day(day: date) -> str:
+    return f"{day:%A} {day.day} {day:%B} {day.year}"
+
+
+def _compact_json(value: dict[str, Any]) -> str:
     """JSON with one item per line: short for the model, still easy to read in a log.
     '<' is escaped so that no title can close the <data> fence."""
 
     def dump(item: Any) -> str:
         return json.dumps(item, ensure_ascii=False).replace("<", "\\u003c")
 
-    parts = [
-        f"{dump(key)}: [\n" + ",\n".join(f"  {dump(item)}" for item in items) + "\n ]"
-        for key, items in value.items()
-    ]
-    return "{\n " + ",\n ".join(parts) + "\n}"
+    def entry(key: str, items: Any) -> str:
+        if not isinstance(items, list):
+            return f"{dump(key)}: {dump(items)}"
+        if not items:
+            return f"{dump(key)}: []"
+        return f"{dump(key)}: [\n" + ",\n".join(f"  {dump(item)}" for item in items) + "\n ]"
+
+    return "{\n " + ",\n ".join(entry(k, v) for k, v in value.items()) + "\n}"
 
 
 def flat_summary(text: str) -> str:
@@ -129,21 +200,28 @@ def clean_summary(text: str) -> str | None:
 async def write_summary(llm: LLM, data: DigestData) -> Summary:
     if not data.captures:
         return Summary(None, "Nothing was filed this week, so there is nothing to sum up.")
-    messages, given = fitted_request(llm, data)
+    messages, max_items = fitted_request(llm, data)
     try:
         answer = await llm.chat_json(messages, DigestSummary)
     except LLMError as exc:
         return Summary(None, f"The summary could not be written ({exc}).")
-    return screened(answer.summary, data, given, messages[-1]["content"])
+    return screened(answer.summary, data, max_items, messages[-1]["content"])
 
 
-def screened(model_text: str, data: DigestData, given: dict[str, Any], sent: str) -> Summary:
-    """The model's paragraph with the sentences the lists do not support left out."""
+def screened(model_text: str, data: DigestData, max_items: int, sent: str) -> Summary:
+    """The model's paragraph with the sentences the lists do not support left out (`sent`:
+    the request's data block, `max_items`: how much of each list it held)."""
     text = clean_summary(model_text)
     if text is None:
         return Summary(None, "The model's summary was empty.", model_text)
     trimmed = text != flat_summary(model_text)
-    facts = facts_for(data, given, sent)
+    facts = facts_for(
+        data,
+        todos=sent_todos(data, max_items),
+        captures=data.captures[:max_items],
+        notes=data.groups[:max_items],
+        sent=sent,
+    )
     kept: list[str] = []
     left_out: list[tuple[str, tuple[str, ...]]] = []
     for sentence in split_sentences(text):

@@ -21,9 +21,15 @@ from typing import Any
 
 from commonplace.capture.inbox import parse_capture
 from commonplace.digest.collect import collect
-from commonplace.digest.models import DigestData
+from commonplace.digest.models import DigestData, OpenTodo
 from commonplace.digest.render import render_digest
-from commonplace.digest.summary import clean_summary, fitted_request, write_summary
+from commonplace.digest.summary import (
+    clean_summary,
+    fitted_request,
+    sent_todos,
+    summary_data,
+    write_summary,
+)
 from commonplace.digest.week import parse_week
 from commonplace.digest.words import split_sentences
 from commonplace.evals import grading
@@ -96,7 +102,8 @@ async def run_item(env: SuiteEnv, item: Item) -> ItemResult:
     s = env.settings
     week = parse_week(str(item["week"]))
     data = collect(s, week)
-    messages, given = fitted_request(env.llm, data)  # what write_summary sends the model
+    messages, max_items = fitted_request(env.llm, data)  # what write_summary sends the model
+    given = summary_data(data, max_items)
     prompt = "\n".join(m["content"] for m in messages)
     allowed = [c.title for c in data.captures] + [
         t.text for c in data.captures for t in c.kept_todos
@@ -128,7 +135,7 @@ async def run_item(env: SuiteEnv, item: Item) -> ItemResult:
         trimmed=summary.trimmed,
         leaked=leaked,
         busiest=busiest(data),
-        soonest=soonest(given),
+        soonest=soonest(sent_todos(data, max_items)),
     )
     record = {
         "week": week.label,
@@ -165,10 +172,10 @@ def busiest(data: DigestData) -> list[str]:
     return [title for title, items in data.groups if most and len(items) == most]
 
 
-def soonest(given: Mapping[str, Any]) -> list[str]:
+def soonest(todos: Sequence[OpenTodo]) -> list[str]:
     """The open to-dos the model was sent with the earliest due date (ties all count)."""
-    dues = [t["due"] for t in given["open_todos"] if t.get("due")]
-    return [str(t["text"]) for t in given["open_todos"] if dues and t.get("due") == min(dues)]
+    dues = [t.due for t in todos if t.due]
+    return [t.text for t in todos if dues and t.due == min(dues)]
 
 
 def figures(results: Sequence[ItemResult]) -> dict[str, Any]:
