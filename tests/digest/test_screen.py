@@ -130,6 +130,17 @@ FACTS = screen.facts_for(
         ("You captured ten notes on Switchboard Redesign.", "the lists do not give 10"),
         # said done, a name no input holds
         ("You ordered the shed roof timber from Jewson.", "said done: ordered"),
+        # "nothing", "all": every to-do the model was sent, and the digest's lists
+        ("Nothing is overdue.", "says no to-do is overdue, but 3 are"),
+        ("All of your to-dos are overdue.", "says every to-do is overdue, but not all are"),
+        # Qwen2.5-Coder-1.5B: the second and third of three overdue to-dos "due next week"
+        (
+            "Send Maya the 5 research slides for the exec presentation is overdue, order the "
+            "shed roof timber from Jewson is due next week, and send Zoë the annotated checkout "
+            "flows (all 3 variants, B in full detail) is due next week.",
+            "'Send Zoë the annotated checkout flows (all 3 variants, B in full detail)' is said "
+            "to be due next week, but is due Fri 23 Oct",
+        ),
         ("Napoleon helped with the Shed Rebuild.", "Napoleon"),
         ("You went to a concert with friends.", "'You went to a concert' is in no list"),
     ],
@@ -151,11 +162,7 @@ def test_a_sentence_the_lists_do_not_support_is_stopped(sentence: str, why: str)
         "The to-do due soonest is sending Maya the 5 research slides for the exec presentation.",
         "The to-dos due soonest are sending Maya the slides, ordering the shed roof timber "
         "and sending Zoë the annotated checkout flows.",
-        "Next week, book the dentist check-up and update the payment screen with the fraud "
-        "check copy.",
         "Maya's slides are overdue, and you also need to plant the tulip bulbs.",
-        "Don't forget to plant the tulip bulbs by Sunday 1 November.",
-        "Ring Mum about Christmas has no due date.",
         "This week you noted the Switchboard launch moving to 26 Nov, a new parkrun PB and a "
         "surprise fado night for Tobi.",
         "You lost to Sam at chess, and chess moves to Wednesdays.",
@@ -163,10 +170,6 @@ def test_a_sentence_the_lists_do_not_support_is_stopped(sentence: str, why: str)
         "You have 11 open to-dos from this week's captures.",
         "Overdue: Send Maya the 5 research slides for the exec presentation, Order the shed "
         "roof timber from Jewson.",
-        "Due next week: Book the dentist check-up and hygienist at Horfield Dental, Plant the "
-        "tulip bulbs.",
-        "The most urgent to-dos next week are booking the dentist check-up and updating the "
-        "payment screen with the fraud check copy.",
         "Your most recent captures were Garlic planted and Passport renewal applied for.",
     ],
 )
@@ -327,7 +330,7 @@ def test_the_notes_the_week_was_mostly_about_are_counted(
     assert mostly_about(data) == mostly
 
 
-def test_the_model_gets_the_todos_sorted_into_the_digests_lists() -> None:
+def test_the_model_gets_the_busiest_notes_and_the_overdue_todos_computed() -> None:
     given = summary_data(DATA)
     assert given["captured_this_week"] == 20
     assert [n["note"] for n in given["mostly_about"]] == ["Switchboard Redesign", "Running Log"]
@@ -341,21 +344,22 @@ def test_the_model_gets_the_todos_sorted_into_the_digests_lists() -> None:
         ("Order the sh", "Fri 23 Oct"),
         ("Send Zoë the", "Fri 23 Oct"),
     ]
-    assert [t["due"] for t in given["todos_due_next_week"]] == [
-        "Wed 28 Oct",
-        "Wed 28 Oct",
-        "Fri 30 Oct",
-        "Sat 31 Oct",
-        "Sun 1 Nov",
-    ]
-    assert given["todos_due_later"] == []
-    assert [t["text"] for t in given["todos_with_no_due_date"]] == [
-        "Ring Mum about Christmas",
-        "Learn the Caro-Kann Advance Variation properly",
-        "Take the old mower to the tip",
-    ]
-    assert "due" not in given["todos_with_no_due_date"][0]
+    # only the to-dos to name: the others are in the lists below the sentences
+    assert not {"todos_due_next_week", "todos_due_later", "todos_with_no_due_date"} & set(given)
+    assert "Ring Mum" not in SENT.split('"captures"')[0]
     assert SENT.startswith(
         "Week 43: Monday 19 October 2026 to Sunday 25 October 2026. "
         "Next week: Monday 26 October 2026 to Sunday 1 November 2026."
     )
+
+
+def test_with_nothing_overdue_the_model_gets_next_weeks_todos() -> None:
+    later = Week(2026, 42)  # the same to-dos, a week earlier: none overdue yet
+    data = DigestData(later, DATA.captures, DATA.groups, (), DATA.todos)
+    given = summary_data(data)
+    assert "overdue_todos" not in given
+    assert [t["text"][:12] for t in given["todos_due_next_week"]] == [
+        "Send Maya th",
+        "Order the sh",
+        "Send Zoë the",
+    ]

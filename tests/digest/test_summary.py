@@ -12,7 +12,6 @@ from commonplace.config import Settings
 from commonplace.digest import Week, collect, make_digest
 from commonplace.digest.summary import DigestSummary, clean_summary
 from commonplace.llm import make_llm
-from commonplace.prompts import render
 from tests.digest.week_fixture import Filed, filed_text, write_note
 from tests.fakes.ollama import FakeOllama
 from tests.models import llm_for, with_model
@@ -58,7 +57,7 @@ async def test_request_holds_titles_links_and_kept_todos_never_captured_words(
     assert request["format"] == DigestSummary.model_json_schema()
     # What is allowed in: the prompt, titles, link titles, kept to-dos.
     data = collect(settings, W43)
-    allowed_text = [render("digest_system"), *(c.title for c in data.captures)]
+    allowed_text = [request["messages"][0]["content"], *(c.title for c in data.captures)]
     allowed_text += [t for c in data.captures for t in c.links]
     allowed_text += [t.text for c in data.captures for t in c.kept_todos]
     allowed = set().union(*(shingles(t) for t in allowed_text))
@@ -66,7 +65,9 @@ async def test_request_holds_titles_links_and_kept_todos_never_captured_words(
         assert filed.title in sent
         leaked = (shingles(filed.words) & shingles(sent)) - allowed
         assert not leaked, f"{filed.stamp}: captured words sent to the model: {leaked}"
-    assert "Order the Zombie record from Discogs for Tobi" in sent  # a kept to-do
+    assert "Order the shed roof timber from Jewson" in sent  # a kept to-do, overdue
+    # only the to-dos the second sentence names: with three overdue, not next week's
+    assert "Order the Zombie record from Discogs for Tobi" not in sent
     # The canary and the newsletter's injected order never reach the model.
     assert "otter" not in sent and "40-12-76" not in sent and "GARLIC-SUB" not in sent
     # The check itself can fail: a request with a body in it is caught.

@@ -402,8 +402,8 @@ def test_digest_suite_lists_every_sentence(
         ),
         (  # five sentences: the program keeps four, so the model's paragraph was trimmed
             "This week you filed notes on the Shed Rebuild. The Garden Plan had notes too. "
-            "Ordering the shed roof timber is due on 23 October. Ring Mum about Christmas. "
-            "Napoleon came round.",
+            "Ordering the shed roof timber is due on 23 October. The shed roof timber is "
+            "overdue. Napoleon came round.",
             ["trimmed by the program (more than four sentences or 900 characters)"],
         ),
     ],

@@ -64,7 +64,8 @@ _GLUE_TEXT = """a an the this that these those there here it its you your yourse
     needed remember forget don't should must will would can could may might link links linked
     related topic topics theme themes busy busiest quiet varied mix range different various
     other others another urgent pressing important priority priorities immediate scheduled
-    set date dates dated undated new follow followed along plan planned total altogether"""
+    set date dates dated undated new follow followed along plan planned total altogether
+    nothing"""
 _WEEK_WORDS = frozenset(MONTHS) | frozenset(WEEKDAYS)
 GLUE = frozenset(stem(w) for w in _GLUE_TEXT.split()) | frozenset(stem(w) for w in _WEEK_WORDS)
 _STOP_TEXT = "a an the of to for from in on at by with and or"
@@ -112,6 +113,8 @@ _COUNT = re.compile(
     r"actions|items)\b"
 )
 _TODO_NOUN = re.compile(r"to-?dos?|tasks?|jobs|reminders|actions")
+_NONE = re.compile(r"\b(nothing|none|no (?:open |more |other )?(?:to-?dos?|tasks?|jobs))\b")
+_ALL = re.compile(r"\b(all|every|each)\b")
 _LINKED = re.compile(r"\b(link|linked|different|existing|separate)\b")
 
 
@@ -195,6 +198,7 @@ def screen(sentence: str, facts: Facts) -> list[str]:
     if _RECENT.search(folded):
         found += _recent_problems(sentence, facts)
     found += _placement_problems(pieces, facts)
+    found += _quantity_problems(pieces, facts)
     return list(dict.fromkeys(found))
 
 
@@ -451,8 +455,9 @@ def _said_of(i: int, pieces: Sequence[str], facts: Facts) -> str | None:
             if match:
                 part = fold(pieces[j])
                 side = part[match.end() :] if step < 0 else part[: match.start()]
-                heads = named_todo(pieces[j], facts) is None or named_todo(side, facts)
-                return _placement_name(match) if heads else None
+                if named_todo(pieces[j], facts) is None or named_todo(side, facts):
+                    return _placement_name(match)
+                break
             if named_todo(pieces[j], facts) is None:
                 break
             j += step
@@ -477,6 +482,27 @@ def _placement_problems(pieces: Sequence[str], facts: Facts) -> list[str]:
             if todo.due is None or (todo.due.month, todo.due.day) != (month, day_of):
                 out.append(f"'{todo.text}' is said to be due on {day_of}/{month}, but is "
                            f"{_day(todo.due)}")  # fmt: skip
+    return out
+
+
+def _quantity_problems(pieces: Sequence[str], facts: Facts) -> list[str]:
+    """ "Nothing is overdue", "none of your to-dos is due next week": no to-do the model was
+    sent, and none in the digest's list, may be; "all your to-dos are overdue": every one."""
+    out = []
+    for part in pieces:
+        folded = fold(part)
+        match = _placement(part)
+        if match is None:
+            continue
+        where = _placement_name(match)
+        holding = [t for t in facts.todos if _holds(t, where, facts.week)]
+        if _NONE.search(folded):
+            listed = facts.list_counts.get(where, 0)
+            if holding or listed:
+                n = max(len(holding), listed)
+                out.append(f"says no to-do is {_SAID[where]}, but {n} {'is' if n == 1 else 'are'}")
+        elif _ALL.search(folded) and _TODO_NOUN.search(folded) and len(holding) < len(facts.todos):
+            out.append(f"says every to-do is {_SAID[where]}, but not all are")
     return out
 
 

@@ -58,30 +58,30 @@ def sent_todos(data: DigestData, max_items: int = MAX_ITEMS) -> list[OpenTodo]:
     return sorted(todos, key=lambda t: t.due or date.max)[:max_items]
 
 
-def summary_data(data: DigestData, max_items: int = MAX_ITEMS) -> dict[str, Any]:
-    """Everything the model is shown: the week's count, the linked notes busiest first, the
-    captures' titles, days and links, and the kept open to-dos sorted by the program into the
-    digest's own lists (overdue, next week, later, no date), each due day in words. What a
-    small model gets wrong (which note is busiest, which to-do is due soonest, what is
-    overdue) it is handed, computed. A busy week is cut to fit its context."""
+def todos_to_name(data: DigestData, max_items: int = MAX_ITEMS) -> tuple[str, list[OpenTodo]]:
+    """The to-dos the model's second sentence names, and which case that is: the overdue
+    ones, else those due next week, else none ('overdue', 'next week', 'none')."""
     first, last = data.week.next_seven_days
-    groups: dict[str, list[dict[str, str]]] = {
-        "overdue_todos": [],
-        "todos_due_next_week": [],
-        "todos_due_later": [],
-        "todos_with_no_due_date": [],
-    }
-    for t in sent_todos(data, max_items):
-        item = {"text": t.text, "due": _short(t.due)} if t.due else {"text": t.text}
-        if t.due is None:
-            key = "todos_with_no_due_date"
-        elif t.due < first:
-            key = "overdue_todos"
-        elif t.due <= last:
-            key = "todos_due_next_week"
-        else:
-            key = "todos_due_later"
-        groups[key].append(item | {"from": t.label})
+    todos = sent_todos(data, max_items)
+    overdue = [t for t in todos if t.due and t.due < first]
+    if overdue:
+        return "overdue", overdue
+    soon = [t for t in todos if t.due and first <= t.due <= last]
+    return ("next week", soon) if soon else ("none", [])
+
+
+def summary_data(data: DigestData, max_items: int = MAX_ITEMS) -> dict[str, Any]:
+    """Everything the model is shown: the week's count, the notes the week was mostly about
+    with their captures' titles, the to-dos to name (the overdue ones, else those due next
+    week: the digest's own lists, each due day in words), then the other linked notes and the
+    captures' titles, days and links. What a small model gets wrong (which note is busiest,
+    which to-dos are overdue) it is handed, computed; what it would only copy out (every
+    other to-do) it is not sent: the lists below its sentences hold them. A busy week is cut
+    to fit its context."""
+    case, chosen = todos_to_name(data, max_items)
+    key = {"overdue": "overdue_todos", "next week": "todos_due_next_week"}.get(case)
+    named = [{"text": t.text, "due": _short(t.due), "from": t.label} for t in chosen if t.due]
+    groups = {key: named} if key else {}
     busiest = mostly_about(data)
     notes = [{"title": title, "captures": len(items)} for title, items in data.groups]
     return {
@@ -134,6 +134,7 @@ def fitted_request(llm: LLM, data: DigestData) -> tuple[list[dict[str, str]], in
 
 def summary_messages(data: DigestData, max_items: int = MAX_ITEMS) -> list[dict[str, str]]:
     block = _compact_json(summary_data(data, max_items))
+    todos_line = prompts.sections("digest_todos")[todos_to_name(data, max_items)[0]]
     week, (first, last) = data.week, data.week.next_seven_days
     user = prompts.render(
         "digest_user",
@@ -145,7 +146,7 @@ def summary_messages(data: DigestData, max_items: int = MAX_ITEMS) -> list[dict[
         data=block,
     )
     return [
-        {"role": "system", "content": prompts.render("digest_system")},
+        {"role": "system", "content": prompts.render("digest_system", todos=todos_line)},
         {"role": "user", "content": user},
     ]
 
