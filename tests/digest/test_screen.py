@@ -16,11 +16,13 @@ from commonplace.digest.models import DigestData, FiledCapture, OpenTodo
 from commonplace.digest.specifics import unsupported_specifics
 from commonplace.digest.summary import (
     MAX_ITEMS,
+    answer_schema,
     mostly_about,
     screened,
     sent_todos,
     summary_data,
     summary_messages,
+    todos_to_name,
 )
 from commonplace.digest.week import Week
 from commonplace.digest.words import dates, numbers, parts, split_sentences, stem
@@ -130,6 +132,12 @@ FACTS = screen.facts_for(
         ("You captured ten notes on Switchboard Redesign.", "the lists do not give 10"),
         # said done, a name no input holds
         ("You ordered the shed roof timber from Jewson.", "said done: ordered"),
+        # capture titles called to-dos (Qwen2.5-Coder-1.5B, nothing overdue or due next week)
+        (
+            "The to-dos for this week are: Switchboard launch slips to 19 Nov, Easy 6.2 km run, "
+            "and Research slides for Maya.",
+            "'Easy 6.2 km run' is named as a to-do, but no open to-do is",
+        ),
         # "nothing", "all": every to-do the model was sent, and the digest's lists
         ("Nothing is overdue.", "says no to-do is overdue, but 3 are"),
         ("All of your to-dos are overdue.", "says every to-do is overdue, but not all are"),
@@ -190,7 +198,10 @@ def test_the_paragraph_keeps_only_what_the_screen_passes() -> None:
     )
     ((sentence, why),) = summary.left_out
     assert sentence == "You also need to send emails to friends."
-    assert why == ("'You also need to send emails to friends' is in no list",)
+    assert why == (
+        "'You also need to send emails to friends' is in no list",
+        "'You also need to send emails to friends' is named as a to-do, but no open to-do is",
+    )
     assert not summary.trimmed
     nothing = screened("You went to a concert. You ordered the timber.", DATA, MAX_ITEMS, SENT)
     assert nothing.text is None and len(nothing.left_out) == 2
@@ -363,3 +374,27 @@ def test_with_nothing_overdue_the_model_gets_next_weeks_todos() -> None:
         "Order the sh",
         "Send Zoë the",
     ]
+
+
+@pytest.mark.parametrize(
+    ("week", "case", "fields"),
+    [
+        (W43, "overdue", ["week", "todos"]),
+        (Week(2026, 42), "next week", ["week", "todos"]),
+        # the same to-dos two weeks earlier: none overdue, none due the week after
+        (Week(2026, 41), "none", ["week"]),
+    ],
+)
+def test_the_answer_asks_for_a_todos_sentence_only_when_there_are_todos_to_name(
+    week: Week, case: str, fields: list[str]
+) -> None:
+    data = DigestData(week, DATA.captures, DATA.groups, (), DATA.todos)
+    assert todos_to_name(data)[0] == case
+    schema = answer_schema(data)
+    assert schema["required"] == fields
+    assert list(schema["properties"]) == fields
+    system = summary_messages(data)[0]["content"]
+    answer = "{" + ", ".join(f'"{f}": "one sentence"' for f in fields) + "}"
+    assert system.rstrip().endswith(f"Answer in JSON: {answer}")
+    assert ('"todos": one sentence' in system) == (case != "none")
+    assert "$" not in system

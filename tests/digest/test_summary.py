@@ -10,7 +10,7 @@ import pytest
 
 from commonplace.config import Settings
 from commonplace.digest import Week, collect, make_digest
-from commonplace.digest.summary import DigestSummary, clean_summary
+from commonplace.digest.summary import answer_schema, clean_summary
 from commonplace.llm import make_llm
 from tests.digest.week_fixture import Filed, filed_text, write_note
 from tests.fakes.ollama import FakeOllama
@@ -54,7 +54,8 @@ async def test_request_holds_titles_links_and_kept_todos_never_captured_words(
     assert outcome.status == "written"
     sent = request_text(fake_ollama)
     request = fake_ollama.chat_requests()[0]
-    assert request["format"] == DigestSummary.model_json_schema()
+    assert request["format"] == answer_schema(collect(settings, W43))
+    assert request["format"]["required"] == ["week", "todos"]
     # What is allowed in: the prompt, titles, link titles, kept to-dos.
     data = collect(settings, W43)
     allowed_text = [request["messages"][0]["content"], *(c.title for c in data.captures)]

@@ -113,6 +113,14 @@ _COUNT = re.compile(
     r"actions|items)\b"
 )
 _TODO_NOUN = re.compile(r"to-?dos?|tasks?|jobs|reminders|actions")
+_TODO_CUE = re.compile(
+    r"\b(to-?dos?|tasks?|overdue|due|need(?:s)? to|have to|remember to|forget to)\b"
+)
+# Words that make a part a clause of its own, not one more item of a list before it.
+_CLAUSE = re.compile(
+    r"\b(you|your|i|we|it|this|that|there|is|are|was|were|have|has|had|week|notes?|"
+    r"captures?|captured|mostly|also)\b"
+)
 _NONE = re.compile(r"\b(nothing|none|no (?:open |more |other )?(?:to-?dos?|tasks?|jobs))\b")
 _ALL = re.compile(r"\b(all|every|each)\b")
 _LINKED = re.compile(r"\b(link|linked|different|existing|separate)\b")
@@ -187,6 +195,7 @@ def screen(sentence: str, facts: Facts) -> list[str]:
     pieces = parts(sentence)
     found = unsupported_specifics(sentence, facts.sent, counts(facts))
     found += [f"'{p}' is in no list" for p in pieces if not _backed(p, facts)]
+    found += _todo_list_problems(pieces, facts)
     found += _cut_titles(pieces, sentence, facts)
     found += _wrong_counts(pieces, facts, named_notes(sentence, facts))
     if _SOONEST.search(folded):
@@ -255,6 +264,28 @@ def named_notes(part: str, facts: Facts) -> list[Named]:
 def _only_a_note(part: str, facts: Facts) -> bool:
     words = set(content(part))
     return bool(words) and any(words <= n.stems for n in facts.notes)
+
+
+def _todo_list_problems(pieces: Sequence[str], facts: Facts) -> list[str]:
+    """What a sentence calls a to-do must be one: the part that says so ("Overdue to-dos
+    include X", "You need to X", "X is due on Friday") and the bare items listed after it
+    ("..., Y and Z") each share at least half their words with one open to-do. A capture's
+    title is no to-do ("The to-dos for this week are: Easy 6.2 km run")."""
+    out = []
+    for i, part in enumerate(pieces):
+        if not _TODO_CUE.search(fold(part)):
+            continue
+        items = [part]
+        for later in pieces[i + 1 :]:
+            if _CLAUSE.search(fold(later)) or _TODO_CUE.search(fold(later)):
+                break
+            items.append(later)
+        for item in items:
+            words = set(content(item))
+            best = max((len(words & t.stems) for t in facts.todos), default=0)
+            if words and 2 * best < len(words):
+                out.append(f"'{item}' is named as a to-do, but no open to-do is")
+    return out
 
 
 def _cut_titles(pieces: Sequence[str], sentence: str, facts: Facts) -> list[str]:

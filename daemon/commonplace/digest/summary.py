@@ -35,7 +35,7 @@ class DigestSummary(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
     week: str = Field(max_length=2000)
-    todos: str = Field(max_length=2000)
+    todos: str = Field(default="", max_length=2000)
 
     @property
     def summary(self) -> str:
@@ -132,9 +132,21 @@ def fitted_request(llm: LLM, data: DigestData) -> tuple[list[dict[str, str]], in
     return messages, max_items
 
 
+def answer_schema(data: DigestData, max_items: int = MAX_ITEMS) -> dict[str, Any]:
+    """The answer's schema: both sentences, or only "week" when there is no to-do to name
+    (asked to leave "todos" empty, Qwen2.5-Coder-1.5B invented three)."""
+    schema = DigestSummary.model_json_schema()
+    schema["required"] = ["week", "todos"]
+    if todos_to_name(data, max_items)[0] == "none":
+        schema["properties"] = {"week": schema["properties"]["week"]}
+        schema["required"] = ["week"]
+    return schema
+
+
 def summary_messages(data: DigestData, max_items: int = MAX_ITEMS) -> list[dict[str, str]]:
     block = _compact_json(summary_data(data, max_items))
-    todos_line = prompts.sections("digest_todos")[todos_to_name(data, max_items)[0]]
+    case = todos_to_name(data, max_items)[0]
+    lines = prompts.sections("digest_todos")
     week, (first, last) = data.week, data.week.next_seven_days
     user = prompts.render(
         "digest_user",
@@ -146,7 +158,12 @@ def summary_messages(data: DigestData, max_items: int = MAX_ITEMS) -> list[dict[
         data=block,
     )
     return [
-        {"role": "system", "content": prompts.render("digest_system", todos=todos_line)},
+        {
+            "role": "system",
+            "content": prompts.render(
+                "digest_system", todos_line=lines[case], answer=lines[f"{case} answer"]
+            ),
+        },
         {"role": "user", "content": user},
     ]
 
@@ -203,7 +220,7 @@ async def write_summary(llm: LLM, data: DigestData) -> Summary:
         return Summary(None, "Nothing was filed this week, so there is nothing to sum up.")
     messages, max_items = fitted_request(llm, data)
     try:
-        answer = await llm.chat_json(messages, DigestSummary)
+        answer = await llm.chat_json(messages, DigestSummary, schema=answer_schema(data, max_items))
     except LLMError as exc:
         return Summary(None, f"The summary could not be written ({exc}).")
     return screened(answer.summary, data, max_items, messages[-1]["content"])
