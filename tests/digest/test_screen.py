@@ -377,16 +377,16 @@ def test_with_nothing_overdue_the_model_gets_next_weeks_todos() -> None:
 
 
 @pytest.mark.parametrize(
-    ("week", "case", "fields"),
+    ("week", "case", "fields", "sentences"),
     [
-        (W43, "overdue", ["week", "todos"]),
-        (Week(2026, 42), "next week", ["week", "todos"]),
+        (W43, "overdue", ["week", "todos"], "two sentences"),
+        (Week(2026, 42), "next week", ["week", "todos"], "two sentences"),
         # the same to-dos two weeks earlier: none overdue, none due the week after
-        (Week(2026, 41), "none", ["week"]),
+        (Week(2026, 41), "none", ["week"], "one sentence"),
     ],
 )
 def test_the_answer_asks_for_a_todos_sentence_only_when_there_are_todos_to_name(
-    week: Week, case: str, fields: list[str]
+    week: Week, case: str, fields: list[str], sentences: str
 ) -> None:
     data = DigestData(week, DATA.captures, DATA.groups, (), DATA.todos)
     assert todos_to_name(data)[0] == case
@@ -394,6 +394,10 @@ def test_the_answer_asks_for_a_todos_sentence_only_when_there_are_todos_to_name(
     assert schema["required"] == fields
     assert list(schema["properties"]) == fields
     system = summary_messages(data)[0]["content"]
+    assert system.startswith(
+        f"You write the opening of a weekly digest of someone's notes: {sentences},"
+    )
+    assert "default" not in schema["properties"].get("todos", {})
     answer = "{" + ", ".join(f'"{f}": "one sentence"' for f in fields) + "}"
     assert system.rstrip().endswith(f"Answer in JSON: {answer}")
     assert ('"todos": one sentence' in system) == (case != "none")

@@ -136,6 +136,7 @@ def answer_schema(data: DigestData, max_items: int = MAX_ITEMS) -> dict[str, Any
     """The answer's schema: both sentences, or only "week" when there is no to-do to name
     (asked to leave "todos" empty, Qwen2.5-Coder-1.5B invented three)."""
     schema = DigestSummary.model_json_schema()
+    schema["properties"]["todos"].pop("default", None)  # the default is for reading back
     schema["required"] = ["week", "todos"]
     if todos_to_name(data, max_items)[0] == "none":
         schema["properties"] = {"week": schema["properties"]["week"]}
@@ -161,7 +162,10 @@ def summary_messages(data: DigestData, max_items: int = MAX_ITEMS) -> list[dict[
         {
             "role": "system",
             "content": prompts.render(
-                "digest_system", todos_line=lines[case], answer=lines[f"{case} answer"]
+                "digest_system",
+                sentences=lines[f"{case} sentences"],
+                todos_line=lines[case],
+                answer=lines[f"{case} answer"],
             ),
         },
         {"role": "user", "content": user},
