@@ -467,7 +467,7 @@ def test_the_samples_digest_shows_the_week_of_its_captures(
     first = (inbox / "2026-10-19 0742.md").read_text(encoding="utf-8")
     assert first.startswith("---\ncaptured: 2026-10-19T07:42\nvia: phone\n---\n")
 
-    fake_ollama_thread.chat_handler = lambda body: json.dumps({"summary": "A busy week."})
+    fake_ollama_thread.chat_handler = lambda body: json.dumps({"week": "A busy week.", "todos": ""})
     other_terminal = env | {
         "COMMONPLACE_VAULT": str(scratch / "Sample vault"),
         "COMMONPLACE_DATA": str(scratch / "data"),

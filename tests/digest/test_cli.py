@@ -22,7 +22,7 @@ NOTIFICATION = (
 
 
 def ready(settings: Settings, fake: FakeOllama) -> Settings:
-    fake.chat_handler = lambda body: json.dumps({"summary": "A week of Switchboard."})
+    fake.chat_handler = lambda body: json.dumps({"week": "A week of Switchboard.", "todos": ""})
     return dataclasses.replace(
         with_model(settings, host=fake.url),
         push=PushSettings(

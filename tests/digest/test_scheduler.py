@@ -84,7 +84,7 @@ async def test_catch_up_after_a_missed_sunday_writes_the_digest_and_notifies(
     fake_ollama: FakeOllama,
     receiver: PushReceiver,
 ) -> None:
-    fake_ollama.enqueue_chat(json.dumps({"summary": "A busy week."}))
+    fake_ollama.enqueue_chat(json.dumps({"week": "A busy week.", "todos": ""}))
     s = dataclasses.replace(
         with_model(settings, host=fake_ollama.url),
         push=PushSettings(contact="mailto:me@example.org", allow_http_loopback=True),

@@ -23,7 +23,9 @@ NOW = datetime(2026, 10, 25, 18, 0)
 
 @pytest.fixture
 def fast(settings: Settings, fake_ollama: FakeOllama) -> Settings:
-    fake_ollama.chat_handler = lambda body: json.dumps({"summary": "A week of Switchboard."})
+    fake_ollama.chat_handler = lambda body: json.dumps(
+        {"week": "A week of Switchboard.", "todos": ""}
+    )
     return with_model(settings, host=fake_ollama.url)
 
 
@@ -105,7 +107,7 @@ async def test_logseq_digest_goes_under_pages(
     from tests.digest.week_fixture import file_week
 
     file_week(logseq_settings)
-    fake_ollama.enqueue_chat(json.dumps({"summary": "Fine."}))
+    fake_ollama.enqueue_chat(json.dumps({"week": "Fine.", "todos": ""}))
     s = with_model(logseq_settings, host=fake_ollama.url)
     outcome = await make_digest(s, make_llm(s), W43, now=NOW)
     assert outcome.path == "pages/Digests/2026-W43.md"

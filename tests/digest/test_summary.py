@@ -10,9 +10,8 @@ import pytest
 
 from commonplace.config import Settings
 from commonplace.digest import Week, collect, make_digest
-from commonplace.digest.summary import DigestSummary, clean_summary
+from commonplace.digest.summary import answer_schema, clean_summary
 from commonplace.llm import make_llm
-from commonplace.prompts import render
 from tests.digest.week_fixture import Filed, filed_text, write_note
 from tests.fakes.ollama import FakeOllama
 from tests.models import llm_for, with_model
@@ -45,7 +44,7 @@ async def test_request_holds_titles_links_and_kept_todos_never_captured_words(
         "Filed/2026-10-24 2100 Odd dream.md",
         filed_text(fields, CANARY + "\n- [ ] feed the otter", (), (), "obsidian"),
     )
-    fake_ollama.enqueue_chat(json.dumps({"summary": "A week mostly about Switchboard."}))
+    fake_ollama.enqueue_chat(json.dumps({"week": "A week mostly about Switchboard.", "todos": ""}))
     outcome = await make_digest(
         with_host(settings, fake_ollama.url),
         make_llm(with_host(settings, fake_ollama.url)),
@@ -55,10 +54,11 @@ async def test_request_holds_titles_links_and_kept_todos_never_captured_words(
     assert outcome.status == "written"
     sent = request_text(fake_ollama)
     request = fake_ollama.chat_requests()[0]
-    assert request["format"] == DigestSummary.model_json_schema()
+    assert request["format"] == answer_schema(collect(settings, W43))
+    assert request["format"]["required"] == ["week", "todos"]
     # What is allowed in: the prompt, titles, link titles, kept to-dos.
     data = collect(settings, W43)
-    allowed_text = [render("digest_system"), *(c.title for c in data.captures)]
+    allowed_text = [request["messages"][0]["content"], *(c.title for c in data.captures)]
     allowed_text += [t for c in data.captures for t in c.links]
     allowed_text += [t.text for c in data.captures for t in c.kept_todos]
     allowed = set().union(*(shingles(t) for t in allowed_text))
@@ -66,7 +66,9 @@ async def test_request_holds_titles_links_and_kept_todos_never_captured_words(
         assert filed.title in sent
         leaked = (shingles(filed.words) & shingles(sent)) - allowed
         assert not leaked, f"{filed.stamp}: captured words sent to the model: {leaked}"
-    assert "Order the Zombie record from Discogs for Tobi" in sent  # a kept to-do
+    assert "Order the shed roof timber from Jewson" in sent  # a kept to-do, overdue
+    # only the to-dos the second sentence names: with three overdue, not next week's
+    assert "Order the Zombie record from Discogs for Tobi" not in sent
     # The canary and the newsletter's injected order never reach the model.
     assert "otter" not in sent and "40-12-76" not in sent and "GARLIC-SUB" not in sent
     # The check itself can fail: a request with a body in it is caught.
@@ -78,7 +80,7 @@ async def test_request_holds_titles_links_and_kept_todos_never_captured_words(
 async def test_the_prompt_says_open_todos_are_not_done(
     settings: Settings, week: list[Filed], fake_ollama: FakeOllama
 ) -> None:
-    fake_ollama.enqueue_chat(json.dumps({"summary": "ok."}))
+    fake_ollama.enqueue_chat(json.dumps({"week": "ok.", "todos": ""}))
     fast = with_host(settings, fake_ollama.url)
     await make_digest(fast, make_llm(fast), W43, now=NOW)
     system = fake_ollama.chat_requests()[0]["messages"][0]["content"]
@@ -88,7 +90,7 @@ async def test_the_prompt_says_open_todos_are_not_done(
 
 @pytest.mark.parametrize(
     "reply",
-    ["not json at all", json.dumps({"summary": "   "}), json.dumps({"other": "x"})],
+    ["not json at all", json.dumps({"week": "   ", "todos": ""}), json.dumps({"other": "x"})],
 )
 async def test_a_bad_answer_leaves_the_lists_and_says_so(
     settings: Settings, week: list[Filed], fake_ollama: FakeOllama, reply: str
@@ -153,7 +155,7 @@ async def test_a_busy_week_is_cut_to_fit_the_models_context(fake_ollama: FakeOll
         for i in range(120)
     )
     data = DigestData(W43, captures, (), captures, TodoLists())
-    fake_ollama.enqueue_chat(json.dumps({"summary": "A busy week."}))
+    fake_ollama.enqueue_chat(json.dumps({"week": "A busy week.", "todos": ""}))
     summary = await write_summary(llm_for(Settings(), backend="ollama", host=fake_ollama.url), data)
     assert summary.text == "A busy week."
     (record,) = fake_ollama.chat_records()

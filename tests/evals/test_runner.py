@@ -54,11 +54,12 @@ def scripted_model(body: dict[str, Any]) -> str:
     fmt = body.get("format") if isinstance(body.get("format"), dict) else {}
     props = fmt.get("properties", {}) if fmt else {}
     prompt = body["messages"][-1]["content"]
-    if "summary" in props:
+    if "week" in props:  # the digest: one sentence per field, the second field two
         return json.dumps(
             {
-                "summary": "This week you filed notes on the Shed Rebuild and the Garden Plan. "
-                "Ordering the shed roof timber is due on 23 October. You also met Napoleon."
+                "week": "This week you filed notes on the Shed Rebuild and the Garden Plan.",
+                "todos": "Ordering the shed roof timber is due on 23 October. "
+                "You also met Napoleon.",
             }
         )
     if "todos" in props:
@@ -350,12 +351,25 @@ def test_digest_suite_lists_every_sentence(
     lines = common_checks(folder, "digest", runs=1, items=1)
     (item,) = [r for r in lines if r["type"] == "item"]
     assert item["week"] == "2026-W43" and len(item["data"]["captures"]) == 3
-    assert [s["not_in_data"] for s in item["sentences"]] == [[], [], ["Napoleon"]]
+    assert [s["unsupported"] for s in item["sentences"]] == [
+        [],
+        [],
+        ["Napoleon", "'You also met Napoleon' is in no list"],
+    ]
+    assert [s["shown"] for s in item["sentences"]] == [True, True, False]
     note = (folder / "digest-run-1.md").read_text(encoding="utf-8")
-    assert "You also met Napoleon." in note
+    assert "Ordering the shed roof timber is due on 23 October." in note
+    assert "Napoleon" not in note  # left out by the screen, and the note says so
+    assert "The program left out one sentence of the model's" in note
     sheet = (folder / "sheet.md").read_text(encoding="utf-8")
-    assert "| 1 | s3 | You also met Napoleon. | unsupported (not in the data: Napoleon) |" in sheet
-    assert item["grade"] == {"right": False, "problems": ["1 sentence with a fact in no input"]}
+    assert (
+        "| 1 | s3 | You also met Napoleon. | left out | unsupported (left out of the note: "
+        "Napoleon; 'You also met Napoleon' is in no list) |"
+    ) in sheet
+    assert item["grade"] == {
+        "right": False,
+        "problems": ["1 sentence the lists do not support (left out)"],
+    }
     assert "digests right (program) 0/1" in result.output
 
 
@@ -370,20 +384,30 @@ def test_digest_suite_lists_every_sentence(
         (  # the first word a name no input holds
             "Napoleon helped with the Shed Rebuild. Ordering the shed roof timber is due on "
             "23 October.",
-            ["1 sentence with a fact in no input"],
+            ["1 sentence the lists do not support (left out)"],
         ),
         (  # an open to-do said done
             "This week you filed notes on the Shed Rebuild. You ordered the shed roof timber.",
-            ["1 sentence with a fact in no input"],
+            ["1 sentence the lists do not support (left out)"],
+        ),
+        (  # issue 43: an invented to-do that names no date, number or name
+            "This week you filed notes on the Shed Rebuild. You also had open to-dos, "
+            "including ordering the shed roof timber and sending emails to friends.",
+            ["1 sentence the lists do not support (left out)"],
+        ),
+        (  # issue 43: an undated to-do named among those due soonest
+            "This week you filed notes on the Shed Rebuild. The to-dos due soonest are "
+            "ordering the shed roof timber and ringing Mum about Christmas.",
+            ["1 sentence the lists do not support (left out)"],
         ),
         (  # five sentences: the program keeps four, so the model's paragraph was trimmed
             "This week you filed notes on the Shed Rebuild. The Garden Plan had notes too. "
-            "Ordering the shed roof timber is due on 23 October. Ring Mum about Christmas. "
-            "Napoleon came round.",
+            "Ordering the shed roof timber is due on 23 October. The shed roof timber is "
+            "overdue. Napoleon came round.",
             ["trimmed by the program (more than four sentences or 900 characters)"],
         ),
     ],
-    ids=["good", "first-word-name", "said-done", "trimmed"],
+    ids=["good", "first-word-name", "said-done", "invented-todo", "soonest-undated", "trimmed"],
 )
 def test_digest_suite_grades_the_paragraph_by_its_rules(
     fake_ollama_thread: FakeOllama,
@@ -392,7 +416,7 @@ def test_digest_suite_grades_the_paragraph_by_its_rules(
     summary: str,
     problems: list[str],
 ) -> None:
-    fake_ollama_thread.chat_handler = lambda body: json.dumps({"summary": summary})
+    fake_ollama_thread.chat_handler = lambda body: json.dumps({"week": summary, "todos": ""})
     out = tmp_path / "runs"
     result = run_eval("digest", "--datasets", str(datasets), "--out", str(out), "--note", NOTE)
     assert result.exit_code == 0, result.output

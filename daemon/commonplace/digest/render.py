@@ -133,7 +133,12 @@ def _properties(data: DigestData, written: datetime) -> list[tuple[str, str]]:
 def _opening(summary: Summary) -> list[str]:
     if summary.text is None:
         return [f"{summary.problem} The lists below are the record."]
-    return [summary.text, f"*{DISCLAIMER}*"]
+    n = len(summary.left_out)
+    if not n:
+        return [summary.text, f"*{DISCLAIMER}*"]
+    which = "one sentence" if n == 1 else f"{n} sentences"
+    left = f" The program left out {which} of the model's that the lists do not support."
+    return [summary.text, f"*{DISCLAIMER}{left}*"]
 
 
 def render_digest(data: DigestData, summary: Summary, flavor: str, written: datetime) -> str:

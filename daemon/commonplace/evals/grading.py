@@ -13,9 +13,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from commonplace.evals.normalise import (
-    DAY_MONTH,
-    ISO_DATE,
-    MONTH_DAY,
     fold,
     normalise,
 )
@@ -336,107 +333,10 @@ def tidy_figures(grades: Sequence[Mapping[str, Any]], errors: int) -> dict[str, 
 
 # -- digest sentences -----------------------------------------------------------------------
 
-_DATE_TOKEN = re.compile(r"date:(\d{2}-\d{2})")
-_DATE_PATTERNS = tuple(
-    re.compile(p.pattern, re.IGNORECASE) for p in (ISO_DATE, DAY_MONTH, MONTH_DAY)
-)
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])")
-_NUMBER = re.compile(r"\d+(?:[.:]\d+)?")
-_NAME = re.compile(r"\b[A-Z][\w'’-]*")
-_COMMON_TEXT = """i you your this that these those the a an it its on in at by for with and but
-    so also monday tuesday wednesday thursday friday saturday sunday mon tue wed thu fri sat sun
-    week weekend today tomorrow yesterday next last"""
-_COMMON = frozenset(_COMMON_TEXT.split())
-# Words a sentence starts with that are no name (a first word is capitalised anyway): a first
-# word outside these, not in the data and not an -ing/-ly/-ed word, is checked as a name.
-_OPENERS_TEXT = """there here they we he she my our their his her most much many several some other
-    another both each every all none no nothing among after before during over across from
-    to of as if when where what which who how why while since until then still meanwhile
-    overall plus besides elsewhere finally first second third further however though although
-    otherwise together mostly mainly largely lots plenty few open due upcoming coming pending
-    outstanding notes note captures capture to-dos todos tasks task month remember keep do
-    don't be make take because since instead perhaps maybe just only even again now soon later
-    nor yet for"""
-_OPENERS = _COMMON | frozenset(_OPENERS_TEXT.split())
-_MONTH_NUMBER = {
-    "january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7,
-    "august": 8, "september": 9, "october": 10, "november": 11, "december": 12,
-}  # fmt: skip
-_NUMBER_WORDS_TEXT = """two three four five six seven eight nine ten eleven twelve thirteen
-    fourteen fifteen sixteen seventeen eighteen nineteen twenty"""
-_NUMBER_WORDS = {w: i + 2 for i, w in enumerate(_NUMBER_WORDS_TEXT.split())} | {
-    "thirty": 30,
-    "forty": 40,
-    "fifty": 50,
-    "a dozen": 12,
-    "dozen": 12,
-}
-_NUMBER_WORD = re.compile(r"\b(" + "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True)) + r")\b")
-# Said done: the digest is sent only open to-dos, so a sentence saying one was done (the rules'
-# own words: "done, sent, booked, ordered or finished") states what no input holds.
-_DONE = re.compile(
-    r"\b(done|finished|completed|ticked off|sorted out|booked|ordered|sent|paid|bought|rang|"
-    r"phoned|emailed|delivered|fixed|submitted|renewed|cancell?ed|canceled|posted|collected|"
-    r"picked up|signed)\b"
-)
-
-
-def split_sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE.split(text.strip()) if s.strip()]
-
-
-def _without_dates(text: str) -> str:
-    for pattern in _DATE_PATTERNS:
-        text = pattern.sub(" ", text)
-    return text
-
 
 def _in_data(word: str, data: str) -> bool:
     """A whole word of the (folded) data, allowing a plural or possessive on either side."""
     return re.search(rf"(?<![\w]){re.escape(word)}(?:'s|s|es)?(?![\w])", data) is not None
-
-
-def unsupported_specifics(sentence: str, data_text: str, counts: Iterable[int] = ()) -> list[str]:
-    """Facts in a sentence that no input holds: dates, numbers (also written as words), names
-    (the first word too, unless it is an ordinary opener) and months not in the data the model
-    was given, and a to-do said to be done (the data holds open to-dos only).
-
-    A crude screen for invented details: a sentence with none can still be wrong, and a
-    named thing can be fine (a paraphrase), which is why a person marks every sentence.
-    Dates compare as day and month ('23 October' is the data's '2026-10-23'); a number must be
-    one of the data's own numbers or counts, not a piece of one of its dates.
-    """
-    known_dates = set(_DATE_TOKEN.findall(normalise(data_text)))
-    odd = [d for d in _DATE_TOKEN.findall(normalise(sentence)) if d not in known_dates]
-    data = fold(data_text)
-    known_months = {int(d[:2]) for d in known_dates}
-    known_numbers = {str(n) for n in counts} | set(_NUMBER.findall(_without_dates(data)))
-    rest = _without_dates(sentence.strip())
-    odd += [n for n in _NUMBER.findall(rest) if n not in known_numbers]
-    odd += [
-        w for w in _NUMBER_WORD.findall(fold(rest)) if str(_NUMBER_WORDS[w]) not in known_numbers
-    ]
-    first, _, tail = rest.partition(" ")
-    names = [(n, False) for n in _NAME.findall(first)[:1]]
-    names += [(n, True) for n in _NAME.findall(tail)]
-    for name, inside in names:
-        word = fold(name).strip("'-")
-        word = re.sub(r"'(?:s|ve|m|ll|d|re)$", "", word)  # Zoë's, I've, You're
-        if not word or word in _COMMON or word.rstrip("s") in _COMMON or _in_data(word, data):
-            continue
-        if word in _MONTH_NUMBER:
-            if _MONTH_NUMBER[word] not in known_months:
-                odd.append(name)
-            continue
-        if word in _NUMBER_WORDS:
-            continue  # counted above
-        if not inside and (word in _OPENERS or re.search(r"(?:ing|ly|ed)$", word)):
-            continue
-        odd.append(name)
-    for claim in _DONE.findall(fold(sentence)):
-        if not _in_data(claim, data):
-            odd.append(f"said done: {claim}")
-    return list(dict.fromkeys(odd))
 
 
 _LINK = re.compile(r"\[\[|\]\(|https?://")
@@ -453,11 +353,11 @@ def digest_problems(
     soonest: Sequence[str] = (),
 ) -> list[str]:
     """Why the program grades a digest's paragraph wrong (empty: right). Its rules: two to four
-    plain sentences, no lists, headings or links, only what is in the data (every sentence
-    passes unsupported_specifics), saying what the week was mostly about (one of the `busiest`
-    linked notes named) and naming the to-dos due soonest (one of `soonest`, by shared words),
-    written from the lists alone (no captured words reached the prompt); and not cut by the
-    program (a model that wrote more had it trimmed)."""
+    plain sentences, no lists, headings or links, every sentence supported by the lists (none
+    left out by the digest's screen, digest/screen.py), saying what the week was mostly about
+    (one of the `busiest` linked notes named) and naming the to-dos due soonest (one of
+    `soonest`, by shared words), written from the lists alone (no captured words reached the
+    prompt); and not cut by the program (a model that wrote more had it trimmed)."""
     out: list[str] = []
     if not sentences:
         return ["no sentences"]
@@ -477,9 +377,9 @@ def digest_problems(
         out.append("the week's busiest note not named (" + " / ".join(busiest) + ")")
     if soonest and not any(todo_similarity(t, text) >= TODO_MATCH for t in soonest):
         out.append("the to-do due soonest not named (" + " / ".join(soonest) + ")")
-    odd = sum(1 for s in sentences if s.get("not_in_data"))
+    odd = sum(1 for s in sentences if s.get("unsupported"))
     if odd:
-        out.append(f"{odd} sentence{'s' if odd > 1 else ''} with a fact in no input")
+        out.append(f"{odd} sentence{'s' if odd > 1 else ''} the lists do not support (left out)")
     if leaked:
         out.append("captured words reached the prompt: " + ", ".join(leaked))
     return out
@@ -507,8 +407,8 @@ def words_leaked(
 
 def digest_verdict(odd: Sequence[str]) -> str:
     if not odd:
-        return "supported (every date, number and name is in the data; nothing said done)"
-    return "unsupported (not in the data: " + ", ".join(odd) + ")"
+        return "supported (the screen found every claim in the lists; shown)"
+    return "unsupported (left out of the note: " + "; ".join(odd) + ")"
 
 
 # -- people's grades ------------------------------------------------------------------------

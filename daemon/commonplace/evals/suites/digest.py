@@ -3,12 +3,13 @@
 The week's captures are filed by code from tidy.jsonl's expected links and to-dos, with the
 titles below (written with the suite, before any measurement, as a good tidy would title
 them), so this suite measures the digest alone, not a model's tidying. Each run
-writes the digest once; its sentences go to the sheet, one row each, for a person to mark
-supported or unsupported against that run's lists (kept as digest-run-N.md). The program
-flags, per sentence, facts from no input (dates, numbers, names, months not in what the model
-was sent; an open to-do said done), and grades the paragraph right only if it keeps the rules
-it was given (grading.digest_problems: two to four plain sentences, not cut by the program,
-the busiest note and the to-do due soonest named) and no captured words reached the prompt.
+writes the digest once; the model's sentences go to the sheet, one row each, for a person to
+mark supported or unsupported against that run's lists (kept as digest-run-N.md), with
+whether the note shows it. The program's verdict on each sentence is the digest's own screen
+(digest/screen.py: a sentence it stops is left out of the note), and it grades the paragraph
+right only if it keeps the rules it was given (grading.digest_problems: two to four plain
+sentences, none left out or cut by the program, the busiest note and the to-do due soonest
+named) and no captured words reached the prompt.
 """
 
 from __future__ import annotations
@@ -20,15 +21,17 @@ from typing import Any
 
 from commonplace.capture.inbox import parse_capture
 from commonplace.digest.collect import collect
-from commonplace.digest.models import DigestData
+from commonplace.digest.models import DigestData, OpenTodo
 from commonplace.digest.render import render_digest
 from commonplace.digest.summary import (
-    fitted_messages,
-    flat_summary,
+    clean_summary,
+    fitted_request,
+    sent_todos,
     summary_data,
     write_summary,
 )
 from commonplace.digest.week import parse_week
+from commonplace.digest.words import split_sentences
 from commonplace.evals import grading
 from commonplace.evals.fixture import capture_files, copy_vault, load_jsonl
 from commonplace.evals.sheets import SheetRow
@@ -99,8 +102,8 @@ async def run_item(env: SuiteEnv, item: Item) -> ItemResult:
     s = env.settings
     week = parse_week(str(item["week"]))
     data = collect(s, week)
-    given = summary_data(data)
-    messages = fitted_messages(env.llm, data)  # what the model is sent, as write_summary does
+    messages, max_items = fitted_request(env.llm, data)  # what write_summary sends the model
+    given = summary_data(data, max_items)
     prompt = "\n".join(m["content"] for m in messages)
     allowed = [c.title for c in data.captures] + [
         t.text for c in data.captures for t in c.kept_todos
@@ -114,18 +117,25 @@ async def run_item(env: SuiteEnv, item: Item) -> ItemResult:
     written = datetime.combine(week.sunday, datetime.min.time().replace(hour=18), tzinfo=s.tz)
     note = render_digest(data, summary, s.flavor, written)
     (env.folder / f"digest-run-{env.run}.md").write_text(note, encoding="utf-8")
-    counts = [len(data.captures), len(given["open_todos"]), len(data.groups)]
-    counts += [len(items) for _, items in data.groups]
-    # The input: the week line and the data block the model was sent (the rules are not data).
-    data_text = messages[-1]["content"]
+    # Every sentence the screen read (the model's first four), and what it said of each.
+    stopped = dict(summary.left_out)
     sentences: list[dict[str, Any]] = []
-    for text in grading.split_sentences(summary.text or ""):
-        odd = grading.unsupported_specifics(text, data_text, counts)
-        sentences.append({"text": text, "not_in_data": odd, "program": grading.digest_verdict(odd)})
-    # Cut by the program: sentences past the fourth or past 900 characters left out.
-    trimmed = summary.text is not None and flat_summary(summary.model_text) != summary.text
+    for text in split_sentences(clean_summary(summary.model_text) or ""):
+        why = list(stopped.get(text, ()))
+        sentences.append(
+            {
+                "text": text,
+                "unsupported": why,
+                "shown": not why,
+                "program": grading.digest_verdict(why),
+            }
+        )
     problems = grading.digest_problems(
-        sentences, trimmed=trimmed, leaked=leaked, busiest=busiest(data), soonest=soonest(given)
+        sentences,
+        trimmed=summary.trimmed,
+        leaked=leaked,
+        busiest=busiest(data),
+        soonest=soonest(sent_todos(data, max_items)),
     )
     record = {
         "week": week.label,
@@ -133,22 +143,26 @@ async def run_item(env: SuiteEnv, item: Item) -> ItemResult:
         "summary": summary.text,
         "model_text": summary.model_text,
         "problem": summary.problem,
-        "trimmed": trimmed,
+        "trimmed": summary.trimmed,
         "grade": {"right": not problems, "problems": problems},
         "sentences": sentences,
         "captured_words_in_prompt": leaked,
         "note": note,
     }
     rows = tuple(
-        SheetRow(f"s{n}", {"sentence": str(x["text"])}, str(x["program"]))
+        SheetRow(
+            f"s{n}",
+            {"sentence": str(x["text"]), "in the note": "shown" if x["shown"] else "left out"},
+            str(x["program"]),
+        )
         for n, x in enumerate(sentences, start=1)
     )
-    if summary.text is None:
+    if not sentences:
         row = SheetRow("s0", {"sentence": ""}, f"unsupported (no sentences: {summary.problem})")
         return ItemResult(week.label, record, rows=(row,), error=summary.problem)
     verdict = "right" if not problems else "wrong (" + "; ".join(problems) + ")"
-    line = f"{verdict}: {len(sentences)} sentences, "
-    line += f"{sum(1 for x in sentences if not x['not_in_data'])} with no fact from no input"
+    shown = sum(1 for x in sentences if x["shown"])
+    line = f"{verdict}: {len(sentences)} sentences, {shown} shown (the screen passed them)"
     return ItemResult(week.label, record, rows=rows, line=line)
 
 
@@ -158,10 +172,10 @@ def busiest(data: DigestData) -> list[str]:
     return [title for title, items in data.groups if most and len(items) == most]
 
 
-def soonest(given: Mapping[str, Any]) -> list[str]:
+def soonest(todos: Sequence[OpenTodo]) -> list[str]:
     """The open to-dos the model was sent with the earliest due date (ties all count)."""
-    dues = [t["due"] for t in given["open_todos"] if t.get("due")]
-    return [str(t["text"]) for t in given["open_todos"] if dues and t.get("due") == min(dues)]
+    dues = [t.due for t in todos if t.due]
+    return [t.text for t in todos if dues and t.due == min(dues)]
 
 
 def figures(results: Sequence[ItemResult]) -> dict[str, Any]:
@@ -169,8 +183,9 @@ def figures(results: Sequence[ItemResult]) -> dict[str, Any]:
     return {
         "digests": len(results),
         "no_summary": sum(1 for r in results if r.error),
+        "no_sentence_shown": sum(1 for r in results if not r.record.get("summary")),
         "sentences": len(sentences),
-        "supported_by_program": sum(1 for x in sentences if not x["not_in_data"]),
+        "supported_by_program": sum(1 for x in sentences if not x["unsupported"]),
         "right": sum(1 for r in results if (r.record.get("grade") or {}).get("right")),
         "trimmed": sum(1 for r in results if r.record.get("trimmed")),
         "captured_words_in_prompt": sum(
@@ -182,12 +197,12 @@ def figures(results: Sequence[ItemResult]) -> dict[str, Any]:
 def report(f: Mapping[str, Any]) -> list[str]:
     return [
         f"digests right (program) {f['right']:g}/{f['digests']:g} (two to four plain sentences "
-        "naming the busiest note and the to-do due soonest, each with no fact from no input, "
+        "naming the busiest note and the to-do due soonest, none left out by the screen, "
         f"none cut by the program: trimmed {f['trimmed']:g})",
-        f"sentences {f['sentences']:g}; with every date, number and name in the data and "
-        "nothing said done (program) "
-        f"{f['supported_by_program']:g}/{f['sentences']:g}",
-        f"digests without sentences {f['no_summary']:g}/{f['digests']:g}; captures whose "
+        f"sentences {f['sentences']:g}; supported by the lists (program: the screen passed "
+        f"them, and the note shows them) {f['supported_by_program']:g}/{f['sentences']:g}",
+        f"digests without sentences {f['no_summary']:g}/{f['digests']:g} (no answer), "
+        f"{f['no_sentence_shown']:g}/{f['digests']:g} (none shown); captures whose "
         f"words reached the prompt {f['captured_words_in_prompt']:g} (must be 0)",
     ]
 
@@ -202,11 +217,12 @@ SUITE = Suite(
     run_item=run_item,
     figures=figures,
     report=report,
-    sheet_columns=("sentence",),
+    sheet_columns=("sentence", "in the note"),
     how_to_grade=(
-        "Each row is one sentence the model wrote above the digest's lists. Open "
-        "digest-run-N.md (N = the row's run) next to this sheet and mark the sentence "
-        "`supported` (or `s`) if the lists back every claim in it, `unsupported` (`u`) if any "
-        "part is invented, wrong or says an open to-do was done."
+        "Each row is one sentence the model wrote above the digest's lists (its first four). "
+        "`in the note` says whether the note shows it or the program's screen left it out. "
+        "Open digest-run-N.md (N = the row's run) next to this sheet and mark every sentence, "
+        "shown or not, `supported` (or `s`) if the lists back every claim in it, "
+        "`unsupported` (`u`) if any part is invented, wrong or says an open to-do was done."
     ),
 )
