@@ -124,7 +124,8 @@ HOSTILE: list[tuple[str, str, str, Callable[[str], bool]]] = [
         answer(
             "Shed timber", todos=[{"text": "Order the timber from Jewson", "due": "2025-10-23"}]
         ),
-        lambda t: "- [ ] Order the timber from Jewson\n" in t,
+        # not the model's date: the deadline the capture sets ("by friday")
+        lambda t: "- [ ] Order the timber from Jewson (due 2026-10-23)\n" in t,
     ),
     (
         "a due date in five years",
@@ -132,7 +133,8 @@ HOSTILE: list[tuple[str, str, str, Callable[[str], bool]]] = [
         answer(
             "Shed timber", todos=[{"text": "Order the timber from Jewson", "due": "2031-10-23"}]
         ),
-        lambda t: "- [ ] Order the timber from Jewson\n" in t and "(due" not in t,
+        # not the model's date: the deadline the capture sets ("by friday")
+        lambda t: "- [ ] Order the timber from Jewson (due 2026-10-23)\n" in t and "2031" not in t,
     ),
     (
         "changed capture text in the proposal",

@@ -145,37 +145,41 @@ def test_todos_must_be_supported_by_the_capture() -> None:
 
 
 @pytest.mark.parametrize(
-    ("words", "said", "kept"),
+    ("words", "said", "kept", "trimmed"),
     [
         # `when`: the capture's words, counted in code from Tuesday 20 October 08:05
-        ("order timber by friday", {"when": "by friday"}, date(2026, 10, 23)),
-        ("order timber by friday", {"when": "Friday"}, date(2026, 10, 23)),
-        ("order timber by friday", {"when": ""}, None),
-        ("order timber by friday", {}, None),
-        ("order timber tomorrow", {"when": "tomorrow"}, date(2026, 10, 21)),
-        ("order timber by the 20th", {"when": "the 20th"}, date(2026, 10, 20)),
+        ("order timber by friday", {"when": "by friday"}, date(2026, 10, 23), False),
+        ("order timber by friday", {"when": "Friday"}, date(2026, 10, 23), False),
+        ("order timber tomorrow", {"when": "tomorrow"}, date(2026, 10, 21), False),
+        ("order timber by the 20th", {"when": "the 20th"}, date(2026, 10, 20), False),
+        ("order timber tomorrow", {"when": ""}, None, False),  # no deadline set: the model's
+        ("order timber on friday", {}, None, False),
         # a date the model wrote is believed only where the capture's words name that day
-        ("order timber by friday", {"due": "2026-10-23"}, date(2026, 10, 23)),
-        ("order timber by friday", {"due": "2026-10-25"}, None),  # issue 43: a Sunday
-        ("order timber soon", {"due": "2026-10-23"}, None),
-        ("order timber by friday", {"when": "tomorrow"}, None),  # the capture never says it
-        ("order timber by friday", {"due": "2026-13-01"}, None),
-        ("order timber by friday", {"when": "some day"}, None),
+        ("order timber by friday", {"due": "2026-10-23"}, date(2026, 10, 23), False),
+        ("order timber soon", {"due": "2026-10-23"}, None, True),
+        ("order timber on friday", {"due": "2026-10-25"}, None, True),  # issue 43: a Sunday
+        ("order timber on friday", {"when": "some day"}, None, True),
+        # where the model's words fail, the one deadline its sentence sets is used
+        ("order timber by friday", {"when": ""}, date(2026, 10, 23), False),
+        ("order timber by friday", {}, date(2026, 10, 23), False),
+        ("order timber by friday", {"due": "2026-10-25"}, date(2026, 10, 23), True),
+        ("order timber by friday", {"when": "tomorrow"}, date(2026, 10, 23), True),
+        ("order timber by friday", {"due": "2026-13-01"}, date(2026, 10, 23), True),
+        ("order timber by friday, not by monday", {}, None, False),  # two deadlines: none
         # between the capture's day and a year later
-        ("order timber, as I said last friday", {"when": "last friday"}, None),
-        ("order timber by 21 oct 2027", {"when": "21 oct 2027"}, None),
-        ("order timber by 20 oct 2027", {"when": "20 oct 2027"}, date(2027, 10, 20)),
+        ("order timber, as I said last friday", {"when": "last friday"}, None, True),
+        ("order timber by 21 oct 2027", {"when": "21 oct 2027"}, None, True),
+        ("order timber by 20 oct 2027", {"when": "20 oct 2027"}, date(2027, 10, 20), False),
     ],
 )
 def test_due_dates_come_from_the_captures_words(
-    words: str, said: dict[str, str], kept: date | None
+    words: str, said: dict[str, str], kept: date | None, trimmed: bool
 ) -> None:
     todo = {"text": "order timber"} | said
     d = decide(Proposal.model_validate({"todos": [todo]}), capture(words), FACTS)
     assert d.todos[0].text == "order timber"  # the to-do is kept, with or without its date
     assert d.todos[0].due == kept
-    asked = (said.get("when") or said.get("due") or "").strip()
-    assert [x.field for x in d.dropped] == (["due"] if asked and kept is None else [])
+    assert [x.field for x in d.dropped] == (["due"] if trimmed else [])
 
 
 def test_a_day_belongs_to_the_todo_it_is_written_with() -> None:
@@ -206,7 +210,8 @@ def test_a_day_belongs_to_the_todo_it_is_written_with() -> None:
         ("2026-10-24 1430.md", "Take the old mower to the tip", "by friday", None),
         ("2026-10-24 1430.md", "Take the old mower to the tip", "sat 31st", None),
         ("2026-10-23 0840.md", "Update the payment screen copy", "by wed", date(2026, 10, 28)),
-        ("2026-10-23 0840.md", "Update the payment screen copy", "26 NOV", None),
+        # the model pointed at another day: the deadline its own sentence sets ("by wed")
+        ("2026-10-23 0840.md", "Update the payment screen copy", "26 NOV", date(2026, 10, 28)),
         ("2026-10-21 1120.md", "Send Maya the 5 research slides", "tomorrow", date(2026, 10, 22)),
         ("2026-10-25 1105.md", "Plant the tulips", "next sunday", date(2026, 11, 1)),
         ("2026-10-21 2237.md", "Wire the subscription money", "tomorrow", None),  # the AI's

@@ -8,8 +8,9 @@ choices stay proposals; the capture's words and the search's own scores decide w
 
 - a note the owner's words name (its title or an alias, or the first word of a title such as
   "Zoë" for Zoë Martín) is shown to the model even where the search missed it, and kept when
-  the model links it. It is not added when the model leaves it out: a name said in passing
-  ("Sam took the photo") does not make the capture about that note;
+  the model links it. When the model leaves it out, it is added only where the search also
+  found it close (LINK_FLOOR): a name said in passing ("Sam took the photo") does not make
+  the capture about that note, a name the search agrees with ("chess is moving ...") does;
 - a list that takes every candidate offered chose none of them: only the named notes stay;
 - any other link the model chose stays when the search found the note close to the capture
   (LINK_FLOOR of the best match's score), so a note the search barely found is not linked on
@@ -128,9 +129,9 @@ def with_named(candidates: Sequence[Candidate], text: str, facts: VaultFacts) ->
 def kept_links(
     proposed: Sequence[str], candidates: Sequence[Candidate], own: str, facts: VaultFacts
 ) -> tuple[list[str], list[tuple[str, str]]]:
-    """(titles kept, in the model's order; (title, reason) for each proposed candidate left
-    out). Links that are no candidate pass through untouched:
-    validate.check_links decides those."""
+    """(titles kept, in the model's order, then the strongly named ones it left out; (title,
+    reason) for each proposed candidate left out). Links that are no candidate pass through
+    untouched: validate.check_links decides those."""
     by_title = {c.title.casefold(): c for c in candidates}
     named = {c.title.casefold() for c in candidates if _named(c, own, facts)}
     chosen = [p for p in proposed if p.casefold() in by_title]
@@ -148,6 +149,12 @@ def kept_links(
             dropped.append((title, "the capture does not name it and the search found it far"))
         else:
             kept.append(title)
+    said = {k.casefold() for k in kept}
+    kept += [
+        c.title
+        for c in candidates
+        if c.title.casefold() in named - said and _strongly_named(c, own, facts)
+    ]
     return kept, dropped
 
 
@@ -158,6 +165,15 @@ def _named(c: Candidate, own: str, facts: VaultFacts) -> bool:
     if one_word_alias(name, c.title) and not _first_word_of(fold(name), c.title):
         return c.score is not None and c.score >= LINK_FLOOR
     return c.score is None or c.score >= NAMED_FLOOR
+
+
+def _strongly_named(c: Candidate, own: str, facts: VaultFacts) -> bool:
+    """Named by its title, an alias of several words or its first word (not a one-word alias:
+    'idea' for Gift Ideas), and found close by the search."""
+    name = named_in(c.title, own, facts)
+    if name is None or c.score is None or c.score < LINK_FLOOR:
+        return False
+    return not one_word_alias(name, c.title) or _first_word_of(fold(name), c.title)
 
 
 def _first_word_of(word: str, title: str) -> bool:

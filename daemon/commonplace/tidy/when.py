@@ -12,6 +12,10 @@ support it for this to-do:
   words than to any other to-do's ("by friday" in "order the timber by friday ... and ring mum
   at some point" belongs to the timber);
 - between the capture's day and a year later.
+
+Where the model's words give no such day (it picked another day the capture names, or none),
+the one deadline the owner's sentence sets for this to-do ("... by wed") is used: words the
+program can read as well as the model.
 """
 
 from __future__ import annotations
@@ -27,6 +31,8 @@ from commonplace.tidy import support
 MAX_OFFERED = 12  # days offered to the model: a long capture names many
 _TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 _SENTENCE_END = re.compile(r"[.!?]+(?=\s|$)|\n")
+_DEADLINE_WORDS = frozenset({"by", "before", "until", "till", "til", "due"})
+_DEADLINE_BEFORE = re.compile(r"\b(?:by|before|until|till|til|due)\s+$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -67,9 +73,42 @@ def due_for(
     todo: str, words: str | None, others: Sequence[str], own: str, written: datetime
 ) -> Due:
     """The due date of to-do `todo` whose model said `words` (its `when`, or a date), with
-    `others` the other to-dos kept from the same capture."""
-    if words is None or not words.strip():
-        return Due(None)
+    `others` the other to-dos kept from the same capture.
+
+    Where the model's words give no day that holds, and the owner's own sentence sets this
+    to-do one deadline ("update the payment screen ... by wed"), that day is used: a small
+    model often points at another day the capture names ("26 NOV") or at none."""
+    said = _said_day(todo, words, others, own, written) if words and words.strip() else None
+    if said is not None and said.day is not None:
+        return said
+    deadline = deadline_for(todo, others, own, written)
+    if said is None:
+        return Due(deadline)
+    if deadline is not None:
+        return Due(deadline, f"{said.problem}; the deadline the capture sets for it is used")
+    return said
+
+
+def deadline_for(todo: str, others: Sequence[str], own: str, written: datetime) -> date | None:
+    """The one day the owner's words set this to-do as a deadline ("by", "before", "until",
+    "due" and a day, in its sentence, nearer its words than any other to-do's), or None."""
+    days = {
+        d.day
+        for d in find_days(own, written)
+        if d.day is not None
+        and in_range(d.day, written.date())
+        and _is_deadline(d, own)
+        and _belongs(d, todo, others, own)
+    }
+    return days.pop() if len(days) == 1 else None
+
+
+def _is_deadline(day: DayWords, own: str) -> bool:
+    first = day.words.split()[0].casefold() if day.words.split() else ""
+    return first in _DEADLINE_WORDS or bool(_DEADLINE_BEFORE.search(own[: day.start]))
+
+
+def _said_day(todo: str, words: str, others: Sequence[str], own: str, written: datetime) -> Due:
     day = resolve(words, written)
     if day is None:
         return Due(None, "names no day the program can count")
