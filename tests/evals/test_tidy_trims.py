@@ -17,6 +17,7 @@ from commonplace.tidy.validate import decide
 FACTS = VaultFacts(
     titles={"shed rebuild": "Shed Rebuild", "garden plan": "Garden Plan"},
     tags=Counter({"project": 4, "garden": 2}),
+    note_tags={"shed rebuild": ("project",)},  # the linked note's tag fits the capture
 )
 CAPTURE = parse_capture(
     "Inbox/2026-10-20 0805.md",

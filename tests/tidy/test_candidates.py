@@ -15,6 +15,7 @@ from tests.fakes.ollama import FakeOllama
 class Hit:
     path: str
     title: str
+    score: float = 0.0
 
 
 def test_pick_keeps_first_distinct_titles_outside_daemon_folders() -> None:

@@ -115,7 +115,8 @@ HOSTILE: list[tuple[str, str, str, Callable[[str], bool]]] = [
         "tags with spaces or #",
         SHED,
         answer("Shed timber", tags=["#Shed", "shed roof", "#garden", "Home Project", "#"]),
-        lambda t: "tags:\n- shed\n- garden\nrelated" in t,
+        # "garden" is a vault tag, but neither the capture nor a linked note says it (issue 43)
+        lambda t: "tags:\n- shed\nrelated" in t,
     ),
     (
         "a due date last year",
@@ -123,7 +124,8 @@ HOSTILE: list[tuple[str, str, str, Callable[[str], bool]]] = [
         answer(
             "Shed timber", todos=[{"text": "Order the timber from Jewson", "due": "2025-10-23"}]
         ),
-        lambda t: "- [ ] Order the timber from Jewson\n" in t,
+        # not the model's date: the deadline the capture sets ("by friday")
+        lambda t: "- [ ] Order the timber from Jewson (due 2026-10-23)\n" in t,
     ),
     (
         "a due date in five years",
@@ -131,7 +133,8 @@ HOSTILE: list[tuple[str, str, str, Callable[[str], bool]]] = [
         answer(
             "Shed timber", todos=[{"text": "Order the timber from Jewson", "due": "2031-10-23"}]
         ),
-        lambda t: "- [ ] Order the timber from Jewson\n" in t and "(due" not in t,
+        # not the model's date: the deadline the capture sets ("by friday")
+        lambda t: "- [ ] Order the timber from Jewson (due 2026-10-23)\n" in t and "2031" not in t,
     ),
     (
         "changed capture text in the proposal",
@@ -255,8 +258,13 @@ async def test_request_carries_schema_and_fenced_capture(
     assert request["format"]["properties"]["links"]["maxItems"] == 0  # no index: no candidates
     user = request["messages"][1]["content"]
     assert "<capture>\num so I'm on the bus" in user
-    assert "Today is Monday 2026-10-26." in user
-    assert "Tuesday 2026-10-20 at 08:05" in user
+    # The model picks the capture's words for a day; it is given no date to compute from.
+    assert 'Days the capture names: "by friday"' in user
+    assert "2026" not in user
+    assert request["format"]["properties"]["todos"]["items"]["properties"]["when"]["enum"] == [
+        "by friday",
+        "",
+    ]
 
 
 @pytest.mark.parametrize("num_ctx", [0, 16384])

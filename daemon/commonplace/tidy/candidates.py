@@ -28,6 +28,8 @@ class SearchHit(Protocol):
     def path(self) -> str: ...
     @property
     def title(self) -> str: ...
+    @property
+    def score(self) -> float: ...
 
 
 class SearchIndex(Protocol):
@@ -71,7 +73,7 @@ def pick_candidates(
         if not hit.title.strip() or key in seen:
             continue
         seen.add(key)
-        out.append(Candidate(title=hit.title, path=hit.path))
+        out.append(Candidate(title=hit.title, path=hit.path, score=hit.score))
         if len(out) == limit:
             break
     return out

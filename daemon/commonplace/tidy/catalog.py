@@ -39,6 +39,8 @@ class VaultFacts:
     title_paths: dict[str, tuple[str, ...]] = field(default_factory=dict)
     daemon_titles: frozenset[str] = frozenset()  # casefolded titles of Inbox/Filed/Ask/Digests
     tags: Counter[str] = field(default_factory=Counter)  # tag -> notes using it
+    # casefolded title -> that user note's tags (casefolded): the owner's words for its subject
+    note_tags: dict[str, tuple[str, ...]] = field(default_factory=dict)
     filed: dict[str, tuple[str, ...]] = field(default_factory=dict)  # capture id -> filed paths
 
     def top_tags(self, n: int = 30) -> list[str]:
@@ -59,6 +61,7 @@ class VaultCatalog:
         title_paths: dict[str, list[str]] = {}
         daemon_titles: set[str] = set()
         tags: Counter[str] = Counter()
+        note_tags: dict[str, tuple[str, ...]] = {}
         filed: dict[str, list[str]] = {}
         seen: set[str] = set()
         for path in iter_note_paths(s.vault):
@@ -79,6 +82,8 @@ class VaultCatalog:
                 # A real title wins over another note's alias of the same name.
                 titles[facts.title.casefold()] = facts.title
                 title_paths.setdefault(facts.title.casefold(), []).append(path)
+                own = tuple(dict.fromkeys(t.casefold() for t in facts.tags))
+                note_tags[facts.title.casefold()] = note_tags.get(facts.title.casefold(), ()) + own
             tags.update({t.casefold() for t in facts.tags})
         for gone in set(self._cache) - seen:
             del self._cache[gone]
@@ -87,6 +92,7 @@ class VaultCatalog:
             title_paths={k: tuple(sorted(v)) for k, v in title_paths.items()},
             daemon_titles=frozenset(daemon_titles),
             tags=tags,
+            note_tags=note_tags,
             filed={k: tuple(sorted(v)) for k, v in filed.items()},
         )
 

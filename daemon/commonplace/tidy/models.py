@@ -28,9 +28,14 @@ def _as_list(value: Any) -> Any:
 
 
 class TodoProposal(pydantic.BaseModel):
+    """`when` is the capture's words for the day ("by friday"), which the program turns into a
+    date (tidy/when.py); `due` is read too, from a model that wrote a date anyway, and is
+    believed only where the capture's words name that day."""
+
     model_config = pydantic.ConfigDict(extra="ignore")
 
     text: str = ""
+    when: str | None = None
     due: str | None = None
 
     @pydantic.model_validator(mode="before")
@@ -38,7 +43,7 @@ class TodoProposal(pydantic.BaseModel):
     def _from_string(cls, value: Any) -> Any:
         return {"text": value} if isinstance(value, str) else value
 
-    @pydantic.field_validator("text", "due", mode="before")
+    @pydantic.field_validator("text", "when", "due", mode="before")
     @classmethod
     def _to_str(cls, value: Any) -> Any:
         return None if value is None else str(value)
@@ -93,6 +98,8 @@ class Candidate:
 
     title: str
     path: str
+    # the search's fused score (hybrid.py): 1 for the best; None where no search ranked it
+    score: float | None = None
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ from commonplace.capture.inbox import Capture, capture_stamp, read_capture
 from commonplace.config import Settings
 from commonplace.llm import LLM
 from commonplace.runtime.daemon_notes import ask_pages, ask_rule, is_daemon_note
-from commonplace.tidy import filed_by, filed_note
+from commonplace.tidy import evidence, filed_by, filed_note, support
 from commonplace.tidy.candidates import SearchIndex, find_candidates
 from commonplace.tidy.catalog import VaultCatalog
 from commonplace.tidy.journal import Journal
@@ -138,16 +138,17 @@ async def tidy_capture(ctx: TidyContext, path: str, *, dry_run: bool = False) ->
             _tell_index(ctx, [filed, path])
             return Outcome(path, "finished", filed=filed)
     settings = ctx.settings
-    candidates = await find_candidates(
+    found = await find_candidates(
         ctx.index,
         capture.body,
         settings.daemon_folders(),
         exclude_pages=ask_pages(*ask_rule(settings)),
         ours=lambda path: is_daemon_note(path, settings),
     )
+    candidates = evidence.with_named(found, support.owners_words(capture.body), facts)
     pictures = await asyncio.to_thread(_pictures, ctx, capture.body, path)
     proposal = await ask_model(
-        ctx.llm, capture, candidates, facts.top_tags(), ctx.today(), pictures
+        ctx.llm, capture, candidates, facts.top_tags(), pictures, facts.note_tags
     )
     decision = decide(
         proposal,

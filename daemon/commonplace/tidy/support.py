@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from commonplace.capture.clipping import split_clipping
+
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 _AI_ADDRESS = (
@@ -72,6 +74,13 @@ def addresses_ai(sentence: str) -> bool:
     return any(p.search(sentence) for p in _AI_ADDRESS)
 
 
+def owners_words(capture_body: str) -> str:
+    """What the owner wrote: the capture without a clipping below it (someone else's page)
+    and without text addressed to an AI."""
+    words, _clip = split_clipping(capture_body)
+    return own_words(words)
+
+
 def own_words(capture_body: str) -> str:
     """The capture without text addressed to an AI: what counts as the user's words.
 
@@ -87,7 +96,8 @@ def own_words(capture_body: str) -> str:
     return "\n".join(kept)
 
 
-def _stem(word: str) -> str:
+def stem(word: str) -> str:
+    """A crude stem ('ringing' -> 'ring', 'slides' -> 'slid'): enough to match a word's forms."""
     word = word.casefold().replace("’", "'")
     word = word.removesuffix("'s")
     for suffix in ("ing", "ies", "ed", "es", "s"):
@@ -99,7 +109,7 @@ def _stem(word: str) -> str:
 def significant_words(text: str) -> set[str]:
     """Stemmed content words (no stop words, no one- or two-letter words unless digits)."""
     words = (w for w in _WORD.findall(text) if w.casefold() not in STOP_WORDS)
-    return {_stem(w) for w in words if len(w) >= 3 or w.isdigit()}
+    return {stem(w) for w in words if len(w) >= 3 or w.isdigit()}
 
 
 def _matches(word: str, pool: set[str]) -> bool:

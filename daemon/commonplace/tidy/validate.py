@@ -10,11 +10,10 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
-from datetime import date
 
 from commonplace.capture.clipping import link_title, only_link, split_clipping
 from commonplace.capture.inbox import Capture
-from commonplace.tidy import support
+from commonplace.tidy import evidence, support, tasks, when
 from commonplace.tidy.catalog import VaultFacts
 from commonplace.tidy.models import Candidate, Decision, Dropped, Proposal, Todo, TodoProposal
 from commonplace.tidy.proposal import MAX_TAGS, MAX_TODOS, TITLE_MAX
@@ -57,8 +56,11 @@ def decide(
         title = check_title(proposal.title, own, dropped)
     if flavor == "logseq":
         title = logseq_title(title, own, dropped, name_format)
+    chosen, far = evidence.kept_links(proposal.links, candidates, own, facts)
+    dropped += [Dropped("link", title, reason) for title, reason in far]
+    links = check_links(chosen, facts, dropped, candidates, flavor)
     tags = check_tags(proposal.tags, own, facts, dropped)
-    links = check_links(proposal.links, facts, dropped, candidates, flavor)
+    tags = fitting_tags(tags, own, links, facts, dropped)
     todos = check_todos(proposal.todos, capture, own, dropped)
     return Decision(title, tags, links, todos, tuple(dropped))
 
@@ -185,6 +187,21 @@ def check_tags(
     return tuple(kept)
 
 
+def fitting_tags(
+    tags: Sequence[str], own: str, links: Sequence[str], facts: VaultFacts, dropped: list[Dropped]
+) -> tuple[str, ...]:
+    """Only the tags the owner's words or the linked notes speak for (evidence.tag_fits)."""
+    kept = []
+    for tag in tags:
+        if evidence.tag_fits(tag, own, links, facts):
+            kept.append(tag)
+        else:
+            dropped.append(
+                Dropped("tag", tag, "neither the capture nor a note it links to says so")
+            )
+    return tuple(kept)
+
+
 # -- links ------------------------------------------------------------------------------------
 
 
@@ -271,51 +288,35 @@ def clean_todo_text(raw: str) -> str:
     return text[:TODO_MAX].rstrip()
 
 
-def check_due(raw: str | None, captured: date, text: str, dropped: list[Dropped]) -> date | None:
-    if raw is None or not raw.strip():
-        return None
-    try:
-        due = date.fromisoformat(raw.strip()[:10])
-    except ValueError:
-        dropped.append(Dropped("due", raw, f"not a date (to-do {text!r} kept without it)"))
-        return None
-    if due < captured:
-        dropped.append(Dropped("due", raw, f"before the capture's day (to-do {text!r} kept)"))
-        return None
-    if due > year_after(captured):
-        dropped.append(Dropped("due", raw, f"more than a year away (to-do {text!r} kept)"))
-        return None
-    return due
-
-
-def year_after(day: date) -> date:
-    try:
-        return day.replace(year=day.year + 1)
-    except ValueError:  # 29 February
-        return day.replace(year=day.year + 1, day=28)
-
-
 def check_todos(
     raws: Iterable[TodoProposal], capture: Capture, own: str, dropped: list[Dropped]
 ) -> tuple[Todo, ...]:
-    kept: list[Todo] = []
+    texts: list[tuple[str, TodoProposal]] = []
     for item in raws:
         raw = item.text
         text = clean_todo_text(raw)
-        reason = todo_problem(text, capture.body, own)  # only `own` makes one: never a clipping
+        reason = todo_problem(text, capture.body, own, capture.via)  # never from a clipping
         if reason:
             dropped.append(Dropped("todo", raw, reason))
             continue
-        if any(t.text.casefold() == text.casefold() for t in kept):
+        if any(t.casefold() == text.casefold() for t, _ in texts):
             continue
-        if len(kept) == MAX_TODOS:
+        if len(texts) == MAX_TODOS:
             dropped.append(Dropped("todo", raw, f"more than {MAX_TODOS} to-dos"))
             continue
-        kept.append(Todo(text, check_due(item.due, capture.day, text, dropped)))
+        texts.append((text, item))
+    kept: list[Todo] = []
+    for text, item in texts:
+        others = [t for t, _ in texts if t != text]
+        said = item.when if item.when and item.when.strip() else item.due
+        due = when.due_for(text, said, others, own, capture.captured)
+        if due.problem:
+            dropped.append(Dropped("due", str(said), f"{due.problem} (to-do {text!r} kept)"))
+        kept.append(Todo(text, due.day))
     return tuple(kept)
 
 
-def todo_problem(text: str, body: str, own: str) -> str | None:
+def todo_problem(text: str, body: str, own: str, via: str = "") -> str | None:
     """Why a to-do cannot be kept, or None."""
     if not text:
         return "is empty"
@@ -324,7 +325,7 @@ def todo_problem(text: str, body: str, own: str) -> str | None:
     if support.shares_credentials(text):
         return "asks to send passwords or other credentials"
     if support.support(text, own) >= TODO_SUPPORT:
-        return None
+        return tasks.task_problem(text, own, via)
     if support.support(text, body) >= TODO_SUPPORT:
         return "only text addressed to an AI asks for it"
     return "not supported by the capture's words"
