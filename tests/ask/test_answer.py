@@ -24,8 +24,9 @@ from tests.models import with_model
 
 TODAY = date(2026, 10, 27)  # a Tuesday
 
+# Newest first, as the model is shown them: their numbers are their places here.
 FIVE = [
-    hit("Travel/Passport.md", "Passport expires on 9 February 2027.", note_date="2026-08-01"),
+    hit("Travel/Passport.md", "Passport expires on 9 February 2027.", note_date="2026-09-01"),
     hit("Travel/Lisbon Trip.md", "Flight EZY6041 leaves at 06:40.", note_date="2026-08-16"),
     hit("Areas/Car.md", "The MOT is due on 18 November 2026.", note_date="2026-05-02"),
     hit("Recipes/Dal Makhani.md", "Pressure cook for 45 minutes.", note_date="2026-03-09"),
@@ -70,11 +71,44 @@ async def test_citation_beyond_the_passages_is_flagged(
     assert "[7] matches no passage: only [1]–[5] were given." in answer.findings
 
 
-async def test_uncited_answer_is_flagged(fake_ollama: FakeOllama, ask_settings: Settings) -> None:
+async def test_uncited_answer_gets_the_passage_that_holds_its_facts(
+    fake_ollama: FakeOllama, ask_settings: Settings
+) -> None:
+    """A small model forgets the [n] (issue 43); the program cites the passage holding the
+    answer's facts, and the answer is shown with its source, unflagged."""
     fake_ollama.enqueue_chat("The MOT is due on 18 November 2026.")
+    answer = await ask("When is the MOT?", ask_settings)
+    assert answer.answer == "The MOT is due on 18 November 2026 [3]."
+    assert [s.path for s in answer.sources] == ["Areas/Car.md"]
+    assert answer.added == (3,)
+    assert answer.findings == ()
+
+
+async def test_uncited_answer_that_no_passage_backs_is_flagged(
+    fake_ollama: FakeOllama, ask_settings: Settings
+) -> None:
+    fake_ollama.enqueue_chat("Go and ask a friend.")
     answer = await ask("When is the MOT?", ask_settings)
     assert answer.sources == ()
     assert any("cites no passage" in f for f in answer.findings)
+
+
+async def test_answer_whose_facts_no_passage_holds_is_not_shown(
+    fake_ollama: FakeOllama, ask_settings: Settings
+) -> None:
+    """Issue 43: "The Jewson delivery is arriving on Thursday the 29th at 14:30." was shown,
+    flagged; no note holds a time for it. The fixed refusal is shown instead, saying why."""
+    fake_ollama.enqueue_chat("The Jewson delivery is arriving on Thursday the 29th at 14:30.")
+    answer = await ask(
+        "What time is the Jewson delivery arriving on Thursday the 29th?", ask_settings
+    )
+    assert answer.refused and answer.replaced
+    assert answer.answer == REFUSAL
+    assert answer.sources == ()
+    assert answer.findings == (
+        "The model's answer was not supported by your notes: it said 14:30, which none of the "
+        "passages it was given holds, so it is not shown.",
+    )
 
 
 @pytest.mark.parametrize(
@@ -101,9 +135,12 @@ async def test_think_leak_is_stripped(fake_ollama: FakeOllama, ask_settings: Set
     assert not any("[9]" in f for f in answer.findings)
 
 
-async def test_passages_carry_dates_so_the_newer_note_wins(
+async def test_passages_carry_dates_and_come_newest_first(
     fake_ollama: FakeOllama, ask_settings: Settings
 ) -> None:
+    """The search ranks the project note first; the capture that moved the launch is newer,
+    so the model reads it first (a small model takes the first it reads), with its weekday,
+    and the capture's time stamp is not shown as its title."""
     index = FixedIndex(
         [
             hit(
@@ -115,19 +152,20 @@ async def test_passages_carry_dates_so_the_newer_note_wins(
         ]
     )
 
-    def newest(request: dict[str, Any]) -> str:
-        n, _, day, text = max(passages_in(request), key=lambda p: p[2])
+    def first(request: dict[str, Any]) -> str:
+        n, _, day, text = passages_in(request)[0]
         return f"As of {day}: {text} [{n}]"
 
-    fake_ollama.chat_handler = newest
+    fake_ollama.chat_handler = first
     answer = await ask("When is the Switchboard launch?", ask_settings, index)
     (request,) = fake_ollama.chat_requests()
     seen = passages_in(request)
     assert [(n, note, day) for n, note, day, _ in seen] == [
-        (1, "Switchboard Redesign", "2026-09-01"),
-        (2, "2026-10-21 0915", "2026-10-21"),
+        (1, "note of that day", "Wednesday 21 October 2026"),
+        (2, "Switchboard Redesign", "Tuesday 1 September 2026"),
     ]
-    assert answer.answer == "As of 2026-10-21: Launch moved to 12 November. [2]"
+    assert answer.answer == "As of Wednesday 21 October 2026: Launch moved to 12 November. [1]"
+    assert answer.sources[0].path == "Inbox/2026-10-21 0915.md"
     assert answer.sources[0].note_date == "2026-10-21"
 
 
