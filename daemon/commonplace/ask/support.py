@@ -35,7 +35,7 @@ _CITATION = re.compile(r"\s*\[\s*\^?\d{1,3}(?:\s*(?:,|;|-|–|and)\s*\^?\d{1,3})
 # "e.g.", nor before a citation written after the full stop: "... November. [1]"), or at a
 # line's end.
 _SENTENCE_END = re.compile(r"(?<![.\s][a-z])[.!?]+(?=\s|$)(?![ \t]*\[\s*\^?\d)|\n")
-_TRAIL = re.compile(r"[\s.!?:;,\"']*$")
+_TRAIL = re.compile(r"[\s.!?:;,]*$")
 _WORD = re.compile(r"[a-z0-9]+")
 _STOP_TEXT = """a an and are as at be been but by can could do does did for from had has have he her
     him his how i if in into is it its me my no not of on or our out she so some than that the
