@@ -49,6 +49,14 @@ def passage_number(prompt: str, note: str) -> int | None:
     return int(match[1]) if match else None
 
 
+def passage_holding(prompt: str, words: str) -> int | None:
+    """The first passage whose text holds `words` (a capture's title is no longer its stamp)."""
+    for n, text in re.findall(r'<passage n="(\d+)"[^>]*>\n(.*?)\n</passage>', prompt, re.S):
+        if words.lower() in text.lower():
+            return int(n)
+    return None
+
+
 def scripted_model(body: dict[str, Any]) -> str:
     """A stand-in model: answers by looking at what it was asked (JSON where JSON is asked)."""
     fmt = body.get("format") if isinstance(body.get("format"), dict) else {}
@@ -89,7 +97,7 @@ def scripted_model(body: dict[str, Any]) -> str:
         n = passage_number(prompt, "Passport")
         return f"Your passport expires on 9 Feb 2027 [{n}]." if n else REFUSAL
     if "chess with Sam" in prompt:
-        n = passage_number(prompt, "2026-10-19 0742") or 1  # the fake's search may miss it
+        n = passage_holding(prompt, "wednesdays") or 1  # the fake's search may miss it
         return f"No: chess moved to Wednesdays at 8pm [{n}]."
     return REFUSAL
 
@@ -281,7 +289,7 @@ def test_ask_suite_and_the_grading_round_trip(
     out = tmp_path / "runs"
     result = run_eval("ask", "--datasets", str(datasets), "--out", str(out), "--note", NOTE)
     assert result.exit_code == 0, result.output
-    assert "right (program): 3/3" in result.output
+    assert "right (program): 3/3" in result.output, result.output
     folder = only_folder(out)
     lines = common_checks(folder, "ask", runs=1, items=3)
     items = {r["item"]: r for r in lines if r["type"] == "item"}

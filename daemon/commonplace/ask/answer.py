@@ -20,6 +20,7 @@ from commonplace.ask.citations import check_answer, sanitize
 from commonplace.ask.daywords import question_days
 from commonplace.ask.models import REFUSAL, Answer, Passage
 from commonplace.ask.passages import SearchIndex, format_passages, retrieve, today_line
+from commonplace.ask.recent import recent_passages, with_recent
 from commonplace.ask.support import Checker, FactGate
 from commonplace.ask.tighten import tighten_all
 from commonplace.config import Settings
@@ -106,16 +107,35 @@ async def _prepare(
     question: str, index: SearchIndex, settings: Settings, today: date | None
 ) -> tuple[str, list[Passage], list[str], date]:
     question = clean_question(question)
+    day = today or local_today(settings)
+    folder = settings.folder("ask")
+    exclude_folders = (folder,) if folder else ()
+    exclude_pages = ask_pages(*ask_rule(settings))
+
+    def exclude(path: str) -> bool:
+        return daemon_folder_of(path, settings) == "ask"
+
     passages, notice = await retrieve(
         question,
         index,
         limit=settings.ask.passages,
-        exclude_folder=settings.folder("ask"),
-        exclude_pages=ask_pages(*ask_rule(settings)),
-        exclude=lambda path: daemon_folder_of(path, settings) == "ask",
+        exclude_folder=folder,
+        exclude_pages=exclude_pages,
+        exclude=exclude,
     )
+    if passages:  # none: the search found nothing, and the answer says so
+        recent = await recent_passages(
+            question,
+            index,
+            day,
+            passages,
+            exclude_folders=exclude_folders,
+            exclude_pages=exclude_pages,
+            exclude=exclude,
+        )
+        passages = with_recent(passages, recent, settings.ask.passages)
     notes = [f"{SEARCH_NOTE}{notice}"] if notice else []
-    return question, passages, notes, today or local_today(settings)
+    return question, passages, notes, day
 
 
 async def answer_question(

@@ -21,6 +21,7 @@ _WEEKDAYS = {
     "weds": 2, "thursday": 3, "thu": 3, "thur": 3, "thurs": 3, "friday": 4, "fri": 4,
     "saturday": 5, "sat": 5, "sunday": 6, "sun": 6,
 }  # fmt: skip
+WEEKDAY_WORDS = _WEEKDAYS  # every spelling of a weekday, and its number (Monday is 0)
 _DAY = "(" + "|".join(sorted(_WEEKDAYS, key=len, reverse=True)) + ")"
 _ORD = r"(\d{1,2})(?:st|nd|rd|th)"
 _MONTH_WORDS = (
