@@ -61,7 +61,7 @@ async def main(rows: list[dict[str, Any]]) -> None:
                     ("before", searched),
                     ("after", with_recent(searched, recent, limit)),
                 ):
-                    text = "\n".join(p.text for p in given(ps, q, settings))
+                    text = "\n".join(p.text for p in given(ps, q, settings, today))
                     chars[name] += len(text)
                     ok = row["answerable"] and all(fact_present(f, text) for f in row["facts"])
                     found[name] += ok

@@ -98,7 +98,8 @@ async def main() -> None:
     pairs = []
     for it in items:
         today = date.fromisoformat(it["today"])
-        new = build_messages(it["question"], given(it["given"], it["question"], settings), today)
+        passages = given(it["given"], it["question"], settings, today)
+        new = build_messages(it["question"], passages, today)
         pairs.append((it["item"], requests[it["item"]], new))
     engine = EngineProcess(
         BuiltinSettings(chat_model=str(args.model), threads=args.threads, idle_stop_s=0)

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from commonplace.ask import REFUSAL, Answer, AskError, answer_question, stream_answer
-from commonplace.ask.answer import CUT_OFF, SafeStream
+from commonplace.ask import REFUSAL, Answer, AskError, Passage, answer_question, stream_answer
+from commonplace.ask.answer import CUT_OFF, SafeStream, given
 from commonplace.config import Settings
 from commonplace.llm import make_llm
 from tests.ask.helpers import FixedIndex, cite_passage_with, hit, passages_in
@@ -24,7 +24,8 @@ from tests.models import with_model
 
 TODAY = date(2026, 10, 27)  # a Tuesday
 
-# Newest first, as the model is shown them: their numbers are their places here.
+# In the search's order, as the model is shown them (none is a note of one day): their numbers
+# are their places here.
 FIVE = [
     hit("Travel/Passport.md", "Passport expires on 9 February 2027.", note_date="2026-09-01"),
     hit("Travel/Lisbon Trip.md", "Flight EZY6041 leaves at 06:40.", note_date="2026-08-16"),
@@ -133,6 +134,26 @@ async def test_think_leak_is_stripped(fake_ollama: FakeOllama, ask_settings: Set
     assert answer.answer == "Pressure cook it for 45 minutes [4]."
     assert [s.n for s in answer.sources] == [4]
     assert not any("[9]" in f for f in answer.findings)
+
+
+def test_notes_of_one_day_first_newest_first_the_others_in_the_search_order(
+    settings: Settings,
+) -> None:
+    """A note's date is when it was last edited, which says nothing of which of its parts
+    is newer: only the notes of one day move ahead; a date after the day asked is no date."""
+    ranked = [
+        Passage(1, "Areas/Health/Dentist.md", "Dentist", "", "Check-up 14 April.", "2026-12-07"),
+        Passage(2, "Inbox/2026-10-20 0805.md", "2026-10-20 0805", "", "timber", "2026-10-20"),
+        Passage(3, "Areas/Car.md", "Car", "", "MOT 18 November.", "2026-05-02"),
+        Passage(4, "Inbox/2026-10-22 1405.md", "2026-10-22 1405", "", "dentist", "2026-10-22"),
+    ]
+    shown = given(ranked, "When was my last check-up?", settings, TODAY)
+    assert [(p.n, p.path, p.note_date) for p in shown] == [
+        (1, "Inbox/2026-10-22 1405.md", "2026-10-22"),
+        (2, "Inbox/2026-10-20 0805.md", "2026-10-20"),
+        (3, "Areas/Health/Dentist.md", ""),  # edited after the day asked: no date
+        (4, "Areas/Car.md", "2026-05-02"),
+    ]
 
 
 async def test_passages_carry_dates_and_come_newest_first(

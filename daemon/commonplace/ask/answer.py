@@ -17,7 +17,7 @@ from typing import Any
 
 from commonplace import prompts
 from commonplace.ask.citations import check_answer, sanitize
-from commonplace.ask.daywords import question_days
+from commonplace.ask.daywords import day_of_note, question_days
 from commonplace.ask.models import REFUSAL, Answer, Passage
 from commonplace.ask.passages import SearchIndex, format_passages, retrieve, today_line
 from commonplace.ask.recent import recent_passages, with_recent
@@ -65,21 +65,32 @@ def context_for(question: str, today: date) -> str:
     return f"{today_line(today)}\n{question_days(question, today)}"
 
 
-def given(passages: list[Passage], question: str, settings: Settings) -> list[Passage]:
+def given(
+    passages: list[Passage], question: str, settings: Settings, today: date | None = None
+) -> list[Passage]:
     """What the model reads: the best passages, each cut to the lines the question is about
-    (tighten.py), newest first (where notes disagree, the newer is right, and a small model
-    takes the first it reads), numbered again from [1]."""
+    (tighten.py), numbered again from [1]. The notes of one day (a capture, a daily note) come
+    first, newest first: each is the owner's word on the day it names, and where notes
+    disagree the newest is right (a small model takes the first it reads). The others follow
+    in the search's order: their date is when the note was last edited, which says nothing of
+    which part is newer, and the search's first is the likeliest answer. A note dated after
+    the day asked (a file's modification time) is shown with no date."""
     tight = tighten_all(passages, question, settings.ask.passage_chars)
-    ordered = sorted(tight, key=lambda p: p.note_date or "", reverse=True)
-    return [dataclasses.replace(p, n=i) for i, p in enumerate(ordered, 1)]
+    if today is not None:
+        last = today.isoformat()
+        tight = [p if p.note_date <= last else dataclasses.replace(p, note_date="") for p in tight]
+    days = [p for p in tight if day_of_note(p.path) is not None]
+    days.sort(key=lambda p: (p.note_date, p.path), reverse=True)
+    others = [p for p in tight if day_of_note(p.path) is None]
+    return [dataclasses.replace(p, n=i) for i, p in enumerate([*days, *others], 1)]
 
 
 def fitted_messages(
     llm: LLM, question: str, passages: list[Passage], today: date
 ) -> tuple[list[dict[str, Any]], list[Passage]]:
     """The conversation with as many of the passages as the model's context holds: past it,
-    the server would cut the prompt and the rules at its top would be lost first. The
-    passages are newest first here, so the oldest go first."""
+    the server would cut the prompt and the rules at its top would be lost first. The last
+    passages go first: the search's least likely."""
     messages = build_messages(question, passages, today)
     while len(passages) > 1 and llm.prompt_room(messages) < 0:
         passages = passages[:-1]
@@ -150,7 +161,9 @@ async def answer_question(
     question, passages, notes, day = await _prepare(question, index, settings, today)
     if not passages:
         return check_answer(question, REFUSAL, passages, notes=[*notes, NO_PASSAGES])
-    messages, passages = fitted_messages(llm, question, given(passages, question, settings), day)
+    messages, passages = fitted_messages(
+        llm, question, given(passages, question, settings, day), day
+    )
     reply = await llm.chat(messages)
     notes = [*notes, CUT_OFF] if reply.cut else notes
     return check_answer(
@@ -179,7 +192,9 @@ async def stream_answer(
         return
     safe = SafeStream()
     parts: list[str] = []
-    messages, passages = fitted_messages(llm, question, given(passages, question, settings), day)
+    messages, passages = fitted_messages(
+        llm, question, given(passages, question, settings, day), day
+    )
     context = context_for(question, day)
     gate = FactGate(Checker(passages, question, context))
     # Closed with this generator: a page that goes away frees the model at once.
