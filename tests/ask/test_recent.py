@@ -87,19 +87,21 @@ def test_the_newest_capture_on_the_question_joins_the_passages() -> None:
         hybrid=[],
         keyword=[
             hit("Projects/Switchboard Redesign.md", "public launch: 12 november."),
-            hit("captures/2026-10-23 0840.md", "launch now 26 NOV, 5% beta 18 nov."),
-            hit("captures/2026-09-01 0900.md", "launch party ideas"),  # too old
+            hit("captures/2026-10-23 0840.md", "switchboard: launch now 26 NOV, 5% beta 18 nov."),
+            hit("captures/2026-10-22 0900.md", "book launch party"),  # one word shared: no
+            hit("captures/2026-09-01 0900.md", "switchboard launch party ideas"),  # too old
             hit("captures/2026-10-20 1251.md", "switchboard launch 12 nov confirmed"),
-            hit("captures/2026-10-19 1315.md", "launch again"),  # past the first two
+            hit("captures/2026-10-19 1315.md", "switchboard launch again"),  # past the first two
         ],
     )
-    recent = asyncio.run(recent_passages("When is the launch?", index, MONDAY, given))
+    question = "When is the Switchboard launch?"
+    recent = asyncio.run(recent_passages(question, index, MONDAY, given))
     assert [p.path for p in recent] == [
         "captures/2026-10-23 0840.md",
         "captures/2026-10-20 1251.md",
     ]
     assert recent[0].note_date == "2026-10-01"  # the index's date, as for any passage
-    assert index.calls == [("keyword", "When is the launch?")]  # no day named: one search
+    assert index.calls == [("keyword", question)]  # no day named: one search
 
 
 def test_a_capture_whose_day_words_mean_the_day_asked_about_joins() -> None:
@@ -129,7 +131,7 @@ def test_passages_already_given_are_not_added_twice() -> None:
         Passage(1, capture.path, capture.title, "", capture.text, "2026-10-24", capture.start_line)
     ]
     index = ByMode(hybrid=[], keyword=[capture])
-    assert asyncio.run(recent_passages("parkrun PB?", index, MONDAY, given)) == []
+    assert asyncio.run(recent_passages("parkrun PB 24:48?", index, MONDAY, given)) == []
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,7 @@ search by meaning (issue 43: "When is the Switchboard public launch?" had the ca
 moved the launch nowhere in its first 60 results, and the model gave the old date). The owner
 wrote the capture last, so it is the one that counts. Here, besides the search's own passages,
 Ask takes the notes of one day (a capture, a daily note: daywords.day_of_note) written in the
-fortnight up to the day asked, that match the question by keywords (or whose day words mean
+fortnight up to the day asked, that share two of the question's words (or whose day words mean
 the day the question names: "by wed" written on Friday 23 October, asked "what's due
 tomorrow?" on Tuesday 27th), at most a few, in place of the search's last passages. A bigger
 model reads the same passages plus the newest word; it can only gain.
@@ -21,10 +21,12 @@ from datetime import date, timedelta
 from commonplace.ask.daywords import WEEKDAY_WORDS, day_of_note, day_words
 from commonplace.ask.models import Passage
 from commonplace.ask.passages import SearchHit, SearchIndex, iso_date
+from commonplace.ask.tighten import question_words
 
 RECENT_DAYS = 14  # how far back a note of one day is the owner's latest word
 MAX_RECENT = 2  # notes of one day added for the question's words, and as many for its days
 CANDIDATES = 40  # keyword results looked through
+MIN_SHARED = 2  # words of the question (not function words) a note must share to be added
 
 
 def recent_window(today: date) -> tuple[date, date]:
@@ -104,7 +106,12 @@ async def recent_passages(
         )
         return [h for h in response.results if not exclude(h.path)]
 
-    found = pick(await search(question), today, taken)
+    asked = question_words(question)
+
+    def on_the_question(hit: SearchHit, day: date) -> bool:
+        return len(asked & question_words(hit.text)) >= MIN_SHARED
+
+    found = pick(await search(question), today, taken, wanted=on_the_question)
     meant = days_meant(question, today)
     if meant and (query := day_query(meant)):
 
