@@ -188,3 +188,30 @@ def test_fact_gate_waits_for_a_whole_sentence() -> None:
     assert gate.feed("The rate is 4.") == ""  # "4." may be "4.19"
     assert gate.feed("19% fixed. And") == "The rate is 4.19% fixed."
     assert gate.flush() == " And"
+
+
+def test_a_fact_in_a_passage_s_text_wins_over_one_in_another_s_date() -> None:
+    """Issue 43's run: "due in October 2026" was cited to a capture of 23 October 2026 about
+    the launch (its date holds October 2026), not to the dentist note that says it."""
+    passages = [
+        Passage(
+            1,
+            "captures/2026-10-23 0840.md",
+            "2026-10-23 0840",
+            "",
+            "launch now 26 NOV",
+            "2026-10-23",
+        ),
+        Passage(
+            2,
+            "Areas/Health/Dentist.md",
+            "Dentist",
+            "Dentist > Appointments",
+            "- Check-ups every 6 months, so the next one was due in **October 2026**.",
+            "",
+        ),
+    ]
+    support = Checker(passages, "When was my last dental check-up?").check(
+        "The last dental check-up was due in October 2026."
+    )
+    assert support.text == "The last dental check-up was due in October 2026 [2]."

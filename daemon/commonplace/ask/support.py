@@ -73,6 +73,7 @@ class Checker:
     def __init__(self, passages: Sequence[Passage], question: str, context: str = "") -> None:
         self.numbers = [p.n for p in passages]
         self.keys = {p.n: keys_of(passage_words(p)) for p in passages}
+        self.text_keys = {p.n: keys_of(model_text(p)) for p in passages}  # without its date
         self.words = {p.n: content_words(passage_words(p)) for p in passages}
         self.asked = keys_of(question)
         self.around = keys_of(context) | self.asked  # today's date, the days the program named
@@ -129,18 +130,24 @@ class Checker:
         )
 
     def cover(self, wanted: Sequence[Fact], exclude: Sequence[int] = ()) -> list[int]:
-        """The fewest passages (at most MAX_ADDED; ties to the better-ranked) holding the most
-        of `wanted`, a hard fact counting twice a name; none when no passage holds any."""
+        """The fewest passages (at most MAX_ADDED) holding the most of `wanted`, a hard fact
+        counting twice a name; ties to the one holding more of them in its text (not only in
+        its note's date: "October 2026" is said by the dentist note, not by a capture of 23
+        October about something else), then to the better-ranked; none when no passage holds
+        any."""
         left = list(wanted)
         chosen: list[int] = []
         while left and len(chosen) < MAX_ADDED:
             scores = {
-                n: sum(2 if f.kind in HARD else 1 for f in left if held(f, k))
+                n: (
+                    sum(2 if f.kind in HARD else 1 for f in left if held(f, k)),
+                    sum(1 for f in left if held(f, self.text_keys[n])),
+                )
                 for n, k in self.keys.items()
                 if n not in exclude and n not in chosen
             }
-            best = max(scores, key=lambda n: (scores[n], -n), default=None)
-            if best is None or scores[best] == 0:
+            best = max(scores, key=lambda n: (*scores[n], -n), default=None)
+            if best is None or scores[best][0] == 0:
                 break
             chosen.append(best)
             left = [f for f in left if not held(f, self.keys[best])]
