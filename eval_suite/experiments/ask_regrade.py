@@ -60,7 +60,8 @@ def replies(path: Path) -> list[dict[str, Any]]:
 
 def _unmarked(text: str) -> str:
     """The owner's text back: without the dates the program wrote beside day words."""
-    return re.sub(r" \[(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day \d{1,2} \w+ \d{4}\]", "", text)
+    day = r"(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day \d{1,2}"
+    return re.sub(rf" \[{day}(?: \w+)?(?: \d{{4}})?(?: – {day} \w+ \d{{4}})?\]", "", text)
 
 
 def main() -> None:

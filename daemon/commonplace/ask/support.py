@@ -73,7 +73,7 @@ class Checker:
     def __init__(self, passages: Sequence[Passage], question: str, context: str = "") -> None:
         self.numbers = [p.n for p in passages]
         self.keys = {p.n: keys_of(passage_words(p)) for p in passages}
-        self.text_keys = {p.n: keys_of(model_text(p)) for p in passages}  # without its date
+        self.text_keys = {p.n: keys_of(p.text) for p in passages}  # the owner's words alone
         self.words = {p.n: content_words(passage_words(p)) for p in passages}
         self.asked = keys_of(question)
         self.around = keys_of(context) | self.asked  # today's date, the days the program named
