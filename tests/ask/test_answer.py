@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import re
-from datetime import date
+from datetime import date, datetime
 from typing import Any
 
 import pytest
@@ -136,11 +136,11 @@ async def test_think_leak_is_stripped(fake_ollama: FakeOllama, ask_settings: Set
     assert not any("[9]" in f for f in answer.findings)
 
 
-def test_notes_of_one_day_first_newest_first_the_others_in_the_search_order(
+def test_passages_in_the_search_order_a_date_after_the_day_asked_is_none(
     settings: Settings,
 ) -> None:
-    """A note's date is when it was last edited, which says nothing of which of its parts
-    is newer: only the notes of one day move ahead; a date after the day asked is no date."""
+    """Not newest first: a capture first made the small model refuse or answer from it (the
+    crumble's oven temperature); a note edited after the day asked shows no date."""
     ranked = [
         Passage(1, "Areas/Health/Dentist.md", "Dentist", "", "Check-up 14 April.", "2026-12-07"),
         Passage(2, "Inbox/2026-10-20 0805.md", "2026-10-20 0805", "", "timber", "2026-10-20"),
@@ -149,19 +149,20 @@ def test_notes_of_one_day_first_newest_first_the_others_in_the_search_order(
     ]
     shown = given(ranked, "When was my last check-up?", settings, TODAY)
     assert [(p.n, p.path, p.note_date) for p in shown] == [
-        (1, "Inbox/2026-10-22 1405.md", "2026-10-22"),
+        (1, "Areas/Health/Dentist.md", ""),  # edited after the day asked: no date
         (2, "Inbox/2026-10-20 0805.md", "2026-10-20"),
-        (3, "Areas/Health/Dentist.md", ""),  # edited after the day asked: no date
-        (4, "Areas/Car.md", "2026-05-02"),
+        (3, "Areas/Car.md", "2026-05-02"),
+        (4, "Inbox/2026-10-22 1405.md", "2026-10-22"),
     ]
 
 
-async def test_passages_carry_dates_and_come_newest_first(
+async def test_passages_carry_dates_so_the_newest_can_win(
     fake_ollama: FakeOllama, ask_settings: Settings
 ) -> None:
-    """The search ranks the project note first; the capture that moved the launch is newer,
-    so the model reads it first (a small model takes the first it reads), with its weekday,
-    and the capture's time stamp is not shown as its title."""
+    """The search ranks the project note first and the model reads it first; each passage
+    shows its date with its weekday (rule 3: the newest is right where they disagree), and
+    the capture's time stamp is not shown as its title. A model that follows rule 3 answers
+    from the capture."""
     index = FixedIndex(
         [
             hit(
@@ -173,19 +174,21 @@ async def test_passages_carry_dates_and_come_newest_first(
         ]
     )
 
-    def first(request: dict[str, Any]) -> str:
-        n, _, day, text = passages_in(request)[0]
+    def newest(request: dict[str, Any]) -> str:
+        n, _, day, text = max(
+            passages_in(request), key=lambda p: datetime.strptime(p[2], "%A %d %B %Y")
+        )
         return f"As of {day}: {text} [{n}]"
 
-    fake_ollama.chat_handler = first
+    fake_ollama.chat_handler = newest
     answer = await ask("When is the Switchboard launch?", ask_settings, index)
     (request,) = fake_ollama.chat_requests()
     seen = passages_in(request)
     assert [(n, note, day) for n, note, day, _ in seen] == [
-        (1, "note of that day", "Wednesday 21 October 2026"),
-        (2, "Switchboard Redesign", "Tuesday 1 September 2026"),
+        (1, "Switchboard Redesign", "Tuesday 1 September 2026"),
+        (2, "note of that day", "Wednesday 21 October 2026"),
     ]
-    assert answer.answer == "As of Wednesday 21 October 2026: Launch moved to 12 November. [1]"
+    assert answer.answer == "As of Wednesday 21 October 2026: Launch moved to 12 November. [2]"
     assert answer.sources[0].path == "Inbox/2026-10-21 0915.md"
     assert answer.sources[0].note_date == "2026-10-21"
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from commonplace import prompts
 from commonplace.ask.citations import check_answer, sanitize
-from commonplace.ask.daywords import day_of_note, question_days
+from commonplace.ask.daywords import question_days
 from commonplace.ask.models import REFUSAL, Answer, Passage
 from commonplace.ask.passages import SearchIndex, format_passages, retrieve, today_line
 from commonplace.ask.recent import recent_passages, with_recent
@@ -68,21 +68,17 @@ def context_for(question: str, today: date) -> str:
 def given(
     passages: list[Passage], question: str, settings: Settings, today: date | None = None
 ) -> list[Passage]:
-    """What the model reads: the best passages, each cut to the lines the question is about
-    (tighten.py), numbered again from [1]. The notes of one day (a capture, a daily note) come
-    first, newest first: each is the owner's word on the day it names, and where notes
-    disagree the newest is right (a small model takes the first it reads). The others follow
-    in the search's order: their date is when the note was last edited, which says nothing of
-    which part is newer, and the search's first is the likeliest answer. A note dated after
+    """What the model reads: the best passages in the search's order, each cut to the lines
+    the question is about (tighten.py), numbered again from [1]. Not newest first: with the
+    notes of one day first, the small model read an unrelated capture first and refused or
+    answered from it (the crumble's oven temperature, the last check-up: 5 of 7 such answers
+    came back in the search's order, docs/measurements/small-model-ask.md). A note dated after
     the day asked (a file's modification time) is shown with no date."""
     tight = tighten_all(passages, question, settings.ask.passage_chars)
     if today is not None:
         last = today.isoformat()
         tight = [p if p.note_date <= last else dataclasses.replace(p, note_date="") for p in tight]
-    days = [p for p in tight if day_of_note(p.path) is not None]
-    days.sort(key=lambda p: (p.note_date, p.path), reverse=True)
-    others = [p for p in tight if day_of_note(p.path) is None]
-    return [dataclasses.replace(p, n=i) for i, p in enumerate([*days, *others], 1)]
+    return [dataclasses.replace(p, n=i) for i, p in enumerate(tight, 1)]
 
 
 def fitted_messages(

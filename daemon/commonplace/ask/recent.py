@@ -8,8 +8,9 @@ wrote the capture last, so it is the one that counts. Here, besides the search's
 Ask takes the notes of one day (a capture, a daily note: daywords.day_of_note) written in the
 fortnight up to the day asked, that share two of the question's words (or whose day words mean
 the day the question names: "by wed" written on Friday 23 October, asked "what's due
-tomorrow?" on Tuesday 27th), at most a few, in place of the search's last passages. A bigger
-model reads the same passages plus the newest word; it can only gain.
+tomorrow?" on Tuesday 27th), at most a few, in place of the search's last passages; each shows
+its date, and the prompt says the newest is right where passages disagree. A bigger model reads
+the search's best passages plus the newest word; it can only gain.
 """
 
 from __future__ import annotations
@@ -137,7 +138,7 @@ def with_recent(
     passages: Sequence[Passage], recent: Sequence[Passage], limit: int
 ) -> list[Passage]:
     """The search's passages and the recent ones, at most `limit` (the prompt stays the same
-    size: the recent ones take the place of the search's last), numbered again from 1
-    (answer.given orders them newest first)."""
+    size: the recent ones take the place of the search's last, after its others), numbered
+    again from 1."""
     keep = list(passages[: max(min(len(passages), limit - len(recent)), 1)])
     return [dataclasses.replace(p, n=i) for i, p in enumerate([*keep, *recent], 1)]
