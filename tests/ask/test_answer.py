@@ -9,13 +9,13 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import re
-from datetime import date
+from datetime import date, datetime
 from typing import Any
 
 import pytest
 
-from commonplace.ask import REFUSAL, Answer, AskError, answer_question, stream_answer
-from commonplace.ask.answer import CUT_OFF, SafeStream
+from commonplace.ask import REFUSAL, Answer, AskError, Passage, answer_question, stream_answer
+from commonplace.ask.answer import CUT_OFF, SafeStream, given
 from commonplace.config import Settings
 from commonplace.llm import make_llm
 from tests.ask.helpers import FixedIndex, cite_passage_with, hit, passages_in
@@ -24,8 +24,10 @@ from tests.models import with_model
 
 TODAY = date(2026, 10, 27)  # a Tuesday
 
+# In the search's order, as the model is shown them (none is a note of one day): their numbers
+# are their places here.
 FIVE = [
-    hit("Travel/Passport.md", "Passport expires on 9 February 2027.", note_date="2026-08-01"),
+    hit("Travel/Passport.md", "Passport expires on 9 February 2027.", note_date="2026-09-01"),
     hit("Travel/Lisbon Trip.md", "Flight EZY6041 leaves at 06:40.", note_date="2026-08-16"),
     hit("Areas/Car.md", "The MOT is due on 18 November 2026.", note_date="2026-05-02"),
     hit("Recipes/Dal Makhani.md", "Pressure cook for 45 minutes.", note_date="2026-03-09"),
@@ -70,11 +72,44 @@ async def test_citation_beyond_the_passages_is_flagged(
     assert "[7] matches no passage: only [1]–[5] were given." in answer.findings
 
 
-async def test_uncited_answer_is_flagged(fake_ollama: FakeOllama, ask_settings: Settings) -> None:
+async def test_uncited_answer_gets_the_passage_that_holds_its_facts(
+    fake_ollama: FakeOllama, ask_settings: Settings
+) -> None:
+    """A small model forgets the [n] (issue 43); the program cites the passage holding the
+    answer's facts, and the answer is shown with its source, unflagged."""
     fake_ollama.enqueue_chat("The MOT is due on 18 November 2026.")
+    answer = await ask("When is the MOT?", ask_settings)
+    assert answer.answer == "The MOT is due on 18 November 2026 [3]."
+    assert [s.path for s in answer.sources] == ["Areas/Car.md"]
+    assert answer.added == (3,)
+    assert answer.findings == ()
+
+
+async def test_uncited_answer_that_no_passage_backs_is_flagged(
+    fake_ollama: FakeOllama, ask_settings: Settings
+) -> None:
+    fake_ollama.enqueue_chat("Go and ask a friend.")
     answer = await ask("When is the MOT?", ask_settings)
     assert answer.sources == ()
     assert any("cites no passage" in f for f in answer.findings)
+
+
+async def test_answer_whose_facts_no_passage_holds_is_not_shown(
+    fake_ollama: FakeOllama, ask_settings: Settings
+) -> None:
+    """Issue 43: "The Jewson delivery is arriving on Thursday the 29th at 14:30." was shown,
+    flagged; no note holds a time for it. The fixed refusal is shown instead, saying why."""
+    fake_ollama.enqueue_chat("The Jewson delivery is arriving on Thursday the 29th at 14:30.")
+    answer = await ask(
+        "What time is the Jewson delivery arriving on Thursday the 29th?", ask_settings
+    )
+    assert answer.refused and answer.replaced
+    assert answer.answer == REFUSAL
+    assert answer.sources == ()
+    assert answer.findings == (
+        "The model's answer was not supported by your notes: it said 14:30, which none of the "
+        "passages it was given holds, so it is not shown.",
+    )
 
 
 @pytest.mark.parametrize(
@@ -101,9 +136,33 @@ async def test_think_leak_is_stripped(fake_ollama: FakeOllama, ask_settings: Set
     assert not any("[9]" in f for f in answer.findings)
 
 
-async def test_passages_carry_dates_so_the_newer_note_wins(
+def test_passages_in_the_search_order_a_date_after_the_day_asked_is_none(
+    settings: Settings,
+) -> None:
+    """Not newest first: a capture first made the small model refuse or answer from it (the
+    crumble's oven temperature); a note edited after the day asked shows no date."""
+    ranked = [
+        Passage(1, "Areas/Health/Dentist.md", "Dentist", "", "Check-up 14 April.", "2026-12-07"),
+        Passage(2, "Inbox/2026-10-20 0805.md", "2026-10-20 0805", "", "timber", "2026-10-20"),
+        Passage(3, "Areas/Car.md", "Car", "", "MOT 18 November.", "2026-05-02"),
+        Passage(4, "Inbox/2026-10-22 1405.md", "2026-10-22 1405", "", "dentist", "2026-10-22"),
+    ]
+    shown = given(ranked, "When was my last check-up?", settings, TODAY)
+    assert [(p.n, p.path, p.note_date) for p in shown] == [
+        (1, "Areas/Health/Dentist.md", ""),  # edited after the day asked: no date
+        (2, "Inbox/2026-10-20 0805.md", "2026-10-20"),
+        (3, "Areas/Car.md", "2026-05-02"),
+        (4, "Inbox/2026-10-22 1405.md", "2026-10-22"),
+    ]
+
+
+async def test_passages_carry_dates_so_the_newest_can_win(
     fake_ollama: FakeOllama, ask_settings: Settings
 ) -> None:
+    """The search ranks the project note first and the model reads it first; each passage
+    shows its date with its weekday (rule 3: the newest is right where they disagree), and
+    the capture's time stamp is not shown as its title. A model that follows rule 3 answers
+    from the capture."""
     index = FixedIndex(
         [
             hit(
@@ -116,7 +175,9 @@ async def test_passages_carry_dates_so_the_newer_note_wins(
     )
 
     def newest(request: dict[str, Any]) -> str:
-        n, _, day, text = max(passages_in(request), key=lambda p: p[2])
+        n, _, day, text = max(
+            passages_in(request), key=lambda p: datetime.strptime(p[2], "%A %d %B %Y")
+        )
         return f"As of {day}: {text} [{n}]"
 
     fake_ollama.chat_handler = newest
@@ -124,10 +185,11 @@ async def test_passages_carry_dates_so_the_newer_note_wins(
     (request,) = fake_ollama.chat_requests()
     seen = passages_in(request)
     assert [(n, note, day) for n, note, day, _ in seen] == [
-        (1, "Switchboard Redesign", "2026-09-01"),
-        (2, "2026-10-21 0915", "2026-10-21"),
+        (1, "Switchboard Redesign", "Tuesday 1 September 2026"),
+        (2, "note of that day", "Wednesday 21 October 2026"),
     ]
-    assert answer.answer == "As of 2026-10-21: Launch moved to 12 November. [2]"
+    assert answer.answer == "As of Wednesday 21 October 2026: Launch moved to 12 November. [2]"
+    assert answer.sources[0].path == "Inbox/2026-10-21 0915.md"
     assert answer.sources[0].note_date == "2026-10-21"
 
 

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from commonplace.ask.citations import (
+    NOT_SUPPORTED,
     check_answer,
     cited_numbers,
     is_refusal,
@@ -85,16 +88,33 @@ def test_citation_of_a_missing_passage_is_flagged() -> None:
     assert answer.findings == ("[7] matches no passage: only [1]–[5] were given.",)
 
 
-def test_uncited_factual_answer_is_flagged() -> None:
-    answer = check_answer("q?", "Your flight leaves at 06:40 on Thursday.", passages(2))
+def test_uncited_answer_without_facts_or_shared_words_is_flagged() -> None:
+    answer = check_answer("q?", "Ask someone who knows.", passages(2))
     assert answer.sources == ()
     assert len(answer.findings) == 1
     assert "cites no passage" in answer.findings[0]
 
 
+def test_uncited_factual_answer_is_cited_by_the_program() -> None:
+    answer = check_answer("q?", "It is fact number 2, you see.", passages(3))
+    assert answer.answer == "It is fact number 2, you see [2]."
+    assert [s.n for s in answer.sources] == [2]
+    assert answer.added == (2,)
+    assert answer.findings == ()
+
+
+def test_uncited_answer_of_facts_in_no_passage_is_replaced_by_the_refusal() -> None:
+    answer = check_answer("q?", "Your flight leaves at 06:40 on Thursday.", passages(2))
+    assert answer.refused and answer.replaced
+    assert answer.answer == REFUSAL
+    assert answer.sources == ()
+    assert answer.findings[0].startswith(NOT_SUPPORTED + ": it said 06:40")
+
+
 def test_think_draft_is_removed_and_reported() -> None:
     raw = "The user wants the date. Maybe [9]?</think>It is on 3 December [1]."
-    answer = check_answer("q?", raw, passages(2))
+    dated = [replace(p, text=f"{p.text} On 3 December.") for p in passages(2)]
+    answer = check_answer("q?", raw, dated)
     assert answer.answer == "It is on 3 December [1]."
     assert "draft" in answer.findings[0]
     assert [s.n for s in answer.sources] == [1]

@@ -66,7 +66,7 @@ def test_json_output_and_dated_passages(run_ask: Any, fake_ollama_thread: FakeOl
     assert data["findings"] == []
     (request,) = fake_ollama_thread.chat_requests()
     seen = passages_in(request)
-    assert ("Passport", "2026-09-14") in [(note, day) for _, note, day, _ in seen]
+    assert ("Passport", "Monday 14 September 2026") in [(note, day) for _, note, day, _ in seen]
     assert all(day != "unknown" for _, _, day, _ in seen)
     assert "Today is Tuesday 27 October 2026" in request["messages"][1]["content"]
 

@@ -49,6 +49,14 @@ def passage_number(prompt: str, note: str) -> int | None:
     return int(match[1]) if match else None
 
 
+def passage_holding(prompt: str, words: str) -> int | None:
+    """The first passage whose text holds `words` (a capture's title is no longer its stamp)."""
+    for n, text in re.findall(r'<passage n="(\d+)"[^>]*>\n(.*?)\n</passage>', prompt, re.S):
+        if words.lower() in text.lower():
+            return int(n)
+    return None
+
+
 def scripted_model(body: dict[str, Any]) -> str:
     """A stand-in model: answers by looking at what it was asked (JSON where JSON is asked)."""
     fmt = body.get("format") if isinstance(body.get("format"), dict) else {}
@@ -90,7 +98,7 @@ def scripted_model(body: dict[str, Any]) -> str:
         n = passage_number(prompt, "Passport")
         return f"Your passport expires on 9 Feb 2027 [{n}]." if n else REFUSAL
     if "chess with Sam" in prompt:
-        n = passage_number(prompt, "2026-10-19 0742") or 1  # the fake's search may miss it
+        n = passage_holding(prompt, "wednesdays") or 1  # the fake's search may miss it
         return f"No: chess moved to Wednesdays at 8pm [{n}]."
     return REFUSAL
 
@@ -282,7 +290,7 @@ def test_ask_suite_and_the_grading_round_trip(
     out = tmp_path / "runs"
     result = run_eval("ask", "--datasets", str(datasets), "--out", str(out), "--note", NOTE)
     assert result.exit_code == 0, result.output
-    assert "right (program): 3/3" in result.output
+    assert "right (program): 3/3" in result.output, result.output
     folder = only_folder(out)
     lines = common_checks(folder, "ask", runs=1, items=3)
     items = {r["item"]: r for r in lines if r["type"] == "item"}
@@ -313,14 +321,16 @@ def test_ask_suite_grades_what_the_program_flagged_as_wrong(
     fake_ollama_thread: FakeOllama, datasets: Path, tmp_path: Path
 ) -> None:
     """Known-bad answers the facts alone would pass: a citation of a passage that was never
-    given, an answer citing nothing, a refusal with the model's guess after it."""
+    given, a date that no passage holds beside the right facts, a refusal with the model's
+    guess after it. (An answer citing nothing is no longer one: the program cites the passage
+    holding its facts.)"""
 
     def model(body: dict[str, Any]) -> str:
         prompt = body["messages"][-1]["content"]
         if "passport expire" in prompt:
             return "Your passport expires on 9 Feb 2027 [99]."
         if "chess with Sam" in prompt:
-            return "No: chess moved to Wednesdays at 8pm."
+            return "No: chess moved to Wednesdays at 8pm, from 3 November."
         return REFUSAL + " But it is probably at 7am."
 
     fake_ollama_thread.chat_handler = model
@@ -334,9 +344,45 @@ def test_ask_suite_grades_what_the_program_flagged_as_wrong(
     assert passport["facts_missing"] == [] and not passport["right"]
     assert passport["flags"] and passport["flags"][0].startswith("[99] matches no passage")
     assert chess["facts_missing"] == [] and not chess["right"]
-    assert "cites no passage" in chess["flags"][0]
+    assert chess["flags"] == [
+        "3 November stands in none of the passages given; check it before relying on it."
+    ]
     assert refusal["refusal_right"] and not refusal["right"]
     assert refusal["flags"] == ["The model added text after the fixed refusal; it was left out."]
+
+
+def test_ask_suite_counts_what_the_program_carried(
+    fake_ollama_thread: FakeOllama, datasets: Path, tmp_path: Path
+) -> None:
+    """A small model's answers (issue 43): right facts without [n], and an invented time for
+    the question no note answers. The program cites the first, refuses in place of the
+    second; both are right as shown, and the figures say the program did it, not the model."""
+
+    def model(body: dict[str, Any]) -> str:
+        prompt = body["messages"][-1]["content"]
+        if "passport expire" in prompt:
+            return "The passport expires on 9 February 2027."
+        if "chess with Sam" in prompt:
+            return "Yes."
+        return "The Jewson delivery is arriving on Thursday the 29th at 14:30."
+
+    fake_ollama_thread.chat_handler = model
+    out = tmp_path / "runs"
+    result = run_eval("ask", "--datasets", str(datasets), "--out", str(out), "--note", NOTE)
+    assert result.exit_code == 0, result.output
+    assert "right (program): 2/3" in result.output
+    assert "the program cited for the model in 1 answers" in result.output
+    assert "replaced by the refusal: 1 on unanswerable questions, 0 on answerable" in result.output
+    folder = only_folder(out)
+    items = {r["item"]: r for r in records(folder / "run-1.jsonl") if r["type"] == "item"}
+    passport, chess, jewson = (items[i] for i in ("a01", "a31", "a41"))
+    assert passport["grade"]["right"] and passport["added"] and passport["grade"]["flags"] == []
+    assert passport["answer"]["answer"].endswith("2027 [" + str(passport["added"][0]) + "].")
+    assert not chess["grade"]["right"]  # "Yes." is wrong, and cites nothing
+    assert jewson["replaced"] and jewson["grade"]["right"]
+    assert "14:30" in jewson["answer"]["findings"][0]
+    sheet = (folder / "sheet.md").read_text(encoding="utf-8")
+    assert "it said 14:30, which none of the passages it was given holds" in sheet
 
 
 def test_digest_suite_lists_every_sentence(

@@ -12,13 +12,17 @@ import re
 from collections.abc import Sequence
 
 from commonplace.ask.models import REFUSAL, Answer, Passage, Source
+from commonplace.ask.support import Checker
 from commonplace.llm import strip_think
 from commonplace.vault.shown import quoted_text
 
-# [3], [1, 2], [1-3], [^2]; never the inside of a [[wikilink]].
 # The finding that says a leaked reasoning draft was taken out (the answer after it is whole).
 DRAFT_REMOVED = "The model's reasoning draft was removed from the answer."
+# The start of the finding under a refusal that the program gave in place of the model's
+# answer: none of its facts stood in the passages (support.py).
+NOT_SUPPORTED = "The model's answer was not supported by your notes"
 
+# [3], [1, 2], [1-3], [^2]; never the inside of a [[wikilink]].
 _CITATION = re.compile(r"(?<!\[)\[\s*\^?(\d{1,3}(?:\s*(?:,|;|-|–|and)\s*\^?\d{1,3})*)\s*\](?!\])")
 _NUMBER = re.compile(r"\d+")
 _RANGE = re.compile(r"^(\d+)\s*[-–]\s*(\d+)$")
@@ -115,10 +119,15 @@ def check_answer(
     *,
     source_chars: int = 240,
     notes: Sequence[str] = (),
+    context: str = "",
 ) -> Answer:
     """Turn the model's raw text into the Answer shown to the user, with the program's findings.
 
-    `notes` are remarks from earlier stages (e.g. the search fell back to keywords).
+    `notes` are remarks from earlier stages (e.g. the search fell back to keywords); `context`
+    is what the model was told besides the passages that may back a fact (today's date, the
+    days the question names). A sentence left uncited gets the passages that hold its facts
+    (support.py); an answer none of whose facts stand in a passage is replaced by the fixed
+    refusal, and says so.
     """
     findings = list(notes)
     if "</think>" in raw:
@@ -142,6 +151,27 @@ def check_answer(
         return Answer(
             question, "", refused=False, findings=tuple(findings), passages=tuple(passages)
         )
+    support = Checker(passages, question, context).check(text)
+    if support.nothing_supported:
+        named = ", ".join(support.unsupported[:3])
+        findings.append(
+            f"{NOT_SUPPORTED}: it said {named}, which none of the passages it was given holds, "
+            "so it is not shown."
+        )
+        return Answer(
+            question,
+            REFUSAL,
+            refused=True,
+            findings=tuple(findings),
+            passages=tuple(passages),
+            replaced=True,
+        )
+    text = support.text
+    findings += [
+        f"{fact} stands in none of the passages given; check it before relying on it."
+        for fact in support.unsupported
+    ]
+    findings += [f"{wrong}." for wrong in support.misattributed]
     cited = cited_numbers(text)
     by_number = {p.n: p for p in passages}
     unknown = [n for n in cited if n not in by_number]
@@ -162,6 +192,7 @@ def check_answer(
         findings=tuple(findings),
         passages=tuple(passages),
         cited=tuple(cited),
+        added=support.added,
     )
 
 

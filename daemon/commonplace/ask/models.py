@@ -101,6 +101,8 @@ class Answer:
     findings: tuple[str, ...] = ()  # the program's remarks, one sentence each
     passages: tuple[Passage, ...] = field(default=(), repr=False)
     cited: tuple[int, ...] = ()  # every number the answer cites, valid or not, in order
+    added: tuple[int, ...] = ()  # the citations the program added where the model gave none
+    replaced: bool = False  # the refusal stands in for an answer no passage supported
 
     def to_json(self) -> dict[str, Any]:
         """The shape shared by `commonplace ask --json` and the API."""

@@ -13,7 +13,9 @@ from collections.abc import Callable, Iterable, Sequence
 from datetime import date
 from typing import Any, Protocol
 
+from commonplace.ask.daywords import day_of_note, mark_days
 from commonplace.ask.models import Passage
+from commonplace.basics.dates import day_name_year
 from commonplace.vault import in_folder
 
 MAX_PASSAGE_CHARS = 4000  # a chunk is ~400 tokens; this only guards against a huge one
@@ -125,18 +127,56 @@ def iso_date(value: Any) -> str:
 
 
 def format_passages(passages: Sequence[Passage]) -> str:
-    """Each passage fenced as data, labelled with its number, note title, date and section.
+    """Each passage fenced as data, labelled with its number, note, date and section.
 
     The note text is untrusted: it cannot close the fence (a '</passage>' inside it is
     defused), and the rules tell the model that the fence holds data, not instructions.
+    The date carries its weekday, and day words in a note of one day carry their dates
+    (model_text), so the model never has to work a date out.
     """
     blocks = []
     for p in passages:
-        attrs = f'n="{p.n}" note="{_attr(p.title)}" date="{p.note_date or "unknown"}"'
-        if p.heading:
-            attrs += f' section="{_attr(p.heading)}"'
-        blocks.append(f"<passage {attrs}>\n{defuse(p.text)}\n</passage>")
+        attrs = f'n="{p.n}" note="{_attr(model_title(p))}" date="{shown_date(p.note_date)}"'
+        section = _section(p)
+        if section:
+            attrs += f' section="{_attr(section)}"'
+        blocks.append(f"<passage {attrs}>\n{defuse(model_text(p))}\n</passage>")
     return "\n\n".join(blocks)
+
+
+def model_text(p: Passage) -> str:
+    """The passage as the model reads it: in a note of one day (a capture, a daily note), each
+    relative day word followed by the date it meant that day ("by friday [Friday 30 October
+    2026]"). The owner's own words are unchanged, and what is shown to the owner is p.text."""
+    day = day_of_note(p.path)
+    return mark_days(p.text, day) if day else p.text
+
+
+_STAMP_TITLE = re.compile(r"^\d{4}[-_]\d{2}[-_]\d{2}(?:[ T_]\d{2}[:.]?\d{2})?\s*")
+
+
+def model_title(p: Passage) -> str:
+    """The note's title without a capture's time stamp ("2026-10-24 1430" is no time of
+    anything the note says: a small model read it as the delivery's time)."""
+    if day_of_note(p.path) is None:
+        return p.title
+    return _STAMP_TITLE.sub("", p.title).strip() or "note of that day"
+
+
+def shown_date(iso: str) -> str:
+    """'2026-10-24' -> 'Saturday 24 October 2026'; 'unknown' when there is none."""
+    try:
+        return day_name_year(date.fromisoformat(iso)) if iso else "unknown"
+    except ValueError:
+        return "unknown"
+
+
+def _section(p: Passage) -> str:
+    """The heading path without the note's own title at its start (it is in note=)."""
+    parts = [h.strip() for h in p.heading.split(" > ") if h.strip()]
+    if parts and parts[0] == p.title:
+        parts = parts[1:]
+    return " › ".join(parts)
 
 
 def defuse(text: str) -> str:

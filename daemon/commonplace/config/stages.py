@@ -260,6 +260,14 @@ class AskSettings:
     passages: int = field(
         default=8, metadata={**bounds(1, 50), "doc": "Passages given to the model."}
     )
+    passage_chars: int = field(
+        default=600,
+        metadata={
+            **bounds(100, 20000),
+            "doc": "Longest passage the model reads: a longer one keeps the lines the "
+            "question names.",
+        },
+    )
     quiet_s: float = field(
         default=5.0,
         metadata={

@@ -14,7 +14,7 @@ from typing import Any
 
 from commonplace.ask import answer_question
 from commonplace.ask.answer import NO_PASSAGES, SEARCH_NOTE
-from commonplace.ask.citations import DRAFT_REMOVED
+from commonplace.ask.citations import DRAFT_REMOVED, NOT_SUPPORTED
 from commonplace.evals import grading
 from commonplace.evals.fixture import copy_vault, load_jsonl
 from commonplace.evals.indexing import build_index, close_index
@@ -48,6 +48,8 @@ async def run_item(env: SuiteEnv, item: Item) -> ItemResult:
         "today": today.isoformat(),
         "answer": answer.to_json(),
         "cited": list(answer.cited),
+        "added": list(answer.added),  # the citations the program added where the model gave none
+        "replaced": answer.replaced,  # the refusal shown in place of an unsupported answer
         "passages": [
             {"n": p.n, "path": p.path, "heading": p.heading, "note_date": p.note_date}
             for p in answer.passages
@@ -71,15 +73,18 @@ async def run_item(env: SuiteEnv, item: Item) -> ItemResult:
 
 
 def answer_flags(findings: Sequence[str]) -> list[str]:
-    """The program's findings about the answer itself (a citation matching no passage, no
-    citation, markup removed, text after the refusal left out, cut short, no answer): each
-    makes the answer wrong. Not counted: notices about the search (keywords only, nothing
-    found: the eval's index, not the model) and a removed reasoning draft (the answer after
-    it is whole)."""
+    """The program's findings about the answer itself (a citation matching no passage or
+    holding none of its sentence's facts, no citation, a fact in no passage, markup removed,
+    text after the refusal left out, cut short, no answer): each makes the answer wrong. Not
+    counted: notices about the search (keywords only, nothing found: the eval's index, not the
+    model), a removed reasoning draft (the answer after it is whole), and the note under a
+    refusal the program gave in place of an answer no passage supported (what the owner is
+    shown is the refusal; `figures` counts those apart, so the model's own refusals and the
+    program's stay visible)."""
     return [
         f
         for f in findings
-        if not f.startswith(SEARCH_NOTE) and f not in (NO_PASSAGES, DRAFT_REMOVED)
+        if not f.startswith((SEARCH_NOTE, NOT_SUPPORTED)) and f not in (NO_PASSAGES, DRAFT_REMOVED)
     ]
 
 
@@ -92,14 +97,26 @@ def _expected(item: Mapping[str, Any]) -> str:
 
 
 def figures(results: Sequence[ItemResult]) -> dict[str, Any]:
-    """Over the whole dataset: a question the model failed on counts as not answered."""
+    """Over the whole dataset: a question the model failed on counts as not answered. Beside
+    the grades, what the program carried: answers it cited for the model, and answers it
+    replaced by the refusal (on questions the notes answer, and on those they do not)."""
     grades = [
         r.record["grade"]
         if r.error is None
         else {**grading.grade_answer(r.record["dataset"], "", False, []), "right": False}
         for r in results
     ]
-    return grading.ask_figures(grades, errors=sum(1 for r in results if r.error))
+    done = [r.record for r in results if r.error is None]
+    return {
+        **grading.ask_figures(grades, errors=sum(1 for r in results if r.error)),
+        "citations_added": sum(1 for r in done if r.get("added")),
+        "replaced_answerable": sum(
+            1 for r in done if r.get("replaced") and r["grade"]["answerable"]
+        ),
+        "replaced_unanswerable": sum(
+            1 for r in done if r.get("replaced") and not r["grade"]["answerable"]
+        ),
+    }
 
 
 def report(f: Mapping[str, Any]) -> list[str]:
@@ -110,6 +127,9 @@ def report(f: Mapping[str, Any]) -> list[str]:
         f"refused wrongly {f['false_refusals']:g}",
         f"unanswerable: refused {f['refused_right']:g}/{f['unanswerable']:g}; "
         f"answers the program flagged {f['flagged']:g}; model failures {f['errors']:g}",
+        f"the program cited for the model in {f.get('citations_added', 0):g} answers; "
+        f"replaced by the refusal: {f.get('replaced_unanswerable', 0):g} on unanswerable "
+        f"questions, {f.get('replaced_answerable', 0):g} on answerable ones",
     ]
 
 
