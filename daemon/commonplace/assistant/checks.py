@@ -282,6 +282,15 @@ def questions_place(facts: TurnFacts) -> str:
     return ""
 
 
+def waiting_reply(facts: TurnFacts) -> str:
+    """The reply the program writes after the model asked for a change in schema mode, where a
+    small model's own words would claim it done: where the question is, and that nothing
+    changes before a Yes. Never a claim, so never corrected (tests hold it to that)."""
+    questions = "the questions" if facts.pending_this_turn > 1 else "the question"
+    place = questions_place(facts)
+    return f"Answer {questions}{' ' + place if place else ''}: nothing changes until you say Yes."
+
+
 def typed_answer_refused(client: Client, waiting: int) -> str:
     """The reply to a typed "yes" or "no" that answers nothing (it answers only the one question
     the last reply asked): how to answer where the owner is. The terminal has no buttons."""

@@ -15,6 +15,7 @@ from datetime import date, datetime, time
 from typing import TYPE_CHECKING, Any
 
 from commonplace.assistant.actions import Action, Propose, ToolError
+from commonplace.assistant.arguments import ROLES
 from commonplace.assistant.days import DateWordsError, parse_day, parse_time
 
 if TYPE_CHECKING:
@@ -52,10 +53,13 @@ class Param:
     description: str
     default: Any = REQUIRED
     choices: tuple[str, ...] = ()
+    said: str = ""  # what of the owner's words it takes, if any (arguments.py's ROLES)
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"unknown parameter kind {self.kind!r}")
+        if self.said and self.said not in ROLES:
+            raise ValueError(f"unknown role {self.said!r} for {self.name!r}")
 
     @property
     def required(self) -> bool:
@@ -66,6 +70,7 @@ class Param:
 class ToolContext:
     settings: Settings
     now: datetime  # aware, in the user's timezone
+    words: str = ""  # the owner's message this turn answers: what it names may find a thing
 
     @property
     def today(self) -> date:
@@ -85,6 +90,10 @@ class Tool:
     searches_ahead: bool = False  # a read that covers the coming days
     changes: bool = False  # run returns a Propose
     status: str = ""  # shown on the page while it runs: "Looking at your tasks…"
+
+    def roles(self) -> dict[str, str]:
+        """What of the owner's words each argument takes (arguments.py): role -> name."""
+        return {p.said: p.name for p in self.params if p.said}
 
     def schema(self) -> dict[str, Any]:
         """The tool as a `tools` entry (OpenAI's function format, which every server takes)."""
@@ -137,9 +146,19 @@ class Registry:
     def schemas(self) -> list[dict[str, Any]]:
         return [tool.schema() for tool in self.tools.values()]
 
-    def summary(self) -> str:
-        """One line per tool for the instructions: its name and when to call it."""
-        return "\n".join(f"- {t.name}: {t.description}" for t in self.tools.values())
+    def summary(self, *, arguments: bool = False) -> str:
+        """One line per tool for the instructions: its name and when to call it; with
+        `arguments`, its arguments' names too (optional ones marked '?'), for a model that
+        sees no tool schema (steps.py)."""
+        lines = []
+        for t in self.tools.values():
+            names = ", ".join(p.name + ("" if p.required else "?") for p in t.params)
+            lines.append(
+                f"- {t.name} ({names}): {t.description}"
+                if arguments
+                else f"- {t.name}: {t.description}"
+            )
+        return "\n".join(lines)
 
 
 def coerce_arguments(tool: Tool, raw: Mapping[str, Any], today: date) -> dict[str, Any]:
