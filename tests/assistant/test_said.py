@@ -22,7 +22,7 @@ DAYS = [
     ("What's on my calendar on Thursday?", [("2026-10-29", 1)], False),
     ("Am I free on Sunday morning?", [("2026-11-01", 1)], False),
     ("What's on today?", [("2026-10-26", 1)], False),  # a weekday's own day is today
-    ("What have I got on Monday?", [("2026-10-26", 1)], False),
+    ("What have I got on Monday?", [], True),  # on a Monday: today, or a week today?
     ("What time is my 1:1 with Marcus tomorrow?", [("2026-10-27", 1)], False),
     ("the day after tomorrow", [("2026-10-28", 1)], False),
     ("Do I have anything on this evening?", [("2026-10-26", 1)], False),
@@ -115,8 +115,10 @@ LENGTHS = [
     ("for 1.5 hours", 90),
     ("lunch from 12 to 1:30 pm", 90),
     ("from 10 to 11 am", 60),
+    ("Add the party on Saturday at 11pm, 3 hours", 180),
     ("at 2 pm", None),
     ("for Thursday", None),
+    ("in 3 hours", None),  # when, not how long
 ]
 
 
@@ -208,6 +210,10 @@ ARGUMENTS = [
       "minutes": 1},
      {"title": "Call with the plumber", "day": "2026-10-29", "start_time": "09:00"},
      ["start_time", "minutes"]),  # no length said: the tool's hour, not the model's minute
+    (ADD_EVENT, "Book a haircut with Jo on 7 November at 10",
+     {"title": "Haircut with Jo", "day": "2026-11-07", "start_time": "10:00", "minutes": 45},
+     {"title": "Haircut with Jo", "day": "2026-11-07", "start_time": "10:00", "minutes": 45},
+     []),  # a length nobody said, but one a haircut may have: the model's
     (ADD_EVENT, "Add a dentist appointment this week", {"title": "Dentist", "day": "2026-10-28"},
      {"title": "Dentist", "day": "2026-10-28"}, []),  # a span is no day for a new event
     # "at 4": the model chose one of the two readings, so it is believed

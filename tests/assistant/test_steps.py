@@ -201,3 +201,40 @@ def test_the_programs_reply_after_a_question_is_never_corrected(
     assert checks.correct(text, facts) == (text, [])
     assert checks.reminder_for(text, facts) is None
     assert "Yes" in text
+
+
+def test_a_tool_answer_of_this_message_ends_with_the_owners_question_again() -> None:
+    messages = [
+        {"role": "user", "content": "What's due?"},  # an earlier message
+        {"role": "assistant", "content": "", "tool_calls": [{"name": "list_tasks"}]},
+        {"role": "tool", "content": "Open tasks: none.", "name": "list_tasks"},
+        {"role": "assistant", "content": "Nothing."},
+        {"role": "user", "content": "What's on Thursday?"},
+        {"role": "assistant", "content": "", "tool_calls": [{"name": "list_events"}]},
+        {"role": "tool", "content": "Thursday: Dentist at 16:00.", "name": "list_events"},
+    ]
+    steps = as_steps(messages, "What's on Thursday?")
+    assert steps[2]["content"] == "list_tasks answered:\nOpen tasks: none."
+    assert steps[-1]["content"] == (
+        "list_events answered:\nThursday: Dentist at 16:00.\n\nThe owner asked: \"What's on "
+        'Thursday?"'
+    )
+
+
+def test_the_not_looked_reminder_names_what_to_look_at_and_with_which_tools() -> None:
+    facts = checks.TurnFacts(
+        user_text="Am I free on Sunday morning?",
+        domains=frozenset({"calendar", "weather"}),
+        readers={"calendar": ("list_events", "find_events"), "weather": ("weather",)},
+        looked_at={"weather"},
+    )
+    reply_text = "Yes, you are free on Sunday morning."
+    assert checks.reminder_for(reply_text, facts) == checks.NOT_LOOKED
+    template = "You haven't looked at $what yet. Call $tools first, then answer from it."
+    assert checks.reminder_text(checks.NOT_LOOKED, template, reply_text, facts) == (
+        "You haven't looked at your calendar yet. Call list_events or find_events first, then "
+        "answer from it."
+    )
+    assert checks.reminder_text(checks.EMPTY, "Please answer me.", "", facts) == (
+        "Please answer me."
+    )

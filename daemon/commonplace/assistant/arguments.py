@@ -12,7 +12,8 @@ the owner's message says nothing the program can read for it:
   shows the date, and the owner says No to a wrong one.
 - `within`: "what's due this week": the days from today to the end of what was said.
 - `time`: the time said ("at 2 pm").
-- `minutes`: the length said ("for 30 minutes"); none said, the tool's default (a model asked
+- `minutes`: the length said ("for 30 minutes", ", 3 hours"); none said, the model's if it is
+  a length an event may have (15 minutes to 12 hours), else the tool's default (a model asked
   for a length nobody gave sent 0, then 1: an event from 09:00 to 09:01).
 - `on_day`: the day an event is on now, where a change finds it ("Saturday's haircut"); in a
   span said ("this week"), the model's day only if it is in it.
@@ -34,6 +35,7 @@ from typing import Any
 from commonplace.assistant.days import DateWordsError, parse_day, parse_time
 from commonplace.assistant.said import DaySaid, Said, TimeSaid, target_split
 
+MIN_GUESSED, MAX_GUESSED = 15, 12 * 60  # minutes a length nobody said may be
 ROLES = ("day", "day?", "days", "due", "within", "time", "minutes", "new_day", "new_time", "on_day")
 
 
@@ -88,8 +90,8 @@ def _values(
         out[roles["on_day"]] = _on_day(one, raw.get(roles["on_day"]), today)
     if "time" in roles and said.one_time is not None:
         out[roles["time"]] = _time_value(said.one_time, raw.get(roles["time"]))
-    if "minutes" in roles:  # a length not said is the tool's default (an hour), not a guess
-        out[roles["minutes"]] = said.minutes
+    if "minutes" in roles:
+        out[roles["minutes"]] = said.minutes or _plausible(raw.get(roles["minutes"]))
     return out
 
 
@@ -128,6 +130,16 @@ def _on_day(said: DaySaid, model: Any, today: date) -> str | None:
         day = None
     inside = day is not None and said.first <= day < said.first + timedelta(days=said.days)
     return day.isoformat() if inside and day is not None else None
+
+
+def _plausible(minutes: Any) -> int | None:
+    """A length the owner did not say: the model's, when it is one an event may last (a
+    haircut of 45 minutes); else none, and the tool's hour (not a call of 1 minute)."""
+    try:
+        value = int(minutes)
+    except (TypeError, ValueError):
+        return None
+    return value if MIN_GUESSED <= value <= MAX_GUESSED else None
 
 
 def _time_value(said: TimeSaid, model: Any) -> str:

@@ -386,7 +386,8 @@ def calendar_tools(calendar: CalendarClient) -> list[Tool]:
     return [
         Tool(
             "list_events",
-            "Call when the owner asks what is on, or about their plans, on a day or some days.",
+            "Call when the owner asks what is on, about their plans, or whether they are free, "
+            "on a day or some days.",
             (
                 Param("day", "date", "the first day", None, said="day"),
                 Param("days", "integer", f"how many days, 1 to {MAX_DAYS}", None, said="days"),
@@ -398,7 +399,8 @@ def calendar_tools(calendar: CalendarClient) -> list[Tool]:
         ),
         Tool(
             "find_events",
-            "Call to find when an event is, by words from its title (two weeks ahead unless told).",
+            "Call when the owner asks when an event is (their next dentist appointment, say): "
+            "finds it by words from its title, two weeks ahead unless told.",
             (
                 Param("words", "string", "words from the event's title"),
                 Param("day", "date", "the first day to look at", None, said="day?"),

@@ -16,6 +16,8 @@ kinds of answer here:
 from __future__ import annotations
 
 import re
+import string
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -147,6 +149,7 @@ class TurnFacts:
     domains: frozenset[str] = frozenset()  # domains the assistant has tools for
     client: Client = "api"  # where the reply is read: decides where its questions are
     pending_this_turn: int = 0  # of `pending`, those asked after this message (shown after it)
+    readers: Mapping[str, Sequence[str]] = field(default_factory=dict)  # domain -> its tools
 
 
 def claims_change(text: str) -> bool:
@@ -218,6 +221,23 @@ def _earns(kind: str, reply: str, facts: TurnFacts) -> bool:
         wanted = asked_domains(user) & {"calendar", "tasks"} & set(facts.domains)
         return gives_up(reply) and seeking and bool(wanted) and not facts.searched_ahead
     raise AssertionError(kind)  # pragma: no cover
+
+
+_DOMAIN_NAMES = {"calendar": "your calendar", "tasks": "your tasks", "weather": "the weather"}
+
+
+def reminder_text(kind: str, text: str, reply: str, facts: TurnFacts) -> str:
+    """A reminder as sent: `not_looked` says what was not looked at and which tools look
+    ("You haven't looked at your calendar yet. Call list_events or find_events first"): told
+    only "call the tool", a small model called the weather again for "Am I free on Sunday?"."""
+    if kind != NOT_LOOKED:
+        return text
+    unlooked = sorted(_unlooked(reply, facts))
+    what = " and ".join(_DOMAIN_NAMES.get(d, d) for d in unlooked) or "it"
+    tools = [name for d in unlooked for name in facts.readers.get(d, ())]
+    return string.Template(text).safe_substitute(
+        what=what, tools=" or ".join(tools) if tools else "the tool"
+    )
 
 
 def asked_domains(user_text: str) -> set[str]:

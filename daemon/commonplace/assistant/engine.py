@@ -220,6 +220,7 @@ class Assistant:
             ran_since_last_message=ran_since_last_message(day_log.events()),
             answered_since_last_message=answered_since_last_message(day_log.events()),
             domains=frozenset(t.looks_at for t in self.registry.tools.values() if t.looks_at),
+            readers=self.registry.readers(),
             client=client,
         )
         heard = set(state.answers)  # answers the history below tells the model
@@ -237,7 +238,12 @@ class Assistant:
             _tell_answers_meanwhile(day_log, heard, messages, now)
             if turn.mode == "schema":
                 reply = await steps.next_step(
-                    self.llm, messages, self.registry, round_, tools=not turn.repeated
+                    self.llm,
+                    messages,
+                    self.registry,
+                    round_,
+                    tools=not turn.repeated,
+                    question=text,
                 )
             else:
                 reply = await self.llm.chat_turn(
@@ -279,9 +285,10 @@ class Assistant:
             if kind is not None:
                 facts.reminders.add(kind)
                 turn.reminders.append(kind)
+                said_again = checks.reminder_text(kind, reminders[kind], reply.content, facts)
                 nudge = [
                     {"role": "assistant", "content": reply.content},
-                    {"role": "user", "content": reminders[kind]},
+                    {"role": "user", "content": said_again},
                 ]
                 messages.extend(nudge)
                 for message in nudge:

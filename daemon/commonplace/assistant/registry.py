@@ -143,6 +143,15 @@ class Registry:
         for action in actions:
             self.add_action(action)
 
+    def readers(self) -> dict[str, tuple[str, ...]]:
+        """The tools that read each domain ("calendar": list_events, find_events), for a
+        reminder that names them."""
+        found: dict[str, tuple[str, ...]] = {}
+        for t in self.tools.values():
+            if t.looks_at and not t.changes:
+                found[t.looks_at] = (*found.get(t.looks_at, ()), t.name)
+        return found
+
     def schemas(self) -> list[dict[str, Any]]:
         return [tool.schema() for tool in self.tools.values()]
 

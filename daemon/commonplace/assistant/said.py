@@ -7,9 +7,10 @@ itself, and where it says a day, a time or a length, that is what the tool gets,
 model sent; where it says none, a due date or a new day is left out (arguments.py decides per
 argument). The model still chooses the tool, the event and the words of a task.
 
-Only what can be read without guessing is read. "Next Thursday" (this week's or the one after?)
-and "Thursday" for a date in the past are left to the model, and `vague` says some words looked
-like a day that no rule here reads, so the model's own date is kept for the question to show.
+Only what can be read without guessing is read. "Next Thursday" (this week's or the one
+after?) and "Monday" said on a Monday (today, or a week today?) are left to the model, and
+`vague` says some words looked like a day that no rule here reads, so the model's own date is
+kept for the question to show.
 Everything here is a pure function of the text and the moment, tested as a table.
 """
 
@@ -87,7 +88,7 @@ _TIMES = (
 )
 _TIME_FINDERS = tuple((k, re.compile(rf"\b(?:{p})(?!\w)", re.IGNORECASE)) for k, p in _TIMES)
 _LENGTH = re.compile(
-    r"\bfor\s+(?:(?P<half>half\s+an?\s+hour)|(?P<ninety>an?\s+hour\s+and\s+a\s+half|"
+    r"(?:\bfor\s+|,\s*)(?:(?P<half>half\s+an?\s+hour)|(?P<ninety>an?\s+hour\s+and\s+a\s+half|"
     r"one\s+and\s+a\s+half\s+hours?)|(?P<n>\d{1,3}(?:\.\d+)?|"
     + "|".join(_NUMBER)
     + r")\s*(?P<unit>minutes?|mins?|hours?|hrs?|h)\b)",
@@ -276,6 +277,8 @@ def _day(kind: str, match: re.Match[str], today: date) -> tuple[date, int] | Non
         return today + timedelta(days=n * (7 if g["unit"].lower().startswith("week") else 1)), 1
     if kind == "weekday":
         wanted = _WEEKDAY[g["wd"].lower()]
+        if wanted == today.weekday():
+            return None  # "Monday" on a Monday: today, or a week today? the model's reading
         return today + timedelta(days=(wanted - today.weekday()) % 7), 1
     if kind == "the_nth":
         number = int(re.sub(r"\D", "", g["d"]))

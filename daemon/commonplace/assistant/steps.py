@@ -68,6 +68,7 @@ async def next_step(
     number: int,
     *,
     tools: bool = True,
+    question: str = "",
 ) -> ChatReply:
     """The model's next step as a ChatReply: a tool call (made by the program from the JSON
     answer) or a reply's text. An answer that is no step (the server did not hold it to the
@@ -75,7 +76,7 @@ async def next_step(
     with their reminder."""
     schema = step_schema(registry, tools=tools)
     try:
-        step = await llm.chat_json(as_steps(messages), Step, schema=schema)
+        step = await llm.chat_json(as_steps(messages, question), Step, schema=schema)
     except BadAnswer:
         return ChatReply(content="")
     if step.tool == REPLY:
@@ -91,12 +92,22 @@ async def next_step(
     return ChatReply(content="", tool_calls=(call,))
 
 
-def as_steps(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def as_steps(messages: Sequence[Mapping[str, Any]], question: str = "") -> list[dict[str, Any]]:
     """The conversation as a model answering in steps reads it: each of its turns as the JSON
     step it was (tool calls made earlier, perhaps by tool calling, included), each tool's
-    answer as a message that says which tool gave it."""
+    answer as a message that says which tool gave it; those after the owner's `question` end
+    with it again, as a small model answers what it read last (after a listing it said "There
+    are no events on Thursday" with two events above)."""
     out: list[dict[str, Any]] = []
-    for message in map(neutral, messages):
+    asked = max(
+        (
+            i
+            for i, m in enumerate(messages)
+            if m.get("role") == "user" and m.get("content") == question
+        ),
+        default=len(messages),
+    )
+    for index, message in enumerate(map(neutral, messages)):
         role, content = message["role"], message["content"]
         if role == "assistant" and message.get("tool_calls"):
             steps = [
@@ -108,7 +119,10 @@ def as_steps(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
             out.append({"role": "assistant", "content": step_text(content)})
         elif role == "tool":
             name = message.get("name") or "the tool"
-            out.append({"role": "user", "content": f"{name} answered:\n{content}"})
+            text = f"{name} answered:\n{content}"
+            if question and index > asked:
+                text += f'\n\nThe owner asked: "{question}"'
+            out.append({"role": "user", "content": text})
         else:
             out.append({"role": role, "content": content})
     return out
