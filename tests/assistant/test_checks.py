@@ -236,3 +236,45 @@ def test_a_question_claimed_when_none_was_made_is_corrected(reply: str) -> None:
 )
 def test_replies_that_claim_no_question_pass(reply: str) -> None:
     assert checks.correct(reply, TurnFacts()) == (reply, [])
+
+
+SUNDAY = [(660, 720, "Brunch with Zoë"), (1080, 1440, "Ring Mum about Christmas")]
+# (the owner's words, the reply, reminded)
+FREE = [
+    ("Am I free on Sunday morning?", "Yes, I am free on Sunday morning.", True),
+    ("Am I free on Sunday morning?", "Yes, you're free then.", True),
+    ("Am I free on Sunday morning?", "No: brunch with Zoë at 11:00.", False),
+    ("Am I free on Sunday afternoon?", "Yes, you're free on Sunday afternoon.", False),
+    ("Anything on Sunday evening?", "There are no events on Sunday evening.", True),
+    ("What's on Sunday?", "Nothing planned on Sunday.", True),
+    ("Am I free on Sunday morning?", "You're not free: brunch at 11:00.", False),
+]
+
+
+@pytest.mark.parametrize(("asked", "reply", "reminded"), FREE)
+def test_a_free_day_said_over_a_listing_that_shows_events_earns_a_reminder(
+    asked: str, reply: str, reminded: bool
+) -> None:
+    facts = TurnFacts(user_text=asked, domains=ALL, looked_at={"calendar"}, shown=list(SUNDAY))
+    assert (checks.reminder_for(reply, facts) == checks.SAID_FREE) is reminded
+    if reminded:
+        text = checks.reminder_text(
+            checks.SAID_FREE, "The calendar shows $events then.", reply, facts
+        )
+        assert text.startswith("The calendar shows ") and "then." in text
+
+
+def test_the_said_free_reminder_names_what_was_listed_then() -> None:
+    facts = TurnFacts(
+        user_text="Am I free on Sunday morning?", domains=ALL, looked_at={"calendar"},
+        shown=list(SUNDAY),
+    )  # fmt: skip
+    template = "The calendar shows $events then. Answer again from what it shows."
+    assert checks.reminder_text(checks.SAID_FREE, template, "You're free.", facts) == (
+        "The calendar shows Brunch with Zoë at 11:00 then. Answer again from what it shows."
+    )
+
+
+def test_free_with_nothing_listed_then_is_an_answer() -> None:
+    facts = TurnFacts(user_text="Am I free on Sunday morning?", domains=ALL, looked_at={"calendar"})
+    assert checks.reminder_for("Yes, you're free on Sunday morning.", facts) is None

@@ -16,7 +16,8 @@ the owner's message says nothing the program can read for it:
   a length an event may have (15 minutes to 12 hours), else the tool's default (a model asked
   for a length nobody gave sent 0, then 1: an event from 09:00 to 09:01).
 - `on_day`: the day an event is on now, where a change finds it ("Saturday's haircut"); in a
-  span said ("this week"), the model's day only if it is in it.
+  span said ("this week"), the model's day only if it is in it; a day of the model's that is
+  no date at all ("Monday 27 October", a Tuesday) is left out, as the event is found without.
 - `new_day`, `new_time`: a move. What follows its last "to" is the new day and time,
   what comes before names the event ("move Thursday's dentist to Friday at 10"). A new time
   said with no new day keeps the event's day ("push my 1:1 to 4 pm"), and a new day with no
@@ -29,11 +30,11 @@ question the program writes names the real day and time either way.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import date, time, timedelta
+from datetime import date, datetime, time, timedelta
 from typing import Any
 
 from commonplace.assistant.days import DateWordsError, parse_day, parse_time
-from commonplace.assistant.said import DaySaid, Said, TimeSaid, target_split
+from commonplace.assistant.said import DaySaid, Said, TimeSaid, read, target_split
 
 MIN_GUESSED, MAX_GUESSED = 15, 12 * 60  # minutes a length nobody said may be
 ROLES = ("day", "day?", "days", "due", "within", "time", "minutes", "new_day", "new_time", "on_day")
@@ -68,7 +69,14 @@ def _values(
     the words say nothing about are not in the result."""
     out: dict[str, Any] = {}
     if "new_day" in roles or "new_time" in roles:
-        return _move(roles, raw, said, today)
+        moved = _move(roles, raw, said, today)
+        if (
+            "on_day" in roles
+            and roles["on_day"] not in moved
+            and _unreadable(raw.get(roles["on_day"]), today)
+        ):
+            moved[roles["on_day"]] = None
+        return moved
     one = said.one_day
     for role in ("day", "day?"):
         if role not in roles:
@@ -88,6 +96,8 @@ def _values(
         out[roles["within"]] = max((one.first - today).days + one.days - 1, 0)
     if "on_day" in roles and one is not None:
         out[roles["on_day"]] = _on_day(one, raw.get(roles["on_day"]), today)
+    elif "on_day" in roles and _unreadable(raw.get(roles["on_day"]), today):
+        out[roles["on_day"]] = None  # only a hint where to look: the event is found without it
     if "time" in roles and said.one_time is not None:
         out[roles["time"]] = _time_value(said.one_time, raw.get(roles["time"]))
     if "minutes" in roles:
@@ -117,6 +127,19 @@ def _move(
     if "on_day" in roles and where is not None:
         out[roles["on_day"]] = _on_day(where, raw.get(roles["on_day"]), today)
     return out
+
+
+def _unreadable(value: Any, today: date) -> bool:
+    """A day the model sent that no reading makes a date ("Monday 27 October": the 27th is a
+    Tuesday)."""
+    if value is None or not str(value).strip():
+        return False
+    try:
+        parse_day(str(value), today)
+    except DateWordsError:
+        found = read(str(value), datetime.combine(today, time(12)))
+        return not (found.one_day is not None and found.one_day.days == 1 and not found.vague)
+    return False
 
 
 def _on_day(said: DaySaid, model: Any, today: date) -> str | None:

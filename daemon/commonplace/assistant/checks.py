@@ -33,8 +33,9 @@ ANNOUNCED = "announced"
 ASKED_TO_GO_AHEAD = "asked_to_go_ahead"
 NOT_LOOKED = "not_looked"
 GAVE_UP = "gave_up"
+SAID_FREE = "said_free"
 EMPTY = "empty"
-REMINDER_KINDS = (ANNOUNCED, ASKED_TO_GO_AHEAD, NOT_LOOKED, GAVE_UP, EMPTY)
+REMINDER_KINDS = (ANNOUNCED, ASKED_TO_GO_AHEAD, NOT_LOOKED, SAID_FREE, GAVE_UP, EMPTY)
 
 NOTHING_PROPOSED = "(Nothing was changed: no change was proposed. Ask again.)"
 NOTHING_CHANGED = "(Nothing was changed.)"  # after a No, or a Yes refused: its result says why
@@ -150,6 +151,7 @@ class TurnFacts:
     client: Client = "api"  # where the reply is read: decides where its questions are
     pending_this_turn: int = 0  # of `pending`, those asked after this message (shown after it)
     readers: Mapping[str, Sequence[str]] = field(default_factory=dict)  # domain -> its tools
+    shown: list[tuple[int, int, str]] = field(default_factory=list)  # timed events listed
 
 
 def claims_change(text: str) -> bool:
@@ -212,6 +214,8 @@ def _earns(kind: str, reply: str, facts: TurnFacts) -> bool:
         return asks_to_go_ahead(reply) and not facts.proposed and not facts.pending
     if kind == NOT_LOOKED:
         return bool(_unlooked(reply, facts))
+    if kind == SAID_FREE:
+        return says_free(reply) and bool(busy_then(facts))
     if kind == GAVE_UP:
         # Only when the owner was after one thing ("when is my next ...", "cancel the ...")
         # and the model gave up without searching the coming days: "there is nothing on
@@ -223,6 +227,36 @@ def _earns(kind: str, reply: str, facts: TurnFacts) -> bool:
     raise AssertionError(kind)  # pragma: no cover
 
 
+_FREE = re.compile(
+    r"\b(?:you(?:'re|’re| are)|i(?:'m|’m| am))\s+(?:completely\s+|totally\s+|entirely\s+)?free\b|"
+    r"\bno (?:events?|plans|appointments?|meetings?)\b|"
+    r"\bnothing (?:on|planned|scheduled|booked)\b|\b(?:is|looks) (?:clear|free)\b",
+    re.IGNORECASE,
+)
+# The part of a day the owner asked about, in minutes: "free on Sunday morning?"
+_PARTS = (
+    (re.compile(r"\bmorning\b", re.I), 0, 12 * 60),
+    (re.compile(r"\bafternoon\b", re.I), 12 * 60, 17 * 60),
+    (re.compile(r"\b(?:evening|tonight)\b", re.I), 17 * 60, 24 * 60),
+)
+
+
+def says_free(reply: str) -> bool:
+    """ "Yes, you're free on Sunday morning.", "There are no events then." """
+    return bool(_FREE.search(reply))
+
+
+def busy_then(facts: TurnFacts) -> list[tuple[int, int, str]]:
+    """The timed events this turn's calendar reads listed in the part of the day the owner
+    asked about (the whole day when they named none): a reply that says they are free then
+    says what the listing does not (a small model answered "Yes, I am free on Sunday morning"
+    over a listing of brunch at 11:00)."""
+    low, high = next(
+        ((lo, hi) for pattern, lo, hi in _PARTS if pattern.search(facts.user_text)), (0, 24 * 60)
+    )
+    return [e for e in facts.shown if e[0] < high and e[1] > low]
+
+
 _DOMAIN_NAMES = {"calendar": "your calendar", "tasks": "your tasks", "weather": "the weather"}
 
 
@@ -230,6 +264,11 @@ def reminder_text(kind: str, text: str, reply: str, facts: TurnFacts) -> str:
     """A reminder as sent: `not_looked` says what was not looked at and which tools look
     ("You haven't looked at your calendar yet. Call list_events or find_events first"): told
     only "call the tool", a small model called the weather again for "Am I free on Sunday?"."""
+    if kind == SAID_FREE:
+        shown = [
+            f"{title} at {start // 60:02d}:{start % 60:02d}" for start, _, title in busy_then(facts)
+        ]
+        return string.Template(text).safe_substitute(events=" and ".join(shown))
     if kind != NOT_LOOKED:
         return text
     unlooked = sorted(_unlooked(reply, facts))

@@ -27,12 +27,14 @@ import fcntl
 import json
 import logging
 import os
+import secrets
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
+from commonplace.assistant.actions import Propose
 from commonplace.assistant.gate import Proposal
 
 log = logging.getLogger(__name__)
@@ -311,3 +313,39 @@ def answers_since_last_message(events: list[dict[str, Any]]) -> list[dict[str, A
         if event.get("type") == "answer":
             answers.append(event)
     return answers
+
+
+def record_proposal(
+    day_log: DayLog,
+    request: Propose,
+    question: str,
+    now: datetime,
+    source: str = "",
+    client: str = "",
+) -> Proposal:
+    """Store a question the gate wrote; from now on it waits for the owner's Yes or No."""
+    day = now.date().isoformat()
+    proposal = Proposal(
+        id=f"{day}-{secrets.token_hex(4)}",
+        kind=request.kind,
+        params=request.params,
+        question=question,
+        day=day,
+        source=source,
+        client=client,
+    )
+    event: dict[str, Any] = {
+        "type": "proposal",
+        "id": proposal.id,
+        "kind": proposal.kind,
+        "params": proposal.params,
+        "question": proposal.question,
+        "day": proposal.day,
+    }
+    if source:
+        event |= {"source": source, "client": client}
+    day_log.append(event, now)
+    log.info(
+        "assistant: proposed %s (%s), asked by %s", proposal.kind, proposal.id, source or "chat"
+    )
+    return proposal

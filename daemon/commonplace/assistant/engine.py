@@ -20,7 +20,6 @@ import asyncio
 import json
 import logging
 import re
-import secrets
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -42,10 +41,12 @@ from commonplace.assistant.conversation import (
     fold,
     proposal_day,
     ran_since_last_message,
+    record_proposal,
 )
 from commonplace.assistant.days import day_list, day_name, day_name_year
 from commonplace.assistant.gate import Proposal, Refused, confirm, describe, same_change
 from commonplace.assistant.registry import Registry, ToolContext, coerce_arguments
+from commonplace.calendar.text import timed_events
 from commonplace.config import Settings
 from commonplace.llm import LLM, ChatReply, ToolCall, call_message, tool_message
 
@@ -363,6 +364,8 @@ class Assistant:
         record["result"] = seen[key] = await self._call_tool(
             call, arguments, ctx, facts, turn, day_log
         )
+        if tool is not None and tool.looks_at == "calendar" and not tool.changes:
+            facts.shown.extend(timed_events(record["result"]))
         return record
 
     async def _call_tool(
@@ -434,7 +437,7 @@ class Assistant:
                 raise ToolError(
                     f"{MAX_PROPOSALS} changes are already waiting for the owner in this message"
                 )
-            proposal = _record_proposal(day_log, request, described.question, now)
+            proposal = record_proposal(day_log, request, described.question, now)
         turn.proposals.append(proposal)
         facts.proposed += 1
         return f"Proposed: {proposal.question} Nothing has changed: the owner answers Yes or No."
@@ -486,7 +489,7 @@ class Assistant:
                     f"{MAX_OUTSIDE_PENDING} questions from outside clients are already waiting "
                     "for the owner; wait until they answer them"
                 )
-            proposal = _record_proposal(day_log, request, described.question, now, source, client)
+            proposal = record_proposal(day_log, request, described.question, now, source, client)
         return Proposed(proposal, new=True)
 
     # -- the owner's Yes or No ---------------------------------------------------------------
@@ -594,42 +597,6 @@ def client_name(name: str) -> str:
     """A client's name for the owner's page: its own claim, so one printable line, short."""
     printable = "".join(c if c.isprintable() else " " for c in name)
     return " ".join(printable.split())[:MAX_CLIENT_NAME]
-
-
-def _record_proposal(
-    day_log: DayLog,
-    request: Propose,
-    question: str,
-    now: datetime,
-    source: str = "",
-    client: str = "",
-) -> Proposal:
-    """Store a question the gate wrote; from now on it waits for the owner's Yes or No."""
-    day = now.date().isoformat()
-    proposal = Proposal(
-        id=f"{day}-{secrets.token_hex(4)}",
-        kind=request.kind,
-        params=request.params,
-        question=question,
-        day=day,
-        source=source,
-        client=client,
-    )
-    event: dict[str, Any] = {
-        "type": "proposal",
-        "id": proposal.id,
-        "kind": proposal.kind,
-        "params": proposal.params,
-        "question": proposal.question,
-        "day": proposal.day,
-    }
-    if source:
-        event |= {"source": source, "client": client}
-    day_log.append(event, now)
-    log.info(
-        "assistant: proposed %s (%s), asked by %s", proposal.kind, proposal.id, source or "chat"
-    )
-    return proposal
 
 
 def _record_reply(day_log: DayLog, turn: Turn, now: datetime) -> None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time
 from typing import TYPE_CHECKING, Any
 
+from commonplace.assistant import said
 from commonplace.assistant.actions import Action, Propose, ToolError
 from commonplace.assistant.arguments import ROLES
 from commonplace.assistant.days import DateWordsError, parse_day, parse_time
@@ -223,6 +224,10 @@ def coerce(param: Param, value: Any, today: date) -> Any:
         try:
             return parse_day(str(value), today)
         except DateWordsError as exc:
+            # a label copied from the day list ("Thursday 29 October"), "29 October", "the 30th"
+            found = said.read(str(value), datetime.combine(today, time(12)))
+            if found.one_day is not None and found.one_day.days == 1 and not found.vague:
+                return found.one_day.first
             raise ToolError(f"'{name}': {exc}") from None
     if kind == "time":
         try:
