@@ -146,6 +146,7 @@ def figures(results: Sequence[ItemResult]) -> dict[str, Any]:
     corrections = 0
     right = 0
     set_from_words = repeated = 0  # arguments the owner's words set; calls made again
+    right_with_words = 0  # right requests whose arguments the owner's words set
     modes: Counter[str] = Counter()
     for r in results:
         grade = r.record.get("grade") or {}
@@ -162,6 +163,7 @@ def figures(results: Sequence[ItemResult]) -> dict[str, Any]:
         corrections += len(r.record.get("corrections") or [])
         calls = r.record.get("tool_calls") or []
         set_from_words += sum(len(c.get("from_words") or {}) for c in calls)
+        right_with_words += bool(not miss and any(c.get("from_words") for c in calls))
         repeated += sum(1 for c in calls if c.get("repeated"))
         if r.record.get("mode"):
             modes[str(r.record["mode"])] += 1
@@ -174,6 +176,7 @@ def figures(results: Sequence[ItemResult]) -> dict[str, Any]:
         "reminders": dict(reminders),
         "corrections": corrections,
         "set_from_words": set_from_words,
+        "right_with_words": right_with_words,
         "repeated_calls": repeated,
         "schema_mode": modes.get("schema", 0),
     }
@@ -195,8 +198,9 @@ def report(f: Mapping[str, Any]) -> list[str]:
     lines.append(f"reminders sent: {sent}; replies corrected: {f['corrections']:g}")
     if "set_from_words" in f:  # runs kept before these figures existed have none
         lines.append(
-            f"arguments set from the owner's words: {f['set_from_words']:g}; calls made again "
-            f"(not run): {f['repeated_calls']:g}; requests in schema mode: {f['schema_mode']:g}"
+            f"arguments set from the owner's words: {f['set_from_words']:g} (in "
+            f"{f['right_with_words']:g} of the right requests); calls made again (not run): "
+            f"{f['repeated_calls']:g}; requests in schema mode: {f['schema_mode']:g}"
         )
     return lines
 
