@@ -35,7 +35,8 @@ NOT_LOOKED = "not_looked"
 GAVE_UP = "gave_up"
 SAID_FREE = "said_free"
 EMPTY = "empty"
-REMINDER_KINDS = (ANNOUNCED, ASKED_TO_GO_AHEAD, NOT_LOOKED, SAID_FREE, GAVE_UP, EMPTY)
+NOT_DONE = "not_done"
+REMINDER_KINDS = (ANNOUNCED, ASKED_TO_GO_AHEAD, NOT_LOOKED, SAID_FREE, GAVE_UP, EMPTY, NOT_DONE)
 
 NOTHING_PROPOSED = "(Nothing was changed: no change was proposed. Ask again.)"
 NOTHING_CHANGED = "(Nothing was changed.)"  # after a No, or a Yes refused: its result says why
@@ -152,6 +153,7 @@ class TurnFacts:
     pending_this_turn: int = 0  # of `pending`, those asked after this message (shown after it)
     readers: Mapping[str, Sequence[str]] = field(default_factory=dict)  # domain -> its tools
     shown: list[tuple[int, int, str]] = field(default_factory=list)  # timed events listed
+    changers: frozenset[str] = frozenset()  # the tools that propose a change
 
 
 def claims_change(text: str) -> bool:
@@ -216,6 +218,14 @@ def _earns(kind: str, reply: str, facts: TurnFacts) -> bool:
         return bool(_unlooked(reply, facts))
     if kind == SAID_FREE:
         return says_free(reply) and bool(busy_then(facts))
+    if kind == NOT_DONE:
+        return (
+            asks_for_change(facts.user_text)
+            and not (facts.proposed or facts.pending)
+            and not set(facts.tools_called) & facts.changers
+            and "?" not in reply  # a question back is the owner's to answer
+            and not gives_up(reply)  # "I couldn't find it": gave_up's, once it searched ahead
+        )
     if kind == GAVE_UP:
         # Only when the owner was after one thing ("when is my next ...", "cancel the ...")
         # and the model gave up without searching the coming days: "there is nothing on
@@ -239,6 +249,19 @@ _PARTS = (
     (re.compile(r"\bafternoon\b", re.I), 12 * 60, 17 * 60),
     (re.compile(r"\b(?:evening|tonight)\b", re.I), 17 * 60, 24 * 60),
 )
+
+
+_ASKS_CHANGE = re.compile(
+    r"(?:^|[.!;,]\s*|\b(?:please|can you|could you|would you|you can)\s+)"
+    r"(?:remember|forget|add|put|move|push|cancel|delete|remove|tick|book|reschedule)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_for_change(user_text: str) -> bool:
+    """ "Remember that Sam is allergic to peanuts.", "..., please cancel it.", "you can tick
+    that off": the owner's message asks for a change (a request, not a question about one)."""
+    return bool(_ASKS_CHANGE.search(user_text.strip()))
 
 
 def says_free(reply: str) -> bool:

@@ -222,6 +222,7 @@ class Assistant:
             answered_since_last_message=answered_since_last_message(day_log.events()),
             domains=frozenset(t.looks_at for t in self.registry.tools.values() if t.looks_at),
             readers=self.registry.readers(),
+            changers=frozenset(t.name for t in self.registry.tools.values() if t.changes),
             client=client,
         )
         heard = set(state.answers)  # answers the history below tells the model
