@@ -139,6 +139,27 @@ async def test_a_call_made_again_is_not_run_and_then_only_a_reply_is_offered(
     assert last["properties"]["tool"] == {"const": "reply"}  # no tool left to call
 
 
+async def test_a_change_answered_without_a_tool_is_sent_back_to_a_step_that_must_be_a_tool(
+    schema_assistant: Assistant, fake_ollama: FakeOllama
+) -> None:
+    fake_ollama.enqueue_chat(
+        reply("I remember that Sam is allergic to peanuts."),
+        step("remember", fact="Sam is allergic to peanuts."),
+    )
+    turn = await schema_assistant.respond("Remember that Sam is allergic to peanuts.")
+    assert turn.reminders == [checks.NOT_DONE]
+    assert [p.question for p in turn.proposals] == [
+        'Add to your memory note: "Sam is allergic to peanuts."?'
+    ]
+    first, second = (r["format"] for r in fake_ollama.chat_requests())
+    assert {"tool": {"const": "reply"}, "text": {"type": "string", "minLength": 1}} in [
+        o["properties"] for o in first["anyOf"]
+    ]
+    # told to call the tool, the model may not write the reminder back as its reply
+    assert all(o["properties"]["tool"] != {"const": "reply"} for o in second["anyOf"])
+    assert turn.reply.startswith("Answer the question") and "Yes" in turn.reply
+
+
 async def test_an_answer_that_is_no_step_gets_the_empty_reminder(
     schema_assistant: Assistant, fake_ollama: FakeOllama
 ) -> None:

@@ -236,6 +236,7 @@ class Assistant:
         reminders = prompts.sections("assistant_reminders")
         owner = said.read(text, now)
         seen: dict[str, str] = {}  # each call made this turn (its name and arguments): its answer
+        must_call = False  # schema mode, just told to call the tool for a change: a tool, no reply
         for round_ in range(MAX_ROUNDS):
             _tell_answers_meanwhile(day_log, heard, messages, now)
             if turn.mode == "schema":
@@ -245,8 +246,10 @@ class Assistant:
                     self.registry,
                     round_,
                     tools=not turn.repeated,
+                    reply=not must_call,
                     question=text,
                 )
+                must_call = False
             else:
                 reply = await self.llm.chat_turn(
                     messages, tools=self.registry.schemas(), on_text=_delta(emit)
@@ -285,6 +288,7 @@ class Assistant:
                     return turn
             await _emit(emit, {"type": "reset"})
             if kind is not None:
+                must_call = kind == checks.NOT_DONE
                 facts.reminders.add(kind)
                 turn.reminders.append(kind)
                 said_again = checks.reminder_text(kind, reminders[kind], reply.content, facts)

@@ -68,13 +68,16 @@ async def next_step(
     number: int,
     *,
     tools: bool = True,
+    reply: bool = True,
     question: str = "",
 ) -> ChatReply:
     """The model's next step as a ChatReply: a tool call (made by the program from the JSON
     answer) or a reply's text. An answer that is no step (the server did not hold it to the
     schema, or a tool we do not have) comes back as an empty reply, which the checks meet
-    with their reminder."""
-    schema = step_schema(registry, tools=tools)
+    with their reminder. Without `reply` the step must be a tool: after the owner asked for a
+    change and the model answered without proposing it, told to call the tool, a small model
+    wrote the reminder back as its reply."""
+    schema = step_schema(registry, tools=tools, reply=reply or not tools)
     try:
         step = await llm.chat_json(as_steps(messages, question), Step, schema=schema)
     except BadAnswer:
