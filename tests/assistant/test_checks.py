@@ -349,25 +349,3 @@ def test_an_empty_reply_to_a_change_is_reminded_to_answer_first() -> None:
     assert checks.reminder_for("", facts) == checks.EMPTY
     facts.reminders.add(checks.EMPTY)
     assert checks.reminder_for("", facts) == checks.NOT_DONE
-
-
-@pytest.mark.parametrize(
-    ("asked", "tools"),
-    [
-        ("Remember that Sam is allergic to peanuts.", ["remember"]),
-        ("Forget that I prefer meetings after 10.", ["forget"]),
-        ("I've paid the window cleaner, you can tick that off.", ["complete_task"]),
-        ("Push my 1:1 with Marcus to 4 pm.", ["move_event"]),
-        ("I can't make chess with Sam this week, please cancel it.", ["delete_event"]),
-        ("Add a task to buy nails, due Friday.", ["add_task", "add_event"]),
-        (
-            "Put a call with the plumber in my calendar for Thursday at 9am.",
-            ["add_task", "add_event"],
-        ),
-        # two verbs, or none the program reads: no limit on the tools
-        ("Cancel the haircut and add a dentist visit.", []),
-        ("Can you sort out my Saturday?", []),
-    ],
-)
-def test_the_tool_a_request_names_by_its_verb(asked: str, tools: list[str]) -> None:
-    assert checks.tools_asked(asked) == tools

@@ -264,23 +264,6 @@ def asks_for_change(user_text: str) -> bool:
     return bool(_ASKS_CHANGE.search(user_text.strip()))
 
 
-_TOOLS_ASKED = (
-    (re.compile(r"\bremember\b", re.I), ("remember",)),
-    (re.compile(r"\bforget\b", re.I), ("forget",)),
-    (re.compile(r"\btick\b", re.I), ("complete_task",)),
-    (re.compile(r"\b(?:move|push|reschedule)\b", re.I), ("move_event",)),
-    (re.compile(r"\b(?:cancel|delete)\b", re.I), ("delete_event",)),
-    (re.compile(r"\b(?:add|put|book)\b", re.I), ("add_task", "add_event")),
-)
-
-
-def tools_asked(user_text: str) -> list[str]:
-    """The change tools the owner's request names by its verb ("Remember that ..." ->
-    remember), for the step after `not_done`; none known (two verbs, or none), no limit."""
-    found = [tools for pattern, tools in _TOOLS_ASKED if pattern.search(user_text)]
-    return list(found[0]) if len(found) == 1 else []
-
-
 def says_free(reply: str) -> bool:
     """ "Yes, you're free on Sunday morning.", "There are no events then." """
     return bool(_FREE.search(reply))

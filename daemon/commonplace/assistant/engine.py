@@ -247,7 +247,6 @@ class Assistant:
                     round_,
                     tools=not turn.repeated,
                     reply=not must_call,
-                    only=checks.tools_asked(text) if must_call else (),
                     question=text,
                 )
                 must_call = False

@@ -36,11 +36,9 @@ class Step(pydantic.BaseModel):
     text: str = ""
 
 
-def step_schema(
-    registry: Registry, *, tools: bool = True, reply: bool = True, only: Sequence[str] = ()
-) -> dict[str, Any]:
+def step_schema(registry: Registry, *, tools: bool = True, reply: bool = True) -> dict[str, Any]:
     """One JSON answer: a reply, or one tool with its own arguments (each tool's parameters
-    schema, nothing else allowed in it); `only`: those tools, where the program knows which."""
+    schema, nothing else allowed in it)."""
     options: list[dict[str, Any]] = []
     if reply:
         options.append(
@@ -48,8 +46,6 @@ def step_schema(
         )
     if tools:
         for tool in registry.tools.values():
-            if only and tool.name not in only:
-                continue
             parameters = dict(tool.schema()["function"]["parameters"])
             parameters["additionalProperties"] = False
             options.append(_object({"tool": {"const": tool.name}, "arguments": parameters}))
@@ -73,7 +69,6 @@ async def next_step(
     *,
     tools: bool = True,
     reply: bool = True,
-    only: Sequence[str] = (),
     question: str = "",
 ) -> ChatReply:
     """The model's next step as a ChatReply: a tool call (made by the program from the JSON
@@ -81,10 +76,8 @@ async def next_step(
     schema, or a tool we do not have) comes back as an empty reply, which the checks meet
     with their reminder. Without `reply` the step must be a tool: after the owner asked for a
     change and the model answered without proposing it, told to call the tool, a small model
-    wrote the reminder back as its reply, and made to call a tool it proposed a task for "Remember
-    that ...": `only` holds the tools the owner's words name (checks.tools_asked)."""
-    only = [name for name in only if name in registry.tools]
-    schema = step_schema(registry, tools=tools, reply=reply or not tools, only=only)
+    wrote the reminder back as its reply."""
+    schema = step_schema(registry, tools=tools, reply=reply or not tools)
     try:
         step = await llm.chat_json(as_steps(messages, question), Step, schema=schema)
     except BadAnswer:
