@@ -236,3 +236,116 @@ def test_a_question_claimed_when_none_was_made_is_corrected(reply: str) -> None:
 )
 def test_replies_that_claim_no_question_pass(reply: str) -> None:
     assert checks.correct(reply, TurnFacts()) == (reply, [])
+
+
+SUNDAY = [(660, 720, "Brunch with Zoë"), (1080, 1440, "Ring Mum about Christmas")]
+# (the owner's words, the reply, reminded)
+FREE = [
+    ("Am I free on Sunday morning?", "Yes, I am free on Sunday morning.", True),
+    ("Am I free on Sunday morning?", "Yes, you're free then.", True),
+    ("Am I free on Sunday morning?", "No: brunch with Zoë at 11:00.", False),
+    ("Am I free on Sunday afternoon?", "Yes, you're free on Sunday afternoon.", False),
+    ("Anything on Sunday evening?", "There are no events on Sunday evening.", True),
+    ("What's on Sunday?", "Nothing planned on Sunday.", True),
+    ("Am I free on Sunday morning?", "You're not free: brunch at 11:00.", False),
+]
+
+
+@pytest.mark.parametrize(("asked", "reply", "reminded"), FREE)
+def test_a_free_day_said_over_a_listing_that_shows_events_earns_a_reminder(
+    asked: str, reply: str, reminded: bool
+) -> None:
+    facts = TurnFacts(user_text=asked, domains=ALL, looked_at={"calendar"}, shown=list(SUNDAY))
+    assert (checks.reminder_for(reply, facts) == checks.SAID_FREE) is reminded
+    if reminded:
+        text = checks.reminder_text(
+            checks.SAID_FREE, "The calendar shows $events then.", reply, facts
+        )
+        assert text.startswith("The calendar shows ") and "then." in text
+
+
+def test_the_said_free_reminder_names_what_was_listed_then() -> None:
+    facts = TurnFacts(
+        user_text="Am I free on Sunday morning?", domains=ALL, looked_at={"calendar"},
+        shown=list(SUNDAY),
+    )  # fmt: skip
+    template = "The calendar shows $events then. Answer again from what it shows."
+    assert checks.reminder_text(checks.SAID_FREE, template, "You're free.", facts) == (
+        "The calendar shows Brunch with Zoë at 11:00 then. Answer again from what it shows."
+    )
+
+
+def test_free_with_nothing_listed_then_is_an_answer() -> None:
+    facts = TurnFacts(user_text="Am I free on Sunday morning?", domains=ALL, looked_at={"calendar"})
+    assert checks.reminder_for("Yes, you're free on Sunday morning.", facts) is None
+
+
+CHANGERS = frozenset({"add_task", "complete_task", "remember", "forget", "move_event"})
+
+
+@pytest.mark.parametrize(
+    ("asked", "change"),
+    [
+        ("Remember that Sam is allergic to peanuts.", True),
+        ("Forget that I prefer meetings after 10.", True),
+        ("Push my 1:1 with Marcus to 4 pm.", True),
+        ("I can't make chess with Sam this week, please cancel it.", True),
+        ("I've paid the window cleaner, you can tick that off.", True),
+        ("Can you move my physio appointment to 11:00 the same day?", True),
+        ("Put 'renew the home insurance' on my task list, due 5 November.", True),
+        ("Where does my brother live?", False),
+        ("Do you remember where my brother lives?", False),
+        ("What's due this week?", False),
+        ("When is my next dentist appointment?", False),
+        ("Tell me a short joke.", False),
+    ],
+)
+def test_a_request_for_a_change_is_told_from_a_question(asked: str, change: bool) -> None:
+    assert checks.asks_for_change(asked) is change
+
+
+@pytest.mark.parametrize(
+    ("asked", "reply", "facts", "reminded"),
+    [
+        # "I remember that ...": no tool was called, nothing was proposed (a small model)
+        (
+            "Remember that Sam is allergic to peanuts.",
+            "I remember that Sam is allergic to peanuts.",
+            {},
+            True,
+        ),
+        ("Tick off the timber order.", "The timber order is on your list.", {}, True),
+        # a question was made, or one waits: nothing to remind
+        ("Remember that Sam is allergic to peanuts.", "Noted.", {"proposed": 1}, False),
+        ("Remember that Sam is allergic to peanuts.", "Noted.", {"pending": 1}, False),
+        # the change tool was called and refused ("several tasks match"): its answer is told
+        (
+            "Tick off the timber order.",
+            "Two tasks match: which one?",
+            {"tools_called": ["complete_task"]},
+            False,
+        ),
+        (
+            "Tick off the order.",
+            "Several tasks match: say which.",
+            {"tools_called": ["complete_task"]},
+            False,
+        ),
+        # a question back to the owner is theirs to answer
+        ("Add a haircut on Saturday.", "At what time on Saturday?", {}, False),
+        # no change asked for
+        ("Where does my brother live?", "Sam lives in Leeds.", {}, False),
+    ],
+)
+def test_a_change_asked_for_and_not_proposed_earns_a_reminder(
+    asked: str, reply: str, facts: dict[str, object], reminded: bool
+) -> None:
+    turn = TurnFacts(user_text=asked, domains=ALL, changers=CHANGERS, **facts)  # type: ignore[arg-type]
+    assert (checks.reminder_for(reply, turn) == checks.NOT_DONE) is reminded
+
+
+def test_an_empty_reply_to_a_change_is_reminded_to_answer_first() -> None:
+    facts = TurnFacts(user_text="Remember that Sam is allergic to peanuts.", changers=CHANGERS)
+    assert checks.reminder_for("", facts) == checks.EMPTY
+    facts.reminders.add(checks.EMPTY)
+    assert checks.reminder_for("", facts) == checks.NOT_DONE

@@ -29,9 +29,10 @@ async def test_a_claimed_change_with_no_tool_call_is_corrected(
     assistant: Assistant, fake_ollama: FakeOllama, task_vault: Path
 ) -> None:
     before = vault_hashes(task_vault)
-    fake_ollama.enqueue_chat(*["Done, I added the task to buy nails."] * 2)
+    fake_ollama.enqueue_chat(*["Done, I added the task to buy nails."] * 3)
     turn = await assistant.respond("Add a task to buy nails")
-    assert turn.reminders == [checks.NOT_LOOKED]  # sent back once, then corrected
+    # sent back to look, then to call the tool for the change, each once; then corrected
+    assert turn.reminders == [checks.NOT_LOOKED, checks.NOT_DONE]
     assert turn.reply == "Done, I added the task to buy nails.\n\n" + checks.NOTHING_PROPOSED
     assert turn.corrections == [checks.NOTHING_PROPOSED] and turn.pending == []
     assert vault_hashes(task_vault) == before

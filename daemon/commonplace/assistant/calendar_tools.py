@@ -37,9 +37,11 @@ from commonplace.calendar import (
     ChangeUnconfirmed,
     Event,
     EventChanged,
+    EventList,
     unreadable_note,
 )
 from commonplace.calendar.duration import add_duration
+from commonplace.calendar.find import title_in
 from commonplace.calendar.ical import clean_title
 from commonplace.calendar.instants import later
 from commonplace.calendar.text import event_line, last_day, listing
@@ -207,18 +209,27 @@ def occurrence_note(params: Mapping[str, Any]) -> str:
 
 
 async def find_one(
-    calendar: CalendarClient, words: str, on_day: date | None, now: datetime
+    calendar: CalendarClient, words: str, on_day: date | None, now: datetime, owner: str = ""
 ) -> Event:
     """The event the words name (on `on_day`, else in the coming two weeks), read again now.
 
     Several occurrences of one repeating event: the next is meant ("move my 1:1 to 14:00"),
     the first that is not over yet (on a Monday evening, "cancel the standup" is next week's,
     not this morning's); several different events: the model is asked for more words or the
-    day, with the candidates.
+    day, with the candidates. Words that no title holds are read the other way round, as
+    words that hold a title (`title_in`), then the owner's own message (`owner`) is; and
+    nothing on the day given is looked for in the coming two weeks.
     """
     today = now.date()
     first, days = (on_day, 1) if on_day is not None else (today, MAX_DAYS)
     hits = await calendar.find(words, first, days)
+    if not hits:
+        around = await calendar.events_on(first, days)
+        named = [e for e in around if title_in(words, e.title)]
+        named = named or [e for e in around if owner and title_in(owner, e.title)]
+        hits = EventList(named, around.unreadable)
+    if not hits and on_day is not None:
+        return await find_one(calendar, words, None, now, owner)
     last = first + timedelta(days=days - 1)
     window = (
         f"on {day_for_model(first, today)}"
@@ -343,7 +354,7 @@ def calendar_tools(calendar: CalendarClient) -> list[Tool]:
             raise ToolError(f"{new_day.isoformat()} must be between today and a year from now")
         near(args["on_day"], ctx.today, "on_day")
         try:
-            event = await find_one(calendar, str(args["event"]), args["on_day"], ctx.now)
+            event = await find_one(calendar, str(args["event"]), args["on_day"], ctx.now, ctx.words)
         except CalendarError as exc:
             raise _calendar_error(exc) from None
         start, end = moved_times(event, new_day, new_time, calendar)
@@ -363,20 +374,23 @@ def calendar_tools(calendar: CalendarClient) -> list[Tool]:
             return NOT_SET_UP
         near(args["on_day"], ctx.today, "on_day")
         try:
-            event = await find_one(calendar, str(args["event"]), args["on_day"], ctx.now)
+            event = await find_one(calendar, str(args["event"]), args["on_day"], ctx.now, ctx.words)
         except CalendarError as exc:
             raise _calendar_error(exc) from None
         return Propose("delete_event", pin(event))
 
     which = Param("event", "string", "words from the event's title")
-    on_day = Param("on_day", "date", "the day the event is on now, if the owner said", None)
+    on_day = Param(
+        "on_day", "date", "the day the event is on now, if the owner said", None, said="on_day"
+    )
     return [
         Tool(
             "list_events",
-            "Call when the owner asks what is on, or about their plans, on a day or some days.",
+            "Call when the owner asks what is on, about their plans, or whether they are free, "
+            "on a day or some days.",
             (
-                Param("day", "date", "the first day", None),
-                Param("days", "integer", f"how many days, 1 to {MAX_DAYS}", None),
+                Param("day", "date", "the first day", None, said="day"),
+                Param("days", "integer", f"how many days, 1 to {MAX_DAYS}", None, said="days"),
             ),
             list_events,
             looks_at="calendar",
@@ -385,11 +399,18 @@ def calendar_tools(calendar: CalendarClient) -> list[Tool]:
         ),
         Tool(
             "find_events",
-            "Call to find when an event is, by words from its title (two weeks ahead unless told).",
+            "Call when the owner asks when an event is (their next dentist appointment, say): "
+            "finds it by words from its title, two weeks ahead unless told.",
             (
                 Param("words", "string", "words from the event's title"),
-                Param("day", "date", "the first day to look at", None),
-                Param("days", "integer", f"how many days to look at, 1 to {MAX_DAYS}", None),
+                Param("day", "date", "the first day to look at", None, said="day?"),
+                Param(
+                    "days",
+                    "integer",
+                    f"how many days to look at, 1 to {MAX_DAYS}",
+                    None,
+                    said="days",
+                ),
             ),
             find_events,
             looks_at="calendar",
@@ -402,9 +423,11 @@ def calendar_tools(calendar: CalendarClient) -> list[Tool]:
             "asked to confirm).",
             (
                 Param("title", "string", "what the event is, in the owner's words"),
-                Param("day", "date", "the day"),
-                Param("start_time", "time", "the start time; leave out for all day", None),
-                Param("minutes", "minutes", "how long it lasts", 60),
+                Param("day", "date", "the day", said="day"),
+                Param(
+                    "start_time", "time", "the start time; leave out for all day", None, said="time"
+                ),
+                Param("minutes", "minutes", "how long it lasts", 60, said="minutes"),
             ),
             add_event,
             looks_at="calendar",
@@ -416,8 +439,10 @@ def calendar_tools(calendar: CalendarClient) -> list[Tool]:
             "asked to confirm).",
             (
                 which,
-                Param("new_day", "date", "the new day, if it changes", None),
-                Param("new_time", "time", "the new start time, if it changes", None),
+                Param("new_day", "date", "the new day, if it changes", None, said="new_day"),
+                Param(
+                    "new_time", "time", "the new start time, if it changes", None, said="new_time"
+                ),
                 on_day,
             ),
             move_event,

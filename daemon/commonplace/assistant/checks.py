@@ -16,6 +16,8 @@ kinds of answer here:
 from __future__ import annotations
 
 import re
+import string
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -31,8 +33,10 @@ ANNOUNCED = "announced"
 ASKED_TO_GO_AHEAD = "asked_to_go_ahead"
 NOT_LOOKED = "not_looked"
 GAVE_UP = "gave_up"
+SAID_FREE = "said_free"
 EMPTY = "empty"
-REMINDER_KINDS = (ANNOUNCED, ASKED_TO_GO_AHEAD, NOT_LOOKED, GAVE_UP, EMPTY)
+NOT_DONE = "not_done"
+REMINDER_KINDS = (ANNOUNCED, ASKED_TO_GO_AHEAD, NOT_LOOKED, SAID_FREE, GAVE_UP, EMPTY, NOT_DONE)
 
 NOTHING_PROPOSED = "(Nothing was changed: no change was proposed. Ask again.)"
 NOTHING_CHANGED = "(Nothing was changed.)"  # after a No, or a Yes refused: its result says why
@@ -147,6 +151,9 @@ class TurnFacts:
     domains: frozenset[str] = frozenset()  # domains the assistant has tools for
     client: Client = "api"  # where the reply is read: decides where its questions are
     pending_this_turn: int = 0  # of `pending`, those asked after this message (shown after it)
+    readers: Mapping[str, Sequence[str]] = field(default_factory=dict)  # domain -> its tools
+    shown: list[tuple[int, int, str]] = field(default_factory=list)  # timed events listed
+    changers: frozenset[str] = frozenset()  # the tools that propose a change
 
 
 def claims_change(text: str) -> bool:
@@ -209,6 +216,16 @@ def _earns(kind: str, reply: str, facts: TurnFacts) -> bool:
         return asks_to_go_ahead(reply) and not facts.proposed and not facts.pending
     if kind == NOT_LOOKED:
         return bool(_unlooked(reply, facts))
+    if kind == SAID_FREE:
+        return says_free(reply) and bool(busy_then(facts))
+    if kind == NOT_DONE:
+        return (
+            asks_for_change(facts.user_text)
+            and not (facts.proposed or facts.pending)
+            and not set(facts.tools_called) & facts.changers
+            and "?" not in reply  # a question back is the owner's to answer
+            and not gives_up(reply)  # "I couldn't find it": gave_up's, once it searched ahead
+        )
     if kind == GAVE_UP:
         # Only when the owner was after one thing ("when is my next ...", "cancel the ...")
         # and the model gave up without searching the coming days: "there is nothing on
@@ -218,6 +235,71 @@ def _earns(kind: str, reply: str, facts: TurnFacts) -> bool:
         wanted = asked_domains(user) & {"calendar", "tasks"} & set(facts.domains)
         return gives_up(reply) and seeking and bool(wanted) and not facts.searched_ahead
     raise AssertionError(kind)  # pragma: no cover
+
+
+_FREE = re.compile(
+    r"\b(?:you(?:'re|’re| are)|i(?:'m|’m| am))\s+(?:completely\s+|totally\s+|entirely\s+)?free\b|"
+    r"\bno (?:events?|plans|appointments?|meetings?)\b|"
+    r"\bnothing (?:on|planned|scheduled|booked)\b|\b(?:is|looks) (?:clear|free)\b",
+    re.IGNORECASE,
+)
+# The part of a day the owner asked about, in minutes: "free on Sunday morning?"
+_PARTS = (
+    (re.compile(r"\bmorning\b", re.I), 0, 12 * 60),
+    (re.compile(r"\bafternoon\b", re.I), 12 * 60, 17 * 60),
+    (re.compile(r"\b(?:evening|tonight)\b", re.I), 17 * 60, 24 * 60),
+)
+
+
+_ASKS_CHANGE = re.compile(
+    r"(?:^|[.!;,]\s*|\b(?:please|can you|could you|would you|you can)\s+)"
+    r"(?:remember|forget|add|put|move|push|cancel|delete|remove|tick|book|reschedule)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_for_change(user_text: str) -> bool:
+    """ "Remember that Sam is allergic to peanuts.", "..., please cancel it.", "you can tick
+    that off": the owner's message asks for a change (a request, not a question about one)."""
+    return bool(_ASKS_CHANGE.search(user_text.strip()))
+
+
+def says_free(reply: str) -> bool:
+    """ "Yes, you're free on Sunday morning.", "There are no events then." """
+    return bool(_FREE.search(reply))
+
+
+def busy_then(facts: TurnFacts) -> list[tuple[int, int, str]]:
+    """The timed events this turn's calendar reads listed in the part of the day the owner
+    asked about (the whole day when they named none): a reply that says they are free then
+    says what the listing does not (a small model answered "Yes, I am free on Sunday morning"
+    over a listing of brunch at 11:00)."""
+    low, high = next(
+        ((lo, hi) for pattern, lo, hi in _PARTS if pattern.search(facts.user_text)), (0, 24 * 60)
+    )
+    return [e for e in facts.shown if e[0] < high and e[1] > low]
+
+
+_DOMAIN_NAMES = {"calendar": "your calendar", "tasks": "your tasks", "weather": "the weather"}
+
+
+def reminder_text(kind: str, text: str, reply: str, facts: TurnFacts) -> str:
+    """A reminder as sent: `not_looked` says what was not looked at and which tools look
+    ("You haven't looked at your calendar yet. Call list_events or find_events first"): told
+    only "call the tool", a small model called the weather again for "Am I free on Sunday?"."""
+    if kind == SAID_FREE:
+        shown = [
+            f"{title} at {start // 60:02d}:{start % 60:02d}" for start, _, title in busy_then(facts)
+        ]
+        return string.Template(text).safe_substitute(events=" and ".join(shown))
+    if kind != NOT_LOOKED:
+        return text
+    unlooked = sorted(_unlooked(reply, facts))
+    what = " and ".join(_DOMAIN_NAMES.get(d, d) for d in unlooked) or "it"
+    tools = [name for d in unlooked for name in facts.readers.get(d, ())]
+    return string.Template(text).safe_substitute(
+        what=what, tools=" or ".join(tools) if tools else "the tool"
+    )
 
 
 def asked_domains(user_text: str) -> set[str]:
@@ -280,6 +362,15 @@ def questions_place(facts: TurnFacts) -> str:
     if facts.pending_this_turn == 0 and facts.client == "page":
         return "above"
     return ""
+
+
+def waiting_reply(facts: TurnFacts) -> str:
+    """The reply the program writes after the model asked for a change in schema mode, where a
+    small model's own words would claim it done: where the question is, and that nothing
+    changes before a Yes. Never a claim, so never corrected (tests hold it to that)."""
+    questions = "the questions" if facts.pending_this_turn > 1 else "the question"
+    place = questions_place(facts)
+    return f"Answer {questions}{' ' + place if place else ''}: nothing changes until you say Yes."
 
 
 def typed_answer_refused(client: Client, waiting: int) -> str:

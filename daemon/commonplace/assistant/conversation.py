@@ -27,12 +27,14 @@ import fcntl
 import json
 import logging
 import os
+import secrets
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
+from commonplace.assistant.actions import Propose
 from commonplace.assistant.gate import Proposal
 
 log = logging.getLogger(__name__)
@@ -266,3 +268,84 @@ def proposal_day(proposal_id: str) -> date | None:
         return date.fromisoformat(proposal_id[:10])
     except ValueError:
         return None
+
+
+def asked_in_last_turn(events: list[dict[str, Any]]) -> set[str]:
+    """Ids of the questions raised by the turn whose reply is the log's last event."""
+    if not events or events[-1].get("type") != "reply" or events[-1].get("typed_answer"):
+        return set()
+    asked: set[str] = set()
+    for event in reversed(events[:-1]):
+        if event.get("type") == "user":
+            break
+        if event.get("type") == "proposal":
+            asked.add(str(event["id"]))
+    return asked
+
+
+def asked_since_last_message(events: list[dict[str, Any]]) -> set[str]:
+    """Ids of the questions asked after the owner's last message: by this turn's tools, or by
+    an outside client meanwhile. The page and the terminal show them after this reply."""
+    asked: set[str] = set()
+    for event in reversed(events):
+        if event.get("type") == "user":
+            break
+        if event.get("type") == "proposal":
+            asked.add(str(event["id"]))
+    return asked
+
+
+def ran_since_last_message(events: list[dict[str, Any]]) -> bool:
+    """Did a Yes run since the owner's previous message? Then "Done" is true."""
+    return any(e.get("ran") for e in answers_since_last_message(events))
+
+
+def answered_since_last_message(events: list[dict[str, Any]]) -> bool:
+    """Was a question answered since then (a No too)? Then a change was proposed."""
+    return bool(answers_since_last_message(events))
+
+
+def answers_since_last_message(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    answers = []
+    for event in reversed(events):
+        if event.get("type") == "reply":
+            break
+        if event.get("type") == "answer":
+            answers.append(event)
+    return answers
+
+
+def record_proposal(
+    day_log: DayLog,
+    request: Propose,
+    question: str,
+    now: datetime,
+    source: str = "",
+    client: str = "",
+) -> Proposal:
+    """Store a question the gate wrote; from now on it waits for the owner's Yes or No."""
+    day = now.date().isoformat()
+    proposal = Proposal(
+        id=f"{day}-{secrets.token_hex(4)}",
+        kind=request.kind,
+        params=request.params,
+        question=question,
+        day=day,
+        source=source,
+        client=client,
+    )
+    event: dict[str, Any] = {
+        "type": "proposal",
+        "id": proposal.id,
+        "kind": proposal.kind,
+        "params": proposal.params,
+        "question": proposal.question,
+        "day": proposal.day,
+    }
+    if source:
+        event |= {"source": source, "client": client}
+    day_log.append(event, now)
+    log.info(
+        "assistant: proposed %s (%s), asked by %s", proposal.kind, proposal.id, source or "chat"
+    )
+    return proposal

@@ -17,9 +17,9 @@ request in a fresh conversation at a fixed "now" with every tool call recorded.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import re
-import secrets
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -27,19 +27,26 @@ from datetime import date, datetime
 from typing import Any
 
 from commonplace import prompts
-from commonplace.assistant import checks
+from commonplace.assistant import checks, said, steps
 from commonplace.assistant.actions import Propose, ToolError
+from commonplace.assistant.arguments import from_words
 from commonplace.assistant.conversation import (
     Conversations,
     DayLog,
     DayState,
     answer_note,
+    answered_since_last_message,
+    asked_in_last_turn,
+    asked_since_last_message,
     fold,
     proposal_day,
+    ran_since_last_message,
+    record_proposal,
 )
 from commonplace.assistant.days import day_list, day_name, day_name_year
-from commonplace.assistant.gate import Proposal, Refused, confirm, describe
+from commonplace.assistant.gate import Proposal, Refused, confirm, describe, same_change
 from commonplace.assistant.registry import Registry, ToolContext, coerce_arguments
+from commonplace.calendar.text import timed_events
 from commonplace.config import Settings
 from commonplace.llm import LLM, ChatReply, ToolCall, call_message, tool_message
 
@@ -97,6 +104,8 @@ class Turn:
     corrections: list[str] = field(default_factory=list)  # notes appended to the reply
     model_text: str = ""  # the model's last reply before checks
     answered: Outcome | None = None  # the message was a typed Yes/No
+    mode: str = ""  # how the model asked for tools: "native" tool calls, or "schema" (steps.py)
+    repeated: bool = False  # the model made a call it had made already in this turn
 
 
 class Assistant:
@@ -178,7 +187,7 @@ class Assistant:
         state = fold(events)
         if not state.pending:
             return None
-        just_asked = _asked_in_last_turn(events)
+        just_asked = asked_in_last_turn(events)
         candidates = [p for p in state.pending if p.id in just_asked and not p.source]
         turn = Turn(day=now.date())
         day_log.append({"type": "user", "text": text}, now)
@@ -205,62 +214,87 @@ class Assistant:
         client: checks.Client,
     ) -> Turn:
         turn = Turn(day=now.date())
-        ctx = ToolContext(self.settings, now)
+        ctx = ToolContext(self.settings, now, text)
         facts = checks.TurnFacts(
             user_text=text,
             pending=len(state.pending),
-            ran_since_last_message=_ran_since_last_message(day_log.events()),
-            answered_since_last_message=_answered_since_last_message(day_log.events()),
+            ran_since_last_message=ran_since_last_message(day_log.events()),
+            answered_since_last_message=answered_since_last_message(day_log.events()),
             domains=frozenset(t.looks_at for t in self.registry.tools.values() if t.looks_at),
+            readers=self.registry.readers(),
+            changers=frozenset(t.name for t in self.registry.tools.values() if t.changes),
             client=client,
         )
         heard = set(state.answers)  # answers the history below tells the model
         memory = await asyncio.to_thread(self.memory)  # a file read: off the event loop
+        turn.mode = "schema" if await self._in_steps() else "native"
         messages: list[dict[str, Any]] = [
-            {"role": "system", "content": self.instructions(now, memory)},
+            {"role": "system", "content": self.instructions(now, memory, turn.mode)},
             *state.history(),
             {"role": "user", "content": text},
         ]
         reminders = prompts.sections("assistant_reminders")
+        owner = said.read(text, now)
+        seen: dict[str, str] = {}  # each call made this turn (its name and arguments): its answer
+        must_call = False  # schema mode, just told to call the tool for a change: a tool, no reply
         for round_ in range(MAX_ROUNDS):
             _tell_answers_meanwhile(day_log, heard, messages, now)
-            reply = await self.llm.chat_turn(
-                messages, tools=self.registry.schemas(), on_text=_delta(emit)
-            )
+            if turn.mode == "schema":
+                reply = await steps.next_step(
+                    self.llm,
+                    messages,
+                    self.registry,
+                    round_,
+                    tools=not turn.repeated,
+                    reply=not must_call,
+                    question=text,
+                )
+                must_call = False
+            else:
+                reply = await self.llm.chat_turn(
+                    messages, tools=self.registry.schemas(), on_text=_delta(emit)
+                )
+            written = False  # the program's own reply, after a question in schema mode
             if reply.tool_calls:
                 await _emit(emit, {"type": "reset"})
-                said = call_message(reply.content, reply.tool_calls)
-                messages.append(said)
-                day_log.append({"type": "model", "message": said}, now)
+                made = call_message(reply.content, reply.tool_calls)
+                messages.append(made)
+                day_log.append({"type": "model", "message": made}, now)
                 for call in reply.tool_calls:
                     await _emit(emit, {"type": "status", "text": self._status(call.name)})
-                    result = await self._call_tool(call, ctx, facts, turn, day_log)
-                    turn.tool_calls.append(
-                        {"name": call.name, "arguments": call.arguments, "result": result}
-                    )
-                    answer = tool_message(call, result)
+                    record = await self._run(call, ctx, facts, turn, day_log, owner, seen)
+                    turn.tool_calls.append(record)
+                    answer = tool_message(call, record["result"])
                     messages.append(answer)
                     day_log.append({"type": "model", "message": answer}, now)
-                continue
+                # A small model's words after its question are where it claims the change was
+                # made: in schema mode the program says what is true, and the turn ends.
+                written = turn.mode == "schema" and bool(turn.proposals)
+                if not written:
+                    continue
             # From this last look at the day to the reply written, nobody answers (an answer
             # being run is waited for): the reply is true of every answer before it in the log.
             async with self.conversations.locked():
                 _update_facts(day_log, facts)  # an answer may have come while the model wrote
                 # One came: the reply may say the question still waits. The model hears it and
                 # writes again while a call is left; else a line under the reply tells it.
-                last = round_ == MAX_ROUNDS - 1
+                last = round_ == MAX_ROUNDS - 1 or written
                 told = not last and _tell_answers_meanwhile(day_log, heard, messages, now)
-                kind = None if told else checks.reminder_for(reply.content, facts)
+                if written:
+                    reply = ChatReply(content=checks.waiting_reply(facts))
+                kind = None if told or written else checks.reminder_for(reply.content, facts)
                 if not told and kind is None:
                     self._finish(turn, reply, facts, day_log, heard, now)
                     return turn
             await _emit(emit, {"type": "reset"})
             if kind is not None:
+                must_call = kind == checks.NOT_DONE
                 facts.reminders.add(kind)
                 turn.reminders.append(kind)
+                said_again = checks.reminder_text(kind, reminders[kind], reply.content, facts)
                 nudge = [
                     {"role": "assistant", "content": reply.content},
-                    {"role": "user", "content": reminders[kind]},
+                    {"role": "user", "content": said_again},
                 ]
                 messages.extend(nudge)
                 for message in nudge:
@@ -303,9 +337,46 @@ class Assistant:
             log.info("assistant: %d answers given meanwhile shown under the reply", len(unheard))
         _record_reply(day_log, turn, now)
 
+    async def _run(
+        self,
+        call: ToolCall,
+        ctx: ToolContext,
+        facts: checks.TurnFacts,
+        turn: Turn,
+        day_log: DayLog,
+        owner: said.Said,
+        seen: dict[str, str],
+    ) -> dict[str, Any]:
+        """One call, recorded as the evals keep it: the owner's days and times put into its
+        arguments (arguments.py), and a call made before in this turn not run again (a small
+        model asks for the same list until its calls run out)."""
+        record: dict[str, Any] = {"name": call.name, "arguments": call.arguments}
+        tool = self.registry.tools.get(call.name)
+        arguments: dict[str, Any] = dict(call.arguments)
+        if tool is not None:
+            arguments, changed = from_words(tool.roles(), call.arguments, owner, ctx.today)
+            if changed:
+                record["from_words"] = {name: arguments.get(name) for name in changed}
+        key = f"{call.name} {json.dumps(arguments, sort_keys=True, default=str)}"
+        if key in seen:
+            turn.repeated = True
+            record["repeated"] = True
+            record["result"] = (
+                f"Error: you called {call.name} with these arguments already, and its answer "
+                "is above. Answer the owner from it now."
+            )
+            return record
+        record["result"] = seen[key] = await self._call_tool(
+            call, arguments, ctx, facts, turn, day_log
+        )
+        if tool is not None and tool.looks_at == "calendar" and not tool.changes:
+            facts.shown.extend(timed_events(record["result"]))
+        return record
+
     async def _call_tool(
         self,
         call: ToolCall,
+        arguments: Mapping[str, Any],
         ctx: ToolContext,
         facts: checks.TurnFacts,
         turn: Turn,
@@ -318,7 +389,7 @@ class Assistant:
             return f"Error: there is no tool called {call.name}. Use only the tools you were given."
         started = time.monotonic()
         try:
-            args = coerce_arguments(tool, call.arguments, ctx.today)
+            args = coerce_arguments(tool, arguments, ctx.today)
             # It ran, so it looked, even if it then found nothing or too much ("several tasks
             # match ..." shows the model the tasks).
             if tool.looks_at:
@@ -352,6 +423,13 @@ class Assistant:
         day_log: DayLog,
     ) -> str:
         """The gate writes the question; it is stored, and the model told nothing changed."""
+        same = (p for p in turn.proposals if same_change(request.kind, request.params, p))
+        earlier = next(same, None)
+        if earlier is not None:  # never the same question twice in one message
+            return (
+                f"Proposed already: {earlier.question} Do not propose it again; nothing has "
+                "changed, and the owner answers Yes or No."
+            )
         described = await describe(self.registry.actions, request, now)
         async with self.conversations.locked():
             waiting = day_log.state().pending
@@ -364,7 +442,7 @@ class Assistant:
                 raise ToolError(
                     f"{MAX_PROPOSALS} changes are already waiting for the owner in this message"
                 )
-            proposal = _record_proposal(day_log, request, described.question, now)
+            proposal = record_proposal(day_log, request, described.question, now)
         turn.proposals.append(proposal)
         facts.proposed += 1
         return f"Proposed: {proposal.question} Nothing has changed: the owner answers Yes or No."
@@ -416,7 +494,7 @@ class Assistant:
                     f"{MAX_OUTSIDE_PENDING} questions from outside clients are already waiting "
                     "for the owner; wait until they answer them"
                 )
-            proposal = _record_proposal(day_log, request, described.question, now, source, client)
+            proposal = record_proposal(day_log, request, described.question, now, source, client)
         return Proposed(proposal, new=True)
 
     # -- the owner's Yes or No ---------------------------------------------------------------
@@ -498,71 +576,32 @@ class Assistant:
 
     # -- instructions ------------------------------------------------------------------------
 
-    def instructions(self, now: datetime, memory: str | None = None) -> str:
-        """The system prompt: rules, one line per tool, the coming days, the memory lines."""
+    def instructions(self, now: datetime, memory: str | None = None, mode: str = "native") -> str:
+        """The system prompt: rules, one line per tool, the coming days, the memory lines; in
+        schema mode, each tool's arguments and how to answer in steps."""
         zone = self.settings.tz.key
-        return prompts.render(
+        text = prompts.render(
             "assistant_system",
-            tools=self.registry.summary(),
+            tools=self.registry.summary(arguments=mode == "schema"),
             now=f"{day_name_year(now.date())}, {now:%H:%M} ({zone})",
             days=day_list(now),
             memory=self.memory() if memory is None else memory,
         )
+        return f"{text}\n\n{prompts.render('assistant_steps')}" if mode == "schema" else text
+
+    async def _in_steps(self) -> bool:
+        """Schema mode (steps.py) or the server's tool calls: as set, or from what was found
+        about the model (LLM.tool_calling), never from its name."""
+        setting = self.settings.assistant.tool_calls
+        if setting != "auto":
+            return setting == "schema"
+        return await self.llm.tool_calling() != "calls"
 
 
 def client_name(name: str) -> str:
     """A client's name for the owner's page: its own claim, so one printable line, short."""
     printable = "".join(c if c.isprintable() else " " for c in name)
     return " ".join(printable.split())[:MAX_CLIENT_NAME]
-
-
-def _record_proposal(
-    day_log: DayLog,
-    request: Propose,
-    question: str,
-    now: datetime,
-    source: str = "",
-    client: str = "",
-) -> Proposal:
-    """Store a question the gate wrote; from now on it waits for the owner's Yes or No."""
-    day = now.date().isoformat()
-    proposal = Proposal(
-        id=f"{day}-{secrets.token_hex(4)}",
-        kind=request.kind,
-        params=request.params,
-        question=question,
-        day=day,
-        source=source,
-        client=client,
-    )
-    event: dict[str, Any] = {
-        "type": "proposal",
-        "id": proposal.id,
-        "kind": proposal.kind,
-        "params": proposal.params,
-        "question": proposal.question,
-        "day": proposal.day,
-    }
-    if source:
-        event |= {"source": source, "client": client}
-    day_log.append(event, now)
-    log.info(
-        "assistant: proposed %s (%s), asked by %s", proposal.kind, proposal.id, source or "chat"
-    )
-    return proposal
-
-
-def _asked_in_last_turn(events: list[dict[str, Any]]) -> set[str]:
-    """Ids of the questions raised by the turn whose reply is the log's last event."""
-    if not events or events[-1].get("type") != "reply" or events[-1].get("typed_answer"):
-        return set()
-    asked: set[str] = set()
-    for event in reversed(events[:-1]):
-        if event.get("type") == "user":
-            break
-        if event.get("type") == "proposal":
-            asked.add(str(event["id"]))
-    return asked
 
 
 def _record_reply(day_log: DayLog, turn: Turn, now: datetime) -> None:
@@ -605,42 +644,10 @@ def _update_facts(day_log: DayLog, facts: checks.TurnFacts) -> None:
     events = day_log.events()
     pending = fold(events).pending
     facts.pending = len(pending)
-    asked = _asked_since_last_message(events)
+    asked = asked_since_last_message(events)
     facts.pending_this_turn = sum(p.id in asked for p in pending)
-    facts.ran_since_last_message = _ran_since_last_message(events)
-    facts.answered_since_last_message = _answered_since_last_message(events)
-
-
-def _asked_since_last_message(events: list[dict[str, Any]]) -> set[str]:
-    """Ids of the questions asked after the owner's last message: by this turn's tools, or by
-    an outside client meanwhile. The page and the terminal show them after this reply."""
-    asked: set[str] = set()
-    for event in reversed(events):
-        if event.get("type") == "user":
-            break
-        if event.get("type") == "proposal":
-            asked.add(str(event["id"]))
-    return asked
-
-
-def _ran_since_last_message(events: list[dict[str, Any]]) -> bool:
-    """Did a Yes run since the owner's previous message? Then "Done" is true."""
-    return any(e.get("ran") for e in _answers_since_last_message(events))
-
-
-def _answered_since_last_message(events: list[dict[str, Any]]) -> bool:
-    """Was a question answered since then (a No too)? Then a change was proposed."""
-    return bool(_answers_since_last_message(events))
-
-
-def _answers_since_last_message(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    answers = []
-    for event in reversed(events):
-        if event.get("type") == "reply":
-            break
-        if event.get("type") == "answer":
-            answers.append(event)
-    return answers
+    facts.ran_since_last_message = ran_since_last_message(events)
+    facts.answered_since_last_message = answered_since_last_message(events)
 
 
 def _delta(emit: Emit | None) -> Callable[[str], Awaitable[None]] | None:

@@ -14,6 +14,7 @@ of the assistant may change a note, a task, the memory or the calendar.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -54,6 +55,38 @@ class Refused(Exception):
         super().__init__(message)
         self.code = code  # unknown | expired | answered | changed | failed | unconfirmed
         self.message = message
+
+
+_WORD = re.compile(r"\w+")
+_SMALL = frozenset({"a", "an", "the", "to", "my", "of", "for", "and", "due", "by", "on"})
+# What pins a proposal to the thing it changes, by kind (an add has no thing yet: its words).
+_PINS = {
+    "move_event": ("href", "recurrence_id"),
+    "delete_event": ("href", "recurrence_id"),
+    "complete_task": ("path", "line"),
+    "remove_memory": ("line",),
+}
+
+
+def same_change(kind: str, params: Mapping[str, Any], earlier: Proposal) -> bool:
+    """Is this the change `earlier` already asks about? The same event, task or line; for an
+    add, words that hold the earlier one's words (a small model asks again with "(due Tuesday
+    27 October)" glued to the task, which the owner would get as a second question)."""
+    if kind != earlier.kind:
+        return False
+    pins = _PINS.get(kind)
+    if pins is not None:
+        return all(params.get(k) == earlier.params.get(k) for k in pins)
+    day, earlier_day = str(params.get("start"))[:10], str(earlier.params.get("start"))[:10]
+    if kind == "add_event" and day != earlier_day:
+        return False  # the same title on another day is another event
+    name = "title" if kind == "add_event" else "text"
+    new, old = _words(params.get(name)), _words(earlier.params.get(name))
+    return bool(new and old) and (new <= old or old <= new)
+
+
+def _words(value: Any) -> set[str]:
+    return {w for w in _WORD.findall(str(value or "").casefold()) if w not in _SMALL}
 
 
 async def describe(actions: Mapping[str, Action], request: Propose, now: datetime) -> Described:

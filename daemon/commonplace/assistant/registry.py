@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time
 from typing import TYPE_CHECKING, Any
 
+from commonplace.assistant import said
 from commonplace.assistant.actions import Action, Propose, ToolError
+from commonplace.assistant.arguments import ROLES
 from commonplace.assistant.days import DateWordsError, parse_day, parse_time
 
 if TYPE_CHECKING:
@@ -52,10 +54,13 @@ class Param:
     description: str
     default: Any = REQUIRED
     choices: tuple[str, ...] = ()
+    said: str = ""  # what of the owner's words it takes, if any (arguments.py's ROLES)
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"unknown parameter kind {self.kind!r}")
+        if self.said and self.said not in ROLES:
+            raise ValueError(f"unknown role {self.said!r} for {self.name!r}")
 
     @property
     def required(self) -> bool:
@@ -66,6 +71,7 @@ class Param:
 class ToolContext:
     settings: Settings
     now: datetime  # aware, in the user's timezone
+    words: str = ""  # the owner's message this turn answers: what it names may find a thing
 
     @property
     def today(self) -> date:
@@ -85,6 +91,10 @@ class Tool:
     searches_ahead: bool = False  # a read that covers the coming days
     changes: bool = False  # run returns a Propose
     status: str = ""  # shown on the page while it runs: "Looking at your tasks…"
+
+    def roles(self) -> dict[str, str]:
+        """What of the owner's words each argument takes (arguments.py): role -> name."""
+        return {p.said: p.name for p in self.params if p.said}
 
     def schema(self) -> dict[str, Any]:
         """The tool as a `tools` entry (OpenAI's function format, which every server takes)."""
@@ -134,12 +144,31 @@ class Registry:
         for action in actions:
             self.add_action(action)
 
+    def readers(self) -> dict[str, tuple[str, ...]]:
+        """The tools that read each domain ("calendar": list_events, find_events), for a
+        reminder that names them."""
+        found: dict[str, tuple[str, ...]] = {}
+        for t in self.tools.values():
+            if t.looks_at and not t.changes:
+                found[t.looks_at] = (*found.get(t.looks_at, ()), t.name)
+        return found
+
     def schemas(self) -> list[dict[str, Any]]:
         return [tool.schema() for tool in self.tools.values()]
 
-    def summary(self) -> str:
-        """One line per tool for the instructions: its name and when to call it."""
-        return "\n".join(f"- {t.name}: {t.description}" for t in self.tools.values())
+    def summary(self, *, arguments: bool = False) -> str:
+        """One line per tool for the instructions: its name and when to call it; with
+        `arguments`, its arguments' names too (optional ones marked '?'), for a model that
+        sees no tool schema (steps.py)."""
+        lines = []
+        for t in self.tools.values():
+            names = ", ".join(p.name + ("" if p.required else "?") for p in t.params)
+            lines.append(
+                f"- {t.name} ({names}): {t.description}"
+                if arguments
+                else f"- {t.name}: {t.description}"
+            )
+        return "\n".join(lines)
 
 
 def coerce_arguments(tool: Tool, raw: Mapping[str, Any], today: date) -> dict[str, Any]:
@@ -195,6 +224,10 @@ def coerce(param: Param, value: Any, today: date) -> Any:
         try:
             return parse_day(str(value), today)
         except DateWordsError as exc:
+            # a label copied from the day list ("Thursday 29 October"), "29 October", "the 30th"
+            found = said.read(str(value), datetime.combine(today, time(12)))
+            if found.one_day is not None and found.one_day.days == 1 and not found.vague:
+                return found.one_day.first
             raise ToolError(f"'{name}': {exc}") from None
     if kind == "time":
         try:

@@ -25,6 +25,7 @@ from typing import Any
 from commonplace.assistant.actions import Described, Propose, Stale, ToolError
 from commonplace.assistant.days import day_for_model
 from commonplace.assistant.registry import Param, Tool, ToolContext, as_date
+from commonplace.assistant.said import without_due
 from commonplace.assistant.vaultfiles import (
     appended,
     check_unchanged,
@@ -399,7 +400,7 @@ def task_tools(settings: Settings, reader: TaskReader) -> list[Tool]:
         return list_text(tasks, ctx.today, within, args["words"])
 
     async def add_task(ctx: ToolContext, args: dict[str, Any]) -> Propose:
-        text = clean_task_text(args["text"])
+        text = clean_task_text(without_due(args["text"], ctx.now))
         due: date | None = args["due"]
         if due is not None and not ctx.today <= due <= ctx.today + timedelta(days=366):
             raise ToolError(
@@ -420,7 +421,13 @@ def task_tools(settings: Settings, reader: TaskReader) -> list[Tool]:
             "list_tasks",
             "Call when the owner asks what to do, what is due or overdue, or about a task.",
             (
-                Param("due_within_days", "integer", "only tasks due within this many days", None),
+                Param(
+                    "due_within_days",
+                    "integer",
+                    "only tasks due within this many days",
+                    None,
+                    said="within",
+                ),
                 Param("words", "string", "only tasks with these words", ""),
             ),
             list_tasks,
@@ -433,7 +440,7 @@ def task_tools(settings: Settings, reader: TaskReader) -> list[Tool]:
             "Call when the owner asks to add a task or a to-do (the owner is asked to confirm).",
             (
                 Param("text", "string", "the task, in the owner's words"),
-                Param("due", "date", "the due date, if the owner gave one", None),
+                Param("due", "date", "the due date, if the owner gave one", None, said="due"),
             ),
             add_task,
             looks_at="tasks",

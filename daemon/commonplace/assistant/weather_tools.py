@@ -39,8 +39,8 @@ def weather_tools(settings: Settings) -> list[Tool]:
             "weather",
             "Call when the owner asks about the weather, rain or temperature on a day.",
             (
-                Param("day", "date", "the first day", None),
-                Param("days", "integer", f"how many days, 1 to {MAX_DAYS}", 1),
+                Param("day", "date", "the first day", None, said="day"),
+                Param("days", "integer", f"how many days, 1 to {MAX_DAYS}", 1, said="days"),
             ),
             weather,
             looks_at="weather",

@@ -8,6 +8,7 @@ exactly what the assistant's tools hand the model, so the owner can check what i
 
 from __future__ import annotations
 
+import re
 from datetime import date, datetime, time, timedelta
 
 from commonplace.basics.dates import clock_exact, day_name, day_name_near, day_name_year
@@ -86,6 +87,23 @@ def event_line(event: Event, *, notes: bool = False, day: date | None = None) ->
             f'"{_one_line(event.description, MAX_NOTES)}"'
         )
     return " ".join(parts)
+
+
+_LISTED = re.compile(
+    r'^- (\d{2}):(\d{2})(?: \([^)]*\))?(?: to (\d{2}):(\d{2}))?[^"]*?: "(.*)"\.', re.MULTILINE
+)
+
+
+def timed_events(listing: str) -> list[tuple[int, int, str]]:
+    """The timed events a listing of `event_line`s shows, as (start, end, title), the times in
+    minutes of the day (an event with no end, or ending on another day: to its day's end).
+    For the reply check that holds "you're free" against what was listed."""
+    found = []
+    for m in _LISTED.finditer(listing):
+        start = int(m.group(1)) * 60 + int(m.group(2))
+        end = int(m.group(3)) * 60 + int(m.group(4)) if m.group(3) else 24 * 60
+        found.append((start, max(end, start + 1), m.group(5)))
+    return found
 
 
 def events_text(events: list[Event], first: date, days: int, *, notes: bool = False) -> str:

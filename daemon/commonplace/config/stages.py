@@ -423,6 +423,16 @@ class AssistantSettings:
         default="Memory.md",
         metadata={"doc": "Lines the assistant keeps in mind; edit it by hand any time."},
     )
+    tool_calls: str = field(
+        default="auto",
+        metadata={
+            **one_of("auto", "native", "schema"),
+            "doc": "How the model asks for a tool: 'native' (the server's tool calls), "
+            "'schema' (one JSON answer per step, held to a schema that lists the tools: for "
+            "small models), or 'auto': 'schema' when the server refuses tools or the model "
+            "was found to print its calls as text, else 'native'.",
+        },
+    )
 
     def __post_init__(self) -> None:
         for key in ("tasks_note", "memory_note"):

@@ -36,6 +36,7 @@ from commonplace.llm.types import (
     ModelStatus,
     StreamEnd,
     ToolCall,
+    ToolCalling,
 )
 
 __all__ = [
@@ -60,6 +61,7 @@ __all__ = [
     "StreamEnd",
     "ThinkFilter",
     "ToolCall",
+    "ToolCalling",
     "budget",
     "call_message",
     "choose",

@@ -32,10 +32,19 @@ from commonplace.llm import budget
 from commonplace.llm.backend import ChatRequest, ModelBackend
 from commonplace.llm.errors import BadAnswer, LLMError, LLMTimeout
 from commonplace.llm.gate import ModelGate, is_for_a_person
+from commonplace.llm.probe import TOOL, TOOL_MAX_TOKENS, TOOL_QUESTION
 from commonplace.llm.servers import Server
 from commonplace.llm.textcalls import calls_in_text
 from commonplace.llm.think import ThinkFilter, strip_code_fence, strip_think
-from commonplace.llm.types import Capabilities, ChatReply, Chunk, ModelStatus, StreamEnd, ToolCall
+from commonplace.llm.types import (
+    Capabilities,
+    ChatReply,
+    Chunk,
+    ModelStatus,
+    StreamEnd,
+    ToolCall,
+    ToolCalling,
+)
 
 log = logging.getLogger(__name__)
 _CUT_REASON = (
@@ -75,6 +84,8 @@ class LLM:
     # Called to read the resolved names from a backend that learns them (an OpenAI server's
     # first model) after its probe.
     _resolve: Callable[[], tuple[str, str]] | None = field(default=None, repr=False)
+    # How each chat model makes tool calls, once found (tool_calling).
+    _tool_calling: dict[str, ToolCalling] = field(default_factory=dict, repr=False)
 
     @property
     def server(self) -> Server:
@@ -170,6 +181,49 @@ class LLM:
             return (await self.chat_backend.capabilities(model)).json_schema is not False
         return True
 
+    async def tool_calling(self, model: str | None = None) -> ToolCalling:
+        """How the chat model makes tool calls, from what was found, never from its name:
+        "calls" (it makes them), "text" (it prints them as text: they are read back, but a
+        schema answer serves such a model better) or "none" (the server refuses tools, or the
+        model made no call when told to use one). The server's probe says where it has one
+        (probe.py); where it cannot (the built-in engine runs whatever model it is given), one
+        short call with a tool finds out, once per model. A model later seen printing a call
+        is "text" from then on."""
+        model = await self._model("chat", model)
+        known = self._tool_calling.get(model)
+        if known is not None:
+            return known
+        found: Capabilities | None = None
+        with contextlib.suppress(LLMError):
+            found = await self.chat_backend.capabilities(model)
+        if found is not None and found.tools is False:
+            way: ToolCalling = "none"
+        elif found is not None and found.tool_calls_as_text is not None:
+            way = "text" if found.tool_calls_as_text else "calls"
+        else:
+            way = await self._try_a_tool(model)
+        self._tool_calling.setdefault(model, way)
+        return self._tool_calling[model]
+
+    async def _try_a_tool(self, model: str) -> ToolCalling:
+        """probe.py's tool question, through this façade (its printed calls read back)."""
+        reply = await self.chat(
+            [{"role": "user", "content": TOOL_QUESTION}],
+            tools=[TOOL],
+            model=model,
+            options={"max_tokens": TOOL_MAX_TOKENS},
+        )
+        if not reply.tool_calls:
+            log.info("the %s model made no tool call when told to use one", model)
+            return "none"
+        return "text" if any(c.as_text for c in reply.tool_calls) else "calls"
+
+    def _printed(self, model: str, calls: Sequence[ToolCall]) -> None:
+        """A call read back from the reply's text: this model prints its calls."""
+        if any(c.as_text for c in calls) and self._tool_calling.get(model) != "text":
+            self._tool_calling[model] = "text"
+            log.info("the %s model printed a tool call as text", model)
+
     async def chat(
         self,
         messages: Sequence[Message],
@@ -261,6 +315,7 @@ class LLM:
             await on_text(rest)
         raw = "".join(parts)
         found = tuple(calls) or _printed_calls(raw, tools)
+        self._printed(model, found)
         self._record("chat", model, {"messages": list(messages), "tools": tools}, raw, found)
         return ChatReply(
             content=_text_without_calls(raw, found), tool_calls=found, raw=raw, cut=cut
@@ -425,6 +480,7 @@ class LLM:
                 raise BadAnswer(_UNFINISHED_REASON, reply.text)
             return reply.text
         calls = reply.tool_calls or _printed_calls(reply.text, request.tools)
+        self._printed(model, calls)
         record["tools"] = list(request.tools) or None
         self._record("chat", model, record, reply.text, calls)
         text = (

@@ -37,7 +37,7 @@ _SCHEMA = {
     "required": ["colour"],
     "additionalProperties": False,
 }
-_TOOL = {
+TOOL = {
     "type": "function",
     "function": {
         "name": "get_time",
@@ -229,12 +229,18 @@ async def _schema(
     return schema_ok, object_ok
 
 
+TOOL_QUESTION = "What time is it in Paris? Use the tool."
+TOOL_MAX_TOKENS = 64
+
+
 async def _tools(
     client: httpx.AsyncClient, model: str, notes: list[str]
 ) -> tuple[bool | None, bool | None]:
     """tools accepted? and the call made as a call, or printed as text?"""
-    messages = [{"role": "user", "content": "What time is it in Paris? Use the tool."}]
-    body = openai_wire.chat_body(model, messages, tools=[_TOOL], options={"max_tokens": 64})
+    messages = [{"role": "user", "content": TOOL_QUESTION}]
+    body = openai_wire.chat_body(
+        model, messages, tools=[TOOL], options={"max_tokens": TOOL_MAX_TOKENS}
+    )
     status, answer = await _chat(client, body)
     if status != 200:
         if status > 0:

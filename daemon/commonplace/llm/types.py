@@ -15,6 +15,8 @@ from typing import Any, Literal
 from commonplace.llm.names import same_model
 
 Backend = Literal["ollama", "openai", "builtin"]
+# How a chat model makes tool calls (LLM.tool_calling): as calls, printed as text, or not at all.
+ToolCalling = Literal["calls", "text", "none"]
 BACKENDS: tuple[Backend, ...] = ("ollama", "openai", "builtin")
 
 

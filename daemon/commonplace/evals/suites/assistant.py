@@ -101,6 +101,7 @@ async def run_item(env: SuiteEnv, item: Item) -> ItemResult:
     record = {
         "text": item["text"],
         "now": now.isoformat(),
+        "mode": turn.mode,
         "reply": turn.reply,
         "model_text": turn.model_text,
         "tool_calls": turn.tool_calls,
@@ -144,6 +145,9 @@ def figures(results: Sequence[ItemResult]) -> dict[str, Any]:
     reminders: Counter[str] = Counter({k: 0 for k in checks.REMINDER_KINDS})
     corrections = 0
     right = 0
+    set_from_words = repeated = 0  # arguments the owner's words set; calls made again
+    right_with_words = 0  # right requests whose arguments the owner's words set
+    modes: Counter[str] = Counter()
     for r in results:
         grade = r.record.get("grade") or {}
         kind = grade.get("kind") or grading.request_kind(r.record["dataset"])
@@ -157,6 +161,12 @@ def figures(results: Sequence[ItemResult]) -> dict[str, Any]:
             kinds[kind]["right"] += 1
         reminders.update(r.record.get("reminders") or [])
         corrections += len(r.record.get("corrections") or [])
+        calls = r.record.get("tool_calls") or []
+        set_from_words += sum(len(c.get("from_words") or {}) for c in calls)
+        right_with_words += bool(not miss and any(c.get("from_words") for c in calls))
+        repeated += sum(1 for c in calls if c.get("repeated"))
+        if r.record.get("mode"):
+            modes[str(r.record["mode"])] += 1
     return {
         "right": right,
         "requests": len(results),
@@ -165,6 +175,10 @@ def figures(results: Sequence[ItemResult]) -> dict[str, Any]:
         "missed": missed,
         "reminders": dict(reminders),
         "corrections": corrections,
+        "set_from_words": set_from_words,
+        "right_with_words": right_with_words,
+        "repeated_calls": repeated,
+        "schema_mode": modes.get("schema", 0),
     }
 
 
@@ -182,6 +196,12 @@ def report(f: Mapping[str, Any]) -> list[str]:
             lines.append(f"missed, {miss}: {count:g}" + (f" ({', '.join(which)})" if which else ""))
     sent = ", ".join(f"{k} {v:g}" for k, v in f["reminders"].items() if v) or "none"
     lines.append(f"reminders sent: {sent}; replies corrected: {f['corrections']:g}")
+    if "set_from_words" in f:  # runs kept before these figures existed have none
+        lines.append(
+            f"arguments set from the owner's words: {f['set_from_words']:g} (in "
+            f"{f['right_with_words']:g} of the right requests); calls made again (not run): "
+            f"{f['repeated_calls']:g}; requests in schema mode: {f['schema_mode']:g}"
+        )
     return lines
 
 
