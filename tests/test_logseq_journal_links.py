@@ -85,7 +85,9 @@ async def test_an_ask_answer_cites_the_journal_page_by_its_logseq_name(
     assert "[[2026_11_30]]" not in text
     # The model reads the passage under the page's name and dated by its day, not its mtime.
     [request] = fake_ollama.chat_requests()
-    assert (title, "2026-11-30") in {(note, day) for _, note, day, _ in passages_in(request)}
+    assert (title, "Monday 30 November 2026") in {
+        (note, day) for _, note, day, _ in passages_in(request)
+    }
 
 
 async def test_tidy_offers_and_links_the_journal_page_by_its_logseq_name(

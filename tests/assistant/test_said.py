@@ -236,6 +236,12 @@ ARGUMENTS = [
      "on_day": "2026-10-29"}, ["new_time", "on_day"]),
     (MOVE, "Move the dentist to next Friday", {"event": "dentist", "new_day": "2026-11-06"},
      {"event": "dentist", "new_day": "2026-11-06"}, []),
+    # two moves in one message: which new day goes with which event is the model's to say
+    (MOVE, "Move the dentist to Friday and brunch to Saturday",
+     {"event": "dentist", "new_day": "2026-10-30"},
+     {"event": "dentist", "new_day": "2026-10-30"}, []),
+    (MOVE, "I want to move the dentist to Friday", {"event": "dentist", "new_day": "2026-11-06"},
+     {"event": "dentist", "new_day": "2026-10-30"}, ["new_day"]),
     (DELETE, "Cancel Saturday's haircut.", {"event": "haircut", "on_day": "2026-11-07"},
      {"event": "haircut", "on_day": "2026-10-31"}, ["on_day"]),
     (DELETE, "I can't make chess with Sam this week, please cancel it.",

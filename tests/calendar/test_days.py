@@ -58,7 +58,9 @@ async def test_a_timed_event_over_a_weekend_is_listed_on_each_day_it_covers(
         one_event("night-shift@phone", "Night shift", "20261030T220000", "20261101T100000"),
     )
     fake_ollama.enqueue_chat(call("list_events", day="2026-10-30", days="3"), "A long shift.")
-    await helper.respond("What's on this weekend?")
+    # Friday to Sunday as the model read it ("this weekend" would be read in code as Saturday
+    # and Sunday, and the shift's first line is on the Friday)
+    await helper.respond("What's on from Friday night to Sunday?")
     (result,) = tool_results(fake_ollama)
     lines = result.splitlines()
     shift = [(i, line) for i, line in enumerate(lines) if '"Night shift"' in line]

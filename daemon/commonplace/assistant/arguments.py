@@ -34,7 +34,7 @@ from datetime import date, datetime, time, timedelta
 from typing import Any
 
 from commonplace.assistant.days import DateWordsError, parse_day, parse_time
-from commonplace.assistant.said import DaySaid, Said, TimeSaid, read, target_split
+from commonplace.assistant.said import DaySaid, Said, TimeSaid, read, target_split, targets
 
 MIN_GUESSED, MAX_GUESSED = 15, 12 * 60  # minutes a length nobody said may be
 ROLES = ("day", "day?", "days", "due", "within", "time", "minutes", "new_day", "new_time", "on_day")
@@ -110,8 +110,8 @@ def _move(
 ) -> dict[str, Any]:
     out: dict[str, Any] = {}
     split = target_split(said.text, said)
-    if split is None:
-        return out  # no "to": which day is which is the model's to say
+    if split is None or targets(said.text) > 1:
+        return out  # no "to", or two moves in one message: which day is which is the model's
     event, target = said.part(0, split), said.part(split, len(said.text))
     new_day: DaySaid | None = target.one_day
     new_time: TimeSaid | None = target.one_time

@@ -221,6 +221,19 @@ def without_due(text: str, now: datetime) -> str:
     return text[: match.start()].rstrip(" ,;:-")
 
 
+_VERB_AFTER = re.compile(
+    r"\s*(?:move|push|shift|change|reschedule|put|bring|make|be|do|go|have|get|see|know)\b",
+    re.IGNORECASE,
+)
+
+
+def targets(text: str) -> int:
+    """How many "to"/"until" in the text start a new day or time rather than a verb ("want to
+    move"): two ("the dentist to Friday and lunch to Saturday") are two moves in one message,
+    and which day goes with which event is then the model's to say."""
+    return sum(1 for m in _TARGET.finditer(text) if not _VERB_AFTER.match(text, m.end()))
+
+
 def target_split(text: str, said: Said) -> int | None:
     """Where a move's new day and time begin: at the last "to" (or "until") before the last
     day or time said, so "move Thursday's dentist to Friday at 10" splits before "Friday";
