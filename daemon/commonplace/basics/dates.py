@@ -25,6 +25,13 @@ MONTH_NAMES = (
     "November",
     "December",
 )
+# A month as people write it (full name, three letters, "sept") -> its number: one table for every
+# reader of dates in text (Ask's facts, the digest's screen, the evals, the day words).
+MONTHS = (
+    {name.casefold(): m for m, name in enumerate(MONTH_NAMES, 1)}
+    | {name[:3].casefold(): m for m, name in enumerate(MONTH_NAMES, 1)}
+    | {"sept": 9}
+)
 
 
 def day_name(day: date) -> str:

@@ -38,6 +38,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
+from commonplace.basics.dates import MONTHS
+
 _WEEKDAYS = {
     "monday": 0,
     "mon": 0,
@@ -59,11 +61,7 @@ _WEEKDAYS = {
     "sun": 6,
 }
 _FULL_DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_MONTHS = {
-    **{calendar.month_name[m].casefold(): m for m in range(1, 13)},
-    **{calendar.month_abbr[m].casefold(): m for m in range(1, 13)},
-    "sept": 9,
-}
+_MONTHS = MONTHS
 _ORDINAL_WORDS = {
     "first": 1,
     "second": 2,

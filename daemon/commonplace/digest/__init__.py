@@ -1,6 +1,6 @@
 """The weekly Digest note: lists written by code, a few sentences by the model.
 
-May import: capture, config, llm, prompts, push, runtime, vault.
+May import: basics, capture, config, llm, prompts, push, runtime, vault.
 """
 
 from commonplace.digest.collect import collect

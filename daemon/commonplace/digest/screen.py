@@ -29,11 +29,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date, datetime
 
+from commonplace.basics.dates import MONTHS
 from commonplace.digest.models import DigestData, FiledCapture, OpenTodo
 from commonplace.digest.specifics import unsupported_specifics
 from commonplace.digest.week import Week
 from commonplace.digest.words import (
-    MONTHS,
     WEEKDAYS,
     dates,
     fold,

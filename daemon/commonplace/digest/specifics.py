@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from commonplace.digest.words import MONTHS, WEEKDAYS, dates, fold, number_value, numbers
+from commonplace.basics.dates import MONTHS
+from commonplace.digest.words import WEEKDAYS, dates, fold, number_value, numbers
 
 # The first word of a sentence is capitalised anyway: one of these, or an -ing/-ly/-ed word,
 # is no name. Other capitalised words must be in the data.

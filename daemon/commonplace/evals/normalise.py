@@ -10,12 +10,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
-MONTHS = {
-    "january": 1, "jan": 1, "february": 2, "feb": 2, "march": 3, "mar": 3, "april": 4, "apr": 4,
-    "may": 5, "june": 6, "jun": 6, "july": 7, "jul": 7, "august": 8, "aug": 8, "september": 9,
-    "sept": 9, "sep": 9, "october": 10, "oct": 10, "november": 11, "nov": 11, "december": 12,
-    "dec": 12,
-}  # fmt: skip
+from commonplace.basics.dates import MONTHS
+
 _MONTH = "(" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\b\.?"
 ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 DAY_MONTH = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?(?:\s+of)?\s+" + _MONTH + r"(?:,?\s+(\d{4}))?")
